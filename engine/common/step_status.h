@@ -1,0 +1,22 @@
+#pragma once
+// Numerical failure at run time is a status returned up the stack with a reason, never an
+// exception from the inner loop, so the recorder can mark the file `failed` and keep every
+// good step (style.md habit 9).
+
+#include <string>
+
+namespace csim {
+
+enum class StepOutcome {
+  kOk,              ///< the step produced a finite state
+  kNotConverged,    ///< an iterative solve hit its iteration limit
+  kNonFinite,       ///< a NaN or infinity appeared in the state or a residual
+};
+
+struct StepStatus {
+  StepOutcome outcome = StepOutcome::kOk;
+  std::string reason;  ///< human-readable; empty when ok
+  bool ok() const { return outcome == StepOutcome::kOk; }
+};
+
+}  // namespace csim

@@ -1,0 +1,1 @@
+#include "engine/integrator/theta_method.h"

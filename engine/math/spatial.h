@@ -1,0 +1,50 @@
+#pragma once
+// Spatial (6D) algebra in Featherstone's convention, "Rigid Body Dynamics Algorithms"
+// (2008), ch. 2. Motion vectors are [angular; linear] = [w; v_O] with v_O the velocity of
+// the material point at the frame origin; force vectors are [moment about O; force].
+//
+// Why 6x6 matrices for transforms: clarity first. The recursive algorithms are O(n) and
+// the 6x6 products are a small fraction of a step; the speed issue may replace them with
+// (R, p) pairs after profiling.
+
+#include <Eigen/Dense>
+
+namespace csim::math {
+
+using Vector6 = Eigen::Matrix<double, 6, 1>;
+using Matrix6 = Eigen::Matrix<double, 6, 6>;
+
+/// A rigid transform X_AB: the pose of frame B measured in frame A.
+/// p_AB = R_AB p_B + p_AoBo maps coordinates of a point from B to A.
+struct RigidTransform {
+  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();  ///< R_AB, orientation of B in A
+  Eigen::Vector3d p = Eigen::Vector3d::Zero();      ///< p_AoBo, origin of B in A [m]
+
+  static RigidTransform Identity() { return {}; }
+  /// X_AC = X_AB * X_BC.
+  RigidTransform operator*(const RigidTransform& X_BC) const {
+    return {R * X_BC.R, R * X_BC.p + p};
+  }
+  /// p_A = X_AB * p_B.
+  Eigen::Vector3d operator*(const Eigen::Vector3d& p_B) const { return R * p_B + p; }
+  RigidTransform Inverse() const { return {R.transpose(), -R.transpose() * p}; }
+};
+
+/// Plucker motion transform that maps motion vectors from A coordinates to B coordinates,
+/// given X_AB (B's pose in A). Its transpose maps force vectors from B to A.
+Matrix6 MotionTransformToChild(const RigidTransform& X_AB);
+
+/// Maps a motion vector from B coordinates to A coordinates given X_AB.
+Vector6 MotionToParent(const RigidTransform& X_AB, const Vector6& m_B);
+
+/// Spatial cross product for motion vectors: crm(v) m.
+Vector6 CrossMotion(const Vector6& v, const Vector6& m);
+
+/// Spatial cross product for force vectors: crf(v) f = -crm(v)^T f.
+Vector6 CrossForce(const Vector6& v, const Vector6& f);
+
+/// 6x6 spatial inertia about the frame origin of a body with mass m [kg], centre of mass
+/// c [m] and rotational inertia I_c [kg m^2] about the centre of mass, all in that frame.
+Matrix6 SpatialInertia(double mass, const Eigen::Vector3d& com, const Eigen::Matrix3d& I_com);
+
+}  // namespace csim::math

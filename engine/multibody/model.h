@@ -1,0 +1,91 @@
+#pragma once
+// The immutable description of an articulated forest, built once by the loader
+// (engine/io) and read by every algorithm. Nothing here changes during a run.
+//
+// Tree layout (Featherstone's convention): bodies are numbered 0..nb-1 in topological
+// order, so parent(i) < i, with the world as parent -1. Every body has exactly one
+// inboard joint, and joint i is the inboard joint of body i (a body that is the child of
+// no joint in the scene got a free joint named after it). Joint i's coordinates are
+// q[q_start .. q_start+nq) and v[v_start .. v_start+nv); a prescribed or fixed joint owns
+// none (q_start = v_start = -1), its motion is a known function of time.
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "engine/geometry/shape.h"
+#include "engine/math/spatial.h"
+
+namespace csim::multibody {
+
+enum class JointType { kFixed, kRevolute, kPrismatic, kPlanar, kBall, kFree };
+
+/// Scene-format name of a joint type ("revolute", ...).
+const char* JointTypeName(JointType type);
+/// Number of position / velocity coordinates of a joint type (scene-format.md table).
+int JointNq(JointType type);
+int JointNv(JointType type);
+
+/// Kinematic motion q(t) = amplitude * sin(2 pi frequency t + phase), elementwise.
+struct PrescribedMotion {
+  Eigen::VectorXd amplitude;  ///< per coordinate, units of q
+  double frequency = 0.0;     ///< [Hz]
+  double phase = 0.0;         ///< [rad]
+};
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::kFixed;
+  int parent = -1;                      ///< parent body index, -1 for world
+  int child = -1;                       ///< child body index (== this joint's index)
+  math::RigidTransform X_PJ;            ///< joint frame J in the parent body frame P
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();  ///< unit axis in J (revolute, prismatic)
+  bool collide = false;                 ///< parent and child may collide
+  // Coordinates (a prescribed joint keeps its natural size in nq/nv but owns no slots).
+  int nq = 0, nv = 0;                   ///< per JointNq/JointNv of type
+  int q_start = -1, v_start = -1;       ///< offsets in q, v; -1 if fixed or prescribed
+  Eigen::VectorXd q_initial, v_initial; ///< (nq), (nv): initial coordinates
+  // Joint-space force elements, per velocity coordinate (empty when absent).
+  Eigen::VectorXd spring_stiffness;     ///< [N/m] or [N m/rad]; size nv or 0
+  Eigen::VectorXd spring_rest;          ///< units of q; size nv or 0
+  Eigen::VectorXd damping;              ///< [N s/m] or [N m s/rad]; size nv or 0
+  Eigen::VectorXd lower, upper;         ///< limits, units of q; size nv or 0 (enforced by the contact issue)
+  bool prescribed = false;
+  PrescribedMotion motion;              ///< meaningful when prescribed
+};
+
+struct Body {
+  std::string name;
+  double mass = 0.0;                                   ///< [kg] > 0
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();       ///< centre of mass in B [m]
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();   ///< about com, B axes [kg m^2], SPD
+  std::vector<geometry::Geometry> geometry;            ///< in the body frame
+};
+
+/// A whole forest. Built by io::BuildModel; validated there; read-only afterwards.
+struct Model {
+  std::vector<Body> bodies;                  ///< nb bodies in topological order
+  std::vector<Joint> joints;                 ///< joints[i] is the inboard joint of bodies[i]
+  std::vector<int> parent;                   ///< parent[i] = joints[i].parent, -1 world
+  std::vector<geometry::Geometry> world_geometry;  ///< geometry welded to the world
+  std::vector<geometry::Material> materials; ///< named materials; index used by Geometry
+  int default_material = -1;                 ///< index of the material named "default", or -1
+  Eigen::Vector3d gravity{0, 0, -9.81};      ///< [m/s^2], world frame
+  int nq = 0, nv = 0;
+
+  int num_bodies() const { return static_cast<int>(bodies.size()); }
+  /// Index of the body with this name, or -1.
+  int FindBody(const std::string& name) const;
+  /// Index of the joint with this name, or -1.
+  int FindJoint(const std::string& name) const;
+  /// Initial q and v assembled from every joint's q_initial / v_initial.
+  Eigen::VectorXd InitialQ() const;
+  Eigen::VectorXd InitialV() const;
+};
+
+/// Assigns q_start/v_start to joints that own coordinates, in joint order, and sets
+/// model.nq, model.nv and model.parent. Called by the loader after the joints are final.
+void AssignCoordinates(Model& model);
+
+}  // namespace csim::multibody

@@ -1,0 +1,74 @@
+#pragma once
+// The run loop writes through this interface, so tests can record in memory and the HDF5
+// recorder (engine/io/hdf5_recorder.h) knows nothing of the dynamics.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "engine/multibody/model.h"
+#include "engine/sim/settings.h"
+
+namespace csim::sim {
+
+/// What a recorder needs to know before the first row: written once at the start.
+struct RunInfo {
+  const multibody::Model* model = nullptr;
+  const Settings* settings = nullptr;
+  std::string scene_name;                 ///< settings "name" or the file stem
+  std::string scene_file;                 ///< path of the scene file as given
+  std::string scene_yaml;                 ///< exact scene text that was run, overrides applied
+  std::vector<std::string> overrides;     ///< the --set arguments, in order
+};
+
+/// Statistics of the solve that produced a row (/solver/* in output-format.md).
+struct SolverStats {
+  int iterations = 0;             ///< Newton iterations of the step
+  double momentum_error = 0.0;    ///< dimensionless (SAP eq. 32); free-motion residual without contact
+  double cost = 0.0;              ///< [J] convex cost at the solution (0 without contact)
+  double wall_time = 0.0;         ///< [s] wall time of the whole step
+};
+
+/// One contact of a row (/contacts/* in output-format.md). Normal points from a into b.
+struct ContactRow {
+  int body_a = -1, body_b = -1;   ///< body indices, -1 world
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();    ///< world [m]
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  ///< world, unit
+  double signed_distance = 0.0;   ///< phi0 [m], negative in overlap
+  Eigen::Vector3d force = Eigen::Vector3d::Zero();    ///< on b, world [N]
+  double slip_speed = 0.0;        ///< [m/s]
+};
+
+/// One recorded row. Filled by the run loop into preallocated storage; valid only during
+/// Recorder::Record.
+struct Row {
+  int64_t step = 0;
+  double time = 0.0;                      ///< [s]
+  Eigen::VectorXd q, v;                   ///< (nq), (nv)
+  Eigen::Matrix3Xd body_position;         ///< (3, nb) body origins, world [m]
+  Eigen::Matrix4Xd body_quaternion;       ///< (4, nb) w, x, y, z
+  Eigen::Matrix3Xd body_linear_velocity;  ///< (3, nb) velocity of the body origin, world [m/s]
+  Eigen::Matrix3Xd body_angular_velocity; ///< (3, nb) world [rad/s]
+  double kinetic_energy = 0.0;            ///< [J]
+  double potential_energy = 0.0;          ///< [J] gravity + joint springs
+  SolverStats solver;
+  std::vector<ContactRow> contacts;       ///< empty until contact exists
+};
+
+enum class RunStatus { kRunning, kCompleted, kInterrupted, kFailed };
+const char* RunStatusName(RunStatus status);
+
+class Recorder {
+ public:
+  virtual ~Recorder() = default;
+  /// Called once before the first row.
+  virtual void Begin(const RunInfo& info) = 0;
+  /// Called for each recorded row, in increasing step order.
+  virtual void Record(const Row& row) = 0;
+  /// Called once at the end; reason is non-empty for kFailed.
+  virtual void Finish(RunStatus status, const std::string& reason) = 0;
+};
+
+}  // namespace csim::sim

@@ -1,0 +1,55 @@
+#pragma once
+// Run settings of the scene format (scene-format.md "settings"). The defaults here are the
+// format's defaults, in one place (style.md habit 10). The loader fills this struct after
+// applying `--set` overrides and command-line options.
+
+#include <string>
+
+namespace csim::sim {
+
+/// The theta-method of math.md section 1.2: theta weights q and v inside the forces and
+/// inside N(q); theta_q weights the velocity used in the position update.
+struct IntegratorSettings {
+  std::string name = "symplectic_euler";  ///< a named scheme, or "theta" for the general map
+  double theta = 0.0;
+  double theta_q = 1.0;
+};
+
+/// The named schemes (math.md 1.2 table). Returns false for an unknown name.
+bool NamedIntegrator(const std::string& name, IntegratorSettings* out);
+
+enum class ContactModel { kSap, kLagged, kLaggedRegularized, kSimilar };
+const char* ContactModelName(ContactModel model);
+/// Parses a scene-format contact model name; returns false if unknown.
+bool ParseContactModel(const std::string& name, ContactModel* out);
+
+enum class LineSearch { kExact, kBacktracking };
+
+struct SolverSettings {
+  double relative_tolerance = 1.0e-6;   ///< eps_r of the stopping criterion [1]
+  double absolute_tolerance = 1.0e-14;  ///< eps_a [1]
+  int max_iterations = 100;             ///< Newton iterations per step before the step fails
+  LineSearch line_search = LineSearch::kExact;
+};
+
+struct OutputSettings {
+  std::string file;       ///< output path; the loader sets "<name>.h5" when absent
+  int every = 1;          ///< record every N-th step (first and last always recorded)
+  bool contacts = true;   ///< record per-step contact data
+};
+
+struct Settings {
+  double time_step = 1.0e-3;                ///< dt [s] > 0
+  double duration = 1.0;                    ///< simulated time [s] > 0
+  IntegratorSettings integrator;            ///< default symplectic Euler (theta 0, theta_q 1)
+  ContactModel contact_model = ContactModel::kSap;
+  double near_rigid_threshold = 1.0;        ///< beta [1]
+  double stiction_sigma = 1.0e-3;           ///< sigma [1]
+  double stiction_tolerance = 1.0e-4;       ///< v_s [m/s]
+  double contact_margin = 1.0e-3;           ///< [m]
+  SolverSettings solver;
+  OutputSettings output;
+  int threads = 1;                          ///< worker threads (--threads)
+};
+
+}  // namespace csim::sim

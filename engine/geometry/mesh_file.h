@@ -1,0 +1,27 @@
+#pragma once
+// Reading convex meshes (scene-format.md shape `mesh`) from OBJ and STL files.
+//
+// OBJ: `v x y z` and `f` lines; faces may be polygons (fan-triangulated) and may use the
+// `i/t/n`, `i//n` and negative (relative) index forms; other lines are ignored.
+// STL: binary (80-byte header, count, 50-byte records) or ASCII (`vertex x y z` lines);
+// STL repeats vertices per facet, so equal vertices are merged.
+// Winding: the files' own winding is not trusted. Because the mesh is convex, each triangle
+// is re-oriented so that its normal points away from the vertex centroid, which gives the
+// outward counter-clockwise winding ConvexMesh promises (and a positive volume).
+
+#include <string>
+
+#include <Eigen/Dense>
+
+#include "engine/geometry/shape.h"
+
+namespace csim::geometry {
+
+/// Reads the mesh at `path` (format chosen by extension, .obj or .stl, case-insensitive),
+/// multiplies every vertex by `scale` elementwise and fills `out` (out->file = path).
+/// Returns false with a one-line reason in `error` when the file cannot be opened, has an
+/// unknown extension, is malformed, or has no triangles.
+bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexMesh* out,
+                  std::string* error);
+
+}  // namespace csim::geometry

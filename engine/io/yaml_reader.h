@@ -1,0 +1,137 @@
+#pragma once
+// Typed, located access to a parsed YAML tree (scene-format.md "Errors").
+//
+// Every accessor knows the file name and the key path of its node, so that any rejection
+// reads `FILE:LINE:COL: what is wrong (key path)` with 1-based line and column (yaml-cpp
+// marks are 0-based). Nodes that did not come from the scene file but from a `--set`
+// override are located through a SourceMap, which points them back at the override text.
+//
+// Design choice: reads never go through a non-const YAML::Node, because yaml-cpp's
+// non-const operator[] silently inserts missing keys into the tree.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <yaml-cpp/yaml.h>
+
+#include "engine/common/input_error.h"
+
+namespace csim::io {
+
+/// Maps key paths of nodes that were substituted into the tree (by `--set` overrides) to
+/// the text they came from. Nodes not covered are located by their own mark in `file`.
+class SourceMap {
+ public:
+  /// `file` is the scene path as given by the user.
+  explicit SourceMap(std::string file) : file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+
+  /// The node at `path` and everything below it was parsed from a text whose first
+  /// character is at `value_start` (marks inside that text are offset from there).
+  void AddSubstitution(const std::string& path, const SourceLocation& value_start);
+
+  /// The node at exactly `path` was created (an empty map) because of the text at `where`.
+  void AddCreated(const std::string& path, const SourceLocation& where);
+
+  /// Location of the node with key path `path` and yaml-cpp mark `mark` (0-based).
+  SourceLocation Locate(const std::string& path, const YAML::Mark& mark) const;
+
+ private:
+  struct Entry {
+    std::string path;
+    SourceLocation where;
+    bool created;  ///< true: AddCreated (exact path); false: AddSubstitution (subtree)
+  };
+  std::string file_;
+  std::vector<Entry> entries_;  ///< in registration order; later entries win
+};
+
+/// True if `prefix` equals `path` or is a whole-component prefix of it
+/// ("bodies[0]" is a prefix of "bodies[0].mass" but not of "bodies[0]x").
+bool IsPathPrefix(const std::string& prefix, const std::string& path);
+
+/// A const view of one YAML node with its key path and source map. Cheap to copy.
+/// Every failing check throws csim::InputError located at the node it concerns.
+class NodeReader {
+ public:
+  /// `path` is the key path of `node` ("" for the document root); `sources` must outlive
+  /// the reader.
+  NodeReader(YAML::Node node, std::string path, const SourceMap* sources);
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& path() const { return path_; }
+  /// 1-based location of this node.
+  SourceLocation Location() const;
+  /// Throws InputError at this node with message `what (key path)`.
+  [[noreturn]] void Fail(const std::string& what) const;
+
+  bool IsMap() const { return node_.IsMap(); }
+  bool IsSequence() const { return node_.IsSequence(); }
+  bool IsScalar() const { return node_.IsScalar(); }
+
+  // ---- Maps -----------------------------------------------------------------------------
+  /// Fails unless this node is a map (a null node counts as an empty map).
+  void ExpectMap() const;
+  /// Fails on the first key not in `allowed` (keys starting with "x-" are always allowed),
+  /// on a non-scalar key and on a duplicate key. Implies ExpectMap().
+  void CheckKeys(const std::vector<std::string>& allowed) const;
+  /// True if the map has `key` (with any value, including null).
+  bool Has(const std::string& key) const;
+  /// The value of a required key; fails at this map if it is missing.
+  NodeReader Get(const std::string& key) const;
+  /// The value of an optional key, or nullopt.
+  std::optional<NodeReader> Find(const std::string& key) const;
+  /// The key node and value node of every entry, in file order.
+  std::vector<std::pair<NodeReader, NodeReader>> Entries() const;
+
+  // ---- Sequences ------------------------------------------------------------------------
+  /// The items of a sequence (a null node counts as empty); fails on any other node.
+  std::vector<NodeReader> Items() const;
+
+  // ---- Scalars --------------------------------------------------------------------------
+  /// A finite number; with `allow_inf`, +infinity (`.inf`) is accepted too.
+  double AsDouble(bool allow_inf = false) const;
+  /// A finite number > 0 (or +inf with `allow_inf`).
+  double AsPositive(bool allow_inf = false) const;
+  /// A finite number >= 0.
+  double AsNonNegative() const;
+  /// An integer.
+  int AsInt() const;
+  bool AsBool() const;
+  /// A scalar string (not a map or sequence; a null is rejected).
+  std::string AsString() const;
+  /// A sequence of finite numbers of length `size` (any length if size < 0). With
+  /// `scalar_ok` and size 1, a plain number is accepted as a one-element vector.
+  Eigen::VectorXd AsVector(int size, bool scalar_ok = false) const;
+  Eigen::Vector3d AsVector3() const;
+
+  // ---- Optional keys with defaults ------------------------------------------------------
+  double DoubleOr(const std::string& key, double fallback, bool allow_inf = false) const;
+  double PositiveOr(const std::string& key, double fallback) const;
+  double NonNegativeOr(const std::string& key, double fallback, bool allow_inf = false) const;
+  int IntOr(const std::string& key, int fallback) const;
+  bool BoolOr(const std::string& key, bool fallback) const;
+  std::string StringOr(const std::string& key, const std::string& fallback) const;
+
+ private:
+  NodeReader Child(const YAML::Node& node, const std::string& path) const {
+    return NodeReader(node, path, sources_);
+  }
+  /// Parses a scalar as a double, failing on non-numbers and NaN.
+  double ParseNumber() const;
+
+  YAML::Node node_;
+  std::string path_;
+  const SourceMap* sources_;
+};
+
+/// Joins a map key onto a key path: ("bodies[0]", "mass") -> "bodies[0].mass".
+std::string JoinPath(const std::string& path, const std::string& key);
+/// Joins a sequence index onto a key path: ("bodies", 3) -> "bodies[3]".
+std::string IndexPath(const std::string& path, int index);
+
+}  // namespace csim::io

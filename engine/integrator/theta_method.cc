@@ -1,1 +1,136 @@
 #include "engine/integrator/theta_method.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "engine/multibody/crba.h"
+#include "engine/multibody/joint_forces.h"
+#include "engine/multibody/kinematics.h"
+#include "engine/multibody/position_update.h"
+#include "engine/multibody/rnea.h"
+
+namespace csim::integrator {
+namespace {
+
+using multibody::Model;
+using multibody::State;
+
+std::string FormatNumber(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+// Evaluates M(q_theta), k(q_theta, v_theta) and m(v) for the candidate end velocity v.
+// Returns the scaled residual norm |D m| and sets *reference to |D M (v - v0)| + |D dt k|.
+double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
+                        const State& s0, const Eigen::VectorXd& v, StepWorkspace& ws,
+                        double* reference) {
+  ws.v_bar = p.theta_q * v + (1 - p.theta_q) * s0.v;
+  multibody::IntegratePositions(model, s0.q, ws.v_bar, dt, p.theta, &ws.q_end);
+  ws.q_theta = p.theta * ws.q_end + (1 - p.theta) * s0.q;
+  ws.v_theta = p.theta * v + (1 - p.theta) * s0.v;
+  multibody::CalcKinematics(model, s0.t + p.theta * dt, ws.q_theta, ws.v_theta, ws.mb);
+  multibody::CalcMassMatrix(model, ws.mb);
+  multibody::CalcBiasForces(model, ws.mb);
+  multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);
+  ws.k -= ws.mb.bias;
+  ws.scale = ws.mb.M.diagonal().cwiseSqrt().cwiseInverse();
+  ws.work = v - s0.v;
+  ws.residual.noalias() = ws.mb.M * ws.work;
+  *reference = ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
+  ws.residual -= dt * ws.k;
+  return ws.residual.cwiseProduct(ws.scale).norm();
+}
+
+// A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: math.md 1.5), and
+// its Cholesky factor. M is the one of the last evaluation.
+bool FactorLinearizedDynamics(const ThetaParameters& p, double dt, StepWorkspace& ws) {
+  ws.A = ws.mb.M;
+  ws.A.diagonal() += (dt * dt * p.theta * p.theta_q) * ws.K_diag + (dt * p.theta) * ws.D_diag;
+  ws.A_llt.compute(ws.A);
+  return ws.A_llt.info() == Eigen::Success;
+}
+
+StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
+  return {outcome, what + " in the free-motion solve of the step starting at t = " + FormatNumber(t) + " s"};
+}
+
+// theta = 0: q_theta = q0 and v_theta = v0, so m(v) = M(q0) (v - v0) - dt k(q0, v0) is
+// linear with Jacobian M(q0) = A and one Newton step is exact. Its residual after the step
+// is evaluated from the same M and k (one product, no second dynamics pass).
+StepStatus FinishExplicit(double dt, const State& s0, double reference, StepWorkspace& ws) {
+  ws.work = ws.v_star - s0.v;
+  ws.residual.noalias() = ws.mb.M * ws.work;
+  ws.residual -= dt * ws.k;
+  const double error = ws.residual.cwiseProduct(ws.scale).norm();
+  if (!std::isfinite(error) || !ws.v_star.allFinite())
+    return Failure(StepOutcome::kNonFinite, "non-finite free-motion velocity", s0.t);
+  ws.momentum_error = reference > 0 ? error / reference : 0.0;
+  return {};
+}
+
+}  // namespace
+
+StepWorkspace MakeStepWorkspace(const Model& model) {
+  StepWorkspace ws;
+  ws.mb = multibody::MakeWorkspace(model);
+  multibody::CalcJointStiffnessDamping(model, &ws.K_diag, &ws.D_diag);
+  const int nq = model.nq, nv = model.nv;
+  ws.v_star.setZero(nv);
+  ws.A.setZero(nv, nv);
+  ws.A_llt = Eigen::LLT<Eigen::MatrixXd>(nv);
+  ws.q_end.setZero(nq);
+  ws.q_theta.setZero(nq);
+  for (auto* x : {&ws.v_theta, &ws.v_bar, &ws.k, &ws.residual, &ws.scale, &ws.work}) x->setZero(nv);
+  return ws;
+}
+
+StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
+                          const FreeMotionSettings& settings, double dt, const State& s0,
+                          StepWorkspace& ws) {
+  ws.v_star = s0.v;
+  ws.iterations = 0;
+  for (;;) {
+    double reference = 0.0;
+    const double error = EvaluateResidual(model, p, dt, s0, ws.v_star, ws, &reference);
+    if (!std::isfinite(error) || !std::isfinite(reference))
+      return Failure(StepOutcome::kNonFinite, "non-finite momentum residual", s0.t);
+    if (!FactorLinearizedDynamics(p, dt, ws))
+      return Failure(StepOutcome::kNonFinite, "the matrix A is not positive definite", s0.t);
+    ws.momentum_error = reference > 0 ? error / reference : 0.0;
+    if (error <= settings.relative_tolerance * reference + settings.absolute_tolerance) return {};
+    if (ws.iterations == settings.max_iterations)
+      return Failure(StepOutcome::kNotConverged,
+                     "Newton did not converge in " + std::to_string(settings.max_iterations) +
+                         " iterations (scaled residual " + FormatNumber(ws.momentum_error) + ")",
+                     s0.t);
+    ws.A_llt.solveInPlace(ws.residual);
+    ws.v_star -= ws.residual;
+    ++ws.iterations;
+    if (p.theta == 0.0) return FinishExplicit(dt, s0, reference, ws);
+  }
+}
+
+void AdvancePositions(const Model& model, const ThetaParameters& p, double dt, const State& s0,
+                      const Eigen::VectorXd& v, StepWorkspace& ws, Eigen::VectorXd* q) {
+  ws.v_bar = p.theta_q * v + (1 - p.theta_q) * s0.v;
+  multibody::IntegratePositions(model, s0.q, ws.v_bar, dt, p.theta, q);
+}
+
+StepStatus StepFreeMotion(const Model& model, const ThetaParameters& p,
+                          const FreeMotionSettings& settings, double dt, State& state,
+                          StepWorkspace& ws) {
+  StepStatus status = CalcFreeMotion(model, p, settings, dt, state, ws);
+  if (!status.ok()) return status;
+  AdvancePositions(model, p, dt, state, ws.v_star, ws, &ws.q_end);
+  if (!ws.q_end.allFinite() || !ws.v_star.allFinite())
+    return {StepOutcome::kNonFinite, "non-finite state after the step starting at t = " + FormatNumber(state.t) + " s"};
+  state.q = ws.q_end;
+  state.v = ws.v_star;
+  state.t += dt;
+  return {};
+}
+
+}  // namespace csim::integrator

@@ -1,2 +1,75 @@
 #pragma once
-// The theta-method two-stage time step (math.md section 1). Filled in by the next commit.
+// The theta-method two-stage time step of the SAP paper (math.md section 1, P-6 ... P-18).
+//
+// Stage 1 finds the free-motion velocity v* with m(v*) = 0, where
+//   m(v) = M(q_theta) (v - v0) - dt k(q_theta, v_theta)                     (P-14)
+// and k = -bias(q, v) + joint springs and dampers. With theta = 0 this is explicit
+// (one Cholesky of M(q0)); with theta > 0 it is solved by Newton's method with the SPD
+// matrix A of P-15 as the Jacobian approximation (the paper shows dm/dv = A + O(dt)).
+// Stage 2 (the contact solve, next issue) minimises the convex cost around v*, with A.
+// Without constraints v = v*. Finally q = q0 + dt N(q_theta) v_theta_q (P-12).
+
+#include <Eigen/Dense>
+
+#include "engine/common/step_status.h"
+#include "engine/multibody/model.h"
+#include "engine/multibody/state.h"
+#include "engine/multibody/workspace.h"
+
+namespace csim::integrator {
+
+/// theta weights q and v inside the forces and N; theta_q weights the velocity of the
+/// position update (math.md 1.2). Named schemes: explicit Euler (0, 0), symplectic Euler
+/// (0, 1), implicit Euler (1, 1), midpoint (1/2, 1/2).
+struct ThetaParameters {
+  double theta = 0.0;
+  double theta_q = 1.0;
+};
+
+/// Stopping rule of the free-motion Newton iteration (math.md 1.3, suggested there):
+/// |D m| <= relative_tolerance * (|D M (v - v0)| + |D dt k|) + absolute_tolerance, with
+/// D = diag(M)^(-1/2), so the test is dimensionless per coordinate and independent of units.
+struct FreeMotionSettings {
+  double relative_tolerance = 1e-12;   ///< [1]
+  double absolute_tolerance = 1e-14;   ///< [sqrt(kg) m/s]
+  int max_iterations = 50;             ///< Newton iterations before the step fails
+};
+
+/// Scratch of one step; sized by MakeStepWorkspace, reused every step.
+struct StepWorkspace {
+  multibody::Workspace mb;       ///< kinematics and dynamics at the last evaluation
+  Eigen::VectorXd K_diag;        ///< (nv) joint stiffnesses, constant [N/m, N m/rad]
+  Eigen::VectorXd D_diag;        ///< (nv) joint damping, constant [N s/m, N m s/rad]
+  Eigen::VectorXd v_star;        ///< (nv) free-motion velocity (CalcFreeMotion)
+  Eigen::MatrixXd A;             ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion)
+  Eigen::LLT<Eigen::MatrixXd> A_llt;  ///< Cholesky factor of A
+  Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
+  Eigen::VectorXd k;             ///< (nv) non-constraint forces k(q_theta, v_theta) [N, N m]
+  Eigen::VectorXd residual;      ///< (nv) momentum residual m(v) [N s, N m s]
+  Eigen::VectorXd scale;         ///< (nv) diag(M)^(-1/2)
+  Eigen::VectorXd work;          ///< (nv) scratch
+  int iterations = 0;            ///< Newton iterations of the last free-motion solve
+  double momentum_error = 0.0;   ///< |D m| / (|D M (v - v0)| + |D dt k|) at v*
+};
+
+StepWorkspace MakeStepWorkspace(const multibody::Model& model);
+
+/// Stage 1: fills ws.v_star and ws.A (and its factor) from the state at the start of the
+/// step. Returns kNotConverged or kNonFinite with a reason on failure. Allocation free.
+StepStatus CalcFreeMotion(const multibody::Model& model, const ThetaParameters& params,
+                          const FreeMotionSettings& settings, double dt,
+                          const multibody::State& state0, StepWorkspace& ws);
+
+/// Last stage: q = q0 + dt N(q_theta) (theta_q v + (1 - theta_q) v0), exactly (see
+/// multibody::IntegratePositions). Allocation free.
+void AdvancePositions(const multibody::Model& model, const ThetaParameters& params, double dt,
+                      const multibody::State& state0, const Eigen::VectorXd& v,
+                      StepWorkspace& ws, Eigen::VectorXd* q);
+
+/// One whole step without constraints: v = v*, then positions; state advanced in place
+/// (t += dt). On failure the state is left unchanged.
+StepStatus StepFreeMotion(const multibody::Model& model, const ThetaParameters& params,
+                          const FreeMotionSettings& settings, double dt,
+                          multibody::State& state, StepWorkspace& ws);
+
+}  // namespace csim::integrator

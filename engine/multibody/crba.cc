@@ -1,0 +1,34 @@
+#include "engine/multibody/crba.h"
+
+namespace csim::multibody {
+
+void CalcMassMatrix(const Model& model, Workspace& ws) {
+  const int nb = model.num_bodies();
+  // Composite inertias, leaves to root: Ic_p += Xup^T Ic Xup.
+  for (int i = 0; i < nb; ++i) ws.Ic[i] = ws.I_B[i];
+  for (int i = nb - 1; i >= 0; --i) {
+    const int p = model.parent[i];
+    if (p >= 0) ws.Ic[p].noalias() += ws.Xup[i].transpose() * ws.Ic[i] * ws.Xup[i];
+  }
+  ws.M.setZero();
+  // Column block of joint i: F = Ic_i S_i, carried to each ancestor j as a force.
+  Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> F;
+  for (int i = 0; i < nb; ++i) {
+    const Joint& ji = model.joints[i];
+    if (ji.v_start < 0) continue;
+    const MotionSubspace& S_i = ws.joint[i].S;
+    F.noalias() = ws.Ic[i] * S_i;
+    ws.M.block(ji.v_start, ji.v_start, ji.nv, ji.nv).noalias() = S_i.transpose() * F;
+    for (int j = i; model.parent[j] >= 0;) {
+      F = ws.Xup[j].transpose() * F;  // small fixed-capacity temporary, no heap
+      j = model.parent[j];
+      const Joint& jj = model.joints[j];
+      if (jj.v_start < 0) continue;
+      auto block = ws.M.block(jj.v_start, ji.v_start, jj.nv, ji.nv);
+      block.noalias() = ws.joint[j].S.transpose() * F;
+      ws.M.block(ji.v_start, jj.v_start, ji.nv, jj.nv) = block.transpose();
+    }
+  }
+}
+
+}  // namespace csim::multibody

@@ -1,0 +1,17 @@
+#pragma once
+// Mechanical energy, for /energy/* and for the conservation tests.
+
+#include "engine/multibody/model.h"
+#include "engine/multibody/workspace.h"
+
+namespace csim::multibody {
+
+/// Kinetic energy [J] of all bodies, 1/2 sum V_B^T I_B V_B, including the motion of
+/// prescribed joints. After CalcKinematics.
+double CalcKineticEnergy(const Model& model, const Workspace& ws);
+
+/// Potential energy [J]: gravity, -sum m g . p_com, plus joint springs
+/// 1/2 k (q - rest)^2. After CalcKinematics.
+double CalcPotentialEnergy(const Model& model, const Workspace& ws);
+
+}  // namespace csim::multibody

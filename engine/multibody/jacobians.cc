@@ -1,0 +1,47 @@
+#include "engine/multibody/jacobians.h"
+
+namespace csim::multibody {
+namespace {
+
+// A world-frame motion column [w; v_O] (about the world origin) moves the point p at
+// v_O + w x p.
+Eigen::Vector3d PointColumn(const math::Vector6& s_W, const Eigen::Vector3d& p_W) {
+  return s_W.tail<3>() + s_W.head<3>().cross(p_W);
+}
+
+}  // namespace
+
+void CalcPointJacobian(const Model& model, const Workspace& ws, int b,
+                       const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) {
+  J.setZero();
+  for (int i = b; i >= 0; i = model.parent[i]) {
+    const Joint& joint = model.joints[i];
+    if (joint.v_start < 0) continue;
+    for (int k = 0; k < joint.nv; ++k)
+      J.col(joint.v_start + k) = PointColumn(ws.S_W[i].col(k), p_W);
+  }
+}
+
+void CalcFrameJacobian(const Model& model, const Workspace& ws, int b,
+                       const Eigen::Vector3d& p_W,
+                       Eigen::Ref<Eigen::Matrix<double, 6, Eigen::Dynamic>> J) {
+  J.setZero();
+  for (int i = b; i >= 0; i = model.parent[i]) {
+    const Joint& joint = model.joints[i];
+    if (joint.v_start < 0) continue;
+    for (int k = 0; k < joint.nv; ++k) {
+      J.col(joint.v_start + k).head<3>() = ws.S_W[i].col(k).head<3>();
+      J.col(joint.v_start + k).tail<3>() = PointColumn(ws.S_W[i].col(k), p_W);
+    }
+  }
+}
+
+Eigen::Vector3d CalcPointVelocity(const Model&, const Workspace& ws, int b,
+                                  const Eigen::Vector3d& p_W) {
+  if (b < 0) return Eigen::Vector3d::Zero();
+  const Eigen::Vector3d w_W = ws.X_WB[b].R * ws.V_B[b].head<3>();
+  const Eigen::Vector3d v_Bo = ws.X_WB[b].R * ws.V_B[b].tail<3>();
+  return v_Bo + w_W.cross(p_W - ws.X_WB[b].p);
+}
+
+}  // namespace csim::multibody

@@ -1,0 +1,27 @@
+#pragma once
+// Jacobians of points and frames fixed to a body, in the world frame. The contact issue
+// builds contact Jacobians J_i = R_WC^T (J_Bc - J_Ac) from these (math.md 0.3).
+
+#include <Eigen/Dense>
+
+#include "engine/multibody/model.h"
+#include "engine/multibody/workspace.h"
+
+namespace csim::multibody {
+
+/// J (3 x nv): v_W of the material point of body b at world position p_W [m] is
+/// J v + (contribution of prescribed joints, see CalcPointVelocity). b = -1 (world) gives
+/// zero. Columns of joints that are not ancestors of b are zero. After CalcKinematics.
+void CalcPointJacobian(const Model& model, const Workspace& ws, int b,
+                       const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J);
+
+/// J (6 x nv): [w_W; v_W of the point p_W] of body b, as above.
+void CalcFrameJacobian(const Model& model, const Workspace& ws, int b,
+                       const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix<double, 6, Eigen::Dynamic>> J);
+
+/// Total world velocity [m/s] of the material point of body b at p_W, including the known
+/// motion of prescribed joints; minus J v it is the kinematic bias of a contact velocity.
+Eigen::Vector3d CalcPointVelocity(const Model& model, const Workspace& ws, int b,
+                                  const Eigen::Vector3d& p_W);
+
+}  // namespace csim::multibody

@@ -1,0 +1,21 @@
+#pragma once
+// Joint springs and dampers: the force elements k1 of math.md 1.4, whose Jacobians are
+// negative semidefinite and therefore enter the SPD matrix A implicitly.
+
+#include <Eigen/Dense>
+
+#include "engine/multibody/model.h"
+
+namespace csim::multibody {
+
+/// tau (nv) = -K (q - rest) - D v for every joint that owns coordinates (springs only on
+/// joints with qdot = v: revolute, prismatic, planar). Overwrites tau.
+void CalcJointSpringDamperForces(const Model& model, const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& v, Eigen::VectorXd* tau);
+
+/// Diagonals (nv) of K_s = -(d tau/dq) N and D_s = -d tau/dv (math.md 1.5): the joint
+/// stiffnesses and damping coefficients, zero where absent.
+void CalcJointStiffnessDamping(const Model& model, Eigen::VectorXd* K_diag,
+                               Eigen::VectorXd* D_diag);
+
+}  // namespace csim::multibody

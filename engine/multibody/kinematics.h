@@ -1,0 +1,22 @@
+#pragma once
+// Forward kinematics: poses and spatial velocities of every body.
+
+#include <Eigen/Dense>
+
+#include "engine/multibody/model.h"
+#include "engine/multibody/workspace.h"
+
+namespace csim::multibody {
+
+/// Fills ws joint coordinates (prescribed joints evaluated at time t [s]), per-joint
+/// kinematics, X_PB, X_WB, Xup, V_B and S_W from q (nq) and v (nv). Every other algorithm
+/// reads these, so call it first. Allocation free.
+void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,
+                    const Eigen::VectorXd& v, Workspace& ws);
+
+/// Angular velocity of body b in world [rad/s] (after CalcKinematics).
+Eigen::Vector3d BodyAngularVelocityWorld(const Workspace& ws, int b);
+/// Velocity of body b's frame origin in world [m/s] (after CalcKinematics).
+Eigen::Vector3d BodyOriginVelocityWorld(const Workspace& ws, int b);
+
+}  // namespace csim::multibody

@@ -1,0 +1,57 @@
+#include "engine/multibody/position_update.h"
+
+#include "engine/math/rotation.h"
+
+namespace csim::multibody {
+namespace {
+
+// 4x4 quaternion rate matrix W with qdot = 1/2 W q for this joint's angular velocity.
+Eigen::Matrix4d QuaternionRateMatrix(const Joint& j, const Eigen::Vector3d& w) {
+  return j.type == JointType::kFree ? math::OmegaLeft(w) : math::OmegaRight(w);
+}
+
+bool HasQuaternion(const Joint& j) {
+  return j.q_start >= 0 && (j.type == JointType::kFree || j.type == JointType::kBall);
+}
+
+}  // namespace
+
+void CalcQDot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+              Eigen::VectorXd* qdot) {
+  for (const Joint& j : model.joints) {
+    if (j.q_start < 0) continue;
+    if (!HasQuaternion(j)) {
+      qdot->segment(j.q_start, j.nq) = v.segment(j.v_start, j.nv);
+      continue;
+    }
+    const Eigen::Vector3d w = v.segment<3>(j.v_start);
+    qdot->segment<4>(j.q_start) = 0.5 * QuaternionRateMatrix(j, w) * q.segment<4>(j.q_start);
+    if (j.type == JointType::kFree) qdot->segment<3>(j.q_start + 4) = v.segment<3>(j.v_start + 3);
+  }
+}
+
+void IntegratePositions(const Model& model, const Eigen::VectorXd& q0,
+                        const Eigen::VectorXd& v_bar, double dt, double theta,
+                        Eigen::VectorXd* q) {
+  for (const Joint& j : model.joints) {
+    if (j.q_start < 0) continue;
+    if (!HasQuaternion(j)) {
+      q->segment(j.q_start, j.nq) = q0.segment(j.q_start, j.nq) + dt * v_bar.segment(j.v_start, j.nv);
+      continue;
+    }
+    const Eigen::Matrix4d W = QuaternionRateMatrix(j, v_bar.segment<3>(j.v_start));
+    const Eigen::Matrix4d lhs = Eigen::Matrix4d::Identity() - (theta * dt / 2) * W;
+    const Eigen::Vector4d rhs = q0.segment<4>(j.q_start) + ((1 - theta) * dt / 2) * (W * q0.segment<4>(j.q_start));
+    // lhs = I - c W with W skew-symmetric is always invertible (eigenvalues 1 - c i|w|/... ).
+    q->segment<4>(j.q_start) = lhs.partialPivLu().solve(rhs).normalized();
+    if (j.type == JointType::kFree)
+      q->segment<3>(j.q_start + 4) = q0.segment<3>(j.q_start + 4) + dt * v_bar.segment<3>(j.v_start + 3);
+  }
+}
+
+void NormalizeQuaternions(const Model& model, Eigen::VectorXd* q) {
+  for (const Joint& j : model.joints)
+    if (HasQuaternion(j)) q->segment<4>(j.q_start).normalize();
+}
+
+}  // namespace csim::multibody

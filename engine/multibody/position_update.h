@@ -1,0 +1,29 @@
+#pragma once
+// The kinematic map qdot = N(q) v and the theta-method position update (math.md 1.7).
+
+#include <Eigen/Dense>
+
+#include "engine/multibody/model.h"
+
+namespace csim::multibody {
+
+/// qdot (nq) = N(q) v. Quaternion rates: 1/2 (0, w) (x) q for a free joint (w in the
+/// joint frame), 1/2 q (x) (0, w) for a ball joint (w in the child frame).
+void CalcQDot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+              Eigen::VectorXd* qdot);
+
+/// The position update of P-11/P-12, q = q0 + dt N(q_theta) v_bar with
+/// q_theta = theta q + (1 - theta) q0, solved exactly: N is linear in the quaternion, so each
+/// quaternion satisfies (I - theta dt/2 W) q = (I + (1 - theta) dt/2 W) q0 with W the 4x4
+/// rate matrix of the angular velocity in v_bar. For theta = 1/2 this is the Cayley
+/// transform and preserves |q| exactly; otherwise quaternions are renormalised (the exact
+/// flow keeps them unit, so this only removes the O(dt^2) drift of the discretisation).
+/// v_bar is the theta_q-weighted velocity. q may alias neither q0 nor v_bar.
+void IntegratePositions(const Model& model, const Eigen::VectorXd& q0,
+                        const Eigen::VectorXd& v_bar, double dt, double theta,
+                        Eigen::VectorXd* q);
+
+/// Rescales every quaternion in q to unit length.
+void NormalizeQuaternions(const Model& model, Eigen::VectorXd* q);
+
+}  // namespace csim::multibody

@@ -1,0 +1,578 @@
+#include "engine/io/model_builder.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "engine/geometry/mass_properties.h"
+#include "engine/geometry/mesh_file.h"
+#include "engine/math/rotation.h"
+
+namespace csim::io {
+namespace {
+
+using geometry::Geometry;
+using geometry::ShapeType;
+using multibody::Body;
+using multibody::Joint;
+using multibody::JointType;
+
+/// Material name -> index into Model::materials.
+using MaterialIndex = std::map<std::string, int>;
+
+/// A body as read from the file, before topological sorting.
+struct BodySpec {
+  NodeReader node;
+  Body body;
+  std::optional<NodeReader> pose, velocity;  ///< free bodies only
+};
+
+/// A joint as read from the file, with the file-order indices of its bodies.
+struct JointSpec {
+  NodeReader node;
+  Joint joint;
+  int parent = -1;  ///< file-order body index, -1 world
+  int child = -1;   ///< file-order body index
+};
+
+// ---- Small readers ------------------------------------------------------------------------
+
+/// Reads a quaternion [w, x, y, z] and normalises it; a zero quaternion is rejected.
+Eigen::Vector4d ReadQuaternion(const NodeReader& node) {
+  const Eigen::Vector4d q = node.AsVector(4);
+  if (q.norm() < 1e-12) node.Fail("quaternion must not be zero");
+  return q.normalized();
+}
+
+/// `{position, rpy | quaternion}` -> X_AB.
+math::RigidTransform ReadPose(const NodeReader& node) {
+  node.CheckKeys({"position", "rpy", "quaternion"});
+  math::RigidTransform X;
+  if (auto p = node.Find("position")) X.p = p->AsVector3();
+  const auto rpy = node.Find("rpy");
+  const auto quat = node.Find("quaternion");
+  if (rpy && quat) quat->Fail("give either rpy or quaternion, not both");
+  if (rpy) X.R = math::RotationFromRpy(rpy->AsVector3());
+  if (quat) X.R = math::RotationFromQuaternion(ReadQuaternion(*quat));
+  return X;
+}
+
+/// A vector of `size` numbers, each at least `lower`; a scalar is accepted when size is 1.
+Eigen::VectorXd ReadVectorAtLeast(const NodeReader& node, int size, double lower) {
+  const Eigen::VectorXd v = node.AsVector(size, true);
+  if (node.IsSequence()) {
+    const std::vector<NodeReader> items = node.Items();
+    for (int i = 0; i < v.size(); ++i)
+      if (v[i] < lower) items[i].Fail("must not be negative");
+  } else if (v.size() == 1 && v[0] < lower) {
+    node.Fail("must not be negative");
+  }
+  return v;
+}
+
+// ---- Materials and geometry ---------------------------------------------------------------
+
+MaterialIndex ReadMaterials(const NodeReader& root, multibody::Model& model) {
+  MaterialIndex index;
+  const auto section = root.Find("materials");
+  if (!section) return index;
+  for (const auto& [key, value] : section->Entries()) {
+    value.CheckKeys({"stiffness", "dissipation_time", "hunt_crossley", "friction"});
+    geometry::Material m;
+    m.name = key.AsString();
+    m.stiffness = value.Has("stiffness") ? value.Get("stiffness").AsPositive(true) : m.stiffness;
+    m.dissipation_time = value.NonNegativeOr("dissipation_time", m.dissipation_time);
+    m.hunt_crossley = value.NonNegativeOr("hunt_crossley", m.hunt_crossley);
+    m.friction = value.NonNegativeOr("friction", m.friction);
+    index[m.name] = static_cast<int>(model.materials.size());
+    if (m.name == "default") model.default_material = static_cast<int>(model.materials.size());
+    model.materials.push_back(m);
+  }
+  return index;
+}
+
+/// Keys a geometry of each shape may have, besides shape/pose/material/collide.
+std::vector<std::string> ShapeKeys(ShapeType type) {
+  std::vector<std::string> keys = {"shape", "pose", "material", "collide"};
+  switch (type) {
+    case ShapeType::kSphere: keys.push_back("radius"); break;
+    case ShapeType::kBox: keys.push_back("size"); break;
+    case ShapeType::kCylinder:
+    case ShapeType::kCapsule: keys.insert(keys.end(), {"radius", "length"}); break;
+    case ShapeType::kEllipsoid: keys.push_back("radii"); break;
+    case ShapeType::kMesh: keys.insert(keys.end(), {"file", "scale"}); break;
+    case ShapeType::kHalfspace: break;
+  }
+  return keys;
+}
+
+ShapeType ReadShapeType(const NodeReader& node) {
+  const std::string name = node.AsString();
+  for (ShapeType t : {ShapeType::kSphere, ShapeType::kBox, ShapeType::kCylinder,
+                      ShapeType::kCapsule, ShapeType::kEllipsoid, ShapeType::kHalfspace,
+                      ShapeType::kMesh}) {
+    if (name == geometry::ShapeTypeName(t)) return t;
+  }
+  node.Fail("unknown shape '" + name +
+            "' (expected sphere, box, cylinder, capsule, ellipsoid, halfspace or mesh)");
+}
+
+/// Three positive numbers, each checked at its own node.
+Eigen::Vector3d ReadPositive3(const NodeReader& node) {
+  const Eigen::Vector3d v = node.AsVector3();
+  for (const NodeReader& item : node.Items()) item.AsPositive();
+  return v;
+}
+
+void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out) {
+  const NodeReader file = g.Get("file");
+  Eigen::Vector3d scale = Eigen::Vector3d::Ones();
+  if (auto s = g.Find("scale")) {
+    scale = s->IsScalar() ? Eigen::Vector3d::Constant(s->AsPositive()) : ReadPositive3(*s);
+  }
+  std::string path = file.AsString();
+  if (!path.empty() && path[0] != '/' && !scene_dir.empty()) path = scene_dir + "/" + path;
+  std::string error;
+  if (!geometry::ReadMeshFile(path, scale, &out->mesh, &error)) file.Fail(error);
+}
+
+/// Reads the size parameters of `out->type` into out->size (or out->mesh).
+void ReadShapeSize(const NodeReader& g, const std::string& scene_dir, Geometry* out) {
+  switch (out->type) {
+    case ShapeType::kSphere: out->size[0] = g.Get("radius").AsPositive(); break;
+    case ShapeType::kBox: out->size = ReadPositive3(g.Get("size")); break;
+    case ShapeType::kCylinder:
+    case ShapeType::kCapsule:
+      out->size[0] = g.Get("radius").AsPositive();
+      out->size[1] = g.Get("length").AsPositive();
+      break;
+    case ShapeType::kEllipsoid: out->size = ReadPositive3(g.Get("radii")); break;
+    case ShapeType::kMesh: ReadMesh(g, scene_dir, out); break;
+    case ShapeType::kHalfspace: break;
+  }
+}
+
+Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int default_material,
+                      const std::string& scene_dir) {
+  g.ExpectMap();
+  Geometry out;
+  out.type = ReadShapeType(g.Get("shape"));
+  g.CheckKeys(ShapeKeys(out.type));
+  ReadShapeSize(g, scene_dir, &out);
+  if (auto pose = g.Find("pose")) out.X_BG = ReadPose(*pose);
+  out.collide = g.BoolOr("collide", true);
+  out.material = default_material;
+  if (auto m = g.Find("material")) {
+    const auto it = materials.find(m->AsString());
+    if (it == materials.end()) m->Fail("unknown material '" + m->AsString() + "'");
+    out.material = it->second;
+  }
+  return out;
+}
+
+std::vector<Geometry> ReadGeometryList(const NodeReader& owner, const MaterialIndex& materials,
+                                       int default_material, const std::string& scene_dir) {
+  std::vector<Geometry> out;
+  if (auto list = owner.Find("geometry")) {
+    for (const NodeReader& g : list->Items())
+      out.push_back(ReadGeometry(g, materials, default_material, scene_dir));
+  }
+  return out;
+}
+
+// ---- Bodies -------------------------------------------------------------------------------
+
+/// Rejects an inertia that is not positive definite or whose principal moments violate the
+/// triangle inequality (a physical rigid body has I1 + I2 >= I3 for every permutation).
+void CheckInertia(const Eigen::Matrix3d& I, const NodeReader& at, const std::string& body) {
+  const Eigen::Vector3d e = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(I).eigenvalues();
+  std::ostringstream list;
+  list << e[0] << ", " << e[1] << ", " << e[2];
+  const std::string prefix = "body '" + body + "': inertia ";
+  if (!(e.minCoeff() > 0)) {
+    at.Fail(prefix + "is not positive definite (eigenvalues " + list.str() + ")");
+  }
+  const double slack = 1e-9 * e.sum();  // round-off allowance for thin rods and plates
+  if (e[0] + e[1] < e[2] - slack) {
+    at.Fail(prefix + "violates the triangle inequality (principal moments " + list.str() + ")");
+  }
+}
+
+/// `[ixx, iyy, izz, ixy, ixz, iyz]` -> symmetric 3x3.
+Eigen::Matrix3d ReadInertia(const NodeReader& node) {
+  const Eigen::VectorXd v = node.AsVector(6);
+  Eigen::Matrix3d I;
+  I << v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2];
+  return I;
+}
+
+/// Applies the mass rules of scene-format.md "bodies" to `spec.body` (geometry read).
+void ResolveMassProperties(BodySpec& spec) {
+  const NodeReader& b = spec.node;
+  Body& body = spec.body;
+  const auto mass = b.Find("mass");
+  const auto density = b.Find("density");
+  const auto com = b.Find("com");
+  const auto inertia = b.Find("inertia");
+  if (mass && density) density->Fail("body '" + body.name + "': give mass or density, not both");
+  if (!mass && !density) b.Fail("body '" + body.name + "' needs a mass or a density");
+  const geometry::MassProperties unit = geometry::UnitGeometryMassProperties(body.geometry);
+  const bool has_volume = unit.mass > 0;
+  if (density && !has_volume) {
+    density->Fail("body '" + body.name + "': density needs collision geometry with a volume");
+  }
+  if (mass && !has_volume && !inertia) {
+    mass->Fail("body '" + body.name +
+               "': with mass alone the inertia is unknown; add collision geometry or inertia");
+  }
+  body.mass = mass ? mass->AsPositive() : density->AsPositive() * unit.mass;
+  const geometry::MassProperties scaled = geometry::ScaledToMass(unit, body.mass);
+  body.com = com ? com->AsVector3() : scaled.com;
+  if (inertia) {
+    body.inertia = ReadInertia(*inertia);
+  } else {
+    // Geometric inertia, moved to an explicit com by the parallel-axis theorem if needed.
+    body.inertia = geometry::ShiftInertia(scaled.inertia, body.mass, scaled.com, body.com);
+  }
+  CheckInertia(body.inertia, inertia ? *inertia : b, body.name);
+}
+
+BodySpec ReadBody(const NodeReader& b, const MaterialIndex& materials, int default_material,
+                  const std::string& scene_dir) {
+  b.CheckKeys({"name", "mass", "com", "inertia", "density", "geometry", "pose", "velocity"});
+  BodySpec spec{b, Body{}, b.Find("pose"), b.Find("velocity")};
+  spec.body.name = b.Get("name").AsString();
+  if (spec.body.name == "world") b.Get("name").Fail("'world' is reserved and cannot name a body");
+  spec.body.geometry = ReadGeometryList(b, materials, default_material, scene_dir);
+  ResolveMassProperties(spec);
+  return spec;
+}
+
+std::vector<BodySpec> ReadBodies(const NodeReader& root, const MaterialIndex& materials,
+                                 int default_material, const std::string& scene_dir) {
+  std::vector<BodySpec> specs;
+  std::map<std::string, int> seen;
+  const auto list = root.Find("bodies");
+  if (!list) return specs;
+  for (const NodeReader& b : list->Items()) {
+    specs.push_back(ReadBody(b, materials, default_material, scene_dir));
+    const std::string& name = specs.back().body.name;
+    if (!seen.emplace(name, static_cast<int>(specs.size()) - 1).second) {
+      b.Get("name").Fail("duplicate body name '" + name + "'");
+    }
+  }
+  return specs;
+}
+
+// ---- Joints -------------------------------------------------------------------------------
+
+JointType ReadJointType(const NodeReader& node) {
+  const std::string name = node.AsString();
+  for (JointType t : {JointType::kFixed, JointType::kRevolute, JointType::kPrismatic,
+                      JointType::kPlanar, JointType::kBall, JointType::kFree}) {
+    if (name == multibody::JointTypeName(t)) return t;
+  }
+  node.Fail("unknown joint type '" + name +
+            "' (expected fixed, revolute, prismatic, planar, ball or free)");
+}
+
+/// True for the types whose coordinates are plain numbers (springs, limits, prescribed).
+bool IsScalarCoordinateType(JointType t) {
+  return t == JointType::kRevolute || t == JointType::kPrismatic || t == JointType::kPlanar;
+}
+
+/// Fails at `node` unless joint type `t` supports the feature `what`.
+void RequireScalarCoordinates(const NodeReader& node, JointType t, const std::string& what) {
+  if (!IsScalarCoordinateType(t)) {
+    node.Fail(what + " is allowed only on revolute, prismatic and planar joints, not on " +
+              multibody::JointTypeName(t) + " joints");
+  }
+}
+
+/// Reads `initial: {q, v}`; quaternions (ball, free) are normalised.
+void ReadInitial(const NodeReader& node, Joint& j) {
+  node.CheckKeys({"q", "v"});
+  if (auto q = node.Find("q")) {
+    j.q_initial = q->AsVector(j.nq, true);
+    if (j.type == JointType::kBall || j.type == JointType::kFree) {
+      const Eigen::Vector4d quat = j.q_initial.head<4>();
+      if (quat.norm() < 1e-12) q->Fail("quaternion must not be zero");
+      j.q_initial.head<4>() = quat.normalized();
+    }
+  }
+  if (auto v = node.Find("v")) j.v_initial = v->AsVector(j.nv, true);
+}
+
+/// Default initial state: zeros, identity quaternion for ball and free joints.
+void SetDefaultInitial(Joint& j) {
+  j.q_initial = Eigen::VectorXd::Zero(j.nq);
+  j.v_initial = Eigen::VectorXd::Zero(j.nv);
+  if (j.type == JointType::kBall || j.type == JointType::kFree) j.q_initial[0] = 1.0;
+}
+
+void ReadSpring(const NodeReader& node, Joint& j) {
+  RequireScalarCoordinates(node, j.type, "a spring");
+  node.CheckKeys({"stiffness", "rest"});
+  j.spring_stiffness = ReadVectorAtLeast(node.Get("stiffness"), j.nv, 0.0);
+  j.spring_rest = Eigen::VectorXd::Zero(j.nv);
+  if (auto rest = node.Find("rest")) j.spring_rest = rest->AsVector(j.nv, true);
+}
+
+void ReadLimits(const NodeReader& node, Joint& j) {
+  RequireScalarCoordinates(node, j.type, "limits");
+  node.CheckKeys({"lower", "upper"});
+  j.lower = node.Get("lower").AsVector(j.nv, true);
+  j.upper = node.Get("upper").AsVector(j.nv, true);
+  for (int i = 0; i < j.nv; ++i) {
+    if (j.lower[i] > j.upper[i]) {
+      node.Fail("joint '" + j.name + "': lower limit " + std::to_string(j.lower[i]) +
+                " is above upper limit " + std::to_string(j.upper[i]) + " (coordinate " +
+                std::to_string(i) + ")");
+    }
+  }
+}
+
+void ReadPrescribed(const NodeReader& node, Joint& j) {
+  RequireScalarCoordinates(node, j.type, "prescribed motion");
+  node.CheckKeys({"type", "amplitude", "frequency", "phase"});
+  const NodeReader type = node.Get("type");
+  if (type.AsString() != "sine") type.Fail("unknown prescribed motion '" + type.AsString() +
+                                           "' (expected sine)");
+  j.prescribed = true;
+  j.motion.amplitude = node.Get("amplitude").AsVector(j.nv, true);
+  j.motion.frequency = node.Get("frequency").AsNonNegative();
+  j.motion.phase = node.DoubleOr("phase", 0.0);
+}
+
+/// Reads the optional force elements and motion of a joint whose type is known.
+void ReadJointOptions(const NodeReader& n, Joint& j) {
+  if (auto pose = n.Find("pose")) j.X_PJ = ReadPose(*pose);
+  if (auto axis = n.Find("axis")) {
+    if (j.type != JointType::kRevolute && j.type != JointType::kPrismatic) {
+      axis->Fail("axis is allowed only on revolute and prismatic joints");
+    }
+    const Eigen::Vector3d a = axis->AsVector3();
+    if (a.norm() < 1e-12) axis->Fail("joint '" + j.name + "': axis must not be zero");
+    j.axis = a.normalized();
+  }
+  j.collide = n.BoolOr("collide", false);
+  if (auto initial = n.Find("initial")) ReadInitial(*initial, j);
+  if (auto spring = n.Find("spring")) ReadSpring(*spring, j);
+  if (auto damping = n.Find("damping")) {
+    if (j.nv == 0) damping->Fail("a fixed joint has no coordinates to damp");
+    j.damping = ReadVectorAtLeast(*damping, j.nv, 0.0);
+  }
+  if (auto limits = n.Find("limits")) ReadLimits(*limits, j);
+  if (auto prescribed = n.Find("prescribed")) {
+    ReadPrescribed(*prescribed, j);
+    if (auto initial = n.Find("initial")) {
+      initial->Fail("a prescribed joint takes no initial state (its motion is imposed)");
+    }
+  }
+}
+
+/// Body index (file order) named by `node`; "world" is -1.
+int ResolveBody(const NodeReader& node, const std::map<std::string, int>& bodies, bool child) {
+  const std::string name = node.AsString();
+  if (name == "world") {
+    if (child) node.Fail("the world cannot be the child of a joint");
+    return -1;
+  }
+  const auto it = bodies.find(name);
+  if (it == bodies.end()) node.Fail("unknown body '" + name + "'");
+  return it->second;
+}
+
+JointSpec ReadJoint(const NodeReader& n, const std::map<std::string, int>& bodies) {
+  n.CheckKeys({"name", "type", "parent", "child", "pose", "axis", "initial", "spring",
+               "damping", "limits", "prescribed", "collide"});
+  JointSpec spec{n, Joint{}, -1, -1};
+  Joint& j = spec.joint;
+  j.name = n.Get("name").AsString();
+  j.type = ReadJointType(n.Get("type"));
+  j.nq = multibody::JointNq(j.type);
+  j.nv = multibody::JointNv(j.type);
+  SetDefaultInitial(j);
+  spec.parent = ResolveBody(n.Get("parent"), bodies, false);
+  spec.child = ResolveBody(n.Get("child"), bodies, true);
+  if (spec.parent == spec.child) n.Get("child").Fail("a joint cannot join a body to itself");
+  ReadJointOptions(n, j);
+  return spec;
+}
+
+std::vector<JointSpec> ReadJoints(const NodeReader& root, const std::vector<BodySpec>& bodies) {
+  std::map<std::string, int> body_index;
+  for (size_t i = 0; i < bodies.size(); ++i) body_index[bodies[i].body.name] = i;
+  std::vector<JointSpec> specs;
+  std::map<std::string, int> seen;
+  const auto list = root.Find("joints");
+  if (!list) return specs;
+  for (const NodeReader& n : list->Items()) {
+    specs.push_back(ReadJoint(n, body_index));
+    if (!seen.emplace(specs.back().joint.name, 0).second) {
+      n.Get("name").Fail("duplicate joint name '" + specs.back().joint.name + "'");
+    }
+  }
+  return specs;
+}
+
+// ---- Topology -----------------------------------------------------------------------------
+
+/// inboard[b] = index into `joints` of the joint whose child is body b, or -1.
+std::vector<int> InboardJoints(const std::vector<JointSpec>& joints, int num_bodies,
+                               const std::vector<BodySpec>& bodies) {
+  std::vector<int> inboard(num_bodies, -1);
+  for (size_t k = 0; k < joints.size(); ++k) {
+    const int c = joints[k].child;
+    if (inboard[c] >= 0) {
+      joints[k].node.Get("child").Fail("body '" + bodies[c].body.name +
+                                       "' is already the child of joint '" +
+                                       joints[inboard[c]].joint.name + "'");
+    }
+    inboard[c] = static_cast<int>(k);
+  }
+  return inboard;
+}
+
+/// Rejects parent chains that never reach the world, at the first such joint in file order.
+void CheckNoCycles(const std::vector<JointSpec>& joints, const std::vector<int>& inboard) {
+  const int n = static_cast<int>(inboard.size());
+  for (const JointSpec& j : joints) {
+    int body = j.child;
+    for (int steps = 0; body >= 0 && steps <= n; ++steps) {
+      body = inboard[body] >= 0 ? joints[inboard[body]].parent : -1;
+    }
+    if (body >= 0) {
+      j.node.Get("parent").Fail("joint '" + j.joint.name +
+                                "' closes a cycle: joints must form trees rooted at the world");
+    }
+  }
+}
+
+/// Topological order (parent first), stable: repeatedly takes the earliest body in file
+/// order whose parent is already placed. O(n^2), fine for scene sizes.
+std::vector<int> TopologicalOrder(const std::vector<JointSpec>& joints,
+                                  const std::vector<int>& inboard) {
+  const int n = static_cast<int>(inboard.size());
+  std::vector<bool> placed(n, false);
+  std::vector<int> order;
+  while (static_cast<int>(order.size()) < n) {
+    for (int b = 0; b < n; ++b) {
+      const int parent = inboard[b] >= 0 ? joints[inboard[b]].parent : -1;
+      if (!placed[b] && (parent < 0 || placed[parent])) {
+        placed[b] = true;
+        order.push_back(b);
+        break;
+      }
+    }
+  }
+  return order;
+}
+
+/// The free joint of a body that is nobody's child, initial state from pose/velocity.
+Joint MakeFreeJoint(const BodySpec& spec) {
+  Joint j;
+  j.name = spec.body.name;
+  j.type = JointType::kFree;
+  j.nq = 7;
+  j.nv = 6;
+  math::RigidTransform X_WB;
+  if (spec.pose) X_WB = ReadPose(*spec.pose);
+  j.q_initial.resize(7);
+  j.q_initial << math::QuaternionFromRotation(X_WB.R), X_WB.p;
+  j.v_initial = Eigen::VectorXd::Zero(6);
+  if (spec.velocity) {
+    spec.velocity->CheckKeys({"linear", "angular"});
+    if (auto w = spec.velocity->Find("angular")) j.v_initial.head<3>() = w->AsVector3();
+    if (auto v = spec.velocity->Find("linear")) j.v_initial.tail<3>() = v->AsVector3();
+  }
+  return j;
+}
+
+/// Fails if a free body's pose/velocity is set although it is the child of joint `k`.
+void CheckNoFreeState(const BodySpec& spec, const JointSpec& inboard) {
+  const char* key = spec.pose ? "pose" : spec.velocity ? "velocity" : nullptr;
+  if (!key) return;
+  spec.node.Get(key).Fail("body '" + spec.body.name + "' is the child of joint '" +
+                          inboard.joint.name + "': set its initial state there, not with " +
+                          key);
+}
+
+/// Fails if the free joint named after `spec`'s body clashes with an explicit joint.
+void CheckFreeJointName(const BodySpec& spec, const std::vector<JointSpec>& joints) {
+  for (const JointSpec& j : joints) {
+    if (j.joint.name == spec.body.name) {
+      spec.node.Get("name").Fail("the free joint of body '" + spec.body.name +
+                                 "' would duplicate the name of joint '" + j.joint.name + "'");
+    }
+  }
+}
+
+/// Fills model.bodies / model.joints in topological order; returns the body nodes in that
+/// order (for later located checks).
+std::vector<NodeReader> Assemble(std::vector<BodySpec>& bodies, std::vector<JointSpec>& joints,
+                                 multibody::Model& model) {
+  const std::vector<int> inboard = InboardJoints(joints, bodies.size(), bodies);
+  CheckNoCycles(joints, inboard);
+  const std::vector<int> order = TopologicalOrder(joints, inboard);
+  std::vector<int> new_index(bodies.size());
+  for (size_t i = 0; i < order.size(); ++i) new_index[order[i]] = static_cast<int>(i);
+  std::vector<NodeReader> nodes;
+  for (size_t i = 0; i < order.size(); ++i) {
+    BodySpec& spec = bodies[order[i]];
+    const int k = inboard[order[i]];
+    Joint joint;
+    if (k >= 0) {
+      CheckNoFreeState(spec, joints[k]);
+      joint = joints[k].joint;
+      joint.parent = joints[k].parent < 0 ? -1 : new_index[joints[k].parent];
+    } else {
+      CheckFreeJointName(spec, joints);
+      joint = MakeFreeJoint(spec);
+    }
+    joint.child = static_cast<int>(i);
+    nodes.push_back(spec.node);
+    model.bodies.push_back(std::move(spec.body));
+    model.joints.push_back(std::move(joint));
+  }
+  return nodes;
+}
+
+/// Rejects a halfspace on a body that is not welded to the world by fixed joints.
+/// `nodes[i]` is the YAML node of model.bodies[i].
+void CheckHalfspaces(const multibody::Model& model, const std::vector<NodeReader>& nodes) {
+  std::vector<bool> welded(model.num_bodies(), false);
+  for (int i = 0; i < model.num_bodies(); ++i) {
+    const Joint& j = model.joints[i];
+    welded[i] = j.type == JointType::kFixed && (j.parent < 0 || welded[j.parent]);
+    const std::vector<Geometry>& geometry = model.bodies[i].geometry;
+    for (size_t g = 0; g < geometry.size() && !welded[i]; ++g) {
+      if (geometry[g].type != ShapeType::kHalfspace) continue;
+      nodes[i].Get("geometry").Items()[g].Get("shape").Fail(
+          "body '" + model.bodies[i].name +
+          "' can move: a halfspace is allowed only on the world or on bodies welded to it");
+    }
+  }
+}
+
+}  // namespace
+
+multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir) {
+  multibody::Model model;
+  const MaterialIndex materials = ReadMaterials(root, model);
+  if (auto world = root.Find("world")) {
+    world->CheckKeys({"geometry"});
+    model.world_geometry =
+        ReadGeometryList(*world, materials, model.default_material, scene_dir);
+  }
+  std::vector<BodySpec> bodies = ReadBodies(root, materials, model.default_material, scene_dir);
+  std::vector<JointSpec> joints = ReadJoints(root, bodies);
+  const std::vector<NodeReader> body_nodes = Assemble(bodies, joints, model);
+  CheckHalfspaces(model, body_nodes);
+  multibody::AssignCoordinates(model);
+  return model;
+}
+
+}  // namespace csim::io

@@ -1,0 +1,31 @@
+#pragma once
+// Turns the `materials`, `world`, `bodies` and `joints` sections of a scene into a
+// validated multibody::Model (scene-format.md; model.h for the tree conventions).
+//
+// Rules applied here, in this order:
+//  1. materials are numbered in file order; `default_material` is the one named `default`;
+//  2. each body's mass properties come from `mass`/`density`/`com`/`inertia` and its
+//     collision geometry (geometry/mass_properties.h), and are checked (positive definite,
+//     triangle inequality);
+//  3. joints are resolved by name; a body is the child of at most one joint; cycles are
+//     rejected; a body that is nobody's child gets a free joint named after it whose
+//     initial state comes from the body's `pose` and `velocity`;
+//  4. bodies are sorted topologically (parent before child), stable with respect to file
+//     order, and joints[i] becomes the inboard joint of bodies[i];
+//  5. halfspaces are allowed only on the world and on bodies welded to it by `fixed` joints;
+//  6. multibody::AssignCoordinates numbers the coordinates.
+// Everything rejected throws csim::InputError at the offending node.
+
+#include <string>
+
+#include "engine/io/yaml_reader.h"
+#include "engine/multibody/model.h"
+
+namespace csim::io {
+
+/// Builds the model from the scene's root map (top-level keys already checked). Mesh
+/// files are resolved relative to `scene_dir` ("" for the current directory). The gravity
+/// is left at its default; the loader sets it from `settings`.
+multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir);
+
+}  // namespace csim::io

@@ -1,0 +1,173 @@
+#include "engine/io/scene_loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "engine/common/input_error.h"
+#include "engine/common/io_error.h"
+#include "engine/io/model_builder.h"
+#include "engine/io/scene_overrides.h"
+#include "engine/io/yaml_reader.h"
+
+namespace csim::io {
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+/// "scenes/arm.yaml" -> "arm".
+std::string FileStem(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) base.resize(dot);
+  return base;
+}
+
+/// Directory of `path`, "" when it has none (mesh files are relative to it).
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+YAML::Node ParseYaml(const std::string& text, const std::string& path) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError({path, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw InputError({path, 0, 0}, std::string("invalid YAML: ") + e.what());
+  }
+}
+
+// ---- settings -----------------------------------------------------------------------------
+
+sim::IntegratorSettings ReadIntegrator(const NodeReader& node) {
+  sim::IntegratorSettings out;
+  if (node.IsMap()) {
+    node.CheckKeys({"theta", "theta_q"});
+    out.name = "theta";
+    for (const char* key : {"theta", "theta_q"}) {
+      const double value = node.Get(key).AsDouble();
+      if (value < 0 || value > 1) node.Get(key).Fail(std::string(key) + " must be in [0, 1]");
+    }
+    out.theta = node.Get("theta").AsDouble();
+    out.theta_q = node.Get("theta_q").AsDouble();
+    return out;
+  }
+  const std::string name = node.AsString();
+  if (!sim::NamedIntegrator(name, &out)) {
+    node.Fail("unknown integrator '" + name +
+              "' (expected explicit_euler, symplectic_euler, implicit_euler, midpoint or a map "
+              "{theta, theta_q})");
+  }
+  return out;
+}
+
+void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
+  node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search"});
+  s.relative_tolerance = node.PositiveOr("relative_tolerance", s.relative_tolerance);
+  s.absolute_tolerance = node.PositiveOr("absolute_tolerance", s.absolute_tolerance);
+  s.max_iterations = node.IntOr("max_iterations", s.max_iterations);
+  if (s.max_iterations < 1) node.Get("max_iterations").Fail("max_iterations must be >= 1");
+  if (auto ls = node.Find("line_search")) {
+    const std::string name = ls->AsString();
+    if (name == "exact") {
+      s.line_search = sim::LineSearch::kExact;
+    } else if (name == "backtracking") {
+      s.line_search = sim::LineSearch::kBacktracking;
+    } else {
+      ls->Fail("unknown line search '" + name + "' (expected exact or backtracking)");
+    }
+  }
+}
+
+void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
+  node.CheckKeys({"file", "every", "contacts"});
+  o.file = node.StringOr("file", o.file);
+  o.every = node.IntOr("every", o.every);
+  if (o.every < 1) node.Get("every").Fail("every must be >= 1");
+  o.contacts = node.BoolOr("contacts", o.contacts);
+}
+
+/// Fills `s` from `settings:` and returns the gravity [m/s^2] (which lives in the Model).
+Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
+  node.CheckKeys({"time_step", "duration", "gravity", "integrator", "contact_model",
+                  "near_rigid_threshold", "stiction_sigma", "stiction_tolerance",
+                  "contact_margin", "solver", "output"});
+  s.time_step = node.PositiveOr("time_step", s.time_step);
+  s.duration = node.PositiveOr("duration", s.duration);
+  if (auto i = node.Find("integrator")) s.integrator = ReadIntegrator(*i);
+  if (auto cm = node.Find("contact_model")) {
+    if (!sim::ParseContactModel(cm->AsString(), &s.contact_model)) {
+      cm->Fail("unknown contact model '" + cm->AsString() +
+               "' (expected sap, lagged, lagged_regularized or similar)");
+    }
+  }
+  s.near_rigid_threshold = node.PositiveOr("near_rigid_threshold", s.near_rigid_threshold);
+  s.stiction_sigma = node.PositiveOr("stiction_sigma", s.stiction_sigma);
+  s.stiction_tolerance = node.PositiveOr("stiction_tolerance", s.stiction_tolerance);
+  s.contact_margin = node.NonNegativeOr("contact_margin", s.contact_margin);
+  if (auto solver = node.Find("solver")) ReadSolver(*solver, s.solver);
+  if (auto output = node.Find("output")) ReadOutput(*output, s.output);
+  const auto gravity = node.Find("gravity");
+  return gravity ? gravity->AsVector3() : Eigen::Vector3d(0, 0, -9.81);
+}
+
+// ---- top level ----------------------------------------------------------------------------
+
+void CheckTopLevel(const NodeReader& root) {
+  if (!root.IsMap()) root.Fail("a scene must be a map starting with 'csim: 1'");
+  root.CheckKeys({"csim", "name", "settings", "materials", "world", "bodies", "joints"});
+  const NodeReader version = root.Get("csim");
+  if (version.AsInt() != kFormatVersion) {
+    version.Fail("unsupported scene format version " + version.node().Scalar() +
+                 " (this csim reads version 1)");
+  }
+}
+
+std::string Emit(const YAML::Node& root) {
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace
+
+LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
+                              const std::vector<std::string>& set_overrides) {
+  LoadedScene scene;
+  scene.file = path;
+  scene.overrides = set_overrides;
+  YAML::Node root = ParseYaml(text, path);
+  SourceMap sources(path);
+  if (root.IsMap()) {
+    for (const std::string& arg : set_overrides) ApplyOverride(root, arg, &sources);
+  }
+  scene.yaml_text = set_overrides.empty() ? text : Emit(root);
+
+  const NodeReader reader(root, "", &sources);
+  CheckTopLevel(reader);
+  scene.name = reader.StringOr("name", FileStem(path));
+  Eigen::Vector3d gravity(0, 0, -9.81);
+  if (auto settings = reader.Find("settings")) gravity = ReadSettings(*settings, scene.settings);
+  if (scene.settings.output.file.empty()) scene.settings.output.file = scene.name + ".h5";
+  scene.model = BuildModel(reader, DirectoryOf(path));
+  scene.model.gravity = gravity;
+  return scene;
+}
+
+LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& set_overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot read scene file '" + path + "': " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw IoError("cannot read scene file '" + path + "'");
+  return LoadSceneFromText(text.str(), path, set_overrides);
+}
+
+}  // namespace csim::io

@@ -1,0 +1,39 @@
+#pragma once
+// Loading a scene file (scene-format.md) into a validated Model and Settings.
+//
+// Pipeline: read the text -> parse YAML -> apply `--set` overrides (scene_overrides.h) ->
+// check the top level and `csim: 1` -> read `settings` -> build the model
+// (model_builder.h). Every rejection is a csim::InputError whose what() reads
+// `FILE:LINE:COL: what is wrong (key path)`; nothing is simulated from a scene that fails.
+
+#include <string>
+#include <vector>
+
+#include "engine/multibody/model.h"
+#include "engine/sim/settings.h"
+
+namespace csim::io {
+
+/// A scene ready to run.
+struct LoadedScene {
+  multibody::Model model;
+  sim::Settings settings;
+  std::string name;                    ///< `name:` key, else the file's stem
+  std::string file;                    ///< path as given
+  /// The exact scene text that is run: the original text verbatim when there are no
+  /// overrides, else the emitted YAML of the overridden tree.
+  std::string yaml_text;
+  std::vector<std::string> overrides;  ///< the --set arguments, in order
+};
+
+/// Reads and loads the scene file at `path` with the `--set` arguments `set_overrides`
+/// ("PATH=VALUE", applied in order). Throws csim::IoError when the file cannot be read,
+/// csim::InputError for anything invalid.
+LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& set_overrides);
+
+/// Same as LoadScene for a scene whose text is already in memory; `path` names it in
+/// messages and locates relative mesh files.
+LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
+                              const std::vector<std::string>& set_overrides);
+
+}  // namespace csim::io

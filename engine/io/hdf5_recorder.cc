@@ -1,0 +1,403 @@
+#include "engine/io/hdf5_recorder.h"
+
+#include <algorithm>
+#include <ctime>
+#include <utility>
+#include <vector>
+
+#include "engine/common/check.h"
+#include "engine/common/io_error.h"
+#include "engine/io/dependency_versions.h"
+
+namespace csim::io {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Wall time between flushes while a chunk fills; the contract promises at most 2 s.
+constexpr auto kFlushInterval = std::chrono::seconds(1);
+/// Rows per chunk of the time series, at most (platform-notes: flushing every ~1000 rows
+/// costs little; smaller chunks keep a live reader close behind the run).
+constexpr int64_t kMaxChunkRows = 512;
+/// Target size of one chunk of the widest series: HDF5's default chunk cache is 1 MiB.
+constexpr int64_t kTargetChunkBytes = int64_t{1} << 20;
+/// Contacts per chunk of the flat per-contact datasets.
+constexpr hsize_t kContactChunkRows = 1024;
+/// Contacts the pending buffers hold before their first (geometric) growth.
+constexpr size_t kInitialContactCapacity = 1024;
+/// Bytes of the fixed-length /status string ("interrupted" is the longest value).
+constexpr size_t kStatusSize = 16;
+constexpr int32_t kFormatVersion = 1;
+
+template <typename T>
+constexpr Hdf5Type TypeOf();
+template <>
+constexpr Hdf5Type TypeOf<double>() { return Hdf5Type::kFloat64; }
+template <>
+constexpr Hdf5Type TypeOf<int32_t>() { return Hdf5Type::kInt32; }
+template <>
+constexpr Hdf5Type TypeOf<int64_t>() { return Hdf5Type::kInt64; }
+
+/// Sets the `units` and `description` attributes every dataset carries.
+void Describe(Hdf5Dataset& dataset, const char* units, const char* description) {
+  dataset.SetAttribute("units", units);
+  dataset.SetAttribute("description", description);
+}
+
+/// One time series: its extendible dataset and a buffer for one chunk of rows, allocated
+/// once so that buffering a row never allocates.
+template <typename T>
+class Series {
+ public:
+  Series() = default;
+  /// Creates dataset `path` of shape (0, row_shape...) and a buffer of `chunk_rows` rows.
+  Series(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
+         hsize_t chunk_rows, const char* units, const char* description)
+      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, chunk_rows)) {
+    Describe(dataset_, units, description);
+    buffer_.resize(chunk_rows * dataset_.row_size());
+  }
+  /// Start of buffer slot `slot` (row_size() elements).
+  T* Row(int64_t slot) { return buffer_.data() + slot * dataset_.row_size(); }
+  /// Appends the first `rows` buffered rows to the file and flushes the dataset.
+  void Write(int64_t rows) {
+    dataset_.AppendRows(buffer_.data(), static_cast<hsize_t>(rows));
+    dataset_.Flush();
+  }
+  Hdf5Dataset& dataset() { return dataset_; }
+
+ private:
+  Hdf5Dataset dataset_;
+  std::vector<T> buffer_;
+};
+
+/// One flat per-contact dataset, (M,) or (M, 3). Pending values live in a vector that
+/// grows geometrically and keeps its capacity across flushes.
+template <typename T>
+class ContactSeries {
+ public:
+  ContactSeries() = default;
+  ContactSeries(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
+                const char* units, const char* description)
+      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, kContactChunkRows)) {
+    Describe(dataset_, units, description);
+    values_.reserve(kInitialContactCapacity * dataset_.row_size());
+  }
+  void Push(T value) { values_.push_back(value); }
+  void Push(const Eigen::Vector3d& value) {
+    values_.insert(values_.end(), value.data(), value.data() + 3);
+  }
+  /// Appends the pending `count` contacts, flushes the dataset and empties the buffer.
+  void Write(int64_t count) {
+    dataset_.AppendRows(values_.data(), static_cast<hsize_t>(count));
+    dataset_.Flush();
+    values_.clear();
+  }
+
+ private:
+  Hdf5Dataset dataset_;
+  std::vector<T> values_;
+};
+
+/// Rows per chunk for a model: a chunk of the widest series stays near kTargetChunkBytes.
+int64_t ChunkRows(const multibody::Model& model) {
+  const int64_t widest = std::max({model.nq, model.nv, 4 * model.num_bodies(), 1});
+  const int64_t row_bytes = widest * static_cast<int64_t>(sizeof(double));
+  return std::clamp<int64_t>(kTargetChunkBytes / row_bytes, 1, kMaxChunkRows);
+}
+
+/// Current UTC time in ISO 8601, e.g. "2025-03-01T12:34:56Z".
+std::string NowIso8601Utc() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+/// Root attributes known at the start (output-format.md "Root attributes").
+void WriteRootAttributes(Hdf5File& file, const sim::RunInfo& info) {
+  const sim::Settings& settings = *info.settings;
+  file.SetAttribute("format", "csim");
+  file.SetAttribute("format_version", kFormatVersion);
+  file.SetAttribute("csim_version", VersionString());
+  file.SetAttribute("scene_name", info.scene_name);
+  file.SetAttribute("scene_file", info.scene_file);
+  file.SetAttribute("created", NowIso8601Utc());
+  file.SetAttribute("time_step", settings.time_step);
+  file.SetAttribute("duration", settings.duration);
+  file.SetAttribute("integrator", settings.integrator.name);
+  file.SetAttribute("theta", settings.integrator.theta);
+  file.SetAttribute("theta_q", settings.integrator.theta_q);
+  file.SetAttribute("contact_model", sim::ContactModelName(settings.contact_model));
+}
+
+/// /scene/yaml and /scene/overrides.
+void WriteScene(Hdf5File& file, const sim::RunInfo& info) {
+  Hdf5Group scene = file.CreateGroup("scene");
+  Hdf5Dataset yaml = scene.CreateString("yaml", info.scene_yaml);
+  Describe(yaml, "", "exact scene text that was run, overrides applied");
+  Hdf5Dataset overrides = scene.CreateStringList("overrides", info.overrides);
+  Describe(overrides, "", "the --set arguments, in order");
+}
+
+/// /model/*; returns /model/body_names, which becomes a dimension scale.
+Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
+  Hdf5Group group = file.CreateGroup("model");
+  std::vector<std::string> body_names, joint_names, joint_types;
+  std::vector<int32_t> q_start, v_start;
+  for (const multibody::Body& body : model.bodies) body_names.push_back(body.name);
+  for (const multibody::Joint& joint : model.joints) {
+    joint_names.push_back(joint.name);
+    joint_types.push_back(multibody::JointTypeName(joint.type));
+    // A joint that owns no coordinates (fixed, prescribed) is -1 in both.
+    q_start.push_back(joint.q_start >= 0 ? joint.q_start : -1);
+    v_start.push_back(joint.q_start >= 0 ? joint.v_start : -1);
+  }
+  Hdf5Dataset names = group.CreateStringList("joint_names", joint_names);
+  Describe(names, "", "joints, in index order (joint i is the inboard joint of body i)");
+  Hdf5Dataset types = group.CreateStringList("joint_types", joint_types);
+  Describe(types, "", "type of each joint (scene-format.md)");
+  Hdf5Dataset q0 = group.CreateIntList("joint_q_start", q_start);
+  Describe(q0, "1", "offset of each joint's coordinates in q (-1: owns none)");
+  Hdf5Dataset v0 = group.CreateIntList("joint_v_start", v_start);
+  Describe(v0, "1", "offset of each joint's coordinates in v (-1: owns none)");
+  Hdf5Dataset nq = group.CreateScalar("nq", model.nq);
+  Describe(nq, "1", "number of generalised positions");
+  Hdf5Dataset nv = group.CreateScalar("nv", model.nv);
+  Describe(nv, "1", "number of generalised velocities");
+  Hdf5Dataset bodies = group.CreateStringList("body_names", body_names);
+  Describe(bodies, "", "bodies, in index order (world excluded)");
+  return bodies;
+}
+
+}  // namespace
+
+/// Every dataset the recorder writes to while the run goes on, with its buffer.
+struct Hdf5Recorder::Layout {
+  int nq = 0, nv = 0, nb = 0;  // model sizes, checked against each row
+  bool contacts = false;       // settings.output.contacts
+  int64_t pending_contacts = 0;
+
+  Hdf5Dataset status;
+  Hdf5Dataset body_names;
+  Series<double> time;
+  Series<int64_t> step;
+  Series<double> q, v;
+  Series<double> position, quaternion, linear_velocity, angular_velocity;
+  Series<double> kinetic, potential;
+  Series<int32_t> iterations;
+  Series<double> momentum_error, cost, wall_time;
+  Series<int32_t> contact_count;
+  Series<int64_t> contact_offset;
+  ContactSeries<int32_t> body_a, body_b;
+  ContactSeries<double> point, normal, signed_distance, force, slip_speed;
+
+  /// Calls fn on every time series but /time (which is always written last).
+  template <typename Fn>
+  void ForEachSeriesButTime(Fn fn) {
+    fn(step), fn(q), fn(v);
+    fn(position), fn(quaternion), fn(linear_velocity), fn(angular_velocity);
+    fn(kinetic), fn(potential);
+    fn(iterations), fn(momentum_error), fn(cost), fn(wall_time);
+    if (contacts) fn(contact_count), fn(contact_offset);
+  }
+  /// Calls fn on every flat per-contact series (none when contacts are off).
+  template <typename Fn>
+  void ForEachContactSeries(Fn fn) {
+    if (!contacts) return;
+    fn(body_a), fn(body_b), fn(point), fn(normal), fn(signed_distance), fn(force);
+    fn(slip_speed);
+  }
+
+  void CreateSeries(Hdf5File& file, hsize_t chunk_rows);
+  void CreateContacts(Hdf5File& file, hsize_t chunk_rows);
+  void AttachScales();
+};
+
+void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows) {
+  const hsize_t b = nb;
+  for (const char* group : {"state", "bodies", "energy", "solver"}) file.CreateGroup(group);
+  time = {file, "time", {}, chunk_rows, "s", "simulated time of the row"};
+  step = {file, "step", {}, chunk_rows, "1", "step index of each row"};
+  q = {file, "state/q", {hsize_t(nq)}, chunk_rows, "mixed",
+       "generalised positions (units per joint coordinate, scene-format.md)"};
+  v = {file, "state/v", {hsize_t(nv)}, chunk_rows, "mixed",
+       "generalised velocities (units per joint coordinate, scene-format.md)"};
+  position = {file, "bodies/position", {b, 3}, chunk_rows, "m",
+              "body frame origin, world frame"};
+  quaternion = {file, "bodies/quaternion", {b, 4}, chunk_rows, "1",
+                "body orientation in the world frame, w, x, y, z"};
+  linear_velocity = {file, "bodies/linear_velocity", {b, 3}, chunk_rows, "m/s",
+                     "velocity of the body frame origin, world frame"};
+  angular_velocity = {file, "bodies/angular_velocity", {b, 3}, chunk_rows, "rad/s",
+                      "angular velocity of the body, world frame"};
+  kinetic = {file, "energy/kinetic", {}, chunk_rows, "J", "kinetic energy"};
+  potential = {file, "energy/potential", {}, chunk_rows, "J",
+               "potential energy: gravity + joint springs"};
+  iterations = {file, "solver/iterations", {}, chunk_rows, "1",
+                "Newton iterations of the step that produced the row"};
+  momentum_error = {file, "solver/momentum_error", {}, chunk_rows, "1",
+                    "dimensionless momentum error of the step (SAP paper eq. 32)"};
+  cost = {file, "solver/cost", {}, chunk_rows, "J", "value of the convex cost at the solution"};
+  wall_time = {file, "solver/wall_time", {}, chunk_rows, "s", "wall time of the whole step"};
+}
+
+void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows) {
+  file.CreateGroup("contacts");
+  contact_count = {file, "contacts/count", {}, chunk_rows, "1", "contacts of the step"};
+  contact_offset = {file, "contacts/offset", {}, chunk_rows, "1",
+                    "index of the row's first contact in the flat /contacts datasets"};
+  body_a = {file, "contacts/body_a", {}, "1", "body index of side a, -1 for world"};
+  body_b = {file, "contacts/body_b", {}, "1", "body index of side b, -1 for world"};
+  point = {file, "contacts/point", {3}, "m", "contact point, world frame"};
+  normal = {file, "contacts/normal", {3}, "1",
+            "unit normal, world frame, pointing from a into b"};
+  signed_distance = {file, "contacts/signed_distance", {}, "m",
+                     "phi0 at the start of the step (negative: overlap)"};
+  force = {file, "contacts/force", {3}, "N",
+           "contact force on b (impulse / dt), world frame; a feels the opposite"};
+  slip_speed = {file, "contacts/slip_speed", {}, "m/s", "tangential speed at the solution"};
+}
+
+void Hdf5Recorder::Layout::AttachScales() {
+  // /time names the first axis of every series; body names the second axis of /bodies/*.
+  time.dataset().MakeDimensionScale("time");
+  body_names.MakeDimensionScale("body_names");
+  ForEachSeriesButTime([&](auto& series) {
+    series.dataset().AttachDimensionScale(time.dataset(), 0);
+  });
+  for (auto* series : {&position, &quaternion, &linear_velocity, &angular_velocity})
+    series->dataset().AttachDimensionScale(body_names, 1);
+}
+
+// ---------------------------------------------------------------------------------------
+
+Hdf5Recorder::Hdf5Recorder(std::string path) : path_(std::move(path)) {}
+
+Hdf5Recorder::~Hdf5Recorder() {
+  if (begun_ && !finished_) {
+    try {
+      FlushRows();
+    } catch (const IoError&) {
+      // A destructor cannot report; the rows flushed before stay readable.
+    }
+  }
+  layout_.reset();  // datasets close before file_
+}
+
+void Hdf5Recorder::Begin(const sim::RunInfo& info) {
+  CSIM_CHECK(!begun_ && info.model != nullptr && info.settings != nullptr);
+  const multibody::Model& model = *info.model;
+  chunk_rows_ = ChunkRows(model);
+  file_ = Hdf5File::Create(path_);
+
+  auto layout = std::make_unique<Layout>();
+  layout->nq = model.nq;
+  layout->nv = model.nv;
+  layout->nb = model.num_bodies();
+  layout->contacts = info.settings->output.contacts;
+  WriteRootAttributes(file_, info);
+  layout->status = file_.CreateFixedString("status", "running", kStatusSize);
+  Describe(layout->status, "", "running, completed, interrupted or failed");
+  WriteScene(file_, info);
+  layout->body_names = WriteModel(file_, model);
+  layout->CreateSeries(file_, chunk_rows_);
+  if (layout->contacts) layout->CreateContacts(file_, chunk_rows_);
+  layout->AttachScales();
+  layout_ = std::move(layout);
+
+  // Everything exists: from here on only raw data changes, as SWMR requires.
+  file_.StartSwmrWrite();
+  last_flush_ = Clock::now();
+  begun_ = true;
+}
+
+void Hdf5Recorder::Record(const sim::Row& row) {
+  CSIM_CHECK(begun_ && !finished_);
+  BufferRow(row, pending_rows_);
+  ++pending_rows_;
+  const bool chunk_full = (flushed_rows_ + pending_rows_) % chunk_rows_ == 0;
+  // steady_clock::now() is a vDSO call (tens of ns): cheap enough for every row.
+  if (chunk_full || Clock::now() - last_flush_ >= kFlushInterval) FlushRows();
+}
+
+void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
+  Layout& l = *layout_;
+  CSIM_CHECK(row.q.size() == l.nq && row.v.size() == l.nv);
+  CSIM_CHECK(row.body_position.cols() == l.nb && row.body_quaternion.cols() == l.nb &&
+             row.body_linear_velocity.cols() == l.nb &&
+             row.body_angular_velocity.cols() == l.nb);
+  *l.time.Row(slot) = row.time;
+  *l.step.Row(slot) = row.step;
+  std::copy_n(row.q.data(), l.nq, l.q.Row(slot));
+  std::copy_n(row.v.data(), l.nv, l.v.Row(slot));
+  // Column-major (3, nb) Eigen storage is exactly the row-major (nb, 3) of the file.
+  std::copy_n(row.body_position.data(), 3 * l.nb, l.position.Row(slot));
+  std::copy_n(row.body_quaternion.data(), 4 * l.nb, l.quaternion.Row(slot));
+  std::copy_n(row.body_linear_velocity.data(), 3 * l.nb, l.linear_velocity.Row(slot));
+  std::copy_n(row.body_angular_velocity.data(), 3 * l.nb, l.angular_velocity.Row(slot));
+  *l.kinetic.Row(slot) = row.kinetic_energy;
+  *l.potential.Row(slot) = row.potential_energy;
+  *l.iterations.Row(slot) = row.solver.iterations;
+  *l.momentum_error.Row(slot) = row.solver.momentum_error;
+  *l.cost.Row(slot) = row.solver.cost;
+  *l.wall_time.Row(slot) = row.solver.wall_time;
+  if (!l.contacts) return;
+  const int64_t count = static_cast<int64_t>(row.contacts.size());
+  *l.contact_count.Row(slot) = static_cast<int32_t>(count);
+  *l.contact_offset.Row(slot) = recorded_contacts_;
+  for (const sim::ContactRow& c : row.contacts) {
+    l.body_a.Push(c.body_a);
+    l.body_b.Push(c.body_b);
+    l.point.Push(c.point);
+    l.normal.Push(c.normal);
+    l.signed_distance.Push(c.signed_distance);
+    l.force.Push(c.force);
+    l.slip_speed.Push(c.slip_speed);
+  }
+  recorded_contacts_ += count;
+  l.pending_contacts += count;
+}
+
+void Hdf5Recorder::FlushRows() {
+  Layout& l = *layout_;
+  // Taken before writing, so that after a failed write the destructor does not append
+  // the same rows a second time.
+  const int64_t rows = std::exchange(pending_rows_, 0);
+  const int64_t contacts = std::exchange(l.pending_contacts, 0);
+  last_flush_ = Clock::now();
+  if (rows == 0) return;
+  // Order: contacts before the rows pointing at them, /time last, so a reader that
+  // slices to len(/time) only sees complete rows.
+  l.ForEachContactSeries([&](auto& series) { series.Write(contacts); });
+  l.ForEachSeriesButTime([&](auto& series) { series.Write(rows); });
+  l.time.Write(rows);
+  flushed_rows_ += rows;
+}
+
+void Hdf5Recorder::Finish(sim::RunStatus status, const std::string& reason) {
+  if (!begun_ || finished_) return;
+  finished_ = true;
+  FlushRows();
+  const bool failed = status == sim::RunStatus::kFailed;
+  if (!failed) layout_->status.WriteFixedString(sim::RunStatusName(status));
+  CloseFile();
+  if (failed) MarkFailed(reason.empty() ? "unknown failure" : reason);
+}
+
+void Hdf5Recorder::CloseFile() {
+  layout_.reset();
+  file_.Close();
+}
+
+void Hdf5Recorder::MarkFailed(const std::string& reason) {
+  // Attributes cannot be created under SWMR: reopen the closed file normally.
+  Hdf5File file = Hdf5File::Open(path_, Hdf5File::Mode::kReadWrite);
+  file.SetAttribute("failure_reason", reason);
+  file.OpenDataset("status").WriteFixedString(sim::RunStatusName(sim::RunStatus::kFailed));
+  file.Close();
+}
+
+}  // namespace csim::io

@@ -1,2 +1,163 @@
-// Placeholder until the command line lands.
-int main() { return 0; }
+// csim: the command-line front end (docs/cli.md). This file only parses the command line
+// and dispatches; the commands live in app/commands.cc.
+//
+// `csim SCENE.yaml` is the same as `csim run SCENE.yaml`: when the first positional
+// argument is not a subcommand but names a YAML or existing file, "run" is inserted in
+// front of the arguments. (A CLI11 positional on the main app would compete with the
+// subcommand names, and a typo such as `csim rnu x.yaml` must stay a usage error.)
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "app/commands.h"
+#include "app/exit_codes.h"
+
+namespace {
+
+using csim::app::RunOptions;
+
+const char* const kSubcommands[] = {"run", "check", "info", "export-html"};
+
+bool IsSubcommand(const std::string& word) {
+  for (const char* name : kSubcommands) {
+    if (word == name) return true;
+  }
+  return false;
+}
+
+bool LooksLikeScene(const std::string& word) {
+  auto ends_with = [&word](const std::string& tail) {
+    return word.size() >= tail.size() && word.compare(word.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  struct stat st;
+  return ends_with(".yaml") || ends_with(".yml") || (stat(word.c_str(), &st) == 0 && S_ISREG(st.st_mode));
+}
+
+// The arguments after the program name, with "run" inserted for the `csim SCENE.yaml` form.
+std::vector<std::string> Arguments(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& a : args) {
+    if (a.empty() || a[0] == '-') continue;
+    if (!IsSubcommand(a) && LooksLikeScene(a)) args.insert(args.begin(), "run");
+    break;
+  }
+  return args;
+}
+
+void SetUpLogging(bool quiet, bool verbose) {
+  // Logs go to stderr; stdout carries only results (info, check, --version).
+  auto logger = spdlog::stderr_color_mt("csim");
+  logger->set_pattern("csim: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(verbose ? spdlog::level::debug
+                            : quiet ? spdlog::level::err : spdlog::level::info);
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug etc. overrides the flags
+}
+
+void AddRunOptions(CLI::App& run, RunOptions& o, int& progress_flag) {
+  run.add_option("scene", o.scene, "scene file (YAML, docs/scene-format.md)")->required();
+  run.add_option("-o,--output", o.output, "output file (default: settings.output.file)");
+  run.add_option("--dt", o.time_step, "time step [s] (settings.time_step)");
+  run.add_option("--duration", o.duration, "simulated time [s] (settings.duration)");
+  run.add_option("--integrator", o.integrator,
+                 "explicit_euler, symplectic_euler, implicit_euler, midpoint or "
+                 "'{theta: T, theta_q: TQ}' (settings.integrator)");
+  run.add_option("--contact-model", o.contact_model,
+                 "sap, lagged, lagged_regularized or similar (settings.contact_model)");
+  run.add_option("--set", o.sets,
+                 "PATH=VALUE: override any scene value, VALUE parsed as YAML (repeatable)")
+      ->allow_extra_args(false);
+  run.add_flag("--progress,!--no-progress", progress_flag,
+               "progress line on stderr (default: on when stderr is a terminal)");
+  run.add_option("--threads", o.threads, "worker threads (default: 1)");
+}
+
+int Dispatch(int argc, char** argv) {
+  CLI::App app{"csim: a multibody simulator for robotics research (docs/cli.md)", "csim"};
+  app.fallthrough();  // global flags such as -q may follow the subcommand
+  app.require_subcommand(0, 1);
+  app.footer(
+      "`csim SCENE.yaml [options]` is `csim run SCENE.yaml [options]`.\n"
+      "Exit status: 0 completed, 1 invalid input, 2 usage error, 3 simulation failed,\n"
+      "4 I/O error, 130/143 interrupted by SIGINT/SIGTERM (the output is kept).");
+  bool version = false, quiet = false, verbose = false;
+  app.add_flag("--version", version, "print version, git commit and dependency versions");
+  app.add_flag("-q,--quiet", quiet, "errors only");
+  app.add_flag("-v,--verbose", verbose, "debug log");
+
+  RunOptions run_options;
+  int progress_flag = 0;
+  CLI::App* run = app.add_subcommand("run", "simulate a scene and write an HDF5 file "
+                                            "(`csim SCENE.yaml` means the same)");
+  AddRunOptions(*run, run_options, progress_flag);
+
+  std::string check_scene;
+  std::vector<std::string> check_sets;
+  CLI::App* check = app.add_subcommand("check", "validate a scene and print its bodies, "
+                                                "joints and coordinates; writes nothing");
+  check->add_option("scene", check_scene, "scene file (YAML)")->required();
+  check->add_option("--set", check_sets, "PATH=VALUE override (repeatable)")
+      ->allow_extra_args(false);
+
+  std::string info_file;
+  CLI::App* info = app.add_subcommand("info", "summarise an output file");
+  info->add_option("run", info_file, "output file (HDF5)")->required();
+
+  std::string html_in, html_out;
+  CLI::App* html = app.add_subcommand("export-html", "replay page for a browser (not available yet)");
+  html->add_option("run", html_in, "output file (HDF5)")->required();
+  html->add_option("-o,--output", html_out, "page to write");
+
+  std::vector<std::string> args = Arguments(argc, argv);
+  std::vector<char*> cargs{argv[0]};
+  for (std::string& a : args) cargs.push_back(a.data());
+  try {
+    app.parse(static_cast<int>(cargs.size()), cargs.data());
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; every other CLI11 error (codes 105, 106, ...) is a usage error.
+    return app.exit(e) == 0 ? csim::app::kExitCompleted : csim::app::kExitUsage;
+  }
+
+  SetUpLogging(quiet, verbose);
+  using csim::app::ReportErrors;
+  if (version) return ReportErrors(csim::app::VersionCommand);
+  if (run->parsed()) {
+    run_options.quiet = quiet;
+    run_options.progress = progress_flag > 0   ? csim::app::ProgressMode::kOn
+                           : progress_flag < 0 ? csim::app::ProgressMode::kOff
+                                               : csim::app::ProgressMode::kAuto;
+    return ReportErrors([&] { return csim::app::RunCommand(run_options); });
+  }
+  if (check->parsed()) {
+    return ReportErrors([&] { return csim::app::CheckCommand(check_scene, check_sets); });
+  }
+  if (info->parsed()) return ReportErrors([&] { return csim::app::InfoCommand(info_file); });
+  if (html->parsed()) {
+    std::fprintf(stderr, "csim: export-html is not available yet\n");
+    return csim::app::kExitUsage;
+  }
+  std::fprintf(stderr, "%s", app.help().c_str());
+  return csim::app::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Last line of defence: nothing escapes main (cli.md: never crash).
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "csim: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "csim: internal error: unknown exception\n");
+  }
+  return csim::app::kExitSimFailed;
+}

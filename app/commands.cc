@@ -1,0 +1,202 @@
+#include "app/commands.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include <spdlog/spdlog.h>
+
+#include "app/exit_codes.h"
+#include "app/progress_line.h"
+#include "app/signals.h"
+#include "engine/common/input_error.h"
+#include "engine/common/io_error.h"
+#include "engine/io/dependency_versions.h"
+#include "engine/io/hdf5_recorder.h"
+#include "engine/io/run_summary.h"
+#include "engine/io/scene_loader.h"
+
+namespace csim::app {
+namespace {
+
+// The stop flag handed to the run loop; static because the signal handler writes it.
+std::atomic<bool> g_stop_requested{false};
+
+bool ProgressEnabled(const RunOptions& options) {
+  switch (options.progress) {
+    case ProgressMode::kOn: return true;
+    case ProgressMode::kOff: return false;
+    case ProgressMode::kAuto: break;
+  }
+  return !options.quiet && isatty(STDERR_FILENO) == 1;
+}
+
+int ExitStatusOf(const sim::RunResult& result) {
+  switch (result.status) {
+    case sim::RunStatus::kCompleted: return kExitCompleted;
+    case sim::RunStatus::kFailed: return kExitSimFailed;
+    case sim::RunStatus::kInterrupted: {
+      const int signo = ReceivedStopSignal();
+      return kExitSignalBase + (signo != 0 ? signo : 2);  // SIGINT unless told otherwise
+    }
+    case sim::RunStatus::kRunning: break;
+  }
+  return kExitSimFailed;  // the loop must not return kRunning; treat it as a failure
+}
+
+// "-" for a joint that owns no coordinates (fixed or prescribed), else "[start, end)".
+std::string CoordinateRange(int start, int count) {
+  if (start < 0 || count == 0) return "-";
+  return "[" + std::to_string(start) + ", " + std::to_string(start + count) + ")";
+}
+
+void PrintModel(const io::LoadedScene& scene) {
+  const multibody::Model& model = scene.model;
+  const sim::Settings& s = scene.settings;
+  std::printf("scene %s (%s)\n", scene.name.c_str(), scene.file.c_str());
+  std::printf("settings: time_step %g s, duration %g s, integrator %s (theta %g, theta_q %g), "
+              "contact_model %s, output %s\n",
+              s.time_step, s.duration, s.integrator.name.c_str(), s.integrator.theta,
+              s.integrator.theta_q, sim::ContactModelName(s.contact_model),
+              s.output.file.c_str());
+  std::printf("bodies: %d\n", model.num_bodies());
+  for (int i = 0; i < model.num_bodies(); ++i) {
+    const multibody::Body& b = model.bodies[i];
+    std::printf("  %2d  %-20s mass %g kg, com [%g, %g, %g] m, %zu geometries\n", i,
+                b.name.c_str(), b.mass, b.com.x(), b.com.y(), b.com.z(), b.geometry.size());
+  }
+  std::printf("joints: %zu\n", model.joints.size());
+  for (size_t i = 0; i < model.joints.size(); ++i) {
+    const multibody::Joint& j = model.joints[i];
+    const std::string parent = j.parent < 0 ? "world" : model.bodies[j.parent].name;
+    const std::string child = j.child < 0 ? "?" : model.bodies[j.child].name;
+    std::printf("  %2zu  %-20s %-9s %s -> %s  q%s v%s%s\n", i, j.name.c_str(),
+                multibody::JointTypeName(j.type), parent.c_str(), child.c_str(),
+                CoordinateRange(j.q_start, j.nq).c_str(),
+                CoordinateRange(j.v_start, j.nv).c_str(), j.prescribed ? "  (prescribed)" : "");
+  }
+  // Prescribed and fixed joints own no slots in v, so nv counts the degrees of freedom.
+  std::printf("nq = %d, nv = %d, degrees of freedom = %d\n", model.nq, model.nv, model.nv);
+  std::printf("world geometries: %zu\n", model.world_geometry.size());
+  std::printf("contacts at t = 0: not computed (contact detection is not implemented yet)\n");
+}
+
+}  // namespace
+
+std::string YamlQuote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> BuildOverrides(const RunOptions& options) {
+  std::vector<std::string> overrides = options.sets;
+  auto add = [&overrides](const char* key, const std::string& value) {
+    if (!value.empty()) overrides.push_back(std::string("settings.") + key + "=" + value);
+  };
+  add("output.file", options.output.empty() ? "" : YamlQuote(options.output));
+  add("time_step", options.time_step);
+  add("duration", options.duration);
+  add("integrator", options.integrator);
+  add("contact_model", options.contact_model);
+  return overrides;
+}
+
+std::string FormatSummary(const sim::RunResult& r, const std::string& output_file) {
+  const double rtf = r.wall_time > 0 ? r.sim_time / r.wall_time : 0.0;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s: %lld steps, simulated %.6g s in %.3g s wall (%.3gx real time), "
+                "Newton iterations mean %.2f max %d, max momentum error %.3g, output %s",
+                sim::RunStatusName(r.status), static_cast<long long>(r.steps), r.sim_time,
+                r.wall_time, rtf, r.mean_iterations, r.max_iterations, r.max_momentum_error,
+                output_file.c_str());
+  return buf;
+}
+
+int RunCommand(const RunOptions& options) {
+  InstallStopHandlers(&g_stop_requested);
+  if (options.threads < 1) {
+    throw InputError({"--threads", 0, 0},
+                     "must be at least 1, got " + std::to_string(options.threads));
+  }
+  // Load and validate everything before the output file exists (cli.md: exit 1 writes nothing).
+  io::LoadedScene scene = io::LoadScene(options.scene, BuildOverrides(options));
+  scene.settings.threads = options.threads;
+  const std::string& output = scene.settings.output.file;
+  spdlog::debug("scene '{}' from {}: {} bodies, nq {}, nv {}, {} overrides, output {}",
+                scene.name, scene.file, scene.model.num_bodies(), scene.model.nq,
+                scene.model.nv, scene.overrides.size(), output);
+  if (const int signo = ReceivedStopSignal()) return kExitSignalBase + signo;
+
+  io::Hdf5Recorder recorder(output);
+  sim::RunInfo info;
+  info.model = &scene.model;
+  info.settings = &scene.settings;
+  info.scene_name = scene.name;
+  info.scene_file = scene.file;
+  info.scene_yaml = scene.yaml_text;
+  info.overrides = scene.overrides;
+
+  ProgressLine progress(stderr, ProgressEnabled(options), scene.settings.duration);
+  sim::RunControl control;
+  control.stop_requested = &g_stop_requested;
+  control.on_progress = [&progress](const sim::Progress& p) { progress.Update(p); };
+  const sim::RunResult result =
+      sim::Simulate(scene.model, scene.settings, info, recorder, control);
+  progress.Clear();
+
+  if (result.status == sim::RunStatus::kFailed) {
+    spdlog::error("simulation failed: {}", result.reason);
+  } else if (result.status == sim::RunStatus::kInterrupted) {
+    spdlog::warn("interrupted by {}{}", ReceivedStopSignal() == SIGTERM ? "SIGTERM" : "SIGINT",
+                 result.reason.empty() ? "" : ": " + result.reason);
+  }
+  if (!options.quiet) std::fprintf(stderr, "csim: %s\n", FormatSummary(result, output).c_str());
+  return ExitStatusOf(result);
+}
+
+int CheckCommand(const std::string& scene_file, const std::vector<std::string>& sets) {
+  const io::LoadedScene scene = io::LoadScene(scene_file, sets);
+  PrintModel(scene);
+  return kExitCompleted;
+}
+
+int InfoCommand(const std::string& h5_path) {
+  const std::string text = io::DescribeRun(h5_path);
+  std::fputs(text.c_str(), stdout);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+  return kExitCompleted;
+}
+
+int VersionCommand() {
+  std::printf("csim %s\n%s", io::VersionString().c_str(), io::DependencyVersions().c_str());
+  return kExitCompleted;
+}
+
+int ReportErrors(const std::function<int()>& command) {
+  try {
+    return command();
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitInvalidInput;
+  } catch (const IoError& e) {
+    std::fprintf(stderr, "csim: error: %s\n", e.what());
+    return kExitIoError;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "csim: error: out of memory\n");
+    return kExitSimFailed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "csim: internal error: %s\n", e.what());
+    return kExitSimFailed;
+  }
+}
+
+}  // namespace csim::app

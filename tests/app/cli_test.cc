@@ -1,0 +1,425 @@
+// End-to-end tests of the csim executable against docs/cli.md: each test runs the real
+// binary (CSIM_EXECUTABLE) in a fresh temporary directory and checks its exit status,
+// its stderr/stdout and the HDF5 file it leaves (with tools/check_output.py and h5py
+// under /usr/bin/python3, as a user's notebook would read it).
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "engine/common/version.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under /tmp, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "csim_cli_test_XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  // Files whose names end in `.h5`, to prove that a rejected run wrote nothing.
+  std::vector<std::string> H5Files() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path_)) {
+      if (e.path().extension() == ".h5") out.push_back(e.path().string());
+    }
+    return out;
+  }
+  bool Empty() const { return fs::is_empty(path_); }
+
+ private:
+  fs::path path_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// Starts argv[0] with the given arguments in `cwd`, stdout and stderr to files.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& cwd,
+            const std::string& out_path, const std::string& err_path) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(120);
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0) _exit(121);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(122);
+  }
+  return pid;
+}
+
+// Waits for `pid` to end; returns its exit status, 1000 + signal if a signal killed it,
+// or -1 (after SIGKILL) if it did not end within `timeout_s`.
+int WaitFor(pid_t pid, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+  return -2;
+}
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs a program to completion (60 s at most) in `cwd`.
+Outcome RunProgram(const std::vector<std::string>& argv, const TempDir& cwd) {
+  const std::string out_path = (cwd.path().parent_path() / (cwd.path().filename().string() + ".out")).string();
+  const std::string err_path = out_path + ".err";
+  Outcome o;
+  o.status = WaitFor(Spawn(argv, cwd.path().string(), out_path, err_path), 60.0);
+  o.out = ReadFile(out_path);
+  o.err = ReadFile(err_path);
+  fs::remove(out_path);
+  fs::remove(err_path);
+  return o;
+}
+
+// Runs csim with `args` in `cwd`.
+Outcome Csim(const std::vector<std::string>& args, const TempDir& cwd) {
+  std::vector<std::string> argv{CSIM_EXECUTABLE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProgram(argv, cwd);
+}
+
+std::string Scene(const std::string& name) {
+  return std::string(CSIM_SOURCE_DIR) + "/scenes/" + name;
+}
+
+// tools/check_output.py on `file`; INFO shows its report when the check fails.
+bool OutputConforms(const std::string& file, const TempDir& cwd) {
+  const Outcome o = RunProgram({"/usr/bin/python3", CSIM_CHECK_OUTPUT, file}, cwd);
+  INFO("check_output.py " << file << ":\n" << o.out << o.err);
+  return o.status == 0;
+}
+
+// /status, the failure_reason attribute and /scene/overrides of an output file, read
+// with h5py in SWMR mode: "status=...\nreason=...\noverrides=a|b\n".
+std::string StatusOf(const std::string& file, const TempDir& cwd) {
+  static const char* kScript = R"PY(
+import sys, h5py
+def s(x): return x.decode() if isinstance(x, bytes) else str(x)
+with h5py.File(sys.argv[1], "r", libver="latest", swmr=True) as f:
+    print("status=" + s(f["/status"][()]))
+    print("reason=" + s(f.attrs.get("failure_reason", "")))
+    o = f["/scene/overrides"][()] if "/scene/overrides" in f else []
+    print("overrides=" + "|".join(s(x) for x in o))
+)PY";
+  const Outcome o = RunProgram({"/usr/bin/python3", "-c", kScript, file}, cwd);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  return o.out;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// `FILE:LINE:COL: ` at the start of some line of `text`.
+bool HasLocatedMessage(const std::string& text, const std::string& file_part) {
+  const std::regex located("(^|\n)[^\n]*" + file_part + "[^\n:]*:[0-9]+:[0-9]+: ");
+  return std::regex_search(text, located);
+}
+
+std::vector<std::string> AllScenes() {
+  std::vector<std::string> scenes;
+  for (const auto& e : fs::directory_iterator(std::string(CSIM_SOURCE_DIR) + "/scenes")) {
+    if (e.path().extension() == ".yaml") scenes.push_back(e.path().string());
+  }
+  std::sort(scenes.begin(), scenes.end());
+  return scenes;
+}
+
+// A prismatic joint with a huge spring under explicit Euler at a large step: the
+// amplitude grows by omega*dt = 1e5 per step and overflows within a hundred steps.
+const char* kBlowUpScene = R"(csim: 1
+name: blow_up
+settings:
+  time_step: 0.1
+  duration: 1000.0
+  integrator: explicit_euler
+bodies:
+  - name: block
+    mass: 1.0
+    geometry: [{shape: box, size: [0.1, 0.1, 0.1]}]
+joints:
+  - name: slider
+    type: prismatic
+    parent: world
+    child: block
+    axis: [1, 0, 0]
+    initial: {q: [0.1], v: [0.0]}
+    spring: {stiffness: [1.0e12], rest: [0.0]}
+)";
+
+}  // namespace
+
+TEST_CASE("every scene in scenes/ runs and writes a conforming file", "[cli]") {
+  const std::vector<std::string> scenes = AllScenes();
+  REQUIRE(scenes.size() >= 6);
+  for (const std::string& scene : scenes) {
+    DYNAMIC_SECTION(fs::path(scene).filename().string()) {
+      TempDir dir;
+      const std::string out = dir / "run.h5";
+      const Outcome o = Csim({"run", scene, "--duration", "0.1", "-o", out}, dir);
+      INFO(o.err);
+      CHECK(o.status == 0);
+      REQUIRE(fs::exists(out));
+      CHECK(OutputConforms(out, dir));
+      CHECK(Contains(StatusOf(out, dir), "status=completed"));
+    }
+  }
+}
+
+TEST_CASE("csim SCENE.yaml is csim run; the summary line and --quiet", "[cli]") {
+  TempDir dir;
+  SECTION("summary line on stderr, nothing on stdout") {
+    const Outcome o = Csim({Scene("pendulum.yaml"), "--duration", "0.05", "-o", dir / "p.h5"}, dir);
+    INFO(o.err);
+    CHECK(o.status == 0);
+    CHECK(o.out.empty());
+    CHECK(Contains(o.err, "steps"));
+    CHECK(Contains(o.err, "real time"));
+    CHECK(Contains(o.err, "momentum error"));
+    CHECK(Contains(o.err, dir / "p.h5"));
+  }
+  SECTION("--quiet prints nothing on success") {
+    const Outcome o = Csim({Scene("pendulum.yaml"), "-q", "--duration", "0.05", "-o", dir / "p.h5"}, dir);
+    CHECK(o.status == 0);
+    CHECK(o.err.empty());
+    CHECK(fs::exists(dir / "p.h5"));
+  }
+  SECTION("the default output is settings.output.file in the current directory") {
+    const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--duration", "0.05"}, dir);
+    INFO(o.err);
+    CHECK(o.status == 0);
+    CHECK(fs::exists(dir / "pendulum.h5"));
+  }
+}
+
+TEST_CASE("shorthand options are recorded as overrides after --set", "[cli]") {
+  TempDir dir;
+  const std::string out = dir / "p.h5";
+  const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--set", "settings.duration=0.02",
+                          "--duration", "0.03", "--dt", "0.001", "--integrator", "midpoint",
+                          "-o", out},
+                         dir);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const std::string status = StatusOf(out, dir);
+  CHECK(Contains(status, "overrides=settings.duration=0.02|"));
+  CHECK(Contains(status, "settings.duration=0.03"));
+  CHECK(Contains(status, "settings.time_step=0.001"));
+  CHECK(Contains(status, "settings.integrator=midpoint"));
+}
+
+TEST_CASE("invalid input exits 1 with FILE:LINE:COL and writes no file", "[cli]") {
+  TempDir dir;
+  SECTION("a scene with an unknown key") {
+    const std::string scene = dir / "bad_scene.yaml";
+    WriteFile(scene, "csim: 1\nname: bad\nbodies:\n  - name: b\n    mas: 1.0\n");
+    const Outcome o = Csim({"run", scene}, dir);
+    INFO(o.err);
+    CHECK(o.status == 1);
+    CHECK(HasLocatedMessage(o.err, "bad_scene.yaml"));
+    CHECK(dir.H5Files().empty());
+  }
+  SECTION("a bad --set value") {
+    const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--set", "settings.time_step=-1"}, dir);
+    INFO(o.err);
+    CHECK(o.status == 1);
+    CHECK(HasLocatedMessage(o.err, ""));
+    CHECK(dir.H5Files().empty());
+  }
+  SECTION("a --set path that does not exist") {
+    const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--set", "bodies.nobody.mass=2"}, dir);
+    INFO(o.err);
+    CHECK(o.status == 1);
+    CHECK(HasLocatedMessage(o.err, ""));
+    CHECK(dir.H5Files().empty());
+  }
+  SECTION("a bad --dt") {
+    const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--dt", "fast"}, dir);
+    INFO(o.err);
+    CHECK(o.status == 1);
+    CHECK(dir.H5Files().empty());
+  }
+  SECTION("--threads 0") {
+    const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--threads", "0"}, dir);
+    INFO(o.err);
+    CHECK(o.status == 1);
+    CHECK(dir.H5Files().empty());
+  }
+}
+
+TEST_CASE("usage errors exit 2", "[cli]") {
+  TempDir dir;
+  CHECK(Csim({}, dir).status == 2);
+  CHECK(Csim({"run"}, dir).status == 2);
+  CHECK(Csim({"frobnicate", "x"}, dir).status == 2);
+  CHECK(Csim({"run", Scene("pendulum.yaml"), "--no-such-option"}, dir).status == 2);
+  CHECK(Csim({"info"}, dir).status == 2);
+  CHECK(Csim({"export-html", "run.h5"}, dir).status == 2);  // not available yet
+  CHECK(dir.H5Files().empty());
+  const Outcome help = Csim({"--help"}, dir);
+  CHECK(help.status == 0);
+  CHECK(Contains(help.out, "run"));
+  CHECK(Contains(help.out, "check"));
+}
+
+TEST_CASE("I/O errors exit 4", "[cli]") {
+  TempDir dir;
+  SECTION("unwritable output path") {
+    const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--duration", "0.01", "-o",
+                            "/nonexistent-csim-dir/out.h5"},
+                           dir);
+    INFO(o.err);
+    CHECK(o.status == 4);
+  }
+  SECTION("unreadable scene") {
+    CHECK(Csim({"run", dir / "missing.yaml"}, dir).status == 4);
+  }
+  SECTION("info on a missing file") {
+    CHECK(Csim({"info", dir / "missing.h5"}, dir).status == 4);
+  }
+}
+
+TEST_CASE("csim check validates, prints the model and writes nothing", "[cli]") {
+  TempDir dir;
+  const Outcome o = Csim({"check", Scene("double_pendulum.yaml")}, dir);
+  INFO(o.err);
+  CHECK(o.status == 0);
+  CHECK(dir.Empty());
+  CHECK(Contains(o.out, "upper"));
+  CHECK(Contains(o.out, "lower"));
+  CHECK(Contains(o.out, "mass 1 kg"));
+  CHECK(Contains(o.out, "revolute"));
+  CHECK(Contains(o.out, "world -> upper"));
+  CHECK(Contains(o.out, "upper -> lower"));
+  CHECK(Contains(o.out, "nq = 2, nv = 2, degrees of freedom = 2"));
+
+  const Outcome bad = Csim({"check", Scene("pendulum.yaml"), "--set", "bodies.bob.mass=-1"}, dir);
+  CHECK(bad.status == 1);
+  CHECK(HasLocatedMessage(bad.err, ""));
+  CHECK(dir.Empty());
+}
+
+TEST_CASE("csim info summarises a run on stdout", "[cli]") {
+  TempDir dir;
+  const std::string out = dir / "p.h5";
+  REQUIRE(Csim({"run", Scene("pendulum.yaml"), "--duration", "0.05", "-o", out}, dir).status == 0);
+  const Outcome o = Csim({"info", out}, dir);
+  INFO(o.err);
+  CHECK(o.status == 0);
+  CHECK(Contains(o.out, "pendulum"));
+  CHECK(Contains(o.out, "completed"));
+}
+
+TEST_CASE("--version names the version, git commit and dependencies", "[cli]") {
+  TempDir dir;
+  const Outcome o = Csim({"--version"}, dir);
+  CHECK(o.status == 0);
+  CHECK(Contains(o.out, csim::kVersion));
+  CHECK(Contains(o.out, csim::kGitCommit));
+  CHECK(Contains(o.out, "HDF5"));
+  CHECK(Contains(o.out, "Eigen"));
+}
+
+TEST_CASE("a run that blows up numerically exits 3 and marks the file failed", "[cli]") {
+  TempDir dir;
+  const std::string scene = dir / "blow_up.yaml";
+  WriteFile(scene, kBlowUpScene);
+  const std::string out = dir / "blow_up.h5";
+  const Outcome o = Csim({"run", scene, "-o", out}, dir);
+  INFO(o.err);
+  CHECK(o.status == 3);
+  REQUIRE(fs::exists(out));
+  CHECK(OutputConforms(out, dir));
+  const std::string status = StatusOf(out, dir);
+  CHECK(Contains(status, "status=failed"));
+  CHECK_FALSE(Contains(status, "reason=\n"));
+}
+
+// Starts a long run, waits until its file exists and it has run a while, sends `signo`,
+// and returns the exit status; the output is left at dir/long.h5.
+int InterruptLongRun(const TempDir& dir, int signo) {
+  const std::string out = dir / "long.h5";
+  const pid_t pid = Spawn({CSIM_EXECUTABLE, "run", Scene("pendulum.yaml"), "--duration", "1e6",
+                           "--no-progress", "-o", out},
+                          dir.path().string(), dir / "long.out", dir / "long.err");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(out) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(pid, signo);
+  const int status = WaitFor(pid, 30.0);
+  INFO(ReadFile(dir / "long.err"));
+  CHECK(fs::exists(out));
+  return status;
+}
+
+TEST_CASE("SIGINT finishes the step, keeps the file and exits 130", "[cli]") {
+  TempDir dir;
+  CHECK(InterruptLongRun(dir, SIGINT) == 130);
+  REQUIRE(fs::exists(dir / "long.h5"));
+  CHECK(OutputConforms(dir / "long.h5", dir));
+  CHECK(Contains(StatusOf(dir / "long.h5", dir), "status=interrupted"));
+}
+
+TEST_CASE("SIGTERM finishes the step, keeps the file and exits 143", "[cli]") {
+  TempDir dir;
+  CHECK(InterruptLongRun(dir, SIGTERM) == 143);
+  REQUIRE(fs::exists(dir / "long.h5"));
+  CHECK(OutputConforms(dir / "long.h5", dir));
+  CHECK(Contains(StatusOf(dir / "long.h5", dir), "status=interrupted"));
+}

@@ -1,0 +1,236 @@
+// The theta-method against analytic solutions, conservation laws and measured convergence
+// orders (math.md 1.2: explicit, symplectic and implicit Euler first order, midpoint second;
+// the energy behaviour of the SAP paper's Fig. 5).
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "engine/integrator/theta_method.h"
+#include "engine/math/rotation.h"
+#include "tests/support/allocation_counter.h"
+#include "tests/support/test_models.h"
+
+namespace csim::integrator {
+namespace {
+
+using Eigen::VectorXd;
+using multibody::Model;
+using multibody::State;
+
+const ThetaParameters kExplicit{0.0, 0.0}, kSymplectic{0.0, 1.0}, kImplicit{1.0, 1.0},
+    kMidpoint{0.5, 0.5};
+
+// Runs `steps` steps; returns the states at t = 0, dt, ..., steps dt.
+std::vector<State> Run(const Model& model, const ThetaParameters& p, double dt, int steps) {
+  StepWorkspace ws = MakeStepWorkspace(model);
+  State s{0.0, model.InitialQ(), model.InitialV()};
+  std::vector<State> out{s};
+  for (int n = 0; n < steps; ++n) {
+    const StepStatus status = StepFreeMotion(model, p, FreeMotionSettings{}, dt, s, ws);
+    REQUIRE(status.ok());
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Pendulum theta'' = -(g/L) sin(theta) by classical RK4 at a fine step: an independent
+// reference. Returns theta at multiples of `stride` fine steps.
+std::vector<double> PendulumReference(double g, double L, double theta0, double h, int steps, int stride) {
+  auto f = [&](const Eigen::Vector2d& y) { return Eigen::Vector2d(y[1], -g / L * std::sin(y[0])); };
+  Eigen::Vector2d y(theta0, 0.0);
+  std::vector<double> out{y[0]};
+  for (int n = 1; n <= steps; ++n) {
+    const Eigen::Vector2d k1 = f(y), k2 = f(y + h / 2 * k1), k3 = f(y + h / 2 * k2), k4 = f(y + h * k3);
+    y += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+    if (n % stride == 0) out.push_back(y[0]);
+  }
+  return out;
+}
+
+// Least-squares slope of log(error) against log(dt).
+double FitOrder(const std::vector<double>& dts, const std::vector<double>& errors) {
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < dts.size(); ++i) mx += std::log(dts[i]), my += std::log(errors[i]);
+  mx /= dts.size(), my /= dts.size();
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < dts.size(); ++i) {
+    sxy += (std::log(dts[i]) - mx) * (std::log(errors[i]) - my);
+    sxx += (std::log(dts[i]) - mx) * (std::log(dts[i]) - mx);
+  }
+  return sxy / sxx;
+}
+
+// Complete elliptic integral of the first kind K(k) by the arithmetic-geometric mean.
+double EllipticK(double k) {
+  double a = 1.0, b = std::sqrt(1 - k * k);
+  for (int i = 0; i < 30; ++i) {
+    const double an = (a + b) / 2;
+    b = std::sqrt(a * b);
+    a = an;
+  }
+  return M_PI / (2 * a);
+}
+
+double Energy(const Model& model, const State& s) {
+  // Spring-mass: 1/2 m v^2 + 1/2 k x^2 with the model's own parameters.
+  const double m = model.bodies[0].mass, k = model.joints[0].spring_stiffness[0];
+  return 0.5 * m * s.v[0] * s.v[0] + 0.5 * k * s.q[0] * s.q[0];
+}
+
+TEST_CASE("pendulum period matches the exact large-amplitude formula", "[integrator][pendulum]") {
+  const double g = 9.81, L = 1.0, theta0 = 1.0, dt = 1e-3;
+  const Model model = testing::Pendulum(1.0, L, g, theta0);
+  const std::vector<State> run = Run(model, kMidpoint, dt, 8000);
+  std::vector<double> crossings;  // downward zero crossings of theta, linearly interpolated
+  for (size_t n = 1; n < run.size(); ++n)
+    if (run[n - 1].q[0] > 0 && run[n].q[0] <= 0)
+      crossings.push_back(run[n - 1].t + dt * run[n - 1].q[0] / (run[n - 1].q[0] - run[n].q[0]));
+  REQUIRE(crossings.size() >= 3);
+  const double measured = (crossings.back() - crossings.front()) / (crossings.size() - 1);
+  const double exact = 4 * std::sqrt(L / g) * EllipticK(std::sin(theta0 / 2));
+  INFO("measured " << measured << " exact " << exact);
+  CHECK(std::abs(measured - exact) / exact < 1e-5);
+  // The small-angle period is 3.9 % shorter: the test distinguishes the two.
+  CHECK(std::abs(2 * M_PI * std::sqrt(L / g) - exact) / exact > 0.03);
+}
+
+TEST_CASE("measured convergence orders of the four schemes", "[integrator][convergence]") {
+  const double g = 9.81, L = 1.0, theta0 = 1.0, duration = 2.0, h_ref = 1e-5;
+  const Model model = testing::Pendulum(1.0, L, g, theta0);
+  const std::vector<double> dts{0.01, 0.005, 0.0025, 0.00125};
+  struct Case { const char* name; ThetaParameters p; double order; };
+  for (const Case& c : {Case{"explicit Euler", kExplicit, 1.0}, Case{"symplectic Euler", kSymplectic, 1.0},
+                        Case{"implicit Euler", kImplicit, 1.0}, Case{"midpoint", kMidpoint, 2.0}}) {
+    std::vector<double> errors;
+    for (double dt : dts) {
+      const int steps = static_cast<int>(std::lround(duration / dt));
+      const int stride = static_cast<int>(std::lround(dt / h_ref));
+      const std::vector<double> ref = PendulumReference(g, L, theta0, h_ref, steps * stride, stride);
+      const std::vector<State> run = Run(model, c.p, dt, steps);
+      double sum = 0;  // e_q: RMS over time of the position error
+      for (int n = 0; n <= steps; ++n) sum += std::pow(run[n].q[0] - ref[n], 2);
+      errors.push_back(std::sqrt(sum / (steps + 1)));
+    }
+    const double order = FitOrder(dts, errors);
+    INFO(c.name << ": e_q = " << errors[0] << " .. " << errors.back() << ", order " << order);
+    CHECK(std::abs(order - c.order) < 0.12);
+  }
+}
+
+TEST_CASE("spring-mass energy: implicit decays, symplectic bounded, midpoint conserved", "[integrator][energy]") {
+  const double m = 1.0, k = 4 * M_PI * M_PI, dt = 0.01;  // period 1 s, 100 steps per period
+  const Model model = testing::SpringMass(m, k, 0.1);
+  const int steps = 2000;
+  const double E0 = 0.5 * k * 0.01;
+  auto band = [&](const std::vector<State>& run, int from, int to) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int n = from; n <= to; ++n) lo = std::min(lo, Energy(model, run[n])), hi = std::max(hi, Energy(model, run[n]));
+    return std::make_pair(lo / E0, hi / E0);
+  };
+  SECTION("implicit Euler dissipates monotonically") {
+    const auto run = Run(model, kImplicit, dt, steps);
+    for (int n = 1; n <= steps; ++n) REQUIRE(Energy(model, run[n]) <= Energy(model, run[n - 1]) * (1 + 1e-12));
+    // Per step the energy shrinks by 1/(1 + (w dt)^2): after 20 periods about e^-7.9.
+    CHECK(Energy(model, run[steps]) / E0 == Approx(std::pow(1 + k / m * dt * dt, -steps)).epsilon(1e-6));
+  }
+  SECTION("symplectic Euler oscillates in a band that does not drift") {
+    const auto run = Run(model, kSymplectic, dt, steps);
+    const auto first = band(run, 0, 100), last = band(run, steps - 100, steps);
+    // The modified energy is conserved: the band has width about w dt and stays put.
+    CHECK(first.second - first.first > 0.5 * std::sqrt(k / m) * dt);
+    CHECK(first.second - first.first < 1.5 * std::sqrt(k / m) * dt);
+    CHECK(std::abs(last.first - first.first) < 1e-3);
+    CHECK(std::abs(last.second - first.second) < 1e-3);
+  }
+  SECTION("midpoint conserves energy to round-off") {
+    const auto run = Run(model, kMidpoint, dt, steps);
+    const auto all = band(run, 0, steps);
+    CHECK(all.first > 1 - 1e-11);
+    CHECK(all.second < 1 + 1e-11);
+  }
+  SECTION("explicit Euler gains energy") {
+    const auto run = Run(model, kExplicit, dt, steps);
+    CHECK(Energy(model, run[steps]) / E0 == Approx(std::pow(1 + k / m * dt * dt, steps)).epsilon(1e-6));
+  }
+}
+
+// World angular momentum R I R^T w and kinetic energy of the free body of FreeBody().
+Eigen::Vector3d AngularMomentum(const Model& model, const State& s) {
+  const Eigen::Matrix3d R = math::RotationFromQuaternion(s.q.head<4>());
+  return R * model.bodies[0].inertia * R.transpose() * s.v.head<3>();
+}
+
+TEST_CASE("torque-free body: midpoint conserves momentum and energy, the intermediate axis flips", "[integrator][free-body]") {
+  const Eigen::Vector3d I(1.0, 2.0, 3.0), w0(0.01, 3.0, 0.01);
+  const Model model = testing::FreeBody(I, w0);
+  auto drift = [&](double dt, double duration, double* energy_drift, bool* flipped) {
+    const auto run = Run(model, kMidpoint, dt, static_cast<int>(std::lround(duration / dt)));
+    const Eigen::Vector3d L0 = AngularMomentum(model, run[0]);
+    const double E0 = 0.5 * w0.dot(I.asDiagonal() * w0);
+    double worst = 0;
+    *energy_drift = 0;
+    *flipped = false;
+    for (const State& s : run) {
+      worst = std::max(worst, (AngularMomentum(model, s) - L0).norm() / L0.norm());
+      const Eigen::Vector3d w_B = math::RotationFromQuaternion(s.q.head<4>()).transpose() * s.v.head<3>();
+      *energy_drift = std::max(*energy_drift, std::abs(0.5 * w_B.dot(I.asDiagonal() * w_B) - E0) / E0);
+      if (w_B.y() < -0.9 * w0.y()) *flipped = true;  // spinning the other way about y
+    }
+    return worst;
+  };
+  double e1, e2;
+  bool flipped1, flipped2;
+  const double l1 = drift(2e-3, 12.0, &e1, &flipped1);
+  const double l2 = drift(1e-3, 12.0, &e2, &flipped2);
+  INFO("momentum drift " << l1 << " -> " << l2 << ", energy drift " << e1 << " -> " << e2);
+  CHECK(l2 < 1e-5);
+  CHECK(e2 < 1e-5);
+  CHECK(flipped2);
+  CHECK(flipped1);
+}
+
+TEST_CASE("free fall: midpoint is exact, symplectic Euler lags by g t dt / 2", "[integrator][free-body]") {
+  Model model = testing::FreeBody(Eigen::Vector3d(1, 2, 3), Eigen::Vector3d(0.3, -0.2, 0.5));
+  model.gravity = Eigen::Vector3d(0, 0, -9.81);
+  model.joints[0].v_initial.tail<3>() = Eigen::Vector3d(1, 0, 2);
+  const double dt = 0.01;
+  const auto mid = Run(model, kMidpoint, dt, 100), sym = Run(model, kSymplectic, dt, 100);
+  for (int n : {10, 50, 100}) {
+    const double t = n * dt;
+    const Eigen::Vector3d exact = Eigen::Vector3d(1, 0, 2) * t + 0.5 * model.gravity * t * t;
+    CHECK((mid[n].q.tail<3>() - exact).norm() < 1e-12);
+    // Symplectic Euler: p_n = v0 t + g dt^2 n (n + 1) / 2 = exact + g t dt / 2.
+    CHECK((sym[n].q.tail<3>() - (exact + 0.5 * model.gravity * t * dt)).norm() < 1e-12);
+  }
+}
+
+TEST_CASE("implicit step reports non-convergence instead of returning a wrong state", "[integrator]") {
+  const Model model = testing::Pendulum(1.0, 1.0, 9.81, 1.0);
+  StepWorkspace ws = MakeStepWorkspace(model);
+  State s{0.0, model.InitialQ(), model.InitialV()};
+  const State before = s;
+  FreeMotionSettings one_iteration;
+  one_iteration.max_iterations = 1;
+  const StepStatus status = StepFreeMotion(model, kMidpoint, one_iteration, 0.05, s, ws);
+  CHECK(status.outcome == StepOutcome::kNotConverged);
+  CHECK(status.reason.find("did not converge") != std::string::npos);
+  CHECK(s.q == before.q);
+  CHECK(s.t == before.t);
+}
+
+TEST_CASE("a warmed-up step allocates nothing", "[integrator][allocation]") {
+  const Model model = testing::RandomTree(12, 3);
+  for (const ThetaParameters& p : {kSymplectic, kMidpoint, kImplicit}) {
+    StepWorkspace ws = MakeStepWorkspace(model);
+    State s{0.0, model.InitialQ(), model.InitialV()};
+    REQUIRE(StepFreeMotion(model, p, FreeMotionSettings{}, 1e-3, s, ws).ok());
+    const std::size_t before = testing::AllocationCount();
+    for (int n = 0; n < 20; ++n) StepFreeMotion(model, p, FreeMotionSettings{}, 1e-3, s, ws);
+    CHECK(testing::AllocationCount() - before == 0);
+  }
+}
+
+}  // namespace
+}  // namespace csim::integrator

@@ -37,10 +37,13 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);
   ws.k -= ws.mb.bias;
   ws.scale = ws.mb.M.diagonal().cwiseSqrt().cwiseInverse();
-  ws.work = v - s0.v;
-  ws.residual.noalias() = ws.mb.M * ws.work;
-  *reference = ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
-  ws.residual -= dt * ws.k;
+  // Momenta M v and M v0 set the scale: round-off in m is relative to them, not to the
+  // (possibly tiny) change M (v - v0).
+  ws.work.noalias() = ws.mb.M * v;
+  *reference = ws.work.cwiseProduct(ws.scale).norm();
+  ws.residual.noalias() = ws.mb.M * s0.v;
+  *reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
+  ws.residual = ws.work - ws.residual - dt * ws.k;
   return ws.residual.cwiseProduct(ws.scale).norm();
 }
 
@@ -60,10 +63,12 @@ StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
 // theta = 0: q_theta = q0 and v_theta = v0, so m(v) = M(q0) (v - v0) - dt k(q0, v0) is
 // linear with Jacobian M(q0) = A and one Newton step is exact. Its residual after the step
 // is evaluated from the same M and k (one product, no second dynamics pass).
-StepStatus FinishExplicit(double dt, const State& s0, double reference, StepWorkspace& ws) {
-  ws.work = ws.v_star - s0.v;
-  ws.residual.noalias() = ws.mb.M * ws.work;
-  ws.residual -= dt * ws.k;
+StepStatus FinishExplicit(double dt, const State& s0, StepWorkspace& ws) {
+  ws.work.noalias() = ws.mb.M * ws.v_star;
+  double reference = ws.work.cwiseProduct(ws.scale).norm();
+  ws.residual.noalias() = ws.mb.M * s0.v;
+  reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
+  ws.residual = ws.work - ws.residual - dt * ws.k;
   const double error = ws.residual.cwiseProduct(ws.scale).norm();
   if (!std::isfinite(error) || !ws.v_star.allFinite())
     return Failure(StepOutcome::kNonFinite, "non-finite free-motion velocity", s0.t);
@@ -109,7 +114,7 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
     ws.A_llt.solveInPlace(ws.residual);
     ws.v_star -= ws.residual;
     ++ws.iterations;
-    if (p.theta == 0.0) return FinishExplicit(dt, s0, reference, ws);
+    if (p.theta == 0.0) return FinishExplicit(dt, s0, ws);
   }
 }
 

@@ -27,8 +27,9 @@ struct ThetaParameters {
 };
 
 /// Stopping rule of the free-motion Newton iteration (math.md 1.3, suggested there):
-/// |D m| <= relative_tolerance * (|D M (v - v0)| + |D dt k|) + absolute_tolerance, with
-/// D = diag(M)^(-1/2), so the test is dimensionless per coordinate and independent of units.
+/// |D m| <= relative_tolerance * (|D M v| + |D M v0| + |D dt k|) + absolute_tolerance, with
+/// D = diag(M)^(-1/2), so the test is dimensionless per coordinate and independent of units,
+/// and measured against the momenta, the scale of the round-off in m.
 struct FreeMotionSettings {
   double relative_tolerance = 1e-12;   ///< [1]
   double absolute_tolerance = 1e-14;   ///< [sqrt(kg) m/s]
@@ -49,7 +50,7 @@ struct StepWorkspace {
   Eigen::VectorXd scale;         ///< (nv) diag(M)^(-1/2)
   Eigen::VectorXd work;          ///< (nv) scratch
   int iterations = 0;            ///< Newton iterations of the last free-motion solve
-  double momentum_error = 0.0;   ///< |D m| / (|D M (v - v0)| + |D dt k|) at v*
+  double momentum_error = 0.0;   ///< |D m| / (|D M v| + |D M v0| + |D dt k|) at v*
 };
 
 StepWorkspace MakeStepWorkspace(const multibody::Model& model);

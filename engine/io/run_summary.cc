@@ -1,0 +1,152 @@
+#include "engine/io/run_summary.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iomanip>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "engine/common/io_error.h"
+#include "engine/io/hdf5_file.h"
+
+namespace csim::io {
+namespace {
+
+/// A number with 6 significant digits, "%g"-style ("0.001", "1.5e-09").
+std::string Num(double value) {
+  std::ostringstream out;
+  out << std::setprecision(6) << value;
+  return out.str();
+}
+
+/// A wall-clock duration with a readable unit ("85.2 us", "12 ms", "3.4 s").
+std::string Duration(double seconds) {
+  if (seconds != 0.0 && seconds < 1e-3) return Num(seconds * 1e6) + " us";
+  if (seconds != 0.0 && seconds < 1.0) return Num(seconds * 1e3) + " ms";
+  return Num(seconds) + " s";
+}
+
+/// Appends one aligned "label  value" line.
+void Line(std::ostringstream& out, const std::string& label, const std::string& value) {
+  out << std::left << std::setw(15) << label << value << '\n';
+}
+
+/// A root string attribute, or "?" if absent.
+std::string StringAttribute(const Hdf5File& file, const char* name) {
+  return file.HasAttribute(name) ? file.GetStringAttribute(name) : "?";
+}
+
+/// A root numeric attribute, formatted, or "?" if absent.
+std::string NumberAttribute(const Hdf5File& file, const char* name) {
+  return file.HasAttribute(name) ? Num(file.GetDoubleAttribute(name)) : "?";
+}
+
+/// Throws IoError unless the file says format = "csim".
+void CheckIsCsimFile(const Hdf5File& file) {
+  bool ok = false;
+  if (file.HasAttribute("format")) {
+    try {
+      ok = file.GetStringAttribute("format") == "csim";
+    } catch (const IoError&) {
+      ok = false;  // a non-string attribute: not ours
+    }
+  }
+  if (!ok || !file.Exists("time"))
+    throw IoError("'" + file.file_name() + "' is not a csim output file");
+}
+
+/// Header lines: scene, version, creation, status.
+void DescribeHeader(const Hdf5File& file, std::ostringstream& out) {
+  Line(out, "scene", StringAttribute(file, "scene_name") + " (" +
+                         StringAttribute(file, "scene_file") + ")");
+  Line(out, "csim version", StringAttribute(file, "csim_version"));
+  Line(out, "created", StringAttribute(file, "created"));
+  std::string status = file.Exists("status") ? file.OpenDataset("status").ReadString() : "?";
+  if (file.HasAttribute("failure_reason"))
+    status += ": " + file.GetStringAttribute("failure_reason");
+  Line(out, "status", status);
+}
+
+/// Settings and model sizes.
+void DescribeSettings(const Hdf5File& file, std::ostringstream& out) {
+  Line(out, "time step", NumberAttribute(file, "time_step") + " s");
+  Line(out, "duration", NumberAttribute(file, "duration") + " s");
+  Line(out, "integrator", StringAttribute(file, "integrator") + " (theta " +
+                              NumberAttribute(file, "theta") + ", theta_q " +
+                              NumberAttribute(file, "theta_q") + ")");
+  Line(out, "contact model", StringAttribute(file, "contact_model"));
+  const int64_t nq = file.OpenDataset("model/nq").ReadInts().at(0);
+  const int64_t nv = file.OpenDataset("model/nv").ReadInts().at(0);
+  const hsize_t nb = file.OpenDataset("model/body_names").rows();
+  Line(out, "model", "nq " + std::to_string(nq) + ", nv " + std::to_string(nv) + ", " +
+                         std::to_string(nb) + (nb == 1 ? " body" : " bodies"));
+}
+
+/// Solver statistics over rows [first, n) of /solver/*.
+void DescribeSolver(const Hdf5File& file, hsize_t first, hsize_t n, std::ostringstream& out) {
+  const std::vector<int64_t> iterations = file.OpenDataset("solver/iterations").ReadInts(n);
+  const std::vector<double> error = file.OpenDataset("solver/momentum_error").ReadDoubles(n);
+  const std::vector<double> wall = file.OpenDataset("solver/wall_time").ReadDoubles(n);
+  // Series are flushed before /time, so they hold at least n rows; a damaged file may not.
+  const hsize_t end = std::min({n, hsize_t(iterations.size()), hsize_t(error.size()),
+                                hsize_t(wall.size())});
+  if (end <= first) return;
+  const double count = static_cast<double>(end - first);
+  const double iterations_sum =
+      std::accumulate(iterations.begin() + first, iterations.begin() + end, 0.0);
+  const int64_t iterations_max =
+      *std::max_element(iterations.begin() + first, iterations.begin() + end);
+  const double error_max = *std::max_element(error.begin() + first, error.begin() + end);
+  const double wall_sum = std::accumulate(wall.begin() + first, wall.begin() + end, 0.0);
+  Line(out, "iterations", "mean " + Num(iterations_sum / count) + ", max " +
+                              std::to_string(iterations_max));
+  Line(out, "momentum error", "max " + Num(error_max));
+  Line(out, "wall time", Duration(wall_sum) + " total, " + Duration(wall_sum / count) +
+                             " per step (mean)");
+}
+
+/// Contacts per step, when /contacts was recorded.
+void DescribeContacts(const Hdf5File& file, hsize_t n, std::ostringstream& out) {
+  if (!file.Exists("contacts/count")) return;
+  const std::vector<int64_t> count = file.OpenDataset("contacts/count").ReadInts(n);
+  if (count.empty()) return;
+  const int64_t max = *std::max_element(count.begin(), count.end());
+  const int64_t total = std::accumulate(count.begin(), count.end(), int64_t{0});
+  Line(out, "contacts", "max " + std::to_string(max) + " per step, " + std::to_string(total) +
+                            " in all");
+}
+
+/// Rows, steps, time range and the per-step statistics.
+void DescribeRows(const Hdf5File& file, std::ostringstream& out) {
+  // len(/time) is the number of complete rows; every other series is sliced to it.
+  const std::vector<double> time = file.OpenDataset("time").ReadDoubles();
+  const hsize_t n = time.size();
+  const std::vector<int64_t> step = file.OpenDataset("step").ReadInts(n);
+  if (n == 0 || step.size() < n) {
+    Line(out, "rows", "0");
+    return;
+  }
+  Line(out, "rows", std::to_string(n) + " (steps " + std::to_string(step.front()) + " to " +
+                        std::to_string(step.back()) + ")");
+  Line(out, "time", Num(time.front()) + " to " + Num(time.back()) + " s");
+  // The row of step 0 is the initial state: no step, no solver statistics.
+  const hsize_t first = step.front() == 0 ? 1 : 0;
+  DescribeSolver(file, first, n, out);
+  DescribeContacts(file, n, out);
+}
+
+}  // namespace
+
+std::string DescribeRun(const std::string& h5_path) {
+  Hdf5File file = Hdf5File::Open(h5_path, Hdf5File::Mode::kSwmrRead);
+  CheckIsCsimFile(file);
+  std::ostringstream out;
+  Line(out, "file", h5_path);
+  DescribeHeader(file, out);
+  DescribeSettings(file, out);
+  DescribeRows(file, out);
+  return out.str();
+}
+
+}  // namespace csim::io

@@ -1,0 +1,678 @@
+// Tests of engine/io/hdf5_recorder.cc (and the hdf5_file.h wrapper and run_summary.cc it
+// relies on). Files are written through Hdf5Recorder and read back with the plain HDF5 C
+// API, so the layout of output-format.md is checked independently of the wrapper.
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/common/io_error.h"
+#include "engine/io/dependency_versions.h"
+#include "engine/io/hdf5_file.h"
+#include "engine/io/hdf5_recorder.h"
+#include "engine/io/run_summary.h"
+#include "tests/support/allocation_counter.h"
+
+namespace csim::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh directory under /tmp, removed with its files at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "csim_hdf5_XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string File(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+/// Four bodies on joints of four kinds: free base, revolute arm, prescribed prismatic
+/// slider (owns no coordinates), fixed tool (owns none). nq = 8, nv = 7.
+multibody::Model MakeModel() {
+  using multibody::JointType;
+  multibody::Model model;
+  const struct {
+    const char* name;
+    JointType type;
+    int parent;
+    bool prescribed;
+  } parts[] = {{"base", JointType::kFree, -1, false},
+               {"arm", JointType::kRevolute, 0, false},
+               {"slider", JointType::kPrismatic, 1, true},
+               {"tool", JointType::kFixed, 1, false}};
+  for (const auto& part : parts) {
+    multibody::Body body;
+    body.name = part.name;
+    body.mass = 1.0;
+    model.bodies.push_back(body);
+    multibody::Joint joint;
+    joint.name = std::string(part.name) + "_joint";
+    joint.type = part.type;
+    joint.parent = part.parent;
+    joint.child = static_cast<int>(model.joints.size());
+    joint.prescribed = part.prescribed;
+    model.joints.push_back(joint);
+  }
+  multibody::AssignCoordinates(model);
+  return model;
+}
+
+sim::Settings MakeSettings(bool contacts) {
+  sim::Settings settings;
+  settings.time_step = 0.01;
+  settings.duration = 12.0;
+  settings.integrator.name = "theta";
+  settings.integrator.theta = 0.5;
+  settings.integrator.theta_q = 0.25;
+  settings.contact_model = sim::ContactModel::kLagged;
+  settings.output.contacts = contacts;
+  return settings;
+}
+
+/// Model, settings and run info that outlive the recorder using them.
+struct Run {
+  explicit Run(bool contacts = true) : model(MakeModel()), settings(MakeSettings(contacts)) {
+    info.model = &model;
+    info.settings = &settings;
+    info.scene_name = "test_scene";
+    info.scene_file = "scenes/test.yaml";
+    info.scene_yaml = "name: test_scene\nsettings: {time_step: 0.01}\n# \xc3\xa9t\xc3\xa9\n";
+    info.overrides = {"settings.time_step=0.01", "bodies.arm.mass=2"};
+  }
+  multibody::Model model;
+  sim::Settings settings;
+  sim::RunInfo info;
+};
+
+/// Row storage sized for `model`, as the run loop preallocates it.
+sim::Row MakeRow(const multibody::Model& model) {
+  const int nb = model.num_bodies();
+  sim::Row row;
+  row.q.resize(model.nq);
+  row.v.resize(model.nv);
+  row.body_position.resize(3, nb);
+  row.body_quaternion.resize(4, nb);
+  row.body_linear_velocity.resize(3, nb);
+  row.body_angular_velocity.resize(3, nb);
+  row.contacts.reserve(8);
+  return row;
+}
+
+/// Contacts of row i: i % 4 of them, so some rows have none.
+int ContactsOfRow(int64_t i) { return static_cast<int>(i % 4); }
+
+/// Known values for row i (a pure function of i, so expectations are recomputed exactly).
+/// Solver statistics are zero for the initial row 0.
+void FillRow(int64_t i, sim::Row* row) {
+  const double x = static_cast<double>(i);
+  row->step = i;
+  row->time = 0.01 * x;
+  for (int k = 0; k < row->q.size(); ++k) row->q[k] = x + 0.001 * k;
+  for (int k = 0; k < row->v.size(); ++k) row->v[k] = -x + 0.01 * k;
+  for (int b = 0; b < row->body_position.cols(); ++b) {
+    const double angle = 0.001 * x + b;
+    row->body_position.col(b) << x, b, 0.5 * x;
+    row->body_quaternion.col(b) << std::cos(angle), 0.0, std::sin(angle), 0.0;
+    row->body_linear_velocity.col(b) << b, -x, 1.0;
+    row->body_angular_velocity.col(b) << 0.0, x * b, -2.0;
+  }
+  row->kinetic_energy = 1.5 * x;
+  row->potential_energy = -9.81 * x;
+  const bool initial = i == 0;
+  row->solver.iterations = initial ? 0 : 1 + static_cast<int>(i % 3);
+  row->solver.momentum_error = initial ? 0.0 : 1e-10 * static_cast<double>(i % 5);
+  row->solver.cost = 0.25 * x;
+  row->solver.wall_time = initial ? 0.0 : 2.5e-4;
+  row->contacts.clear();
+  for (int c = 0; c < ContactsOfRow(i); ++c) {
+    sim::ContactRow contact;
+    contact.body_a = c - 1;
+    contact.body_b = c;
+    contact.point = Eigen::Vector3d(x, c, -0.5);
+    contact.normal = Eigen::Vector3d(0.0, std::sin(0.1 * c), std::cos(0.1 * c));
+    contact.signed_distance = -1e-4 * c;
+    contact.force = Eigen::Vector3d(c, 2.0 * x, 9.81);
+    contact.slip_speed = 0.1 * c + x;
+    row->contacts.push_back(contact);
+  }
+}
+
+/// Records rows [first, last) of FillRow.
+void RecordRows(Hdf5Recorder& recorder, const multibody::Model& model, int64_t first,
+                int64_t last) {
+  sim::Row row = MakeRow(model);
+  for (int64_t i = first; i < last; ++i) {
+    FillRow(i, &row);
+    recorder.Record(row);
+  }
+}
+
+// --- Reading back with the plain C API ---------------------------------------------------
+
+/// Opens a file read-only in SWMR mode (also works on a closed file).
+Hdf5Id OpenForReading(const std::string& path) {
+  SilenceHdf5Errors();
+  Hdf5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT));
+  REQUIRE(file.valid());
+  return file;
+}
+
+Hdf5Id OpenDataset(const Hdf5Id& file, const std::string& path) {
+  Hdf5Id dataset(H5Dopen2(file.get(), path.c_str(), H5P_DEFAULT));
+  INFO(path);
+  REQUIRE(dataset.valid());
+  return dataset;
+}
+
+std::vector<hsize_t> Shape(const Hdf5Id& file, const std::string& path) {
+  Hdf5Id dataset = OpenDataset(file, path);
+  Hdf5Id space(H5Dget_space(dataset.get()));
+  std::vector<hsize_t> dims(H5Sget_simple_extent_ndims(space.get()));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return dims;
+}
+
+/// Every element of a numeric dataset, converted to T (mem_type).
+template <typename T>
+std::vector<T> ReadAll(const Hdf5Id& file, const std::string& path, hid_t mem_type) {
+  Hdf5Id dataset = OpenDataset(file, path);
+  Hdf5Id space(H5Dget_space(dataset.get()));
+  std::vector<T> values(H5Sget_simple_extent_npoints(space.get()));
+  if (!values.empty())
+    REQUIRE(H5Dread(dataset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+  return values;
+}
+
+std::vector<double> ReadDoubles(const Hdf5Id& file, const std::string& path) {
+  return ReadAll<double>(file, path, H5T_NATIVE_DOUBLE);
+}
+
+std::vector<int64_t> ReadInts(const Hdf5Id& file, const std::string& path) {
+  return ReadAll<int64_t>(file, path, H5T_NATIVE_INT64);
+}
+
+/// A 1-D or scalar dataset of variable-length UTF-8 strings.
+std::vector<std::string> ReadVlenStrings(const Hdf5Id& file, const std::string& path) {
+  Hdf5Id dataset = OpenDataset(file, path);
+  Hdf5Id type(H5Dget_type(dataset.get()));
+  REQUIRE(H5Tis_variable_str(type.get()) > 0);
+  REQUIRE(H5Tget_cset(type.get()) == H5T_CSET_UTF8);
+  Hdf5Id space(H5Dget_space(dataset.get()));
+  std::vector<char*> pointers(H5Sget_simple_extent_npoints(space.get()));
+  if (!pointers.empty())
+    REQUIRE(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    pointers.data()) >= 0);
+  std::vector<std::string> values;
+  for (char* p : pointers) {
+    values.emplace_back(p);
+    H5free_memory(p);
+  }
+  return values;
+}
+
+/// /status: a scalar fixed-length, null-padded string.
+std::string ReadStatus(const Hdf5Id& file) {
+  Hdf5Id dataset = OpenDataset(file, "/status");
+  Hdf5Id type(H5Dget_type(dataset.get()));
+  REQUIRE(H5Tis_variable_str(type.get()) == 0);
+  std::string text(H5Tget_size(type.get()), '\0');
+  REQUIRE(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()) >= 0);
+  return text.substr(0, text.find('\0'));
+}
+
+bool HasAttribute(const Hdf5Id& file, const std::string& object, const std::string& name) {
+  return H5Aexists_by_name(file.get(), object.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+}
+
+std::string StringAttribute(const Hdf5Id& file, const std::string& object,
+                            const std::string& name) {
+  Hdf5Id attr(H5Aopen_by_name(file.get(), object.c_str(), name.c_str(), H5P_DEFAULT,
+                              H5P_DEFAULT));
+  INFO(object << " @" << name);
+  REQUIRE(attr.valid());
+  Hdf5Id type(H5Aget_type(attr.get()));
+  REQUIRE(H5Tis_variable_str(type.get()) > 0);
+  char* p = nullptr;
+  REQUIRE(H5Aread(attr.get(), type.get(), &p) >= 0);
+  std::string value(p);
+  H5free_memory(p);
+  return value;
+}
+
+double NumberAttribute(const Hdf5Id& file, const std::string& name) {
+  Hdf5Id attr(H5Aopen_by_name(file.get(), "/", name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+  REQUIRE(attr.valid());
+  double value = 0.0;
+  REQUIRE(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value) >= 0);
+  return value;
+}
+
+/// Runs tools/check_output.py on `path`; returns its exit status, printing its output
+/// on failure.
+int RunChecker(const std::string& path, bool contacts) {
+  const std::string log = path + ".check.txt";
+  const std::string command = std::string("/usr/bin/python3 ") + CSIM_CHECK_OUTPUT + " '" +
+                              path + "'" + (contacts ? " --contacts" : "") + " > '" + log +
+                              "' 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  UNSCOPED_INFO("check_output.py: " << text.str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// Writes rows [0, rows) of FillRow through a recorder, then finishes with `status`.
+void WriteRun(const Run& run, const std::string& path, int64_t rows, sim::RunStatus status,
+              const std::string& reason = "") {
+  Hdf5Recorder recorder(path);
+  recorder.Begin(run.info);
+  RecordRows(recorder, run.model, 0, rows);
+  recorder.Finish(status, reason);
+}
+
+// --- Tests -------------------------------------------------------------------------------
+
+/// Rows of the round trip: steps 0..1200, more than two chunks, and 1200 steps with
+/// solver statistics whose mean is exact.
+constexpr int64_t kRows = 1201;
+
+/// Compares rows [0, n) of every time series and contact dataset with FillRow.
+void CheckRowsMatch(const Hdf5Id& file, const multibody::Model& model, int64_t n,
+                    bool contacts) {
+  const std::vector<double> time = ReadDoubles(file, "/time");
+  REQUIRE(static_cast<int64_t>(time.size()) == n);
+  const std::vector<int64_t> step = ReadInts(file, "/step");
+  const std::vector<double> q = ReadDoubles(file, "/state/q");
+  const std::vector<double> v = ReadDoubles(file, "/state/v");
+  const std::vector<double> position = ReadDoubles(file, "/bodies/position");
+  const std::vector<double> quaternion = ReadDoubles(file, "/bodies/quaternion");
+  const std::vector<double> linear = ReadDoubles(file, "/bodies/linear_velocity");
+  const std::vector<double> angular = ReadDoubles(file, "/bodies/angular_velocity");
+  const std::vector<double> kinetic = ReadDoubles(file, "/energy/kinetic");
+  const std::vector<double> potential = ReadDoubles(file, "/energy/potential");
+  const std::vector<int64_t> iterations = ReadInts(file, "/solver/iterations");
+  const std::vector<double> error = ReadDoubles(file, "/solver/momentum_error");
+  const std::vector<double> cost = ReadDoubles(file, "/solver/cost");
+  const std::vector<double> wall = ReadDoubles(file, "/solver/wall_time");
+  const int nq = model.nq, nv = model.nv, nb = model.num_bodies();
+  REQUIRE(q.size() == size_t(n * nq));
+  REQUIRE(position.size() == size_t(n * nb * 3));
+  REQUIRE(quaternion.size() == size_t(n * nb * 4));
+  sim::Row row = MakeRow(model);
+  std::vector<sim::ContactRow> expected_contacts;
+  int mismatches = 0;
+  auto same = [&](double a, double b) { mismatches += a != b; };
+  for (int64_t i = 0; i < n; ++i) {
+    FillRow(i, &row);
+    same(time[i], row.time);
+    same(step[i], row.step);
+    for (int k = 0; k < nq; ++k) same(q[i * nq + k], row.q[k]);
+    for (int k = 0; k < nv; ++k) same(v[i * nv + k], row.v[k]);
+    for (int b = 0; b < nb; ++b) {
+      for (int k = 0; k < 3; ++k) {
+        same(position[(i * nb + b) * 3 + k], row.body_position(k, b));
+        same(linear[(i * nb + b) * 3 + k], row.body_linear_velocity(k, b));
+        same(angular[(i * nb + b) * 3 + k], row.body_angular_velocity(k, b));
+      }
+      for (int k = 0; k < 4; ++k) same(quaternion[(i * nb + b) * 4 + k], row.body_quaternion(k, b));
+    }
+    same(kinetic[i], row.kinetic_energy);
+    same(potential[i], row.potential_energy);
+    same(iterations[i], row.solver.iterations);
+    same(error[i], row.solver.momentum_error);
+    same(cost[i], row.solver.cost);
+    same(wall[i], row.solver.wall_time);
+    expected_contacts.insert(expected_contacts.end(), row.contacts.begin(), row.contacts.end());
+  }
+  CHECK(mismatches == 0);
+  if (!contacts) return;
+
+  // Ragged contacts: offset is the running sum of count; flat datasets hold them in order.
+  const std::vector<int64_t> count = ReadInts(file, "/contacts/count");
+  const std::vector<int64_t> offset = ReadInts(file, "/contacts/offset");
+  REQUIRE(static_cast<int64_t>(count.size()) == n);
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    CHECK(count[i] == ContactsOfRow(i));
+    CHECK(offset[i] == total);
+    total += count[i];
+  }
+  const std::vector<int64_t> body_a = ReadInts(file, "/contacts/body_a");
+  const std::vector<int64_t> body_b = ReadInts(file, "/contacts/body_b");
+  const std::vector<double> point = ReadDoubles(file, "/contacts/point");
+  const std::vector<double> normal = ReadDoubles(file, "/contacts/normal");
+  const std::vector<double> distance = ReadDoubles(file, "/contacts/signed_distance");
+  const std::vector<double> force = ReadDoubles(file, "/contacts/force");
+  const std::vector<double> slip = ReadDoubles(file, "/contacts/slip_speed");
+  REQUIRE(static_cast<int64_t>(expected_contacts.size()) == total);
+  REQUIRE(body_a.size() >= size_t(total));
+  REQUIRE(point.size() >= size_t(3 * total));
+  for (int64_t m = 0; m < total; ++m) {
+    const sim::ContactRow& c = expected_contacts[m];
+    same(body_a[m], c.body_a);
+    same(body_b[m], c.body_b);
+    same(distance[m], c.signed_distance);
+    same(slip[m], c.slip_speed);
+    for (int k = 0; k < 3; ++k) {
+      same(point[3 * m + k], c.point[k]);
+      same(normal[3 * m + k], c.normal[k]);
+      same(force[3 * m + k], c.force[k]);
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+/// The time series of output-format.md, with their units.
+const std::vector<std::pair<std::string, std::string>>& SeriesUnits() {
+  static const std::vector<std::pair<std::string, std::string>> units = {
+      {"/time", "s"},
+      {"/step", "1"},
+      {"/state/q", "mixed"},
+      {"/state/v", "mixed"},
+      {"/bodies/position", "m"},
+      {"/bodies/quaternion", "1"},
+      {"/bodies/linear_velocity", "m/s"},
+      {"/bodies/angular_velocity", "rad/s"},
+      {"/energy/kinetic", "J"},
+      {"/energy/potential", "J"},
+      {"/solver/iterations", "1"},
+      {"/solver/momentum_error", "1"},
+      {"/solver/cost", "J"},
+      {"/solver/wall_time", "s"},
+      {"/contacts/count", "1"},
+      {"/contacts/offset", "1"},
+      {"/contacts/point", "m"},
+      {"/contacts/force", "N"},
+      {"/contacts/slip_speed", "m/s"}};
+  return units;
+}
+
+/// Chunked along time, unlimited first dimension, shuffle then gzip.
+void CheckExtendible(const Hdf5Id& file, const std::string& path) {
+  INFO(path);
+  Hdf5Id dataset = OpenDataset(file, path);
+  Hdf5Id space(H5Dget_space(dataset.get()));
+  hsize_t max_dims[8];
+  H5Sget_simple_extent_dims(space.get(), nullptr, max_dims);
+  CHECK(max_dims[0] == H5S_UNLIMITED);
+  Hdf5Id dcpl(H5Dget_create_plist(dataset.get()));
+  CHECK(H5Pget_layout(dcpl.get()) == H5D_CHUNKED);
+  REQUIRE(H5Pget_nfilters(dcpl.get()) == 2);
+  auto filter = [&](unsigned index) {
+    unsigned flags = 0, values[8];
+    size_t n_values = 8;  // in: room in `values`; out: how many the filter has
+    return H5Pget_filter2(dcpl.get(), index, &flags, &n_values, values, 0, nullptr, nullptr);
+  };
+  CHECK(filter(0) == H5Z_FILTER_SHUFFLE);
+  CHECK(filter(1) == H5Z_FILTER_DEFLATE);
+}
+
+TEST_CASE("Hdf5Recorder round trip: every row, contact and label comes back", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("run.h5");
+  {
+    Hdf5Recorder recorder(path);
+    recorder.Begin(run.info);
+    REQUIRE(recorder.chunk_rows() > 0);
+    REQUIRE(kRows > 2 * recorder.chunk_rows());
+    RecordRows(recorder, run.model, 0, kRows);
+    recorder.Finish(sim::RunStatus::kCompleted, "");
+  }
+  Hdf5Id file = OpenForReading(path);
+
+  SECTION("root attributes") {
+    CHECK(StringAttribute(file, "/", "format") == "csim");
+    CHECK(NumberAttribute(file, "format_version") == 1.0);
+    CHECK(StringAttribute(file, "/", "csim_version") == VersionString());
+    CHECK(StringAttribute(file, "/", "scene_name") == "test_scene");
+    CHECK(StringAttribute(file, "/", "scene_file") == "scenes/test.yaml");
+    const std::string created = StringAttribute(file, "/", "created");
+    CHECK(created.size() == 20);
+    CHECK(created[10] == 'T');
+    CHECK(created.back() == 'Z');
+    CHECK(NumberAttribute(file, "time_step") == 0.01);
+    CHECK(NumberAttribute(file, "duration") == 12.0);
+    CHECK(StringAttribute(file, "/", "integrator") == "theta");
+    CHECK(NumberAttribute(file, "theta") == 0.5);
+    CHECK(NumberAttribute(file, "theta_q") == 0.25);
+    CHECK(StringAttribute(file, "/", "contact_model") == "lagged");
+    CHECK_FALSE(HasAttribute(file, "/", "failure_reason"));
+    CHECK(ReadStatus(file) == "completed");
+  }
+  SECTION("scene and model") {
+    CHECK(ReadVlenStrings(file, "/scene/yaml") ==
+          std::vector<std::string>{run.info.scene_yaml});
+    CHECK(ReadVlenStrings(file, "/scene/overrides") == run.info.overrides);
+    CHECK(ReadVlenStrings(file, "/model/body_names") ==
+          std::vector<std::string>{"base", "arm", "slider", "tool"});
+    CHECK(ReadVlenStrings(file, "/model/joint_names") ==
+          std::vector<std::string>{"base_joint", "arm_joint", "slider_joint", "tool_joint"});
+    CHECK(ReadVlenStrings(file, "/model/joint_types") ==
+          std::vector<std::string>{"free", "revolute", "prismatic", "fixed"});
+    CHECK(ReadInts(file, "/model/joint_q_start") == std::vector<int64_t>{0, 7, -1, -1});
+    CHECK(ReadInts(file, "/model/joint_v_start") == std::vector<int64_t>{0, 6, -1, -1});
+    CHECK(ReadInts(file, "/model/nq") == std::vector<int64_t>{8});
+    CHECK(ReadInts(file, "/model/nv") == std::vector<int64_t>{7});
+  }
+  SECTION("time series and contacts, value for value") {
+    CHECK(Shape(file, "/state/q") == std::vector<hsize_t>{kRows, 8});
+    CHECK(Shape(file, "/bodies/quaternion") == std::vector<hsize_t>{kRows, 4, 4});
+    CHECK(Shape(file, "/contacts/normal")[1] == 3);
+    CheckRowsMatch(file, run.model, kRows, true);
+  }
+  SECTION("element types, units, descriptions, chunking") {
+    Hdf5Id iterations = OpenDataset(file, "/solver/iterations");
+    Hdf5Id type(H5Dget_type(iterations.get()));
+    CHECK(H5Tget_class(type.get()) == H5T_INTEGER);
+    CHECK(H5Tget_size(type.get()) == 4);
+    for (const auto& [path, units] : SeriesUnits()) {
+      INFO(path);
+      CHECK(StringAttribute(file, path, "units") == units);
+      CHECK(!StringAttribute(file, path, "description").empty());
+      CheckExtendible(file, path);
+    }
+  }
+  SECTION("dimension scales") {
+    Hdf5Id time = OpenDataset(file, "/time");
+    Hdf5Id bodies = OpenDataset(file, "/model/body_names");
+    CHECK(H5DSis_scale(time.get()) > 0);
+    CHECK(H5DSis_scale(bodies.get()) > 0);
+    for (const char* path : {"/step", "/state/q", "/bodies/position", "/solver/wall_time",
+                             "/contacts/count"}) {
+      INFO(path);
+      CHECK(H5DSis_attached(OpenDataset(file, path).get(), time.get(), 0) > 0);
+    }
+    for (const char* path : {"/bodies/position", "/bodies/quaternion",
+                             "/bodies/linear_velocity", "/bodies/angular_velocity"}) {
+      INFO(path);
+      CHECK(H5DSis_attached(OpenDataset(file, path).get(), bodies.get(), 1) > 0);
+    }
+  }
+  SECTION("check_output.py accepts it") { CHECK(RunChecker(path, true) == 0); }
+  SECTION("DescribeRun summarises it") {
+    file.Reset();
+    const std::string text = DescribeRun(path);
+    INFO(text);
+    CHECK(text.find("test_scene (scenes/test.yaml)") != std::string::npos);
+    CHECK(text.find("completed") != std::string::npos);
+    CHECK(text.find("0.01 s") != std::string::npos);
+    CHECK(text.find("theta (theta 0.5, theta_q 0.25)") != std::string::npos);
+    CHECK(text.find("lagged") != std::string::npos);
+    CHECK(text.find("nq 8, nv 7, 4 bodies") != std::string::npos);
+    CHECK(text.find("1201 (steps 0 to 1200)") != std::string::npos);
+    CHECK(text.find("0 to 12 s") != std::string::npos);
+    // Steps 1..1200 (step 0 is the initial state): iterations cycle 2, 3, 1.
+    CHECK(text.find("mean 2, max 3") != std::string::npos);
+    CHECK(text.find("max 4e-10") != std::string::npos);
+    CHECK(text.find("300 ms total, 250 us per step") != std::string::npos);
+    // Rows 0..1200 have i % 4 contacts: 300 cycles of 0+1+2+3.
+    CHECK(text.find("max 3 per step, 1800 in all") != std::string::npos);
+  }
+}
+
+TEST_CASE("Hdf5Recorder final status: completed, failed with reason, interrupted",
+          "[hdf5]") {
+  TempDir dir;
+  Run run;
+  SECTION("failed") {
+    const std::string path = dir.File("failed.h5");
+    WriteRun(run, path, 30, sim::RunStatus::kFailed, "non-finite v at step 29");
+    CHECK(RunChecker(path, true) == 0);
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadStatus(file) == "failed");
+    CHECK(StringAttribute(file, "/", "failure_reason") == "non-finite v at step 29");
+    CheckRowsMatch(file, run.model, 30, true);
+    file.Reset();
+    const std::string text = DescribeRun(path);
+    CHECK(text.find("failed: non-finite v at step 29") != std::string::npos);
+  }
+  SECTION("failed without a reason still gets one") {
+    const std::string path = dir.File("failed_no_reason.h5");
+    WriteRun(run, path, 3, sim::RunStatus::kFailed);
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadStatus(file) == "failed");
+    CHECK(!StringAttribute(file, "/", "failure_reason").empty());
+  }
+  SECTION("interrupted") {
+    const std::string path = dir.File("interrupted.h5");
+    WriteRun(run, path, 700, sim::RunStatus::kInterrupted);
+    CHECK(RunChecker(path, true) == 0);
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadStatus(file) == "interrupted");
+    CHECK_FALSE(HasAttribute(file, "/", "failure_reason"));
+    CheckRowsMatch(file, run.model, 700, true);
+  }
+  SECTION("without contacts there is no /contacts group") {
+    Run no_contacts(false);
+    const std::string path = dir.File("no_contacts.h5");
+    WriteRun(no_contacts, path, 10, sim::RunStatus::kCompleted);
+    CHECK(RunChecker(path, false) == 0);
+    Hdf5Id file = OpenForReading(path);
+    CHECK(H5Lexists(file.get(), "contacts", H5P_DEFAULT) == 0);
+    CHECK(ReadStatus(file) == "completed");
+    CheckRowsMatch(file, no_contacts.model, 10, false);
+  }
+}
+
+TEST_CASE("Hdf5Recorder: a live file reads in SWMR mode while it is written", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("live.h5");
+  Hdf5Recorder recorder(path);
+  recorder.Begin(run.info);
+  // One full chunk (flushed) plus a few buffered rows.
+  RecordRows(recorder, run.model, 0, recorder.chunk_rows() + 5);
+  CHECK(recorder.flushed_rows() == recorder.chunk_rows());
+  // Another process (the checker) opens it in SWMR read mode while we hold it open.
+  CHECK(RunChecker(path, true) == 0);
+  recorder.Finish(sim::RunStatus::kCompleted, "");
+  CHECK(recorder.flushed_rows() == recorder.chunk_rows() + 5);
+}
+
+TEST_CASE("Hdf5Recorder: buffering a row does not allocate", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  Hdf5Recorder recorder(dir.File("alloc.h5"));
+  recorder.Begin(run.info);
+  sim::Row row = MakeRow(run.model);
+  FillRow(1, &row);  // 1 contact; rows below stay within the preallocated contact buffer
+  recorder.Record(row);
+  const size_t before = testing::AllocationCount();
+  for (int i = 0; i < 50; ++i) recorder.Record(row);  // far from a chunk boundary
+  const size_t after = testing::AllocationCount();
+  CHECK(after == before);
+  recorder.Finish(sim::RunStatus::kCompleted, "");
+}
+
+TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("killed.h5");
+  constexpr int64_t kEarlyRows = 40;  // recorded at once: buffered, not flushed
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The writer: no Finish, no destructors, like a SIGKILL.
+    try {
+      Hdf5Recorder recorder(path);
+      recorder.Begin(run.info);
+      RecordRows(recorder, run.model, 0, kEarlyRows);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+      // Over a second since the last flush: this row triggers a flush of all 41 rows.
+      RecordRows(recorder, run.model, kEarlyRows, kEarlyRows + 1);
+      // Buffered only: lost with the process.
+      RecordRows(recorder, run.model, kEarlyRows + 1, kEarlyRows + 4);
+      _exit(recorder.flushed_rows() == kEarlyRows + 1 ? 0 : 2);
+    } catch (...) {
+      _exit(1);
+    }
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+
+  CHECK(RunChecker(path, true) == 0);
+  {
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadStatus(file) == "running");
+    CheckRowsMatch(file, run.model, kEarlyRows + 1, true);
+  }
+  const std::string text = DescribeRun(path);
+  INFO(text);
+  CHECK(text.find("running") != std::string::npos);
+  CHECK(text.find("41 (steps 0 to 40)") != std::string::npos);
+}
+
+TEST_CASE("Hdf5Recorder and DescribeRun report I/O problems as IoError", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  SECTION("output directory does not exist") {
+    Hdf5Recorder recorder(dir.File("no/such/dir/run.h5"));
+    CHECK_THROWS_AS(recorder.Begin(run.info), IoError);
+    CHECK_THROWS_WITH(Hdf5Recorder(dir.File("missing/run.h5")).Begin(run.info),
+                      Catch::Contains("missing/run.h5"));
+    recorder.Finish(sim::RunStatus::kFailed, "never began");  // harmless
+  }
+  SECTION("DescribeRun of a missing file") {
+    CHECK_THROWS_AS(DescribeRun(dir.File("absent.h5")), IoError);
+  }
+  SECTION("DescribeRun of a file that is not HDF5") {
+    std::ofstream(dir.File("text.h5")) << "not hdf5\n";
+    CHECK_THROWS_AS(DescribeRun(dir.File("text.h5")), IoError);
+  }
+  SECTION("DescribeRun of an HDF5 file that is not a csim file") {
+    const std::string path = dir.File("other.h5");
+    Hdf5File::Create(path).Close();
+    CHECK_THROWS_WITH(DescribeRun(path), Catch::Contains("not a csim output file"));
+  }
+}
+
+}  // namespace
+}  // namespace csim::io

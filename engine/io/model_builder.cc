@@ -218,6 +218,7 @@ void ResolveMassProperties(BodySpec& spec) {
   const auto inertia = b.Find("inertia");
   if (mass && density) density->Fail("body '" + body.name + "': give mass or density, not both");
   if (!mass && !density) b.Fail("body '" + body.name + "' needs a mass or a density");
+  const double given = mass ? mass->AsPositive() : density->AsPositive();
   const geometry::MassProperties unit = geometry::UnitGeometryMassProperties(body.geometry);
   const bool has_volume = unit.mass > 0;
   if (density && !has_volume) {
@@ -227,7 +228,7 @@ void ResolveMassProperties(BodySpec& spec) {
     mass->Fail("body '" + body.name +
                "': with mass alone the inertia is unknown; add collision geometry or inertia");
   }
-  body.mass = mass ? mass->AsPositive() : density->AsPositive() * unit.mass;
+  body.mass = mass ? given : given * unit.mass;
   const geometry::MassProperties scaled = geometry::ScaledToMass(unit, body.mass);
   body.com = com ? com->AsVector3() : scaled.com;
   if (inertia) {

@@ -48,7 +48,9 @@ int FindItem(const YAML::Node& list, const std::string& name) {
     const YAML::Node item = list[i];
     if (!item.IsMap()) continue;
     const YAML::Node item_name = item["name"];
-    if (item_name.IsScalar() && item_name.Scalar() == name) return static_cast<int>(i);
+    if (item_name.IsDefined() && item_name.IsScalar() && item_name.Scalar() == name) {
+      return static_cast<int>(i);
+    }
   }
   if (IsIndex(name) && std::stoi(name) < static_cast<int>(list.size())) return std::stoi(name);
   return -1;

@@ -88,11 +88,8 @@ void NodeReader::ExpectMap() const {
 
 void NodeReader::CheckKeys(const std::vector<std::string>& allowed) const {
   ExpectMap();
-  std::set<std::string> seen;
   for (const auto& [key, value] : Entries()) {
-    if (!key.IsScalar()) key.Fail("a map key must be a plain name, got " + KindName(key.node()));
     const std::string name = key.node().Scalar();
-    if (!seen.insert(name).second) key.Fail("duplicate key '" + name + "'");
     if (name.rfind("x-", 0) == 0) continue;  // user annotations (scene-format.md)
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
       key.Fail("unknown key '" + name + "'");
@@ -120,10 +117,16 @@ std::vector<std::pair<NodeReader, NodeReader>> NodeReader::Entries() const {
   ExpectMap();
   std::vector<std::pair<NodeReader, NodeReader>> out;
   if (node_.IsNull()) return out;
+  std::set<std::string> seen;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string key_text = it->first.IsScalar() ? it->first.Scalar() : "?";
     const std::string child_path = JoinPath(path_, key_text);
-    out.emplace_back(Child(it->first, child_path), Child(it->second, child_path));
+    const NodeReader key = Child(it->first, child_path);
+    if (!it->first.IsScalar()) {
+      key.Fail("a map key must be a plain name, got " + KindName(key.node()));
+    }
+    if (!seen.insert(key_text).second) key.Fail("duplicate key '" + key_text + "'");
+    out.emplace_back(key, Child(it->second, child_path));
   }
   return out;
 }

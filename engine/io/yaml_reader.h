@@ -77,7 +77,7 @@ class NodeReader {
   /// Fails unless this node is a map (a null node counts as an empty map).
   void ExpectMap() const;
   /// Fails on the first key not in `allowed` (keys starting with "x-" are always allowed),
-  /// on a non-scalar key and on a duplicate key. Implies ExpectMap().
+  /// and as Entries() does. Implies ExpectMap().
   void CheckKeys(const std::vector<std::string>& allowed) const;
   /// True if the map has `key` (with any value, including null).
   bool Has(const std::string& key) const;
@@ -85,7 +85,8 @@ class NodeReader {
   NodeReader Get(const std::string& key) const;
   /// The value of an optional key, or nullopt.
   std::optional<NodeReader> Find(const std::string& key) const;
-  /// The key node and value node of every entry, in file order.
+  /// The key node and value node of every entry, in file order. Fails on a non-scalar key
+  /// and on a duplicate key (yaml-cpp would silently keep both).
   std::vector<std::pair<NodeReader, NodeReader>> Entries() const;
 
   // ---- Sequences ------------------------------------------------------------------------

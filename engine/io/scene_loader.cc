@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -162,6 +163,10 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
 }
 
 LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& set_overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw IoError("cannot read scene file '" + path + "': it is a directory");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError("cannot read scene file '" + path + "': " + std::strerror(errno));
   std::ostringstream text;

@@ -4,6 +4,8 @@
 
 #include "engine/io/scene_loader.h"
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -201,8 +203,18 @@ TEST_CASE("explicit com shifts the geometric inertia (parallel axis)", "[loader]
   CHECK(s.model.bodies[0].inertia(2, 2) == Approx(i));
 }
 
-TEST_CASE("an unreadable scene file is an I/O error", "[loader]") {
+TEST_CASE("LoadScene reads a file; an unreadable one is an I/O error", "[loader]") {
   CHECK_THROWS_AS(LoadScene("/nonexistent/scene.yaml", {}), IoError);
+  CHECK_THROWS_AS(LoadScene(CSIM_SOURCE_DIR, {}), IoError);
+  const std::string path = "scene_loader_test_drop.yaml";
+  const std::string text = "csim: 1  # comment kept\nbodies: []\n";
+  std::ofstream(path) << text;
+  const LoadedScene s = LoadScene(path, {});
+  std::remove(path.c_str());
+  CHECK(s.name == "scene_loader_test_drop");
+  CHECK(s.file == path);
+  CHECK(s.yaml_text == text);
+  CHECK(s.model.num_bodies() == 0);
 }
 
 TEST_CASE("rejects unknown keys, missing keys and bad versions", "[loader]") {

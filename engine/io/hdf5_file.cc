@@ -488,6 +488,10 @@ Hdf5File Hdf5File::Open(const std::string& file_name, Mode mode) {
   Hdf5Id fapl = LatestFormatAccess();
   unsigned flags = H5F_ACC_RDONLY;
   if (mode == Mode::kReadWrite) flags = H5F_ACC_RDWR;
+  if (mode == Mode::kReadWriteUnlocked) {
+    flags = H5F_ACC_RDWR;
+    H5Pset_file_locking(fapl.get(), false, true);
+  }
   if (mode == Mode::kSwmrRead) flags = H5F_ACC_RDONLY | H5F_ACC_SWMR_READ;
   Hdf5Id file(H5Fopen(file_name.c_str(), flags, fapl.get()));
   if (!file.valid()) FailFile("open HDF5 file", file_name);

@@ -192,7 +192,15 @@ class Hdf5Group : public Hdf5Object {
 class Hdf5File : public Hdf5Group {
  public:
   /// How an existing file is opened.
-  enum class Mode { kReadOnly, kReadWrite, kSwmrRead };
+  enum class Mode {
+    kReadOnly,
+    kReadWrite,
+    /// Read-write without taking HDF5's file lock. With HDF5 1.10, SWMR readers hold a
+    /// shared lock for as long as they keep the file open, which blocks kReadWrite; only
+    /// for short edits of a file whose writer has closed (see Hdf5Recorder::Finish).
+    kReadWriteUnlocked,
+    kSwmrRead,
+  };
 
   Hdf5File() = default;
   Hdf5File(Hdf5File&&) = default;

@@ -393,8 +393,16 @@ void Hdf5Recorder::CloseFile() {
 }
 
 void Hdf5Recorder::MarkFailed(const std::string& reason) {
-  // Attributes cannot be created under SWMR: reopen the closed file normally.
-  Hdf5File file = Hdf5File::Open(path_, Hdf5File::Mode::kReadWrite);
+  // Attributes cannot be created under SWMR: reopen the closed file normally. A notebook
+  // watching the run in SWMR mode holds HDF5's shared file lock (1.10 readers keep it),
+  // which would make the failure reason unwritable; the lock guards against a second
+  // writer, and the only writer (this object) has closed, so retry without it.
+  Hdf5File file;
+  try {
+    file = Hdf5File::Open(path_, Hdf5File::Mode::kReadWrite);
+  } catch (const IoError&) {
+    file = Hdf5File::Open(path_, Hdf5File::Mode::kReadWriteUnlocked);
+  }
   file.SetAttribute("failure_reason", reason);
   file.OpenDataset("status").WriteFixedString(sim::RunStatusName(sim::RunStatus::kFailed));
   file.Close();

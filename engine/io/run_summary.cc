@@ -29,7 +29,7 @@ std::string Duration(double seconds) {
 
 /// Appends one aligned "label  value" line.
 void Line(std::ostringstream& out, const std::string& label, const std::string& value) {
-  out << std::left << std::setw(15) << label << value << '\n';
+  out << std::left << std::setw(16) << label << value << '\n';
 }
 
 /// A root string attribute, or "?" if absent.

@@ -580,6 +580,23 @@ TEST_CASE("Hdf5Recorder final status: completed, failed with reason, interrupted
   }
 }
 
+TEST_CASE("Hdf5Recorder: a model without coordinates (nq = nv = 0)", "[hdf5]") {
+  // Every joint fixed or prescribed: /state/q is (N, 0), which HDF5 can only chunk with an
+  // unlimited second dimension.
+  TempDir dir;
+  Run run;
+  for (multibody::Joint& joint : run.model.joints) joint.type = multibody::JointType::kFixed;
+  multibody::AssignCoordinates(run.model);
+  REQUIRE(run.model.nq == 0);
+  const std::string path = dir.File("fixed.h5");
+  WriteRun(run, path, 20, sim::RunStatus::kCompleted);
+  CHECK(RunChecker(path, true) == 0);
+  Hdf5Id file = OpenForReading(path);
+  CHECK(Shape(file, "/state/q") == std::vector<hsize_t>{20, 0});
+  CHECK(ReadInts(file, "/model/joint_q_start") == std::vector<int64_t>{-1, -1, -1, -1});
+  CheckRowsMatch(file, run.model, 20, true);
+}
+
 TEST_CASE("Hdf5Recorder: a live file reads in SWMR mode while it is written", "[hdf5]") {
   TempDir dir;
   Run run;
@@ -593,6 +610,44 @@ TEST_CASE("Hdf5Recorder: a live file reads in SWMR mode while it is written", "[
   CHECK(RunChecker(path, true) == 0);
   recorder.Finish(sim::RunStatus::kCompleted, "");
   CHECK(recorder.flushed_rows() == recorder.chunk_rows() + 5);
+}
+
+/// Waits up to 10 s for `path` to exist.
+bool WaitForFile(const std::string& path) {
+  for (int i = 0; i < 200 && !fs::exists(path); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return fs::exists(path);
+}
+
+TEST_CASE("Hdf5Recorder: a failed run gets its reason while a SWMR reader watches",
+          "[hdf5]") {
+  // HDF5 1.10 SWMR readers keep a shared file lock, which blocks the normal read-write
+  // reopen that adds failure_reason after the SWMR session.
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("watched.h5");
+  const std::string ready = dir.File("reader_ready"), done = dir.File("reader_done");
+  const std::string exited = dir.File("reader_exited");
+  Hdf5Recorder recorder(path);
+  recorder.Begin(run.info);
+  RecordRows(recorder, run.model, 0, recorder.chunk_rows());
+  const std::string reader =
+      "import h5py, os, time\n"
+      "f = h5py.File('" + path + "', 'r', libver='latest', swmr=True)\n"
+      "open('" + ready + "', 'w').close()\n"
+      "t0 = time.time()\n"
+      "while not os.path.exists('" + done + "') and time.time() - t0 < 10: time.sleep(0.05)\n"
+      "f.close()\n"
+      "open('" + exited + "', 'w').close()\n";
+  std::ofstream(dir.File("reader.py")) << reader;
+  REQUIRE(std::system(("/usr/bin/python3 '" + dir.File("reader.py") + "' &").c_str()) == 0);
+  REQUIRE(WaitForFile(ready));
+  CHECK_NOTHROW(recorder.Finish(sim::RunStatus::kFailed, "solver diverged at step 511"));
+  std::ofstream(done) << "";
+  CHECK(WaitForFile(exited));
+  Hdf5Id file = OpenForReading(path);
+  CHECK(ReadStatus(file) == "failed");
+  CHECK(StringAttribute(file, "/", "failure_reason") == "solver diverged at step 511");
 }
 
 TEST_CASE("Hdf5Recorder: buffering a row does not allocate", "[hdf5]") {

@@ -119,6 +119,15 @@ void SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 std::string LastHdf5Error() {
   std::string message;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, KeepInnermost, &message);
+  // System errors read "unable to open file: name = ..., errno = 2, error message = 'No
+  // such file or directory', flags = ...": keep just the system's message.
+  const std::string key = "error message = '";
+  const size_t start = message.find(key);
+  if (start != std::string::npos) {
+    const size_t end = message.find('\'', start + key.size());
+    if (end != std::string::npos)
+      return message.substr(start + key.size(), end - start - key.size());
+  }
   return message;
 }
 

@@ -50,8 +50,8 @@ class Hdf5Id {
 /// entry point below; cheap. Exposed for tests that use the C API directly.
 void SilenceHdf5Errors();
 
-/// Innermost message of the current HDF5 error stack ("" if none), e.g.
-/// "unable to open file: ... errno = 2, error message = 'No such file or directory'".
+/// Innermost message of the current HDF5 error stack ("" if none), e.g. "file signature
+/// not found"; for a failed system call, just the system's message ("Permission denied").
 std::string LastHdf5Error();
 
 /// Common part of files, groups and datasets: a handle plus names for error messages,

@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Convergence study: run a scene at a ladder of time steps with several integrators,
+compare the generalised positions with a reference run, fit the observed order.
+
+The error of a run is the paper's e_q: the RMS over the recorded times of |q - q_ref|
+(2-norm over coordinates), with the reference sampled at the same times (its time step
+must divide every step of the ladder). Writes one CSV row per (integrator, dt) and, when
+matplotlib is available, a log-log plot with reference slopes 1 and 2.
+
+Example (what results/pendulum_convergence.csv was made with):
+  tools/convergence_study.py scenes/pendulum.yaml --duration 2 \
+      --dt 0.01 0.005 0.0025 0.00125 \
+      --integrators explicit_euler symplectic_euler implicit_euler midpoint \
+      --reference-dt 1e-5 --csv results/pendulum_convergence.csv \
+      --plot results/pendulum_convergence.png
+"""
+import argparse
+import csv
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_CSIM = os.path.join(HERE, "..", "build", "app", "csim")
+
+
+def run(csim, scene, out, dt, integrator, duration, extra):
+    cmd = [csim, "run", scene, "-o", out, "--dt", repr(dt), "--integrator", integrator,
+           "--no-progress", "-q"] + (["--duration", repr(duration)] if duration else []) + extra
+    subprocess.run(cmd, check=True)
+    with h5py.File(out, "r") as f:
+        return f["/time"][:], f["/state/q"][:]
+
+
+def sample(t_ref, q_ref, t):
+    """Rows of the reference at the times t (which must be reference times)."""
+    idx = np.searchsorted(t_ref, t - 1e-12)
+    if np.any(np.abs(t_ref[idx] - t) > 1e-9):
+        sys.exit("the reference time step must divide every time step of the ladder")
+    return q_ref[idx]
+
+
+def fit_order(dts, errors):
+    slope, _ = np.polyfit(np.log(dts), np.log(errors), 1)
+    return slope
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("scene")
+    p.add_argument("--dt", type=float, nargs="+", required=True)
+    p.add_argument("--integrators", nargs="+", default=["symplectic_euler", "midpoint"])
+    p.add_argument("--duration", type=float)
+    p.add_argument("--reference-dt", type=float, required=True)
+    p.add_argument("--reference-integrator", default="midpoint")
+    p.add_argument("--set", action="append", default=[], help="forwarded to csim as --set")
+    p.add_argument("--csim", default=DEFAULT_CSIM)
+    p.add_argument("--csv", required=True)
+    p.add_argument("--plot")
+    a = p.parse_args()
+    extra = [x for s in a.set for x in ("--set", s)]
+    with tempfile.TemporaryDirectory() as tmp:
+        t_ref, q_ref = run(a.csim, a.scene, os.path.join(tmp, "ref.h5"), a.reference_dt,
+                           a.reference_integrator, a.duration, extra)
+        rows = []
+        for integrator in a.integrators:
+            for dt in a.dt:
+                t, q = run(a.csim, a.scene, os.path.join(tmp, "run.h5"), dt, integrator, a.duration, extra)
+                err = np.linalg.norm(q - sample(t_ref, q_ref, t), axis=1)
+                rows.append({"integrator": integrator, "dt": dt, "e_q": math.sqrt(np.mean(err ** 2))})
+    orders = {}
+    for integrator in a.integrators:
+        sub = [r for r in rows if r["integrator"] == integrator]
+        orders[integrator] = fit_order([r["dt"] for r in sub], [r["e_q"] for r in sub])
+        for r in sub:
+            r["fitted_order"] = orders[integrator]
+    os.makedirs(os.path.dirname(os.path.abspath(a.csv)), exist_ok=True)
+    with open(a.csv, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["integrator", "dt", "e_q", "fitted_order"])
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    for integrator, order in orders.items():
+        print(f"{integrator:18s} observed order {order:.3f}")
+    if a.plot:
+        plot(rows, orders, a.plot, os.path.basename(a.scene))
+
+
+def plot(rows, orders, path, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not available: no plot written", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for integrator, order in orders.items():
+        sub = [r for r in rows if r["integrator"] == integrator]
+        ax.loglog([r["dt"] for r in sub], [r["e_q"] for r in sub], "o-",
+                  label=f"{integrator} (order {order:.2f})")
+    dts = np.array(sorted({r["dt"] for r in rows}))
+    e0 = max(r["e_q"] for r in rows)
+    for k, style in ((1, "k--"), (2, "k:")):
+        ax.loglog(dts, e0 * (dts / dts[-1]) ** k, style, lw=0.8, label=f"slope {k}")
+    ax.set_xlabel("time step dt [s]")
+    ax.set_ylabel("e_q (RMS position error)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    main()

@@ -156,8 +156,9 @@ int RunCommand(const RunOptions& options) {
   if (result.status == sim::RunStatus::kFailed) {
     spdlog::error("simulation failed: {}", result.reason);
   } else if (result.status == sim::RunStatus::kInterrupted) {
-    spdlog::warn("interrupted by {}{}", ReceivedStopSignal() == SIGTERM ? "SIGTERM" : "SIGINT",
-                 result.reason.empty() ? "" : ": " + result.reason);
+    spdlog::warn("{} by {}; the file keeps every recorded step",
+                 result.reason.empty() ? "interrupted" : result.reason,
+                 ReceivedStopSignal() == SIGTERM ? "SIGTERM" : "SIGINT");
   }
   if (!options.quiet) std::fprintf(stderr, "csim: %s\n", FormatSummary(result, output).c_str());
   return ExitStatusOf(result);

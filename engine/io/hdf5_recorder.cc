@@ -323,6 +323,11 @@ void Hdf5Recorder::Record(const sim::Row& row) {
   if (chunk_full || Clock::now() - last_flush_ >= kFlushInterval) FlushRows();
 }
 
+void Hdf5Recorder::Heartbeat() {
+  if (begun_ && !finished_ && pending_rows_ > 0 && Clock::now() - last_flush_ >= kFlushInterval)
+    FlushRows();
+}
+
 void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
   Layout& l = *layout_;
   CSIM_CHECK(row.q.size() == l.nq && row.v.size() == l.nv);

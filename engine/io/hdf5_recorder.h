@@ -10,8 +10,9 @@
 //   the last flush; each flush extends every dataset, writes, and H5Dflush-es it with
 //   /time last, so len(/time) counts complete rows. Flushing every 10 rows was measured
 //   6x slower with a 20x larger file; never flushing loses the run on a crash. The clock
-//   is only read in Record (HDF5 calls from a timer thread would race with it), so a
-//   buffered row waits at most until the next Record call.
+//   is only read in Record and Heartbeat, which the run loop calls after every step
+//   (HDF5 calls from a timer thread would race with it), so a buffered row waits at most
+//   one flush interval plus one step.
 // - A run killed even with SIGKILL leaves a file at the final path that opens in SWMR read
 //   mode with every row up to the last flush and /status "running".
 // - Finish writes the final /status in place (a fixed-length string, rewritable under
@@ -48,6 +49,8 @@ class Hdf5Recorder final : public sim::Recorder {
   /// The row's q, v and body arrays must have the model's sizes. Throws IoError if a
   /// write fails.
   void Record(const sim::Row& row) override;
+  /// Flushes buffered rows when the last flush is older than the flush interval.
+  void Heartbeat() override;
   /// Flushes the remaining rows, writes /status (and failure_reason for kFailed; `reason`
   /// empty gives "unknown failure") and closes the file. No-op if Begin did not succeed
   /// or Finish was already called. Throws IoError if a write fails.

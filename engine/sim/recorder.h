@@ -67,6 +67,9 @@ class Recorder {
   virtual void Begin(const RunInfo& info) = 0;
   /// Called for each recorded row, in increasing step order.
   virtual void Record(const Row& row) = 0;
+  /// Called after every step, recorded or not, so a recorder can flush buffered rows on a
+  /// wall-clock schedule even when output.every is large. Must be cheap.
+  virtual void Heartbeat() {}
   /// Called once at the end; reason is non-empty for kFailed.
   virtual void Finish(RunStatus status, const std::string& reason) = 0;
 };

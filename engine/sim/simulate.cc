@@ -77,6 +77,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
       record(step);
       last_recorded = step;
     }
+    recorder.Heartbeat();
     if (control.stop_requested && control.stop_requested->load()) {
       result.status = RunStatus::kInterrupted;
       result.reason = "interrupted at step " + std::to_string(step);

@@ -452,22 +452,24 @@ void CheckNoCycles(const std::vector<JointSpec>& joints, const std::vector<int>&
   }
 }
 
-/// Topological order (parent first), stable: repeatedly takes the earliest body in file
-/// order whose parent is already placed. O(n^2), fine for scene sizes.
+/// Depth-first preorder of the forest: roots (children of the world) in file order, each
+/// followed by its whole subtree, children in file order. It is topological (parent
+/// first), and it keeps every tree's coordinates contiguous in q and v, so a tree is one
+/// diagonal block of the mass matrix and one clique of the contact problem.
 std::vector<int> TopologicalOrder(const std::vector<JointSpec>& joints,
                                   const std::vector<int>& inboard) {
   const int n = static_cast<int>(inboard.size());
-  std::vector<bool> placed(n, false);
-  std::vector<int> order;
-  while (static_cast<int>(order.size()) < n) {
-    for (int b = 0; b < n; ++b) {
-      const int parent = inboard[b] >= 0 ? joints[inboard[b]].parent : -1;
-      if (!placed[b] && (parent < 0 || placed[parent])) {
-        placed[b] = true;
-        order.push_back(b);
-        break;
-      }
-    }
+  std::vector<std::vector<int>> children(n + 1);  // children[n]: roots
+  for (int b = 0; b < n; ++b) {
+    const int parent = inboard[b] >= 0 ? joints[inboard[b]].parent : -1;
+    children[parent < 0 ? n : parent].push_back(b);
+  }
+  std::vector<int> order, stack(children[n].rbegin(), children[n].rend());
+  while (!stack.empty()) {
+    const int b = stack.back();
+    stack.pop_back();
+    order.push_back(b);
+    stack.insert(stack.end(), children[b].rbegin(), children[b].rend());
   }
   return order;
 }

@@ -46,10 +46,14 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   Row row = MakeRow(model);
 
   const auto start = Clock::now();
+  // Records the current state; returns false (recording nothing) when it is not
+  // representable: a state can be finite while its energy overflows (|v| ~ 1e155).
   auto record = [&](int64_t step) {
     row.step = step;
     FillRow(model, state, record_ws, &row);
+    if (!std::isfinite(row.kinetic_energy) || !std::isfinite(row.potential_energy)) return false;
     recorder.Record(row);
+    return true;
   };
   recorder.Begin(info);
   record(0);
@@ -74,7 +78,11 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     totals.max_iterations = std::max(totals.max_iterations, ws.iterations);
     totals.max_momentum_error = std::max(totals.max_momentum_error, ws.momentum_error);
     if (step % settings.output.every == 0 || step == total_steps) {
-      record(step);
+      if (!record(step)) {
+        result.status = RunStatus::kFailed;
+        result.reason = "step " + std::to_string(step) + ": the energy of the state overflows";
+        break;
+      }
       last_recorded = step;
     }
     recorder.Heartbeat();
@@ -89,7 +97,8 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
       control.on_progress({step, total_steps, state.t, elapsed});
     }
   }
-  // The last good state is always in the file, whatever output.every says.
+  // The last good state is always in the file, whatever output.every says (record()
+  // refuses a state whose energy overflows, which is not good).
   if (step != last_recorded) record(step);
 
   result.steps = step;

@@ -1,0 +1,182 @@
+#include "engine/geometry/collision_world.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
+#include <fcl/narrowphase/collision_object.h>
+
+#include "engine/common/check.h"
+#include "engine/geometry/contact_shape.h"
+#include "engine/geometry/narrow_phase.h"
+
+namespace csim::geometry {
+namespace {
+
+// An FCL collision object whose bounding box we set ourselves: tight per shape and
+// inflated by the margin (FCL's own box of a rotated object is a loose bounding sphere).
+class BroadPhaseObject : public fcl::CollisionObjectd {
+ public:
+  BroadPhaseObject(std::shared_ptr<fcl::CollisionGeometryd> geometry, int entry)
+      : fcl::CollisionObjectd(std::move(geometry)) {
+    setUserData(reinterpret_cast<void*>(static_cast<std::intptr_t>(entry)));
+  }
+  void SetBounds(const Eigen::Vector3d& lo, const Eigen::Vector3d& hi) {
+    aabb.min_ = lo;
+    aabb.max_ = hi;
+  }
+  int entry() const { return static_cast<int>(reinterpret_cast<std::intptr_t>(getUserData())); }
+};
+
+}  // namespace
+
+struct CollisionWorld::Impl {
+  // One colliding geometry.
+  struct Entry {
+    int geometry;                  // index of its spec
+    int body;                      // -1: world
+    math::RigidTransform X_BG;
+    ContactShape shape;
+    math::RigidTransform X_WG;     // filled by UpdatePoses()
+    Eigen::Vector3d lo, hi;        // tight world bounds at X_WG [m]
+    std::unique_ptr<BroadPhaseObject> object;  // null for halfspaces
+  };
+
+  // Broad-phase callback context.
+  struct Candidates {
+    const Impl* impl;
+    std::vector<std::pair<int, int>>* pairs;
+  };
+
+  int num_specs = 0;
+  CollisionFilter filter;
+  std::vector<Entry> entries;
+  std::vector<int> entry_of_geometry;  // spec index -> entry, -1 for visual geometry
+  std::vector<int> halfspaces;         // entries that are halfspaces
+  std::vector<math::RigidTransform> visual_poses;  // X_BG of visual specs (geometry_pose)
+  fcl::DynamicAABBTreeCollisionManagerd manager;
+  std::vector<std::pair<int, int>> pairs;  // candidate entry pairs (scratch, reused)
+
+  bool Allowed(int i, int j) const {
+    return !filter.Excludes(entries[i].body, entries[j].body);
+  }
+
+  static bool Collect(fcl::CollisionObjectd* o1, fcl::CollisionObjectd* o2, void* data) {
+    auto* c = static_cast<Candidates*>(data);
+    const int i = static_cast<BroadPhaseObject*>(o1)->entry();
+    const int j = static_cast<BroadPhaseObject*>(o2)->entry();
+    if (c->impl->Allowed(i, j)) c->pairs->emplace_back(std::min(i, j), std::max(i, j));
+    return false;  // keep going
+  }
+
+  void UpdateBounds(double margin);
+  void AddHalfspacePairs(double margin);
+};
+
+// Inflates every tree object's tight bounds by margin / 2 per side and refits the tree.
+void CollisionWorld::Impl::UpdateBounds(double margin) {
+  const Eigen::Vector3d pad = Eigen::Vector3d::Constant(0.5 * margin);
+  for (Entry& e : entries) {
+    if (e.object) e.object->SetBounds(e.lo - pad, e.hi + pad);
+  }
+  manager.update();
+}
+
+// Halfspace h against every other geometry whose bounds dip below height margin.
+void CollisionWorld::Impl::AddHalfspacePairs(double margin) {
+  for (int h : halfspaces) {
+    const Eigen::Vector3d n = entries[h].X_WG.R.col(2);
+    for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
+      const Entry& e = entries[i];
+      if (i == h || !e.object || !Allowed(h, i)) continue;
+      const Eigen::Vector3d centre = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
+      const double lowest = n.dot(centre - entries[h].X_WG.p) - n.cwiseAbs().dot(half);
+      if (lowest < margin) pairs.emplace_back(std::min(h, i), std::max(h, i));
+    }
+  }
+}
+
+CollisionWorld::CollisionWorld(const std::vector<CollisionObjectSpec>& specs,
+                               CollisionFilter filter)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& w = *impl_;
+  w.num_specs = static_cast<int>(specs.size());
+  w.filter = std::move(filter);
+  w.entry_of_geometry.assign(specs.size(), -1);
+  w.entries.reserve(specs.size());
+  for (int g = 0; g < w.num_specs; ++g) {
+    const CollisionObjectSpec& spec = specs[g];
+    w.visual_poses.push_back(spec.geometry.X_BG);
+    if (!spec.geometry.collide) continue;
+    w.entry_of_geometry[g] = static_cast<int>(w.entries.size());
+    w.entries.push_back({g, spec.body, spec.geometry.X_BG, ContactShape(spec.geometry),
+                         spec.geometry.X_BG, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(),
+                         nullptr});
+  }
+  std::vector<fcl::CollisionObjectd*> objects;
+  for (int i = 0; i < static_cast<int>(w.entries.size()); ++i) {
+    Impl::Entry& e = w.entries[i];
+    e.shape.CalcWorldBounds(e.X_WG, &e.lo, &e.hi);
+    if (e.shape.type() == ShapeType::kHalfspace) {
+      CSIM_CHECK(w.filter.IsFixed(e.body));
+      w.halfspaces.push_back(i);
+      continue;
+    }
+    e.object = std::make_unique<BroadPhaseObject>(e.shape.shared_fcl_geometry(), i);
+    e.object->SetBounds(e.lo, e.hi);
+    objects.push_back(e.object.get());
+  }
+  w.manager.registerObjects(objects);
+  w.manager.setup();
+}
+
+CollisionWorld::~CollisionWorld() = default;
+CollisionWorld::CollisionWorld(CollisionWorld&&) noexcept = default;
+CollisionWorld& CollisionWorld::operator=(CollisionWorld&&) noexcept = default;
+
+int CollisionWorld::num_geometries() const { return impl_->num_specs; }
+
+void CollisionWorld::UpdatePoses(const std::vector<math::RigidTransform>& X_WB) {
+  for (Impl::Entry& e : impl_->entries) {
+    if (e.body >= 0) {
+      CSIM_CHECK(e.body < static_cast<int>(X_WB.size()));
+      e.X_WG = X_WB[e.body] * e.X_BG;
+    }
+    e.shape.CalcWorldBounds(e.X_WG, &e.lo, &e.hi);
+  }
+}
+
+const math::RigidTransform& CollisionWorld::geometry_pose(int g) const {
+  CSIM_CHECK(g >= 0 && g < impl_->num_specs);
+  const int e = impl_->entry_of_geometry[g];
+  return e >= 0 ? impl_->entries[e].X_WG : impl_->visual_poses[g];
+}
+
+void CollisionWorld::FindContacts(double margin, std::vector<PointContact>* out) {
+  CSIM_CHECK(margin >= 0.0);
+  Impl& w = *impl_;
+  out->clear();
+  w.pairs.clear();
+  w.UpdateBounds(margin);
+  Impl::Candidates candidates{&w, &w.pairs};
+  w.manager.collide(&candidates, &Impl::Collect);
+  w.AddHalfspacePairs(margin);
+  std::sort(w.pairs.begin(), w.pairs.end());
+  w.pairs.erase(std::unique(w.pairs.begin(), w.pairs.end()), w.pairs.end());
+  for (const auto& [i, j] : w.pairs) {
+    const Impl::Entry& a = w.entries[i];
+    const Impl::Entry& b = w.entries[j];
+    const size_t first = out->size();
+    CalcPairContacts(a.shape, a.X_WG, b.shape, b.X_WG, margin, out);
+    for (size_t k = first; k < out->size(); ++k) {
+      PointContact& c = (*out)[k];
+      c.geometry_a = a.geometry;
+      c.geometry_b = b.geometry;
+      c.body_a = a.body;
+      c.body_b = b.body;
+    }
+  }
+}
+
+}  // namespace csim::geometry

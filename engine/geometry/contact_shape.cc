@@ -1,0 +1,137 @@
+#include "engine/geometry/contact_shape.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fcl/geometry/shape/box.h>
+#include <fcl/geometry/shape/capsule.h>
+#include <fcl/geometry/shape/convex.h>
+#include <fcl/geometry/shape/cylinder.h>
+#include <fcl/geometry/shape/ellipsoid.h>
+#include <fcl/geometry/shape/halfspace.h>
+#include <fcl/geometry/shape/sphere.h>
+
+#include "engine/common/check.h"
+
+namespace csim::geometry {
+namespace {
+
+// FCL's convex type: vertices plus faces in the "count, i0, i1, ..." layout.
+std::shared_ptr<fcl::CollisionGeometry<double>> MakeFclConvex(const Polytope& poly) {
+  auto vertices = std::make_shared<std::vector<Eigen::Vector3d>>(poly.vertices);
+  auto faces = std::make_shared<std::vector<int>>();
+  for (const PolytopeFace& face : poly.faces) {
+    faces->push_back(static_cast<int>(face.vertices.size()));
+    faces->insert(faces->end(), face.vertices.begin(), face.vertices.end());
+  }
+  return std::make_shared<fcl::Convexd>(vertices, static_cast<int>(poly.faces.size()), faces);
+}
+
+std::shared_ptr<fcl::CollisionGeometry<double>> MakeFclGeometry(ShapeType type,
+                                                                 const Eigen::Vector3d& s,
+                                                                 const Polytope& poly) {
+  switch (type) {
+    case ShapeType::kSphere: return std::make_shared<fcl::Sphered>(s[0]);
+    case ShapeType::kBox: return std::make_shared<fcl::Boxd>(s[0], s[1], s[2]);
+    case ShapeType::kCylinder: return std::make_shared<fcl::Cylinderd>(s[0], s[1]);
+    case ShapeType::kCapsule: return std::make_shared<fcl::Capsuled>(s[0], s[1]);
+    case ShapeType::kEllipsoid: return std::make_shared<fcl::Ellipsoidd>(s[0], s[1], s[2]);
+    case ShapeType::kHalfspace:
+      return std::make_shared<fcl::Halfspaced>(Eigen::Vector3d::UnitZ(), 0.0);
+    case ShapeType::kMesh: return MakeFclConvex(poly);
+  }
+  return nullptr;
+}
+
+// sign(x) with sign(0) = +1, so ties pick one side deterministically.
+double SignOrPlus(double x) { return x < 0.0 ? -1.0 : 1.0; }
+
+}  // namespace
+
+ContactShape::ContactShape(const Geometry& geometry)
+    : type_(geometry.type), size_(geometry.size) {
+  if (type_ == ShapeType::kBox) polytope_ = MakeBoxPolytope(size_);
+  if (type_ == ShapeType::kMesh) polytope_ = MakeMeshPolytope(geometry.mesh);
+  fcl_geometry_ = MakeFclGeometry(type_, size_, polytope_);
+  fcl_geometry_->computeLocalAABB();
+}
+
+Eigen::Vector3d ContactShape::SupportLocal(const Eigen::Vector3d& d) const {
+  switch (type_) {
+    case ShapeType::kSphere:
+      return d.norm() > 0.0 ? Eigen::Vector3d(radius() * d.normalized())
+                            : Eigen::Vector3d(0, 0, -radius());
+    case ShapeType::kBox:
+      return 0.5 * Eigen::Vector3d(SignOrPlus(d.x()) * size_.x(), SignOrPlus(d.y()) * size_.y(),
+                                   SignOrPlus(d.z()) * size_.z());
+    case ShapeType::kCylinder: {
+      const Eigen::Vector2d d_xy(d.x(), d.y());
+      const Eigen::Vector2d rim =
+          d_xy.norm() > 0.0 ? Eigen::Vector2d(radius() * d_xy.normalized()) : Eigen::Vector2d(radius(), 0);
+      return {rim.x(), rim.y(), SignOrPlus(d.z()) * 0.5 * length()};
+    }
+    case ShapeType::kCapsule: {
+      const Eigen::Vector3d cap(0, 0, SignOrPlus(d.z()) * 0.5 * length());
+      return cap + (d.norm() > 0.0 ? Eigen::Vector3d(radius() * d.normalized())
+                                   : Eigen::Vector3d(0, 0, -radius()));
+    }
+    case ShapeType::kEllipsoid: {
+      // Maximiser of d.p on p^T D^-2 p = 1 (D = diag(a, b, c)): p = D^2 d / |D d|.
+      const Eigen::Vector3d Dd = size_.cwiseProduct(d);
+      if (Dd.norm() == 0.0) return {0, 0, -size_.z()};
+      return size_.cwiseProduct(Dd) / Dd.norm();
+    }
+    case ShapeType::kMesh: {
+      int best = 0;  // first maximiser: deterministic
+      for (int i = 1; i < static_cast<int>(polytope_.vertices.size()); ++i) {
+        if (polytope_.vertices[i].dot(d) > polytope_.vertices[best].dot(d)) best = i;
+      }
+      return polytope_.vertices[best];
+    }
+    case ShapeType::kHalfspace: break;
+  }
+  CSIM_CHECK(false && "Support() of a halfspace");
+  return Eigen::Vector3d::Zero();
+}
+
+Eigen::Vector3d ContactShape::Support(const math::RigidTransform& X_WG,
+                                      const Eigen::Vector3d& d_W) const {
+  return X_WG * SupportLocal(X_WG.R.transpose() * d_W);
+}
+
+void ContactShape::CalcWorldBounds(const math::RigidTransform& X_WG, Eigen::Vector3d* lo,
+                                   Eigen::Vector3d* hi) const {
+  const Eigen::Matrix3d& R = X_WG.R;
+  Eigen::Vector3d half = Eigen::Vector3d::Zero();
+  switch (type_) {
+    case ShapeType::kSphere: half.setConstant(radius()); break;
+    case ShapeType::kBox: half = 0.5 * R.cwiseAbs() * size_; break;
+    case ShapeType::kEllipsoid: half = (R * size_.asDiagonal()).rowwise().norm(); break;
+    case ShapeType::kCylinder:
+    case ShapeType::kCapsule:
+      for (int i = 0; i < 3; ++i) {  // axis a = R.col(2); disk of radius r normal to a
+        const double a_i = R(i, 2);
+        const double disk = std::sqrt(std::max(0.0, 1.0 - a_i * a_i));
+        half[i] = 0.5 * length() * std::abs(a_i) +
+                  radius() * (type_ == ShapeType::kCapsule ? 1.0 : disk);
+      }
+      break;
+    case ShapeType::kMesh: {
+      lo->setConstant(std::numeric_limits<double>::infinity());
+      hi->setConstant(-std::numeric_limits<double>::infinity());
+      for (const Eigen::Vector3d& v : polytope_.vertices) {
+        const Eigen::Vector3d p = X_WG * v;
+        *lo = lo->cwiseMin(p);
+        *hi = hi->cwiseMax(p);
+      }
+      return;
+    }
+    case ShapeType::kHalfspace:
+      half.setConstant(std::numeric_limits<double>::infinity());
+      break;
+  }
+  *lo = X_WG.p - half;
+  *hi = X_WG.p + half;
+}
+
+}  // namespace csim::geometry

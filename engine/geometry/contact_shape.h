@@ -1,0 +1,63 @@
+#pragma once
+// The pose-independent contact data of one collision geometry, built once (style.md habit
+// 1): the shape parameters, the polytope of a box or mesh, and the FCL geometry used by the
+// broad phase and by the narrow phase of pairs without an analytic routine.
+//
+// FCL types are only forward-declared here so that FCL stays inside engine/geometry/*.cc.
+
+#include <memory>
+
+#include <Eigen/Dense>
+
+#include "engine/geometry/polytope.h"
+#include "engine/geometry/shape.h"
+#include "engine/math/spatial.h"
+
+namespace fcl {
+template <typename S>
+class CollisionGeometry;
+}  // namespace fcl
+
+namespace csim::geometry {
+
+/// One collision geometry, ready for contact queries. Frame G is the geometry frame.
+class ContactShape {
+ public:
+  /// Builds the shape (and its FCL geometry) from `geometry`; X_BG is not used here.
+  explicit ContactShape(const Geometry& geometry);
+
+  ShapeType type() const { return type_; }
+  /// Shape parameters as in Geometry::size [m].
+  const Eigen::Vector3d& size() const { return size_; }
+  /// Radius of sphere, cylinder and capsule [m].
+  double radius() const { return size_[0]; }
+  /// Full length of cylinder and capsule along z [m] (capsule: between cap centres).
+  double length() const { return size_[1]; }
+  /// Vertices and merged faces of a box or mesh; empty for other shapes.
+  const Polytope& polytope() const { return polytope_; }
+  /// The FCL geometry in frame G (a halfspace is n = +z, d = 0).
+  const fcl::CollisionGeometry<double>* fcl_geometry() const { return fcl_geometry_.get(); }
+  /// Shared ownership of the same FCL geometry, for FCL collision objects.
+  const std::shared_ptr<fcl::CollisionGeometry<double>>& shared_fcl_geometry() const {
+    return fcl_geometry_;
+  }
+
+  /// The point of the shape farthest along d_W (world, need not be unit), in world [m],
+  /// given the pose X_WG. Ties resolve deterministically. Not defined for a halfspace.
+  Eigen::Vector3d Support(const math::RigidTransform& X_WG, const Eigen::Vector3d& d_W) const;
+
+  /// Tight world-axis-aligned bounds [lo, hi] [m] of the shape at pose X_WG. A halfspace
+  /// gets infinite bounds.
+  void CalcWorldBounds(const math::RigidTransform& X_WG, Eigen::Vector3d* lo,
+                       Eigen::Vector3d* hi) const;
+
+ private:
+  Eigen::Vector3d SupportLocal(const Eigen::Vector3d& d_G) const;
+
+  ShapeType type_;
+  Eigen::Vector3d size_;
+  Polytope polytope_;
+  std::shared_ptr<fcl::CollisionGeometry<double>> fcl_geometry_;
+};
+
+}  // namespace csim::geometry

@@ -1,0 +1,58 @@
+#pragma once
+// The one interface every SAP constraint kind implements (style.md habit 7).
+//
+// A constraint k has n_k equations and a constraint velocity v_c,k = J_k v (n_k), with J_k
+// stored by the ContactProblem, one dense block per clique it acts on. Given v_c,k the
+// constraint evaluates (math.md §2.6):
+//   - its convex cost ell_k(v_c,k) [J],
+//   - its impulse gamma_k = -d ell_k / d v_c,k (n_k) [N s, or N m s for angular rows],
+//   - on request, G_k = -d gamma_k / d v_c,k = d^2 ell_k / d v_c,k^2 (n_k x n_k, symmetric
+//     positive semidefinite) [kg, or the matching generalized unit].
+// Anything a kind needs that is constant within a step (kinematic bias velocity, signed
+// distance, regularization R, stabilization velocity v_hat) is stored in the object and set
+// by Prepare() from the time step and the Delassus estimate w (math.md §3.3).
+//
+// Design choice: the evaluation writes into caller-owned raw arrays rather than returning
+// Eigen objects, so the Newton loop and the line search evaluate every constraint with no
+// heap allocation and no knowledge of the kind. Alternatives rejected: a CRTP/variant over a
+// closed list of kinds (adding Hunt & Crossley or PD kinds would touch the solver); Eigen
+// Ref<MatrixXd>* outputs (nullable references are clumsy). A virtual call per constraint per
+// evaluation is negligible next to the 3x3 work it dispatches.
+
+namespace csim::solver {
+
+/// Abstract SAP constraint. Kinds derive from it and must be copy-assignable (the problem
+/// keeps pooled instances and re-uses them across steps by assignment).
+class Constraint {
+ public:
+  virtual ~Constraint() = default;
+
+  /// Number of equations n_k (rows of J_k). Constant for the life of the object.
+  virtual int num_rows() const = 0;
+
+  /// Per-step setup from the time step dt [s] > 0 and the scalar Delassus estimate
+  /// w [1/kg] > 0 of this constraint (math.md §3.3): computes R and v_hat (math.md §3).
+  virtual void Prepare(double dt, double w) = 0;
+
+  /// Evaluates the constraint at v_c = J_k v (n_k values, without any bias: a kind that
+  /// has a kinematic bias adds it itself).
+  /// Writes gamma (n_k values, = -d ell / d v_c) and, when G != nullptr, the n_k x n_k
+  /// column-major matrix G = d^2 ell / d v_c^2. Returns the cost ell [J].
+  /// Precondition: Prepare() was called. Never allocates.
+  virtual double Calc(const double* v_c, double* gamma, double* G) const = 0;
+
+ protected:
+  Constraint() = default;
+  Constraint(const Constraint&) = default;
+  Constraint& operator=(const Constraint&) = default;
+};
+
+/// The near-rigid regularization rule shared by all compliant SAP constraints (math.md
+/// §3.2, SAP eq. 29):
+///   R = max( beta^2 / (4 pi^2) * w ,  1 / (dt k (dt + tau_d)) )
+/// dt [s] > 0, stiffness k [N/m] > 0 (may be +inf: then only the near-rigid term remains),
+/// tau_d [s] >= 0, beta [1] >= 0, w [1/kg] > 0. Returns R [1/kg]; the caller checks R > 0
+/// (k = inf with beta = 0 gives R = 0, a rigid constraint SAP cannot represent).
+double NearRigidRegularization(double dt, double k, double tau_d, double beta, double w);
+
+}  // namespace csim::solver

@@ -1,0 +1,99 @@
+#include "engine/solver/contact_problem.h"
+
+#include <algorithm>
+
+#include "engine/common/check.h"
+#include "engine/solver/delassus_estimate.h"
+
+namespace csim::solver {
+
+void ContactProblem::Clear(double dt) {
+  CSIM_CHECK(dt > 0.0);
+  dt_ = dt;
+  num_velocities_ = 0;
+  num_rows_ = 0;
+  max_rows_ = 0;
+  clique_size_.clear();
+  clique_offset_.clear();
+  A_offset_.clear();
+  A_data_.clear();
+  v_star_.clear();
+  jacobian_data_.clear();
+  entries_.clear();
+  for (auto& pool : pools_) pool->Clear();
+}
+
+int ContactProblem::AddClique(const Eigen::Ref<const Eigen::MatrixXd>& A) {
+  CSIM_CHECK(dt_ > 0.0);  // Clear(dt) first
+  CSIM_CHECK(entries_.empty());  // cliques before constraints
+  const int m = static_cast<int>(A.rows());
+  CSIM_CHECK(m >= 1 && A.cols() == m);
+  clique_size_.push_back(m);
+  clique_offset_.push_back(num_velocities_);
+  A_offset_.push_back(static_cast<int>(A_data_.size()));
+  A_data_.resize(A_data_.size() + static_cast<size_t>(m) * m);
+  Eigen::Map<Eigen::MatrixXd>(A_data_.data() + A_offset_.back(), m, m) = A;
+  num_velocities_ += m;
+  v_star_.resize(num_velocities_, 0.0);
+  return num_cliques() - 1;
+}
+
+void ContactProblem::SetFreeMotionVelocity(const Eigen::Ref<const Eigen::VectorXd>& v_star) {
+  CSIM_CHECK(v_star.size() == num_velocities_);
+  Eigen::Map<Eigen::VectorXd>(v_star_.data(), num_velocities_) = v_star;
+}
+
+Eigen::Map<const Eigen::MatrixXd> ContactProblem::A(int c) const {
+  return {A_data_.data() + A_offset_[c], clique_size_[c], clique_size_[c]};
+}
+
+Eigen::Map<const Eigen::VectorXd> ContactProblem::v_star() const {
+  return {v_star_.data(), num_velocities_};
+}
+
+Eigen::Map<const Eigen::MatrixXd> ContactProblem::jacobian(int k, int b) const {
+  const ConstraintEntry& e = entries_[k];
+  CSIM_CHECK(b < e.num_cliques);
+  return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
+}
+
+Eigen::Map<Eigen::MatrixXd> ContactProblem::MutableJacobian(int k, int b) {
+  const ConstraintEntry& e = entries_[k];
+  return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
+}
+
+int ContactProblem::AppendEntry(Constraint* c, int c0, int c1) {
+  CSIM_CHECK(c0 >= 0 && c0 < num_cliques());
+  CSIM_CHECK(c1 == -1 || (c1 >= 0 && c1 < num_cliques() && c1 != c0));
+  ConstraintEntry e;
+  e.constraint = c;
+  e.num_rows = c->num_rows();
+  CSIM_CHECK(e.num_rows >= 1);
+  e.row_offset = num_rows_;
+  e.num_cliques = c1 < 0 ? 1 : 2;
+  e.clique = {{c0, c1}};
+  for (int b = 0; b < e.num_cliques; ++b) {
+    e.jacobian_offset[b] = static_cast<int>(jacobian_data_.size());
+    jacobian_data_.resize(jacobian_data_.size() +
+                              static_cast<size_t>(e.num_rows) * clique_size_[e.clique[b]],
+                          0.0);
+  }
+  num_rows_ += e.num_rows;
+  max_rows_ = std::max(max_rows_, e.num_rows);
+  entries_.push_back(e);
+  return num_constraints() - 1;
+}
+
+void ContactProblem::FinishEntry(int k) {
+  ConstraintEntry& e = entries_[k];
+  // Drake's diagonal-of-A Delassus estimate (math.md §3.3).
+  if (e.num_cliques == 1) {
+    e.delassus = EstimateDelassus(A(e.clique[0]), jacobian(k, 0));
+  } else {
+    e.delassus = EstimateDelassus(A(e.clique[0]), jacobian(k, 0), A(e.clique[1]), jacobian(k, 1));
+  }
+  CSIM_CHECK(e.delassus > 0.0);  // a constraint whose Jacobian is zero is a builder bug
+  e.constraint->Prepare(dt_, e.delassus);
+}
+
+}  // namespace csim::solver

@@ -1,0 +1,172 @@
+#pragma once
+// The problem the SAP solver consumes (math.md §1.6, §2.6): minimise
+//   ell_p(v) = 1/2 ||v - v*||_A^2 + sum_k ell_k(J_k v)          (SAP eq. 24)
+// It knows nothing of multibody (style.md habit 6):
+//   - dt [s];
+//   - cliques (independent trees): clique c owns the contiguous velocities
+//     v[offset(c) .. offset(c) + size(c)) and a dense SPD block A_c (size x size); A is
+//     block diagonal;
+//   - v* (nv), the free-motion velocity;
+//   - constraints, each acting on one or two cliques with a dense Jacobian block per clique
+//     (n_k x size(c)); the stacked rows define gamma's layout (constraint order).
+// Cliques must be added before the constraints that reference them: a constraint is
+// prepared (Constraint::Prepare with dt and its Delassus estimate, math.md §3.3) as soon as
+// it is added, so the problem is always ready to solve.
+//
+// Storage: A blocks, v*, Jacobian blocks live in flat std::vector<double> buffers, and the
+// constraint objects in one pool per kind; Clear() resets sizes but keeps all capacity, so a
+// problem rebuilt every step with the same (or smaller) sizes does not allocate.
+
+#include <array>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "engine/solver/constraint.h"
+
+namespace csim::solver {
+
+/// Where one constraint sits in the problem.
+struct ConstraintEntry {
+  Constraint* constraint = nullptr;  ///< owned by the problem's pool of its kind
+  int num_rows = 0;                  ///< n_k
+  int row_offset = 0;                ///< first row in the stacked constraint vectors
+  int num_cliques = 0;               ///< 1 or 2
+  std::array<int, 2> clique{{-1, -1}};           ///< clique indices (second -1 if one)
+  std::array<int, 2> jacobian_offset{{-1, -1}};  ///< into the Jacobian buffer
+  double delassus = 0.0;             ///< w_k [1/kg] used by Prepare (math.md §3.3)
+};
+
+/// Type-erased pool of constraint objects of one kind (implementation detail).
+class ConstraintPoolBase {
+ public:
+  virtual ~ConstraintPoolBase() = default;
+  virtual void Clear() = 0;
+  const void* key = nullptr;  ///< identifies the kind (TypeKey<T>())
+};
+
+/// Address unique to T, used to find T's pool without RTTI.
+template <class T>
+const void* TypeKey() {
+  static const char key = 0;
+  return &key;
+}
+
+/// Pool of constraints of kind T with stable addresses; re-used by assignment after Clear().
+template <class T>
+class ConstraintPool final : public ConstraintPoolBase {
+ public:
+  void Clear() override { used_ = 0; }
+  /// Stores a copy of `c`; allocates only when the pool grows. Returns the stored object.
+  T* Add(const T& c) {
+    if (used_ == static_cast<int>(items_.size())) {
+      items_.push_back(std::make_unique<T>(c));
+    } else {
+      *items_[used_] = c;
+    }
+    return items_[used_++].get();
+  }
+
+ private:
+  std::vector<std::unique_ptr<T>> items_;
+  int used_ = 0;
+};
+
+class ContactProblem {
+ public:
+  ContactProblem() = default;
+  ContactProblem(const ContactProblem&) = delete;
+  ContactProblem& operator=(const ContactProblem&) = delete;
+
+  /// Empties the problem and sets the time step dt [s] > 0; keeps every capacity.
+  void Clear(double dt);
+
+  /// Appends a clique with SPD block A (m x m, m >= 1). Returns its index; its velocities
+  /// follow those of the previous clique. Sets v* of the new dofs to zero.
+  int AddClique(const Eigen::Ref<const Eigen::MatrixXd>& A);
+
+  /// Sets the free-motion velocity v* (num_velocities()). Call after all AddClique.
+  void SetFreeMotionVelocity(const Eigen::Ref<const Eigen::VectorXd>& v_star);
+
+  /// Adds a constraint on one clique with Jacobian block J (n_k x size(clique)), copies
+  /// `c` into the pool of kind T, prepares it and returns the stored object.
+  template <class T>
+  T& AddConstraint(int clique, const Eigen::Ref<const Eigen::MatrixXd>& J, const T& c) {
+    return AddConstraintWith(clique, [&](Eigen::Map<Eigen::MatrixXd> block) { block = J; }, c);
+  }
+
+  /// As above, the Jacobian block written in place by fill(Eigen::Map<MatrixXd> J), which
+  /// receives a zeroed n_k x size(clique) block (allocation-free construction).
+  template <class T, class Fill>
+  T& AddConstraintWith(int clique, Fill&& fill, const T& c) {
+    T* stored = Pool<T>().Add(c);
+    const int index = AppendEntry(stored, clique, -1);
+    fill(MutableJacobian(index, 0));
+    FinishEntry(index);
+    return *stored;
+  }
+
+  /// Adds a constraint coupling cliques c0 != c1 with blocks J0 (n_k x size(c0)) and
+  /// J1 (n_k x size(c1)): v_c = J0 v_c0 + J1 v_c1.
+  template <class T>
+  T& AddConstraint(int c0, const Eigen::Ref<const Eigen::MatrixXd>& J0, int c1,
+                   const Eigen::Ref<const Eigen::MatrixXd>& J1, const T& c) {
+    T* stored = Pool<T>().Add(c);
+    const int index = AppendEntry(stored, c0, c1);
+    MutableJacobian(index, 0) = J0;
+    MutableJacobian(index, 1) = J1;
+    FinishEntry(index);
+    return *stored;
+  }
+
+  double dt() const { return dt_; }
+  int num_cliques() const { return static_cast<int>(clique_size_.size()); }
+  int num_velocities() const { return num_velocities_; }
+  int clique_size(int c) const { return clique_size_[c]; }
+  int clique_offset(int c) const { return clique_offset_[c]; }
+  /// A_c (size x size).
+  Eigen::Map<const Eigen::MatrixXd> A(int c) const;
+  /// v* (num_velocities()).
+  Eigen::Map<const Eigen::VectorXd> v_star() const;
+
+  int num_constraints() const { return static_cast<int>(entries_.size()); }
+  int num_constraint_rows() const { return num_rows_; }
+  /// Largest n_k over the constraints (0 when there are none).
+  int max_constraint_rows() const { return max_rows_; }
+  const ConstraintEntry& entry(int k) const { return entries_[k]; }
+  const Constraint& constraint(int k) const { return *entries_[k].constraint; }
+  /// Jacobian block b (0 or 1) of constraint k: n_k x size(entry(k).clique[b]).
+  Eigen::Map<const Eigen::MatrixXd> jacobian(int k, int b) const;
+
+ private:
+  template <class T>
+  ConstraintPool<T>& Pool() {
+    for (auto& pool : pools_)
+      if (pool->key == TypeKey<T>()) return static_cast<ConstraintPool<T>&>(*pool);
+    pools_.push_back(std::make_unique<ConstraintPool<T>>());
+    pools_.back()->key = TypeKey<T>();
+    return static_cast<ConstraintPool<T>&>(*pools_.back());
+  }
+  // Records the entry for `c` on cliques c0 (and c1 >= 0), reserves zeroed Jacobian storage.
+  int AppendEntry(Constraint* c, int c0, int c1);
+  // Computes the Delassus estimate of entry k and calls Prepare(dt, w).
+  void FinishEntry(int k);
+  Eigen::Map<Eigen::MatrixXd> MutableJacobian(int k, int b);
+
+  double dt_ = 0.0;
+  int num_velocities_ = 0;
+  int num_rows_ = 0;
+  int max_rows_ = 0;
+  std::vector<int> clique_size_;
+  std::vector<int> clique_offset_;
+  std::vector<int> A_offset_;        // offset of A_c in A_data_
+  std::vector<double> A_data_;       // column-major blocks
+  std::vector<double> v_star_;
+  std::vector<double> jacobian_data_;  // column-major blocks
+  std::vector<ConstraintEntry> entries_;
+  std::vector<std::unique_ptr<ConstraintPoolBase>> pools_;
+};
+
+}  // namespace csim::solver

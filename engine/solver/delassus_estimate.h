@@ -1,0 +1,28 @@
+#pragma once
+// Per-constraint scalar Delassus estimate w (math.md §3.3), Drake's recipe:
+//   W_k = sum_{c in cliques(k)} J_{k,c} diag(A_c)^{-1} J_{k,c}^T     (n_k x n_k)
+//   w_k = ||W_k||_F / n_k                                             [1/kg]
+// Only the diagonal of A is used (no factorization, O(n_k^2 m_c) per block). Examples: a free
+// point mass m with a 3-row contact gives w = sqrt(3)/(3 m); a one-dof limit (one or two
+// rows +-e_j) gives w = 1/A_jj.
+//
+// The paper ([P] §V) uses the full tree inverse and ||W||_F / 3; we follow Drake because its
+// tests and tolerances were tuned with this cheaper estimate (math.md §10 item 4).
+
+#include <Eigen/Dense>
+
+namespace csim::solver {
+
+/// w for a constraint acting on one clique: A0 (m x m, only its diagonal is read, > 0) and
+/// J0 (n x m). Returns ||J0 diag(A0)^{-1} J0^T||_F / n [1/kg]. Never allocates.
+double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
+                        const Eigen::Ref<const Eigen::MatrixXd>& J0);
+
+/// w for a constraint acting on two cliques: W = J0 diag(A0)^{-1} J0^T +
+/// J1 diag(A1)^{-1} J1^T (J0, J1 with the same number of rows n). Never allocates.
+double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
+                        const Eigen::Ref<const Eigen::MatrixXd>& J0,
+                        const Eigen::Ref<const Eigen::MatrixXd>& A1,
+                        const Eigen::Ref<const Eigen::MatrixXd>& J1);
+
+}  // namespace csim::solver

@@ -1,0 +1,92 @@
+#include "engine/solver/friction_cone_projection.h"
+
+#include <cmath>
+
+namespace csim::solver {
+
+FrictionConeMetric MakeFrictionConeMetric(double mu, double R_t, double R_n) {
+  FrictionConeMetric m;
+  m.mu = mu;
+  m.R_t = R_t;
+  m.R_n = R_n;
+  m.mu_hat = mu * R_t / R_n;                  // mu_hat = mu R_t / R_n
+  const double mu_tilde_sq = mu * mu * R_t / R_n;  // mu_tilde^2 = mu^2 R_t / R_n
+  m.f = 1.0 / (1.0 + mu_tilde_sq);
+  return m;
+}
+
+namespace {
+
+// Region test in Drake's order (math.md §2.4), with 1/mu handled explicitly for mu = 0.
+FrictionConeRegion Classify(const FrictionConeMetric& m, double y_r, double y_n) {
+  if (y_r <= m.mu * y_n) return FrictionConeRegion::kStiction;
+  const bool above_polar = -m.mu_hat * y_r < y_n;
+  const bool below_cone = m.mu == 0.0 || y_n < y_r / m.mu;
+  if (above_polar && below_cone) return FrictionConeRegion::kSliding;
+  return FrictionConeRegion::kNoContact;
+}
+
+}  // namespace
+
+FrictionConeProjection ProjectOntoFrictionCone(const FrictionConeMetric& m,
+                                               const Eigen::Vector3d& y) {
+  FrictionConeProjection p;
+  const Eigen::Vector2d y_t = y.head<2>();
+  const double y_n = y[2];
+  constexpr double kEpsSq = kFrictionConeSoftNorm * kFrictionConeSoftNorm;
+  p.y_r = std::sqrt(y_t.squaredNorm() + kEpsSq);
+  p.t_hat = y_t / p.y_r;
+  p.region = Classify(m, p.y_r, y_n);
+  switch (p.region) {
+    case FrictionConeRegion::kStiction:
+      // Region I: gamma = y; ell = 1/2 (R_t ||y_t||^2 + R_n y_n^2) (SAP eq. 35).
+      p.gamma = y;
+      p.cost = 0.5 * (m.R_t * y_t.squaredNorm() + m.R_n * y_n * y_n);
+      break;
+    case FrictionConeRegion::kSliding: {
+      // Region II: gamma_n = f (y_n + mu_hat y_r), gamma_t = mu gamma_n t_hat (SAP eq. 27);
+      // ell = 1/2 R_n f (y_n + mu_hat y_r)^2 = 1/2 R_n gamma_n^2 / f (SAP eq. 35).
+      const double s = y_n + m.mu_hat * p.y_r;
+      const double gamma_n = m.f * s;
+      p.gamma.head<2>() = m.mu * gamma_n * p.t_hat;
+      p.gamma[2] = gamma_n;
+      p.cost = 0.5 * m.R_n * m.f * s * s;
+      break;
+    }
+    case FrictionConeRegion::kNoContact:
+      // Region III: gamma = 0, ell = 0.
+      break;
+  }
+  return p;
+}
+
+Eigen::Matrix3d CalcFrictionConeHessian(const FrictionConeMetric& m,
+                                        const FrictionConeProjection& p) {
+  Eigen::Matrix3d G = Eigen::Matrix3d::Zero();
+  switch (p.region) {
+    case FrictionConeRegion::kStiction:
+      // Region I: G = R^{-1}.
+      G.diagonal() << 1.0 / m.R_t, 1.0 / m.R_t, 1.0 / m.R_n;
+      break;
+    case FrictionConeRegion::kSliding: {
+      // Region II (math.md §2.5, SAP eq. 37), P = t t^T, P_perp = I - t t^T:
+      //   G_tt = mu gamma_n / (R_t y_r) P_perp + mu^2 f / R_n P
+      //   G_tn = G_nt^T = mu f / R_n t,   G_nn = f / R_n.
+      const Eigen::Vector2d& t = p.t_hat;
+      const Eigen::Matrix2d P = t * t.transpose();
+      const Eigen::Matrix2d P_perp = Eigen::Matrix2d::Identity() - P;
+      const double gamma_n = p.gamma[2];
+      G.topLeftCorner<2, 2>() =
+          m.mu * gamma_n / (m.R_t * p.y_r) * P_perp + m.mu * m.mu * m.f / m.R_n * P;
+      G.topRightCorner<2, 1>() = m.mu * m.f / m.R_n * t;
+      G.bottomLeftCorner<1, 2>() = G.topRightCorner<2, 1>().transpose();
+      G(2, 2) = m.f / m.R_n;
+      break;
+    }
+    case FrictionConeRegion::kNoContact:
+      break;  // Region III (and, following Drake, the polar-cone boundary): G = 0.
+  }
+  return G;
+}
+
+}  // namespace csim::solver

@@ -1,0 +1,50 @@
+#include "engine/solver/sap_friction_cone_constraint.h"
+
+#include <cmath>
+
+#include "engine/common/check.h"
+
+namespace csim::solver {
+
+SapFrictionConeConstraint::SapFrictionConeConstraint(const SapFrictionConeParameters& parameters)
+    : parameters_(parameters) {
+  CSIM_CHECK(parameters.mu >= 0.0);
+  CSIM_CHECK(parameters.stiffness > 0.0);
+  CSIM_CHECK(parameters.dissipation_time >= 0.0);
+  CSIM_CHECK(parameters.near_rigid_threshold >= 0.0);
+  CSIM_CHECK(parameters.stiction_sigma > 0.0);
+}
+
+void SapFrictionConeConstraint::Prepare(double dt, double w) {
+  const SapFrictionConeParameters& p = parameters_;
+  // SAP eq. 29 (near-rigid rule) and eq. 30 (R_t = sigma w); math.md §3.3: w_t = w_n = w.
+  const double R_n = NearRigidRegularization(dt, p.stiffness, p.dissipation_time,
+                                             p.near_rigid_threshold, w);
+  const double R_t = p.stiction_sigma * w;
+  CSIM_CHECK(R_n > 0.0 && std::isfinite(R_n));
+  CSIM_CHECK(R_t > 0.0 && std::isfinite(R_t));
+  metric_ = MakeFrictionConeMetric(p.mu, R_t, R_n);
+  // math.md §3.1: v_hat_n = -phi0 / (dt + tau_d).
+  v_hat_n_ = -p.phi0 / (dt + p.dissipation_time);
+}
+
+Eigen::Vector3d SapFrictionConeConstraint::CalcUnprojectedImpulse(const Eigen::Vector3d& v_c) const {
+  // y = -R^{-1} (v_c + v_b - v_hat), v_hat = (0, 0, v_hat_n) (math.md §2.3).
+  const Eigen::Vector3d u = v_c + parameters_.bias_velocity;
+  return Eigen::Vector3d(-u[0] / metric_.R_t, -u[1] / metric_.R_t,
+                         (v_hat_n_ - u[2]) / metric_.R_n);
+}
+
+double SapFrictionConeConstraint::Calc(const double* v_c, double* gamma, double* G) const {
+  const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
+  const FrictionConeProjection p = ProjectOntoFrictionCone(metric_, y);
+  Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
+  gamma_out = p.gamma;
+  if (G != nullptr) {
+    Eigen::Map<Eigen::Matrix3d> G_out(G);
+    G_out = CalcFrictionConeHessian(metric_, p);
+  }
+  return p.cost;
+}
+
+}  // namespace csim::solver

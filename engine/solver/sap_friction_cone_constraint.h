@@ -1,0 +1,63 @@
+#pragma once
+// The SAP point-contact constraint (math.md §2.3-§2.5, §3): 3 rows in the contact frame
+// [t1, t2, n], n pointing from A into B; v_c = J v + v_b is the velocity of B relative to A
+// (v_n > 0 separating); gamma is the impulse on B (gamma_n >= 0 pushes apart).
+//
+// Per step (Prepare): R_n = max(beta^2/(4 pi^2) w, 1/(dt k (dt + tau_d))) (SAP eq. 29),
+// R_t = sigma w (SAP eq. 30), v_hat = (0, 0, -phi0 / (dt + tau_d)) (math.md §3.1).
+// Per evaluation: y = -R^{-1} (v_c - v_hat), gamma = P_F(y) (SAP eq. 23), cost
+// ell = 1/2 ||gamma||_R^2 (SAP eq. 35), G = -d gamma / d v_c (SAP eq. 37).
+
+#include <limits>
+
+#include <Eigen/Dense>
+
+#include "engine/solver/constraint.h"
+#include "engine/solver/friction_cone_projection.h"
+
+namespace csim::solver {
+
+/// Physical parameters of one SAP point contact.
+struct SapFrictionConeParameters {
+  double mu = 0.5;  ///< Coulomb friction coefficient [1] >= 0
+  /// Normal stiffness k [N/m] > 0; +inf means near-rigid (R_n from the near-rigid rule only).
+  double stiffness = std::numeric_limits<double>::infinity();
+  double dissipation_time = 0.0;       ///< tau_d [s] >= 0 (linear Kelvin-Voigt)
+  double phi0 = 0.0;                   ///< signed distance at q0 [m], < 0 when overlapping
+  double near_rigid_threshold = 1.0;   ///< beta [1] >= 0 (0 disables the near-rigid rule)
+  double stiction_sigma = 1.0e-3;      ///< sigma [1] > 0: R_t = sigma w
+  /// Kinematic bias v_b [m/s] in the contact frame, added to J v (e.g. conveyor speed).
+  Eigen::Vector3d bias_velocity = Eigen::Vector3d::Zero();
+};
+
+/// SAP friction-cone contact constraint (3 rows).
+class SapFrictionConeConstraint final : public Constraint {
+ public:
+  /// Stores the parameters; Prepare() must run before Calc().
+  explicit SapFrictionConeConstraint(const SapFrictionConeParameters& parameters);
+
+  int num_rows() const override { return 3; }
+
+  /// Computes R_t, R_n, v_hat_n from dt [s] and the Delassus estimate w [1/kg].
+  /// Aborts (CSIM_CHECK) if R_n or R_t is not positive and finite (e.g. k = inf, beta = 0).
+  void Prepare(double dt, double w) override;
+
+  /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here).
+  double Calc(const double* v_c, double* gamma, double* G) const override;
+
+  const SapFrictionConeParameters& parameters() const { return parameters_; }
+  double R_t() const { return metric_.R_t; }  ///< [1/kg], valid after Prepare()
+  double R_n() const { return metric_.R_n; }  ///< [1/kg], valid after Prepare()
+  double v_hat_n() const { return v_hat_n_; }  ///< [m/s], valid after Prepare()
+  const FrictionConeMetric& metric() const { return metric_; }
+
+  /// The un-projected impulse y = -R^{-1} (v_c + v_b - v_hat) [N s] (math.md §2.3).
+  Eigen::Vector3d CalcUnprojectedImpulse(const Eigen::Vector3d& v_c) const;
+
+ private:
+  SapFrictionConeParameters parameters_;
+  FrictionConeMetric metric_;
+  double v_hat_n_ = 0.0;
+};
+
+}  // namespace csim::solver

@@ -1,0 +1,62 @@
+#include "engine/solver/sap_limit_constraint.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/common/check.h"
+
+namespace csim::solver {
+
+SapLimitConstraint::SapLimitConstraint(const SapLimitParameters& parameters)
+    : parameters_(parameters) {
+  has_lower_ = std::isfinite(parameters.lower);
+  has_upper_ = std::isfinite(parameters.upper);
+  num_rows_ = (has_lower_ ? 1 : 0) + (has_upper_ ? 1 : 0);
+  CSIM_CHECK(num_rows_ >= 1);
+  CSIM_CHECK(!(has_lower_ && has_upper_) || parameters.lower < parameters.upper);
+  CSIM_CHECK(parameters.stiffness > 0.0);
+  CSIM_CHECK(parameters.near_rigid_threshold >= 0.0);
+}
+
+void SapLimitConstraint::Prepare(double dt, double w) {
+  const SapLimitParameters& p = parameters_;
+  const double tau_d = std::isnan(p.dissipation_time) ? dt : p.dissipation_time;
+  CSIM_CHECK(tau_d >= 0.0);
+  R_ = NearRigidRegularization(dt, p.stiffness, tau_d, p.near_rigid_threshold, w);
+  CSIM_CHECK(R_ > 0.0 && std::isfinite(R_));
+  // g = [q0 - q_l ; q_u - q0], v_hat = -g / (dt + tau_d) (math.md §7.2).
+  int r = 0;
+  if (has_lower_) v_hat_[r++] = -(p.q0 - p.lower) / (dt + tau_d);
+  if (has_upper_) v_hat_[r++] = -(p.upper - p.q0) / (dt + tau_d);
+}
+
+double SapLimitConstraint::Calc(const double* v_c, double* gamma, double* G) const {
+  double cost = 0.0;
+  if (G != nullptr) std::fill(G, G + num_rows_ * num_rows_, 0.0);
+  for (int r = 0; r < num_rows_; ++r) {
+    // y = R^{-1} (v_hat - v_c), gamma = max(0, y), ell = 1/2 R gamma^2.
+    const double y = (v_hat_[r] - v_c[r]) / R_;
+    gamma[r] = y > 0.0 ? y : 0.0;
+    cost += 0.5 * R_ * gamma[r] * gamma[r];
+    if (G != nullptr && y > 0.0) G[r * num_rows_ + r] = 1.0 / R_;
+  }
+  return cost;
+}
+
+void SapLimitConstraint::FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const {
+  CSIM_CHECK(J.rows() == num_rows_ && dof >= 0 && dof < J.cols());
+  J.setZero();
+  int r = 0;
+  if (has_lower_) J(r++, dof) = 1.0;
+  if (has_upper_) J(r++, dof) = -1.0;
+}
+
+SapLimitConstraint& AddJointLimit(ContactProblem* problem, int clique, int dof,
+                                  const SapLimitParameters& parameters) {
+  const SapLimitConstraint constraint(parameters);
+  return problem->AddConstraintWith(
+      clique, [&](Eigen::Map<Eigen::MatrixXd> J) { constraint.FillJacobian(dof, J); },
+      constraint);
+}
+
+}  // namespace csim::solver

@@ -1,0 +1,73 @@
+#pragma once
+// One-sided joint-limit constraint on a single dof with q_dot = v (math.md §7.2).
+//
+// Rows (only finite limits are kept, in this order): lower, upper.
+//   g = [ q0 - q_l ; q_u - q0 ]        J = [ e_j^T ; -e_j^T ]
+// so v_c > 0 means moving away from the limit and gamma >= 0 pushes away from it; the
+// generalized impulse on dof j is +gamma_lower - gamma_upper.
+//   R = max(beta^2/(4 pi^2) w, 1/(dt k (dt + tau_d)))   (SAP eq. 29)
+//   v_hat = -g / (dt + tau_d)
+//   y = R^{-1} (v_hat - v_c),  gamma = max(0, y),  ell = 1/2 sum R gamma^2,
+//   G = diag(1/R if y > 0 else 0).
+// Defaults follow Drake's driver (math.md §7.2): near-rigid (k = inf here, 1e12 in Drake:
+// both leave only the near-rigid term), tau_d = dt, beta = 0.1. The activation window that
+// decides which limits enter a step belongs to the problem builder, not to this class.
+
+#include <limits>
+
+#include "engine/solver/constraint.h"
+#include "engine/solver/contact_problem.h"
+
+namespace csim::solver {
+
+/// Parameters of one joint-limit constraint (units of the dof: m or rad).
+struct SapLimitParameters {
+  double q0 = 0.0;  ///< dof position at the start of the step [m or rad]
+  double lower = -std::numeric_limits<double>::infinity();  ///< q_l [m or rad]
+  double upper = std::numeric_limits<double>::infinity();   ///< q_u [m or rad] > q_l
+  /// Stiffness k [N/m or N m/rad] > 0; +inf means near-rigid.
+  double stiffness = std::numeric_limits<double>::infinity();
+  /// tau_d [s] >= 0; NaN (default) means tau_d = dt, as in Drake.
+  double dissipation_time = std::numeric_limits<double>::quiet_NaN();
+  double near_rigid_threshold = 0.1;  ///< beta [1] >= 0
+};
+
+/// SAP joint-limit constraint with one or two rows.
+class SapLimitConstraint final : public Constraint {
+ public:
+  /// At least one of lower, upper must be finite.
+  explicit SapLimitConstraint(const SapLimitParameters& parameters);
+
+  int num_rows() const override { return num_rows_; }
+  bool has_lower() const { return has_lower_; }
+  bool has_upper() const { return has_upper_; }
+
+  /// R and v_hat per row from dt [s] and w [1/kg m^2 or 1/kg] (w = 1/A_jj for one dof).
+  void Prepare(double dt, double w) override;
+
+  /// gamma (num_rows), cost, optional G (num_rows x num_rows) at v_c = J v.
+  double Calc(const double* v_c, double* gamma, double* G) const override;
+
+  double R() const { return R_; }  ///< regularization [1/kg], valid after Prepare()
+  /// Stabilization velocity of row r [m/s or rad/s], valid after Prepare().
+  double v_hat(int r) const { return v_hat_[r]; }
+  const SapLimitParameters& parameters() const { return parameters_; }
+
+  /// Writes J (num_rows x clique_size) for the dof `dof` of its clique: rows e^T, -e^T.
+  void FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const;
+
+ private:
+  SapLimitParameters parameters_;
+  int num_rows_ = 0;
+  bool has_lower_ = false;
+  bool has_upper_ = false;
+  double R_ = 1.0;
+  double v_hat_[2] = {0.0, 0.0};
+};
+
+/// Adds a joint limit on dof `dof` (index inside the clique) of clique `clique` to
+/// `problem` (the clique's A block must already be added). Returns the pooled constraint.
+SapLimitConstraint& AddJointLimit(ContactProblem* problem, int clique, int dof,
+                                  const SapLimitParameters& parameters);
+
+}  // namespace csim::solver

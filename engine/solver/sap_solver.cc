@@ -1,0 +1,302 @@
+#include "engine/solver/sap_solver.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/common/check.h"
+#include "engine/solver/line_search.h"
+
+namespace csim::solver {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using VecMap = Eigen::Map<Eigen::VectorXd>;
+using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool AllFinite(const std::vector<double>& x, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return false;
+  return true;
+}
+
+// x^T G x for the n x n column-major G (no temporaries: an Eigen product nested in a dot
+// product would allocate).
+double QuadraticForm(const double* G, const double* x, int n) {
+  double sum = 0.0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) sum += x[i] * G[j * n + i] * x[j];
+  return sum;
+}
+
+}  // namespace
+
+const char* SapTerminationName(SapTermination t) {
+  switch (t) {
+    case SapTermination::kNoConstraints: return "no constraints";
+    case SapTermination::kOptimality: return "optimality criterion";
+    case SapTermination::kCostStagnation: return "cost criterion";
+    case SapTermination::kMaxIterations: return "maximum iterations reached";
+    case SapTermination::kLineSearchFailed: return "line search failed";
+    case SapTermination::kNotDescent: return "Newton direction is not a descent direction";
+    case SapTermination::kNonFinite: return "non-finite value";
+  }
+  return "unknown";
+}
+
+// ell(alpha) = ell_p(v + alpha dv), with O(n) derivatives from precomputed A dv, J dv
+// (math.md §4.4; SAP §IV-C):
+//   ell(alpha)   = ell_A(0) + alpha dv^T A (v - v*) + 1/2 alpha^2 dv^T A dv + sum ell_k
+//   ell'(alpha)  = dv^T A (v - v*) + alpha dv^T A dv - (J dv)^T gamma(alpha)
+//   ell''(alpha) = dv^T A dv + sum_k (J_k dv)^T G_k(alpha) (J_k dv)
+class SapSolver::AlongDirection final : public LineSearchFunction {
+ public:
+  AlongDirection(SapSolver& s, double c1, double a2) : s_(s), c1_(c1), a2_(a2) {}
+
+  void Eval(double alpha, double* ell, double* d1, double* d2) override {
+    const ContactProblem& p = *s_.problem_;
+    double cost = 0.0, dvc_gamma = 0.0, dvc_G_dvc = 0.0;
+    for (int k = 0; k < p.num_constraints(); ++k) {
+      const ConstraintEntry& e = p.entry(k);
+      const int r = e.row_offset, n = e.num_rows;
+      for (int i = r; i < r + n; ++i) s_.vc_trial_[i] = s_.vc_[i] + alpha * s_.dvc_[i];
+      double* G = d2 != nullptr ? s_.G_trial_.data() : nullptr;
+      cost += e.constraint->Calc(&s_.vc_trial_[r], &s_.gamma_trial_[r], G);
+      const ConstVecMap dvc(&s_.dvc_[r], n);
+      dvc_gamma += dvc.dot(ConstVecMap(&s_.gamma_trial_[r], n));
+      if (G != nullptr) dvc_G_dvc += QuadraticForm(G, &s_.dvc_[r], n);
+    }
+    *ell = s_.ell_A_ + alpha * c1_ + 0.5 * alpha * alpha * a2_ + cost;
+    *d1 = c1_ + alpha * a2_ - dvc_gamma;
+    if (d2 != nullptr) *d2 = a2_ + dvc_G_dvc;
+  }
+
+ private:
+  SapSolver& s_;
+  double c1_;  // dv^T A (v - v*)
+  double a2_;  // dv^T A dv
+};
+
+SapSolver::SapSolver(const SapSolverParameters& parameters) : parameters_(parameters) {}
+
+void SapSolver::Setup(const ContactProblem& problem) {
+  problem_ = &problem;
+  // Participating cliques: touched by at least one constraint (math.md §4.1).
+  reduced_offset_.assign(problem.num_cliques(), -1);
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    for (int b = 0; b < problem.entry(k).num_cliques; ++b)
+      reduced_offset_[problem.entry(k).clique[b]] = 0;
+  nr_ = 0;
+  for (int c = 0; c < problem.num_cliques(); ++c) {
+    if (reduced_offset_[c] < 0) continue;
+    reduced_offset_[c] = nr_;
+    nr_ += problem.clique_size(c);
+  }
+  nc_ = problem.num_constraint_rows();
+  G_offset_.resize(problem.num_constraints());
+  int G_size = 0;
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    G_offset_[k] = G_size;
+    G_size += problem.entry(k).num_rows * problem.entry(k).num_rows;
+  }
+  for (auto* x : {&v_, &v_star_, &grad_, &p_, &jc_, &D_, &dv_, &A_dv_, &A_v_star_}) x->resize(nr_);
+  for (auto* x : {&vc_, &dvc_, &gamma_, &vc_trial_, &gamma_trial_}) x->resize(nc_);
+  G_.resize(G_size);
+  G_trial_.resize(problem.max_constraint_rows() * problem.max_constraint_rows());
+  // Reduced v*, A v* and the scaling D = diag(A)^{-1/2} (math.md §4.2).
+  for (int c = 0; c < problem.num_cliques(); ++c) {
+    const int o = reduced_offset_[c], m = problem.clique_size(c);
+    if (o < 0) continue;
+    VecMap(&v_star_[o], m) = problem.v_star().segment(problem.clique_offset(c), m);
+    VecMap(&D_[o], m) = problem.A(c).diagonal().cwiseSqrt().cwiseInverse();
+  }
+  MultiplyByA(v_star_.data(), A_v_star_.data());
+  newton_.Setup(problem, reduced_offset_, nr_, parameters_.dense_threshold);
+}
+
+void SapSolver::CalcConstraintVelocities(const double* v, double* v_c) const {
+  const ContactProblem& p = *problem_;
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    VecMap vc_k(v_c + e.row_offset, e.num_rows);
+    vc_k.setZero();
+    for (int b = 0; b < e.num_cliques; ++b) {
+      const int c = e.clique[b];
+      vc_k.noalias() += p.jacobian(k, b) * ConstVecMap(v + reduced_offset_[c], p.clique_size(c));
+    }
+  }
+}
+
+void SapSolver::AddJTransposeTimes(const double* gamma, double* out) const {
+  const ContactProblem& p = *problem_;
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    const ConstVecMap gamma_k(gamma + e.row_offset, e.num_rows);
+    for (int b = 0; b < e.num_cliques; ++b) {
+      const int c = e.clique[b];
+      VecMap(out + reduced_offset_[c], p.clique_size(c)).noalias() +=
+          p.jacobian(k, b).transpose() * gamma_k;
+    }
+  }
+}
+
+void SapSolver::MultiplyByA(const double* x, double* out) const {
+  const ContactProblem& p = *problem_;
+  for (int c = 0; c < p.num_cliques(); ++c) {
+    const int o = reduced_offset_[c], m = p.clique_size(c);
+    if (o < 0) continue;
+    VecMap(out + o, m).noalias() = p.A(c) * ConstVecMap(x + o, m);
+  }
+}
+
+double SapSolver::EvalAt(bool with_hessian) {
+  const ContactProblem& p = *problem_;
+  CalcConstraintVelocities(v_.data(), vc_.data());
+  double cost = 0.0;
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    double* G = with_hessian ? &G_[G_offset_[k]] : nullptr;
+    cost += e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], G);
+  }
+  // p = A v, j_c = J^T gamma, grad = A (v - v*) - J^T gamma (math.md §2.6).
+  MultiplyByA(v_.data(), p_.data());
+  VecMap(jc_.data(), nr_).setZero();
+  AddJTransposeTimes(gamma_.data(), jc_.data());
+  const ConstVecMap v(v_.data(), nr_), v_star(v_star_.data(), nr_);
+  const ConstVecMap p_v(p_.data(), nr_), A_v_star(A_v_star_.data(), nr_);
+  VecMap(grad_.data(), nr_) = p_v - A_v_star - ConstVecMap(jc_.data(), nr_);
+  ell_A_ = 0.5 * (v - v_star).dot(p_v - A_v_star);
+  return ell_A_ + cost;
+}
+
+bool SapSolver::Optimal(double* momentum_error) const {
+  // SAP eq. 25-26 and eq. 32 with D = diag(A)^{-1/2}.
+  const ConstVecMap D(D_.data(), nr_);
+  const double g = D.cwiseProduct(ConstVecMap(grad_.data(), nr_)).norm();
+  const double p = D.cwiseProduct(ConstVecMap(p_.data(), nr_)).norm();
+  const double j = D.cwiseProduct(ConstVecMap(jc_.data(), nr_)).norm();
+  const double scale = std::max(p, j);
+  *momentum_error = scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
+  return g <= parameters_.absolute_tolerance + parameters_.relative_tolerance * scale;
+}
+
+bool SapSolver::ComputeSearchDirection(SapSolverStats* stats) {
+  Clock::time_point start = Clock::now();
+  newton_.Assemble(G_.data(), G_offset_);
+  stats->assembly_seconds += SecondsSince(start);
+  start = Clock::now();
+  const bool ok = newton_.Factor();
+  if (ok) {
+    VecMap dv(dv_.data(), nr_);
+    dv = -ConstVecMap(grad_.data(), nr_);
+    newton_.Solve(dv);  // dv = -H^{-1} grad
+  }
+  stats->factorization_seconds += SecondsSince(start);
+  return ok && AllFinite(dv_, nr_);
+}
+
+bool SapSolver::LineSearch(double ell, SapSolverStats* stats, double* alpha, const char** why) {
+  const Clock::time_point start = Clock::now();
+  CalcConstraintVelocities(dv_.data(), dvc_.data());
+  MultiplyByA(dv_.data(), A_dv_.data());
+  const ConstVecMap dv(dv_.data(), nr_), A_dv(A_dv_.data(), nr_);
+  const double a2 = dv.dot(A_dv);
+  // dv^T A (v - v*) = dv^T (p - A v*) (A symmetric).
+  const double c1 = dv.dot(ConstVecMap(p_.data(), nr_) - ConstVecMap(A_v_star_.data(), nr_));
+  const double d1_0 = dv.dot(ConstVecMap(grad_.data(), nr_));
+  AlongDirection along(*this, c1, a2);
+  const SapSolverParameters& p = parameters_;
+  const LineSearchResult r =
+      p.line_search == SapLineSearch::kExact
+          ? ExactLineSearch(along, ell, d1_0, p.exact, p.cost_absolute_tolerance,
+                            p.cost_relative_tolerance)
+          : BacktrackingLineSearch(along, ell, d1_0, p.backtracking, p.relative_slop);
+  stats->line_search_iterations += r.evaluations;
+  stats->line_search_seconds += SecondsSince(start);
+  *alpha = r.alpha;
+  *why = r.failure;
+  return r.ok;
+}
+
+void SapSolver::WriteResult(const ContactProblem& problem, SapSolverResult* result) const {
+  result->v = problem.v_star();
+  for (int c = 0; c < problem.num_cliques(); ++c) {
+    const int o = reduced_offset_[c], m = problem.clique_size(c);
+    if (o >= 0) result->v.segment(problem.clique_offset(c), m) = ConstVecMap(&v_[o], m);
+  }
+  result->gamma = ConstVecMap(gamma_.data(), nc_);
+  result->v_c = ConstVecMap(vc_.data(), nc_);
+}
+
+StepStatus SapSolver::Finish(SapTermination t, const char* reason, SapSolverResult* result) {
+  WriteResult(*problem_, result);
+  SapSolverStats& s = result->stats;
+  s.termination = t;
+  s.num_participating_velocities = nr_;
+  StepStatus& status = result->status;
+  const bool ok = t == SapTermination::kNoConstraints || t == SapTermination::kOptimality ||
+                  t == SapTermination::kCostStagnation;
+  status.outcome = ok ? StepOutcome::kOk
+                      : (t == SapTermination::kNonFinite ? StepOutcome::kNonFinite
+                                                         : StepOutcome::kNotConverged);
+  status.reason.clear();
+  if (!ok) {
+    char buffer[256];
+    std::snprintf(buffer, sizeof(buffer),
+                  "SAP solver: %s (%s) after %d iterations; momentum error %.3g", SapTerminationName(t),
+                  reason, s.iterations, s.momentum_error);
+    status.reason = buffer;
+  }
+  return status;
+}
+
+StepStatus SapSolver::Solve(const ContactProblem& problem,
+                            const Eigen::Ref<const Eigen::VectorXd>& v_guess,
+                            SapSolverResult* result) {
+  CSIM_CHECK(v_guess.size() == problem.num_velocities());
+  Setup(problem);
+  SapSolverStats& stats = result->stats;
+  stats = SapSolverStats{};
+  for (int c = 0; c < problem.num_cliques(); ++c) {
+    if (reduced_offset_[c] < 0) continue;
+    stats.num_participating_cliques++;
+    VecMap(&v_[reduced_offset_[c]], problem.clique_size(c)) =
+        v_guess.segment(problem.clique_offset(c), problem.clique_size(c));
+  }
+  if (problem.num_constraints() == 0) return Finish(SapTermination::kNoConstraints, "", result);
+  double ell_prev = 0.0, alpha_prev = 0.0;
+  for (int m = 0;; ++m) {
+    const double ell = EvalAt(/*with_hessian=*/true);
+    stats.cost = ell;
+    const bool optimal = Optimal(&stats.momentum_error);
+    if (!std::isfinite(ell) || !AllFinite(grad_, nr_))
+      return Finish(SapTermination::kNonFinite, "cost or gradient", result);
+    if (optimal) return Finish(SapTermination::kOptimality, "", result);
+    // Cost stagnation (math.md §4.3): round-off prevents further progress.
+    const double cost_tol = parameters_.cost_absolute_tolerance +
+                            parameters_.cost_relative_tolerance * 0.5 *
+                                (std::abs(ell) + std::abs(ell_prev));
+    if (m > 0 && std::abs(ell - ell_prev) < cost_tol && alpha_prev > 0.5)
+      return Finish(SapTermination::kCostStagnation, "", result);
+    if (m >= parameters_.max_iterations)
+      return Finish(SapTermination::kMaxIterations, "no convergence", result);
+    if (!ComputeSearchDirection(&stats))
+      return Finish(SapTermination::kNonFinite, "Hessian factorization", result);
+    if (!(ConstVecMap(dv_.data(), nr_).dot(ConstVecMap(grad_.data(), nr_)) < 0.0))
+      return Finish(SapTermination::kNotDescent, "ill-conditioned Newton system", result);
+    double alpha = 0.0;
+    const char* why = "";
+    if (!LineSearch(ell, &stats, &alpha, &why))
+      return Finish(SapTermination::kLineSearchFailed, why, result);
+    VecMap(v_.data(), nr_) += alpha * ConstVecMap(dv_.data(), nr_);
+    ++stats.iterations;
+    ell_prev = ell;
+    alpha_prev = alpha;
+  }
+}
+
+}  // namespace csim::solver

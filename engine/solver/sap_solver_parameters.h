@@ -1,0 +1,61 @@
+#pragma once
+// Parameters of the SAP solver (math.md §4), a plain struct whose defaults equal the scene
+// format's `settings.solver.*` (scene-format.md) and Drake's values for everything the
+// scene format does not expose (style.md habit 10).
+
+#include <limits>
+
+namespace csim::solver {
+
+enum class SapLineSearch {
+  kExact,         ///< safeguarded Newton on d ell / d alpha (rtsafe, math.md §4.4)
+  kBacktracking,  ///< Armijo backtracking (math.md §4.5)
+};
+
+/// Exact line search (math.md §4.4).
+struct ExactLineSearchParameters {
+  double alpha_max = 1.5;        ///< largest step tried [1]
+  double f_tolerance = 1.0e-8;   ///< on |d ell/d alpha| / |d ell/d alpha (0)| [1]
+  double x_tolerance = 1.0e-8;   ///< relative to the initial guess alpha_g [1]
+  int max_iterations = 100;      ///< root-finder evaluations before failure
+};
+
+/// Backtracking line search (math.md §4.5; Drake's and the paper's defaults).
+struct BacktrackingLineSearchParameters {
+  double rho = 0.8;              ///< step reduction factor in (0, 1)
+  double armijo_c = 1.0e-4;      ///< Armijo sufficient-decrease constant
+  double alpha_max = 1.25;       ///< first trial = 1/rho, so the second trial is alpha = 1
+  int max_iterations = 40;       ///< trials before failure
+};
+
+struct SapSolverParameters {
+  // --- settings.solver.* of the scene format ---
+  double relative_tolerance = 1.0e-6;   ///< eps_r of SAP eq. 26 [1]
+  double absolute_tolerance = 1.0e-14;  ///< eps_a of SAP eq. 26 [sqrt(J)]
+  int max_iterations = 100;             ///< Newton iterations before kNotConverged
+  SapLineSearch line_search = SapLineSearch::kExact;
+
+  // --- model defaults of the scene format (settings.near_rigid_threshold,
+  // settings.stiction_sigma). The solver itself does not read them: problem builders copy
+  // them into each SapFrictionConeParameters. Kept here so the defaults live in one place.
+  double near_rigid_threshold = 1.0;  ///< beta [1]
+  double stiction_sigma = 1.0e-3;     ///< sigma [1]
+
+  // --- Drake values not exposed by the scene format ---
+  /// Cost-stagnation criterion (math.md §4.3): stop when |ell^{m+1} - ell^m| <
+  /// cost_absolute_tolerance + cost_relative_tolerance * (|ell^{m+1}| + |ell^m|)/2 and the
+  /// last step alpha > 0.5.
+  double cost_absolute_tolerance = 1.0e-30;  ///< [J]
+  double cost_relative_tolerance = 1.0e-15;  ///< [1]
+  /// Slop of the monotonic-decrease check and of the backtracking flatness test (math.md
+  /// §4.3, §4.5), relative to max(1, |ell|) [1].
+  double relative_slop = 1000.0 * std::numeric_limits<double>::epsilon();
+  ExactLineSearchParameters exact;
+  BacktrackingLineSearchParameters backtracking;
+  /// Newton systems with at most this many participating velocities are factorized with a
+  /// dense Cholesky (allocation-free); larger ones with a sparse Cholesky (Eigen
+  /// SimplicialLLT on the clique block pattern).
+  int dense_threshold = 400;
+};
+
+}  // namespace csim::solver

@@ -1,0 +1,133 @@
+// SapFrictionConeConstraint: the parameterisation of math.md §3 (R_n with the near-rigid
+// rule, R_t = sigma w, v_hat_n), impulse = minus the cost gradient and G = minus the
+// impulse's Jacobian by finite differences in all three regions, G symmetric PSD, and the
+// kinematic bias.
+
+#include "engine/solver/sap_friction_cone_constraint.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "engine/solver/constraint.h"
+
+namespace csim::solver {
+namespace {
+
+using Eigen::Matrix3d;
+using Eigen::Vector3d;
+
+SapFrictionConeParameters Compliant() {
+  SapFrictionConeParameters p;
+  p.mu = 0.7;
+  p.stiffness = 1e4;
+  p.dissipation_time = 0.01;
+  p.phi0 = -1e-3;
+  return p;
+}
+
+double Cost(const SapFrictionConeConstraint& c, const Vector3d& v_c, Vector3d* gamma = nullptr,
+            Matrix3d* G = nullptr) {
+  Vector3d g;
+  Matrix3d H;
+  const double cost = c.Calc(v_c.data(), g.data(), G != nullptr ? H.data() : nullptr);
+  if (gamma != nullptr) *gamma = g;
+  if (G != nullptr) *G = H;
+  return cost;
+}
+
+TEST_CASE("SAP contact parameters follow the compliant and near-rigid rules", "[solver]") {
+  const double dt = 0.01, w = 2.0;
+  SapFrictionConeParameters p = Compliant();
+  SapFrictionConeConstraint compliant(p);
+  compliant.Prepare(dt, w);
+  // R_n = 1 / (dt k (dt + tau_d)) = 1/(0.01 * 1e4 * 0.02) = 0.5 > beta^2 w / (4 pi^2).
+  CHECK(compliant.R_n() == Approx(0.5).epsilon(1e-14));
+  CHECK(compliant.R_t() == Approx(1e-3 * w).epsilon(1e-14));  // SAP eq. 30
+  CHECK(compliant.v_hat_n() == Approx(1e-3 / 0.02).epsilon(1e-14));  // -phi0 / (dt + tau_d)
+  CHECK(compliant.metric().mu_hat == Approx(0.7 * 2e-3 / 0.5));
+
+  // Infinite stiffness: the near-rigid term alone, R_n = beta^2 w / (4 pi^2) (SAP eq. 29).
+  p.stiffness = std::numeric_limits<double>::infinity();
+  SapFrictionConeConstraint rigid(p);
+  rigid.Prepare(dt, w);
+  CHECK(rigid.R_n() == Approx(w / (4 * M_PI * M_PI)).epsilon(1e-14));
+  p.near_rigid_threshold = 0.5;
+  SapFrictionConeConstraint rigid_half(p);
+  rigid_half.Prepare(dt, w);
+  CHECK(rigid_half.R_n() == Approx(0.25 * w / (4 * M_PI * M_PI)).epsilon(1e-14));
+  CHECK(NearRigidRegularization(dt, 1e20, dt, 1.0, w) == Approx(w / (4 * M_PI * M_PI)));
+  CHECK(NearRigidRegularization(dt, 1e4, dt, 0.0, w) == Approx(0.5));
+}
+
+// v_c whose un-projected impulse y falls in the requested region (away from its borders).
+Vector3d VelocityInRegion(const SapFrictionConeConstraint& c, FrictionConeRegion region,
+                          std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const FrictionConeMetric& m = c.metric();
+  const double angle = 2 * M_PI * u(rng), y_r = 0.05 + u(rng);
+  const double lo = -m.mu_hat * y_r, hi = y_r / m.mu;
+  double y_n = 0.0;
+  if (region == FrictionConeRegion::kStiction) y_n = hi * (1.1 + u(rng));
+  if (region == FrictionConeRegion::kSliding) y_n = lo + (hi - lo) * (0.1 + 0.8 * u(rng));
+  if (region == FrictionConeRegion::kNoContact) y_n = lo - (0.1 + u(rng)) * (hi - lo);
+  const Vector3d y(y_r * std::cos(angle), y_r * std::sin(angle), y_n);
+  // Invert y = -R^{-1} (v_c + v_b - v_hat).
+  const Vector3d u_c(-m.R_t * y[0], -m.R_t * y[1], c.v_hat_n() - m.R_n * y[2]);
+  return u_c - c.parameters().bias_velocity;
+}
+
+TEST_CASE("SAP contact impulse and G are the cost's derivatives", "[solver]") {
+  std::mt19937 rng(17);
+  SapFrictionConeParameters p = Compliant();
+  p.bias_velocity = Vector3d(0.01, -0.02, 0.003);
+  SapFrictionConeConstraint c(p);
+  c.Prepare(0.01, 1.3);
+  for (FrictionConeRegion region : {FrictionConeRegion::kStiction, FrictionConeRegion::kSliding,
+                                    FrictionConeRegion::kNoContact}) {
+    for (int trial = 0; trial < 100; ++trial) {
+      const Vector3d v_c = VelocityInRegion(c, region, rng);
+      Vector3d gamma;
+      Matrix3d G;
+      Cost(c, v_c, &gamma, &G);
+      const double h = 1e-7 * c.metric().R_t;  // well inside every region
+      Vector3d grad_fd;
+      Matrix3d dgamma_fd;
+      for (int j = 0; j < 3; ++j) {
+        Vector3d vp = v_c, vm = v_c;
+        vp[j] += h;
+        vm[j] -= h;
+        Vector3d gp, gm;
+        grad_fd[j] = (Cost(c, vp, &gp) - Cost(c, vm, &gm)) / (2 * h);
+        dgamma_fd.col(j) = (gp - gm) / (2 * h);
+      }
+      CHECK((gamma + grad_fd).norm() <= 1e-6 * (1e-6 + gamma.norm()));  // gamma = -d ell/d v_c
+      CHECK((G + dgamma_fd).norm() <= 1e-6 * (1.0 + G.norm()));         // G = -d gamma/d v_c
+      CHECK((G - G.transpose()).norm() <= 1e-12 * (1.0 + G.norm()));
+      CHECK(Eigen::SelfAdjointEigenSolver<Matrix3d>(G).eigenvalues().minCoeff() >=
+            -1e-10 * (1.0 + G.norm()));
+    }
+  }
+}
+
+TEST_CASE("SAP contact at rest on its compliant equilibrium", "[solver]") {
+  // Stiction with v_c = 0 gives gamma_n = v_hat_n / R_n = dt k (-phi0) (math.md §2.7).
+  SapFrictionConeParameters p = Compliant();
+  SapFrictionConeConstraint c(p);
+  c.Prepare(0.01, 1.0);
+  Vector3d gamma;
+  Cost(c, Vector3d::Zero(), &gamma);
+  CHECK(gamma[2] == Approx(0.01 * 1e4 * 1e-3).epsilon(1e-12));
+  CHECK(gamma.head<2>().norm() <= 1e-12);
+  // The bias shifts the velocity: v_c = -v_b is the rest state.
+  p.bias_velocity = Vector3d(0.5, 0.0, 0.0);
+  SapFrictionConeConstraint biased(p);
+  biased.Prepare(0.01, 1.0);
+  Vector3d gamma_b;
+  Cost(biased, Vector3d(-0.5, 0.0, 0.0), &gamma_b);
+  CHECK(gamma_b.isApprox(gamma));
+}
+
+}  // namespace
+}  // namespace csim::solver

@@ -98,7 +98,8 @@ LineSearchResult BacktrackingLineSearch(LineSearchFunction& f, double ell0, doub
   double ell, d1;
   f.Eval(alpha, &ell, &d1, nullptr);
   int evaluations = 1;
-  if (!std::isfinite(ell)) return Fail(alpha, evaluations, "backtracking line search: non-finite cost");
+  if (!std::isfinite(ell))
+    return Fail(alpha, evaluations, "backtracking line search: non-finite cost");
   // ell still decreasing at alpha_max (convexity): nothing shorter is better.
   const double slop = relative_slop / 10.0 * std::max(1.0, 0.5 * (std::abs(ell) + std::abs(ell0)));
   if (d1 < slop) return Accept(alpha, evaluations);

@@ -28,7 +28,8 @@ void SapFrictionConeConstraint::Prepare(double dt, double w) {
   v_hat_n_ = -p.phi0 / (dt + p.dissipation_time);
 }
 
-Eigen::Vector3d SapFrictionConeConstraint::CalcUnprojectedImpulse(const Eigen::Vector3d& v_c) const {
+Eigen::Vector3d SapFrictionConeConstraint::CalcUnprojectedImpulse(
+    const Eigen::Vector3d& v_c) const {
   // y = -R^{-1} (v_c + v_b - v_hat), v_hat = (0, 0, v_hat_n) (math.md §2.3).
   const Eigen::Vector3d u = v_c + parameters_.bias_velocity;
   return Eigen::Vector3d(-u[0] / metric_.R_t, -u[1] / metric_.R_t,

@@ -247,11 +247,28 @@ StepStatus SapSolver::Finish(SapTermination t, const char* reason, SapSolverResu
   if (!ok) {
     char buffer[256];
     std::snprintf(buffer, sizeof(buffer),
-                  "SAP solver: %s (%s) after %d iterations; momentum error %.3g", SapTerminationName(t),
-                  reason, s.iterations, s.momentum_error);
+                  "SAP solver: %s (%s) after %d iterations; momentum error %.3g",
+                  SapTerminationName(t), reason, s.iterations, s.momentum_error);
     status.reason = buffer;
   }
   return status;
+}
+
+bool SapSolver::CostStagnated(double ell, double ell_prev, double alpha_prev) const {
+  // math.md §4.3: |ell^m - ell^{m-1}| < eps_a^c + eps_r^c (|ell^m| + |ell^{m-1}|)/2, alpha > 0.5.
+  const double tolerance = parameters_.cost_absolute_tolerance +
+                           parameters_.cost_relative_tolerance * 0.5 *
+                               (std::abs(ell) + std::abs(ell_prev));
+  return std::abs(ell - ell_prev) < tolerance && alpha_prev > 0.5;
+}
+
+void SapSolver::LoadGuess(const Eigen::Ref<const Eigen::VectorXd>& v_guess) {
+  const ContactProblem& p = *problem_;
+  for (int c = 0; c < p.num_cliques(); ++c) {
+    if (reduced_offset_[c] < 0) continue;
+    VecMap(&v_[reduced_offset_[c]], p.clique_size(c)) =
+        v_guess.segment(p.clique_offset(c), p.clique_size(c));
+  }
 }
 
 StepStatus SapSolver::Solve(const ContactProblem& problem,
@@ -259,28 +276,21 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
                             SapSolverResult* result) {
   CSIM_CHECK(v_guess.size() == problem.num_velocities());
   Setup(problem);
+  LoadGuess(v_guess);
   SapSolverStats& stats = result->stats;
   stats = SapSolverStats{};
-  for (int c = 0; c < problem.num_cliques(); ++c) {
-    if (reduced_offset_[c] < 0) continue;
-    stats.num_participating_cliques++;
-    VecMap(&v_[reduced_offset_[c]], problem.clique_size(c)) =
-        v_guess.segment(problem.clique_offset(c), problem.clique_size(c));
-  }
+  for (int c = 0; c < problem.num_cliques(); ++c)
+    stats.num_participating_cliques += reduced_offset_[c] >= 0;
   if (problem.num_constraints() == 0) return Finish(SapTermination::kNoConstraints, "", result);
   double ell_prev = 0.0, alpha_prev = 0.0;
   for (int m = 0;; ++m) {
-    const double ell = EvalAt(/*with_hessian=*/true);
-    stats.cost = ell;
+    // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1).
+    const double ell = stats.cost = EvalAt(/*with_hessian=*/true);
     const bool optimal = Optimal(&stats.momentum_error);
     if (!std::isfinite(ell) || !AllFinite(grad_, nr_))
       return Finish(SapTermination::kNonFinite, "cost or gradient", result);
     if (optimal) return Finish(SapTermination::kOptimality, "", result);
-    // Cost stagnation (math.md §4.3): round-off prevents further progress.
-    const double cost_tol = parameters_.cost_absolute_tolerance +
-                            parameters_.cost_relative_tolerance * 0.5 *
-                                (std::abs(ell) + std::abs(ell_prev));
-    if (m > 0 && std::abs(ell - ell_prev) < cost_tol && alpha_prev > 0.5)
+    if (m > 0 && CostStagnated(ell, ell_prev, alpha_prev))
       return Finish(SapTermination::kCostStagnation, "", result);
     if (m >= parameters_.max_iterations)
       return Finish(SapTermination::kMaxIterations, "no convergence", result);
@@ -292,7 +302,7 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
     const char* why = "";
     if (!LineSearch(ell, &stats, &alpha, &why))
       return Finish(SapTermination::kLineSearchFailed, why, result);
-    VecMap(v_.data(), nr_) += alpha * ConstVecMap(dv_.data(), nr_);
+    VecMap(v_.data(), nr_) += alpha * ConstVecMap(dv_.data(), nr_);  // v <- v + alpha dv
     ++stats.iterations;
     ell_prev = ell;
     alpha_prev = alpha;

@@ -100,6 +100,10 @@ class SapSolver {
   bool ComputeSearchDirection(SapSolverStats* stats);
   // Runs the configured line search along dv_; returns false and a reason on failure.
   bool LineSearch(double ell, SapSolverStats* stats, double* alpha, const char** why);
+  // Cost-stagnation criterion of math.md §4.3.
+  bool CostStagnated(double ell, double ell_prev, double alpha_prev) const;
+  // Copies the participating cliques' entries of v_guess into the reduced iterate.
+  void LoadGuess(const Eigen::Ref<const Eigen::VectorXd>& v_guess);
   void WriteResult(const ContactProblem& problem, SapSolverResult* result) const;
   StepStatus Finish(SapTermination t, const char* reason, SapSolverResult* result);
 

@@ -159,7 +159,8 @@ TEST_CASE("Friction cone G equals the projection's Jacobian times R^-1", "[solve
         Vector3d yp = y, ym = y;
         yp[j] += h;
         ym[j] -= h;
-        dP.col(j) = (ProjectOntoFrictionCone(m, yp).gamma - ProjectOntoFrictionCone(m, ym).gamma) / (2 * h);
+        dP.col(j) = (ProjectOntoFrictionCone(m, yp).gamma -
+                     ProjectOntoFrictionCone(m, ym).gamma) / (2 * h);
       }
       const Eigen::Matrix3d G_fd = dP * Vector3d(1 / m.R_t, 1 / m.R_t, 1 / m.R_n).asDiagonal();
       CHECK((G - G_fd).norm() <= 1e-6 * (1.0 + G.norm()));

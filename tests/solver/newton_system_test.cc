@@ -46,7 +46,8 @@ TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]
     if (b < 0) {
       problem.AddConstraint(a, Ja, SapFrictionConeConstraint(params));
     } else {
-      problem.AddConstraint(a, Ja, b, RandomMatrix(3, sizes[b], rng), SapFrictionConeConstraint(params));
+      problem.AddConstraint(a, Ja, b, RandomMatrix(3, sizes[b], rng),
+                            SapFrictionConeConstraint(params));
     }
   }
   // Reduced layout: cliques 0, 1, 3 -> offsets 0, 2, 5; size 9.

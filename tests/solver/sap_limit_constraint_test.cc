@@ -63,7 +63,9 @@ TEST_CASE("Limit constraint impulse and G are the cost's derivatives", "[solver]
       Eigen::Vector2d vp = v_c, vm = v_c;
       vp[j] += h;
       vm[j] -= h;
-      grad_fd[j] = (c.Calc(vp.data(), gp.data(), nullptr) - c.Calc(vm.data(), gm.data(), nullptr)) / (2 * h);
+      const double ell_p = c.Calc(vp.data(), gp.data(), nullptr);
+      const double ell_m = c.Calc(vm.data(), gm.data(), nullptr);
+      grad_fd[j] = (ell_p - ell_m) / (2 * h);
       dgamma.col(j) = (gp - gm) / (2 * h);
     }
     CHECK((gamma + grad_fd).norm() <= 1e-6 * (1.0 + gamma.norm()));

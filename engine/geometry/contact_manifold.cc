@@ -150,6 +150,16 @@ bool ClipParallelSegments(const ContactPlane& plane, const PlanarFeature& a,
   return true;
 }
 
+// True if candidate i should be preferred to j under "larger key wins", where keys within
+// kTieTolerance count as equal and ties go to the lexicographically smaller point, so the
+// choice does not depend on the order in which the points were produced (A/B swaps).
+bool Prefer(double key_i, double key_j, const Eigen::Vector3d& p_i, const Eigen::Vector3d& p_j) {
+  constexpr double kTieTolerance = 1e-12;
+  if (key_i > key_j + kTieTolerance) return true;
+  if (key_i < key_j - kTieTolerance) return false;
+  return std::lexicographical_compare(p_i.data(), p_i.data() + 3, p_j.data(), p_j.data() + 3);
+}
+
 // Keeps the deepest point, then repeatedly the one farthest from those kept.
 void Reduce(const RawPoints& raw, ContactManifold* manifold) {
   manifold->num_points = 0;
@@ -158,7 +168,9 @@ void Reduce(const RawPoints& raw, ContactManifold* manifold) {
   std::array<double, kMaxRaw> dist;
   dist.fill(std::numeric_limits<double>::infinity());
   int pick = 0;
-  for (int i = 1; i < raw.n; ++i) if (raw.p[i].phi0 < raw.p[pick].phi0) pick = i;
+  for (int i = 1; i < raw.n; ++i) {
+    if (Prefer(-raw.p[i].phi0, -raw.p[pick].phi0, raw.p[i].p_WC, raw.p[pick].p_WC)) pick = i;
+  }
   while (pick >= 0 && manifold->num_points < ContactManifold::kMaxPoints) {
     taken[pick] = true;
     manifold->points[manifold->num_points++] = raw.p[pick];
@@ -167,7 +179,7 @@ void Reduce(const RawPoints& raw, ContactManifold* manifold) {
     for (int i = 0; i < raw.n; ++i) {
       if (taken[i]) continue;
       dist[i] = std::min(dist[i], (raw.p[i].p_WC - chosen).norm());
-      if (pick < 0 || dist[i] > dist[pick]) pick = i;
+      if (pick < 0 || Prefer(dist[i], dist[pick], raw.p[i].p_WC, raw.p[pick].p_WC)) pick = i;
     }
   }
 }

@@ -2,19 +2,25 @@
 // Signed distance of a general pair of convex shapes through FCL 0.7 (libccd backend), for
 // the pairs without a closed form here (cylinder, ellipsoid and mesh pairs, capsule-box).
 //
-// What FCL 0.7 gets right and wrong, and what we do about it:
-//   * fcl::collide() computes penetration with MPR, whose depth and normal are only
-//     approximate; fcl::distance() with enable_signed_distance runs GJK and, in overlap,
-//     EPA, which converge to the true signed distance and witness points. We use the
-//     latter, with a tight tolerance.
-//   * The witness points come back in the world frame. Apart, the normal is p_B - p_A;
-//     in overlap it is p_A - p_B (A's witness is the point of A deepest inside B).
-//   * When the witnesses nearly coincide (touching, |phi| ~ 0) their difference has no
-//     direction: we fall back to MPR's normal from fcl::collide(), and if that also fails,
-//     to the direction between the shapes' centres.
-//   * EPA may throw (FailedAtThisConfiguration) on degenerate polytopes: we catch it and
-//     use fcl::collide() (MPR) in overlap or the unsigned distance apart.
-//   * Halfspaces have no libccd support function: never passed here (handled analytically).
+// What FCL 0.7 (Debian build) gets right and wrong, found by probing each path:
+//   * GJK distance of separated shapes (fcl::distance, unsigned) is accurate and robust:
+//     distances and world-frame witness points to ~1e-9 m with a 1e-9 tolerance. Used.
+//   * Signed distance in overlap (enable_signed_distance: libccd EPA) aborts the process
+//     on an internal assertion (ComputeVisiblePatch / isOutsidePolytopeFace) for ordinary
+//     configurations, e.g. a cylinder lying on a box or an ellipsoid on a sphere with a
+//     tight tolerance; an assertion cannot be caught. Never used.
+//   * The "indep" solver's EPA returns its normal in shape 1's frame instead of the world
+//     and, for an ellipsoid against a sphere, a depth 20x too small. Never used.
+//   * fcl::collide (libccd MPR) never crashed in our probes but its depth and normal are
+//     those of the portal along the centre line, only approximately the least penetration.
+//     Used as the starting guess below.
+// So overlap is resolved with separated queries only: B is translated out along the
+// current normal guess n_k by t (MPR depth plus a small clearance), GJK gives the distance
+// d and the witness direction n_{k+1} of the separated pair, and the separation of the
+// untranslated pair along n_{k+1} is exactly sep(n_{k+1}) = d - t n_k . n_{k+1}. Since the
+// signed distance is the maximum of sep(n) over directions, every such value is a lower
+// bound, reached at the fixed point n_{k+1} = n_k; a few iterations converge to it, and
+// the largest value found is returned. Halfspaces never come here (analytic).
 
 #include "engine/geometry/contact_shape.h"
 #include "engine/geometry/signed_distance.h"

@@ -1,0 +1,37 @@
+#include "engine/contact/material_combination.h"
+
+#include <cmath>
+
+namespace csim::contact {
+namespace {
+
+// Stiffness-weighted average (k2 x1 + k1 x2) / (k1 + k2), taken to its limits when one
+// or both stiffnesses are infinite.
+double WeightByStiffness(double k1, double x1, double k2, double x2) {
+  const bool inf1 = std::isinf(k1), inf2 = std::isinf(k2);
+  if (inf1 && inf2) return 0.5 * (x1 + x2);
+  if (inf1) return x2;
+  if (inf2) return x1;
+  if (k1 + k2 == 0.0) return 0.5 * (x1 + x2);
+  return (k2 * x1 + k1 * x2) / (k1 + k2);
+}
+
+double SeriesStiffness(double k1, double k2) {
+  if (std::isinf(k1)) return k2;
+  if (std::isinf(k2)) return k1;
+  return k1 * k2 / (k1 + k2);
+}
+
+}  // namespace
+
+CombinedMaterial CombineMaterials(const geometry::Material& a, const geometry::Material& b) {
+  CombinedMaterial c;
+  c.stiffness = SeriesStiffness(a.stiffness, b.stiffness);
+  c.dissipation_time = WeightByStiffness(a.stiffness, a.dissipation_time, b.stiffness, b.dissipation_time);
+  c.hunt_crossley = WeightByStiffness(a.stiffness, a.hunt_crossley, b.stiffness, b.hunt_crossley);
+  const double sum = a.friction + b.friction;
+  c.friction = sum > 0 ? 2 * a.friction * b.friction / sum : 0.0;
+  return c;
+}
+
+}  // namespace csim::contact

@@ -1,0 +1,58 @@
+// Material combination rules of scene-format.md: two springs in series, dissipation
+// weighted so that the series dashpot-spring pair is reproduced, harmonic-mean friction.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "engine/contact/material_combination.h"
+
+namespace csim::contact {
+namespace {
+
+geometry::Material Make(double k, double tau, double d, double mu) {
+  geometry::Material m;
+  m.stiffness = k;
+  m.dissipation_time = tau;
+  m.hunt_crossley = d;
+  m.friction = mu;
+  return m;
+}
+
+TEST_CASE("two finite materials combine in series", "[contact][material]") {
+  const CombinedMaterial c = CombineMaterials(Make(1e6, 1e-3, 10, 0.8), Make(3e6, 5e-3, 30, 0.4));
+  // Series springs: the force through both equals k x with x the total compression.
+  const double F = 7.0, x = F / 1e6 + F / 3e6;
+  CHECK(c.stiffness * x == Approx(F).epsilon(1e-14));
+  CHECK(c.dissipation_time == Approx((3e6 * 1e-3 + 1e6 * 5e-3) / 4e6));
+  CHECK(c.hunt_crossley == Approx((3e6 * 10 + 1e6 * 30) / 4e6));
+  CHECK(c.friction == Approx(2 * 0.8 * 0.4 / 1.2));
+  // Symmetric in its arguments.
+  const CombinedMaterial s = CombineMaterials(Make(3e6, 5e-3, 30, 0.4), Make(1e6, 1e-3, 10, 0.8));
+  CHECK(s.stiffness == c.stiffness);
+  CHECK(s.dissipation_time == c.dissipation_time);
+  CHECK(s.friction == c.friction);
+}
+
+TEST_CASE("an infinite stiffness takes the other side's values", "[contact][material]") {
+  const CombinedMaterial c = CombineMaterials(Make(INFINITY, 0.0, 0.0, 1.0), Make(1e5, 2e-3, 20, 1.0));
+  CHECK(c.stiffness == 1e5);
+  CHECK(c.dissipation_time == 2e-3);
+  CHECK(c.hunt_crossley == 20);
+  CHECK(c.friction == 1.0);
+  // The finite formula tends to the same limit: the rule is continuous.
+  const CombinedMaterial near = CombineMaterials(Make(1e15, 0.0, 0.0, 1.0), Make(1e5, 2e-3, 20, 1.0));
+  CHECK(near.stiffness == Approx(1e5).epsilon(1e-9));
+  CHECK(near.dissipation_time == Approx(2e-3).epsilon(1e-9));
+  const CombinedMaterial rigid = CombineMaterials(Make(INFINITY, 1e-3, 0, 0.5), Make(INFINITY, 3e-3, 0, 0.5));
+  CHECK(std::isinf(rigid.stiffness));
+  CHECK(rigid.dissipation_time == Approx(2e-3));
+}
+
+TEST_CASE("frictionless materials give zero friction", "[contact][material]") {
+  CHECK(CombineMaterials(Make(1e5, 0, 0, 0.0), Make(1e5, 0, 0, 0.0)).friction == 0.0);
+  CHECK(CombineMaterials(Make(1e5, 0, 0, 0.0), Make(1e5, 0, 0, 1.0)).friction == 0.0);
+}
+
+}  // namespace
+}  // namespace csim::contact

@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kGjkTolerance = 1e-10;    // [m] GJK distance tolerance
 constexpr double kTouching = 1e-10;        // [m] gaps below this have no reliable direction
-constexpr int kMaxRefinements = 6;         // translated-GJK iterations in overlap
+constexpr int kMaxRefinements = 8;         // translated-GJK iterations in overlap
 constexpr double kDirectionTolerance = 1e-10;  // |n_{k+1} - n_k| at the fixed point
 
 fcl::Transform3d ToFcl(const math::RigidTransform& X) {

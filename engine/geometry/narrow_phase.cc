@@ -1,5 +1,6 @@
 #include "engine/geometry/narrow_phase.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "engine/geometry/box_box.h"
@@ -66,6 +67,21 @@ void Append(const ContactManifold& m, const Eigen::Vector3d& nhat_AB_W, bool fli
   }
 }
 
+// The clipped patch only sees the overlap of the two features' projections; when the
+// deepest point lies outside it (features tilted within the tolerance, shapes apart by
+// more than the patch explains, or a cylinder rim between polygon vertices), the deepest
+// point replaces the shallowest one (or is added), so the pair's minimum gap is never lost.
+void KeepDeepest(const SignedDistanceResult& deepest, ContactManifold* m) {
+  constexpr double kTolerance = 1e-6;  // [m], above the GJK-based gaps' accuracy
+  int shallowest = 0;
+  for (int i = 0; i < m->num_points; ++i) {
+    if (m->points[i].phi0 <= deepest.phi0 + kTolerance) return;  // already there
+    if (m->points[i].phi0 > m->points[shallowest].phi0) shallowest = i;
+  }
+  const int slot = m->num_points < ContactManifold::kMaxPoints ? m->num_points++ : shallowest;
+  m->points[slot] = {deepest.p_WC, deepest.phi0};
+}
+
 // Halfspace H (region z <= 0 of its frame) against shape B; `flip` if B was given first.
 void HalfspaceContacts(const RigidTransform& X_WH, const ContactShape& b,
                        const RigidTransform& X_WB, double margin, bool flip,
@@ -78,16 +94,21 @@ void HalfspaceContacts(const RigidTransform& X_WH, const ContactShape& b,
   Append(manifold, nhat, flip, out);
 }
 
-}  // namespace
+// Pairs are computed in a canonical order (shape type, then position) so that (A, B) and
+// (B, A) run the very same arithmetic and differ only by the flipped normal; iterative
+// FCL refinements would otherwise land on slightly different points.
+bool CanonicalOrder(const ContactShape& a, const RigidTransform& X_WA, const ContactShape& b,
+                    const RigidTransform& X_WB) {
+  if (a.type() != b.type()) return a.type() < b.type();
+  return !std::lexicographical_compare(X_WB.p.data(), X_WB.p.data() + 3, X_WA.p.data(),
+                                       X_WA.p.data() + 3);
+}
 
-void CalcPairContacts(const ContactShape& a, const RigidTransform& X_WA, const ContactShape& b,
-                      const RigidTransform& X_WB, double margin,
-                      std::vector<PointContact>* out) {
-  const bool a_half = Is(a, ShapeType::kHalfspace), b_half = Is(b, ShapeType::kHalfspace);
-  if (a_half && b_half) return;
-  if (a_half) return HalfspaceContacts(X_WA, b, X_WB, margin, false, out);
-  if (b_half) return HalfspaceContacts(X_WB, a, X_WA, margin, true, out);
-
+void CalcOrderedPairContacts(const ContactShape& a, const RigidTransform& X_WA,
+                             const ContactShape& b, const RigidTransform& X_WB, double margin,
+                             std::vector<PointContact>* out) {
+  if (Is(a, ShapeType::kHalfspace)) return HalfspaceContacts(X_WA, b, X_WB, margin, false, out);
+  if (Is(b, ShapeType::kHalfspace)) return HalfspaceContacts(X_WB, a, X_WA, margin, true, out);
   const SignedDistanceResult deepest = DeepestPoint(a, X_WA, b, X_WB);
   if (!(deepest.phi0 < margin)) return;
   if (HasExtendedFeatures(a) && HasExtendedFeatures(b)) {
@@ -97,6 +118,7 @@ void CalcPairContacts(const ContactShape& a, const RigidTransform& X_WA, const C
     ContactManifold manifold;
     if (ClipFeatures(feature_a, feature_b, deepest.nhat_AB_W, margin, &manifold) &&
         manifold.num_points > 0) {
+      KeepDeepest(deepest, &manifold);
       return Append(manifold, deepest.nhat_AB_W, false, out);
     }
   }
@@ -105,6 +127,18 @@ void CalcPairContacts(const ContactShape& a, const RigidTransform& X_WA, const C
   c.nhat_AB_W = deepest.nhat_AB_W;
   c.phi0 = deepest.phi0;
   out->push_back(c);
+}
+
+}  // namespace
+
+void CalcPairContacts(const ContactShape& a, const RigidTransform& X_WA, const ContactShape& b,
+                      const RigidTransform& X_WB, double margin,
+                      std::vector<PointContact>* out) {
+  if (Is(a, ShapeType::kHalfspace) && Is(b, ShapeType::kHalfspace)) return;
+  if (CanonicalOrder(a, X_WA, b, X_WB)) return CalcOrderedPairContacts(a, X_WA, b, X_WB, margin, out);
+  const size_t first = out->size();
+  CalcOrderedPairContacts(b, X_WB, a, X_WA, margin, out);
+  for (size_t i = first; i < out->size(); ++i) (*out)[i].nhat_AB_W = -(*out)[i].nhat_AB_W;
 }
 
 }  // namespace csim::geometry

@@ -14,6 +14,10 @@
 // shape's support feature against the plane (a sphere's lowest point, a box's bottom face
 // corners, a cylinder's rim points or side line ends, a capsule's two cap points, a mesh's
 // bottom face vertices, an ellipsoid's lowest point).
+//
+// Symmetry: every pair is computed in a canonical order (shape type, then position) and
+// the normals flipped if needed, so (A, B) and (B, A) give the same points and gaps with
+// opposite normals, bit for bit.
 
 #include <vector>
 

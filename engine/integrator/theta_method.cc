@@ -105,6 +105,11 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
     if (!FactorLinearizedDynamics(p, dt, ws))
       return Failure(StepOutcome::kNonFinite, "the matrix A is not positive definite", s0.t);
     ws.momentum_error = reference > 0 ? error / reference : 0.0;
+    if (p.theta == 0.0) {  // linear in v: one direct solve, no Newton iteration
+      ws.A_llt.solveInPlace(ws.residual);
+      ws.v_star -= ws.residual;
+      return FinishExplicit(dt, s0, ws);
+    }
     if (error <= settings.relative_tolerance * reference + settings.absolute_tolerance) return {};
     if (ws.iterations == settings.max_iterations)
       return Failure(StepOutcome::kNotConverged,
@@ -114,7 +119,6 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
     ws.A_llt.solveInPlace(ws.residual);
     ws.v_star -= ws.residual;
     ++ws.iterations;
-    if (p.theta == 0.0) return FinishExplicit(dt, s0, ws);
   }
 }
 

@@ -49,7 +49,8 @@ struct StepWorkspace {
   Eigen::VectorXd residual;      ///< (nv) momentum residual m(v) [N s, N m s]
   Eigen::VectorXd scale;         ///< (nv) diag(M)^(-1/2)
   Eigen::VectorXd work;          ///< (nv) scratch
-  int iterations = 0;            ///< Newton iterations of the last free-motion solve
+  int iterations = 0;            ///< Newton iterations of the last free-motion solve (0 for
+                                 ///< theta = 0: one direct solve)
   double momentum_error = 0.0;   ///< |D m| / (|D M v| + |D M v0| + |D dt k|) at v*
 };
 

@@ -1,5 +1,7 @@
 #include "engine/multibody/jacobians.h"
 
+#include "engine/common/check.h"
+
 namespace csim::multibody {
 namespace {
 
@@ -19,6 +21,19 @@ void CalcPointJacobian(const Model& model, const Workspace& ws, int b,
     if (joint.v_start < 0) continue;
     for (int k = 0; k < joint.nv; ++k)
       J.col(joint.v_start + k) = PointColumn(ws.S_W[i].col(k), p_W);
+  }
+}
+
+void CalcPointJacobianColumns(const Model& model, const Workspace& ws, int b,
+                              const Eigen::Vector3d& p_W, int first_column,
+                              Eigen::Ref<Eigen::Matrix3Xd> J) {
+  J.setZero();
+  for (int i = b; i >= 0; i = model.parent[i]) {
+    const Joint& joint = model.joints[i];
+    if (joint.v_start < 0) continue;
+    const int column = joint.v_start - first_column;
+    CSIM_CHECK(column >= 0 && column + joint.nv <= J.cols());
+    for (int k = 0; k < joint.nv; ++k) J.col(column + k) = PointColumn(ws.S_W[i].col(k), p_W);
   }
 }
 

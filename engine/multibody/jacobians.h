@@ -19,6 +19,13 @@ void CalcPointJacobian(const Model& model, const Workspace& ws, int b,
 void CalcFrameJacobian(const Model& model, const Workspace& ws, int b,
                        const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix<double, 6, Eigen::Dynamic>> J);
 
+/// The columns first_column .. first_column + J.cols() of the point Jacobian above (a
+/// tree's block: contact Jacobians are assembled per tree, so they cost O(tree) rather
+/// than O(nv)). Ancestor joints outside that column range must not exist.
+void CalcPointJacobianColumns(const Model& model, const Workspace& ws, int b,
+                              const Eigen::Vector3d& p_W, int first_column,
+                              Eigen::Ref<Eigen::Matrix3Xd> J);
+
 /// Total world velocity [m/s] of the material point of body b at p_W, including the known
 /// motion of prescribed joints; minus J v it is the kinematic bias of a contact velocity.
 Eigen::Vector3d CalcPointVelocity(const Model& model, const Workspace& ws, int b,

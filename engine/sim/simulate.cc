@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "engine/integrator/contact_step.h"
 #include "engine/integrator/theta_method.h"
 #include "engine/multibody/position_update.h"
 #include "engine/sim/row_filler.h"
@@ -30,6 +31,28 @@ struct Totals {
   double max_momentum_error = 0.0;
 };
 
+solver::SapSolverParameters SolverParameters(const Settings& settings) {
+  solver::SapSolverParameters p;
+  p.relative_tolerance = settings.solver.relative_tolerance;
+  p.absolute_tolerance = settings.solver.absolute_tolerance;
+  p.max_iterations = settings.solver.max_iterations;
+  p.line_search = settings.solver.line_search == LineSearch::kExact
+                      ? solver::SapLineSearch::kExact
+                      : solver::SapLineSearch::kBacktracking;
+  p.near_rigid_threshold = settings.near_rigid_threshold;
+  p.stiction_sigma = settings.stiction_sigma;
+  return p;
+}
+
+// The step's contacts into the row; the row's vector keeps its capacity.
+void CopyContacts(const std::vector<contact::ContactReport>& reports, std::vector<ContactRow>* rows) {
+  rows->resize(reports.size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const contact::ContactReport& r = reports[i];
+    (*rows)[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W, r.slip_speed};
+  }
+}
+
 }  // namespace
 
 RunResult Simulate(const multibody::Model& model, const Settings& settings, const RunInfo& info,
@@ -42,6 +65,10 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   multibody::State state{0.0, model.InitialQ(), model.InitialV()};
   multibody::NormalizeQuaternions(model, &state.q);
   integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::ContactStepWorkspace cws(model);
+  cws.solver.set_parameters(SolverParameters(settings));
+  const contact::ContactParameters contact_parameters{
+      settings.near_rigid_threshold, settings.stiction_sigma, settings.contact_margin};
   multibody::Workspace record_ws = multibody::MakeWorkspace(model);
   Row row = MakeRow(model);
 
@@ -65,7 +92,10 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   int64_t step = 0;
   while (step < total_steps) {
     const auto step_start = Clock::now();
-    const StepStatus status = integrator::StepFreeMotion(model, params, free_motion, dt, state, ws);
+    const bool recorded = (step + 1) % settings.output.every == 0 || step + 1 == total_steps;
+    const StepStatus status = integrator::StepWithContact(
+        model, params, free_motion, contact_parameters, dt, recorded && settings.output.contacts,
+        state, ws, cws);
     if (!status.ok()) {
       result.status = RunStatus::kFailed;
       result.reason = "step " + std::to_string(step + 1) + ": " + status.reason;
@@ -73,10 +103,12 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     }
     ++step;
     state.t = step * dt;  // no accumulated round-off in the clock
-    row.solver = {ws.iterations, ws.momentum_error, 0.0, SecondsSince(step_start)};
-    totals.iterations += ws.iterations;
-    totals.max_iterations = std::max(totals.max_iterations, ws.iterations);
-    totals.max_momentum_error = std::max(totals.max_momentum_error, ws.momentum_error);
+    const integrator::StepStats& stats = cws.stats;
+    row.solver = {stats.iterations, stats.momentum_error, stats.cost, SecondsSince(step_start)};
+    if (recorded) CopyContacts(cws.contacts, &row.contacts);
+    totals.iterations += stats.iterations;
+    totals.max_iterations = std::max(totals.max_iterations, stats.iterations);
+    totals.max_momentum_error = std::max(totals.max_momentum_error, stats.momentum_error);
     if (step % settings.output.every == 0 || step == total_steps) {
       if (!record(step)) {
         result.status = RunStatus::kFailed;

@@ -1,0 +1,32 @@
+#include "engine/contact/collision_setup.h"
+
+namespace csim::contact {
+
+using multibody::JointType;
+
+std::vector<geometry::CollisionObjectSpec> MakeCollisionSpecs(const multibody::Model& model) {
+  std::vector<geometry::CollisionObjectSpec> specs;
+  for (const geometry::Geometry& g : model.world_geometry) specs.push_back({g, -1});
+  for (int b = 0; b < model.num_bodies(); ++b)
+    for (const geometry::Geometry& g : model.bodies[b].geometry) specs.push_back({g, b});
+  return specs;
+}
+
+geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model) {
+  const int nb = model.num_bodies();
+  std::vector<bool> joint_collide(nb), joint_fixed(nb);
+  for (int i = 0; i < nb; ++i) {
+    const multibody::Joint& j = model.joints[i];
+    // A free joint constrains nothing: its body keeps colliding with the world.
+    joint_collide[i] = j.collide || j.type == JointType::kFree;
+    joint_fixed[i] = j.type == JointType::kFixed && !j.prescribed;
+  }
+  return geometry::CollisionFilter(model.parent, joint_collide,
+                                   geometry::WeldedToWorld(model.parent, joint_fixed));
+}
+
+geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model) {
+  return geometry::CollisionWorld(MakeCollisionSpecs(model), MakeCollisionFilter(model));
+}
+
+}  // namespace csim::contact

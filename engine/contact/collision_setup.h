@@ -1,0 +1,23 @@
+#pragma once
+// Converts a Model into the geometry layer's plain inputs, once: one collision spec per
+// geometry (world geometry first, then each body's, in body order) and the filter built
+// from the forest's topology.
+
+#include <vector>
+
+#include "engine/geometry/collision_world.h"
+#include "engine/multibody/model.h"
+
+namespace csim::contact {
+
+/// Specs in the order world_geometry, bodies[0].geometry, bodies[1].geometry, ...
+std::vector<geometry::CollisionObjectSpec> MakeCollisionSpecs(const multibody::Model& model);
+
+/// The filter of scene-format.md: same body, directly jointed bodies unless the joint
+/// says collide (free joints always collide with the world), pairs both fixed to the world.
+geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model);
+
+/// The collision world of `model`.
+geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model);
+
+}  // namespace csim::contact

@@ -1,0 +1,188 @@
+#include "engine/contact/contact_problem_builder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/contact/collision_setup.h"
+#include "engine/contact/material_combination.h"
+#include "engine/multibody/jacobians.h"
+#include "engine/solver/sap_friction_cone_constraint.h"
+#include "engine/solver/sap_limit_constraint.h"
+
+namespace csim::contact {
+namespace {
+
+using Eigen::Matrix3d;
+using Eigen::Vector3d;
+using multibody::Model;
+
+geometry::Material MaterialOf(const Model& model, const geometry::Geometry& g) {
+  return g.material >= 0 ? model.materials[g.material] : geometry::Material{};
+}
+
+int MaxTreeVelocities(const multibody::TreeTopology& topology) {
+  int n = 0;
+  for (int t = 0; t < topology.num_trees(); ++t) n = std::max(n, topology.tree_nv[t]);
+  return n;
+}
+
+}  // namespace
+
+Matrix3d ContactFrame(const Vector3d& n) {
+  int least = 0;
+  n.cwiseAbs().minCoeff(&least);
+  const Vector3d t1 = n.cross(Vector3d::Unit(least)).normalized();
+  Matrix3d R;
+  R << t1, n.cross(t1), n;
+  return R;
+}
+
+ContactProblemBuilder::ContactProblemBuilder(const Model& model)
+    : world_(MakeCollisionWorld(model)), topology_(multibody::CalcTreeTopology(model)) {
+  for (const geometry::CollisionObjectSpec& spec : MakeCollisionSpecs(model))
+    spec_material_.push_back(MaterialOf(model, spec.geometry));
+  max_tree_nv_ = MaxTreeVelocities(topology_);
+  for (auto* J : {&J_a_, &J_b_, &J_W_}) J->setZero(3, max_tree_nv_);
+  J_C_a_.setZero(3, max_tree_nv_);
+  J_C_b_.setZero(3, max_tree_nv_);
+  J_limit_.setZero(2, max_tree_nv_);
+}
+
+void ContactProblemBuilder::Build(const Model& model, const ContactParameters& parameters,
+                                  const StepInputs& in, solver::ContactProblem* problem) {
+  problem->Clear(in.dt);
+  AddCliques(in, problem);
+  problem->SetFreeMotionVelocity(*in.v_star);
+  AddContacts(model, parameters, in, problem);
+  AddJointLimits(model, in, problem);
+}
+
+void ContactProblemBuilder::AddCliques(const StepInputs& in, solver::ContactProblem* problem) const {
+  // Trees are numbered in velocity order, so clique offsets equal tree offsets.
+  for (int t = 0; t < topology_.num_trees(); ++t) {
+    const int start = topology_.tree_v_start[t], n = topology_.tree_nv[t];
+    problem->AddClique(in.A->block(start, start, n, n));
+  }
+}
+
+void ContactProblemBuilder::AddContacts(const Model& model, const ContactParameters& parameters,
+                                        const StepInputs& in, solver::ContactProblem* problem) {
+  world_.UpdatePoses(in.kinematics->X_WB);
+  world_.FindContacts(parameters.contact_margin, &contacts_);
+  const size_t n = contacts_.size();
+  contact_constraint_.assign(n, -1);
+  if (R_WC_.size() < n) {
+    R_WC_.resize(n);
+    bias_C_.resize(n);
+  }
+  for (size_t i = 0; i < n; ++i) AddContact(model, parameters, in, static_cast<int>(i), problem);
+}
+
+void ContactProblemBuilder::TreeBlock(const Model& model, const StepInputs& in, int b, int tree,
+                                      const Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) const {
+  if (b < 0 || topology_.body_tree[b] != tree) {
+    J.setZero();
+    return;
+  }
+  multibody::CalcPointJacobianColumns(model, *in.kinematics, b, p_W,
+                                      topology_.tree_v_start[tree], J);
+}
+
+Vector3d ContactProblemBuilder::KnownVelocity(const Model& model, const StepInputs& in, int b,
+                                              const Vector3d& p_W) {
+  // Total point velocity at (q0, v0) minus what the unknowns carry, J_tree v0.
+  const Vector3d total = multibody::CalcPointVelocity(model, *in.kinematics, b, p_W);
+  if (b < 0 || topology_.body_tree[b] < 0) return total;
+  const int tree = topology_.body_tree[b];
+  const int start = topology_.tree_v_start[tree], nv = topology_.tree_nv[tree];
+  auto J = J_W_.leftCols(nv);
+  TreeBlock(model, in, b, tree, p_W, J);
+  return total - J * in.v0->segment(start, nv);
+}
+
+void ContactProblemBuilder::AddContact(const Model& model, const ContactParameters& parameters,
+                                       const StepInputs& in, int i, solver::ContactProblem* problem) {
+  const geometry::PointContact& c = contacts_[i];
+  const int tree_a = c.body_a >= 0 ? topology_.body_tree[c.body_a] : -1;
+  const int tree_b = c.body_b >= 0 ? topology_.body_tree[c.body_b] : -1;
+  if (tree_a < 0 && tree_b < 0) return;  // nothing can move: not resolvable
+  const Matrix3d R_WC = ContactFrame(c.nhat_AB_W);
+  R_WC_[i] = R_WC;
+  bias_C_[i] = R_WC.transpose() * (KnownVelocity(model, in, c.body_b, c.p_WC) -
+                                   KnownVelocity(model, in, c.body_a, c.p_WC));
+  const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
+  solver::SapFrictionConeParameters p;
+  p.mu = m.friction;
+  p.stiffness = m.stiffness;
+  p.dissipation_time = m.dissipation_time;
+  p.phi0 = c.phi0;
+  p.near_rigid_threshold = parameters.near_rigid_threshold;
+  p.stiction_sigma = parameters.stiction_sigma;
+  p.bias_velocity = bias_C_[i];
+  const solver::SapFrictionConeConstraint constraint(p);
+  contact_constraint_[i] = problem->num_constraints();
+
+  // v_c = R_WC^T (v_Bc - v_Ac): each tree's block is R_WC^T (J_b - J_a) on its columns.
+  auto block = [&](int tree, Eigen::MatrixXd& out) {
+    const int nv = topology_.tree_nv[tree];
+    auto Ja = J_a_.leftCols(nv);
+    auto Jb = J_b_.leftCols(nv);
+    TreeBlock(model, in, c.body_a, tree, c.p_WC, Ja);
+    TreeBlock(model, in, c.body_b, tree, c.p_WC, Jb);
+    out.leftCols(nv).noalias() = R_WC.transpose() * (Jb - Ja);
+    return out.leftCols(nv);
+  };
+  if (tree_a < 0 || tree_b < 0 || tree_a == tree_b) {
+    const int tree = tree_a >= 0 ? tree_a : tree_b;
+    problem->AddConstraint(tree, block(tree, J_C_a_), constraint);
+  } else {
+    problem->AddConstraint(tree_a, block(tree_a, J_C_a_), tree_b, block(tree_b, J_C_b_), constraint);
+  }
+}
+
+void ContactProblemBuilder::AddJointLimits(const Model& model, const StepInputs& in,
+                                           solver::ContactProblem* problem) const {
+  for (int j = 0; j < model.num_bodies(); ++j) {
+    const multibody::Joint& joint = model.joints[j];
+    if (joint.v_start < 0 || joint.lower.size() != joint.nv || joint.nq != joint.nv) continue;
+    const int tree = topology_.body_tree[j];
+    for (int k = 0; k < joint.nv; ++k) {
+      const int dof = joint.v_start + k;
+      const double q0 = (*in.q0)[joint.q_start + k];
+      // Activation window of math.md 7.2: a limit enters when it could be reached within
+      // two steps at the larger of the current and free-motion speeds (or is violated).
+      const double window = 2 * in.dt * std::max(std::abs((*in.v0)[dof]), std::abs((*in.v_star)[dof]));
+      solver::SapLimitParameters p;
+      p.q0 = q0;
+      if (q0 - joint.lower[k] <= window) p.lower = joint.lower[k];
+      if (joint.upper[k] - q0 <= window) p.upper = joint.upper[k];
+      if (std::isinf(p.lower) && std::isinf(p.upper)) continue;
+      solver::AddJointLimit(problem, tree, dof - topology_.tree_v_start[tree], p);
+    }
+  }
+}
+
+void ContactProblemBuilder::Report(const solver::ContactProblem& problem,
+                                   const solver::SapSolverResult& result, double dt,
+                                   std::vector<ContactReport>* out) const {
+  out->clear();
+  for (size_t i = 0; i < contacts_.size(); ++i) {
+    const int k = contact_constraint_[i];
+    if (k < 0) continue;
+    const geometry::PointContact& c = contacts_[i];
+    const int row = problem.entry(k).row_offset;
+    const Vector3d gamma = result.gamma.segment<3>(row);
+    const Vector3d v_c = result.v_c.segment<3>(row) + bias_C_[i];
+    ContactReport r;
+    r.body_a = c.body_a;
+    r.body_b = c.body_b;
+    r.p_WC = c.p_WC;
+    r.nhat_AB_W = c.nhat_AB_W;
+    r.phi0 = c.phi0;
+    r.force_on_b_W = R_WC_[i] * gamma / dt;
+    r.slip_speed = v_c.head<2>().norm();
+    out->push_back(r);
+  }
+}
+
+}  // namespace csim::contact

@@ -1,0 +1,100 @@
+#pragma once
+// Builds the SAP contact problem of one step from the model, the kinematics at the start
+// of the step and the free motion (style.md habit 6: the adapter between multibody and a
+// solver that knows nothing of it; math.md §0.3, §1.6, §3, §7.2).
+//
+//   cliques      one per tree with velocities, A block = A[tree, tree]
+//   contacts     one SapFrictionConeConstraint per point contact, Jacobian
+//                J_i = R_WC^T (J_Bc - J_Ac) split into its trees' column blocks; the known
+//                motion of prescribed joints enters as the bias v_b = R_WC^T (v_Bc - v_Ac)
+//                minus the part J_i v0 that the unknowns carry
+//   joint limits one SapLimitConstraint per limited coordinate whose limit is within the
+//                activation window of math.md §7.2 (or already violated)
+// Contacts between two objects that both lack velocities (world, welded or purely
+// prescribed bodies) are reported by the geometry but cannot be resolved and are skipped.
+
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "engine/contact/contact_parameters.h"
+#include "engine/geometry/collision_world.h"
+#include "engine/multibody/model.h"
+#include "engine/multibody/tree_topology.h"
+#include "engine/multibody/workspace.h"
+#include "engine/solver/contact_problem.h"
+#include "engine/solver/sap_solver.h"
+
+namespace csim::contact {
+
+/// One contact of a step, for the recorder (output-format.md /contacts).
+struct ContactReport {
+  int body_a = -1, body_b = -1;                        ///< -1 world
+  Eigen::Vector3d p_WC = Eigen::Vector3d::Zero();      ///< contact point, world [m]
+  Eigen::Vector3d nhat_AB_W = Eigen::Vector3d::UnitZ();///< unit normal from A into B
+  double phi0 = 0.0;                                   ///< signed distance at q0 [m]
+  Eigen::Vector3d force_on_b_W = Eigen::Vector3d::Zero();  ///< gamma / dt in world [N]
+  double slip_speed = 0.0;                             ///< |v_t| at the solution [m/s]
+};
+
+/// Inputs of one build: the state at the start of the step and the free motion.
+struct StepInputs {
+  double dt = 0.0;                         ///< [s]
+  const multibody::Workspace* kinematics;  ///< CalcKinematics at (t0, q0, v0)
+  const Eigen::VectorXd* q0;               ///< (nq)
+  const Eigen::VectorXd* v0;               ///< (nv)
+  const Eigen::VectorXd* v_star;           ///< (nv) free-motion velocity
+  const Eigen::MatrixXd* A;                ///< (nv, nv) SPD, block diagonal by tree
+};
+
+class ContactProblemBuilder {
+ public:
+  /// Builds the collision world and the per-model constants once.
+  explicit ContactProblemBuilder(const multibody::Model& model);
+
+  /// Finds the contacts at the start of the step and fills `problem` (cleared first).
+  /// Allocation free once the largest problem seen so far has been built.
+  void Build(const multibody::Model& model, const ContactParameters& parameters,
+             const StepInputs& in, solver::ContactProblem* problem);
+
+  /// The contacts of the last Build with the forces and slip of the solve `result`.
+  void Report(const solver::ContactProblem& problem, const solver::SapSolverResult& result,
+              double dt, std::vector<ContactReport>* out) const;
+
+  /// Point contacts of the last Build, in the geometry layer's order.
+  const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
+  const multibody::TreeTopology& topology() const { return topology_; }
+
+ private:
+  void AddCliques(const StepInputs& in, solver::ContactProblem* problem) const;
+  void AddContacts(const multibody::Model& model, const ContactParameters& parameters,
+                   const StepInputs& in, solver::ContactProblem* problem);
+  void AddContact(const multibody::Model& model, const ContactParameters& parameters,
+                  const StepInputs& in, int i, solver::ContactProblem* problem);
+  void AddJointLimits(const multibody::Model& model, const StepInputs& in,
+                      solver::ContactProblem* problem) const;
+  // J_i restricted to tree t's columns for the point p_W on body b (zero if b is not in t),
+  // in world axes; and the part of b's point velocity that no unknown carries.
+  void TreeBlock(const multibody::Model& model, const StepInputs& in, int b, int tree,
+                 const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) const;
+  Eigen::Vector3d KnownVelocity(const multibody::Model& model, const StepInputs& in, int b,
+                                const Eigen::Vector3d& p_W);
+
+  geometry::CollisionWorld world_;
+  multibody::TreeTopology topology_;
+  std::vector<geometry::Material> spec_material_;  ///< material of each collision spec
+  std::vector<geometry::PointContact> contacts_;   ///< of the last Build
+  std::vector<int> contact_constraint_;            ///< constraint index per contact, -1 skipped
+  std::vector<Eigen::Matrix3d> R_WC_;              ///< contact frames [t1 t2 n] per contact
+  std::vector<Eigen::Vector3d> bias_C_;            ///< v_b per contact, contact frame
+  int max_tree_nv_ = 0;
+  Eigen::Matrix3Xd J_a_, J_b_, J_W_;               ///< (3, max_tree_nv) scratch
+  Eigen::MatrixXd J_C_a_, J_C_b_;                  ///< (3, max_tree_nv) scratch
+  Eigen::MatrixXd J_limit_;                        ///< (2, max_tree_nv) scratch
+};
+
+/// The contact frame R_WC = [t1 t2 n] of a unit normal n (right-handed; t1 is n x e with
+/// e the coordinate axis least aligned with n, so it is a deterministic function of n).
+Eigen::Matrix3d ContactFrame(const Eigen::Vector3d& n);
+
+}  // namespace csim::contact

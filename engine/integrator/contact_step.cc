@@ -1,0 +1,47 @@
+#include "engine/integrator/contact_step.h"
+
+#include <string>
+
+#include "engine/multibody/kinematics.h"
+
+namespace csim::integrator {
+
+ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
+    : builder(model), kinematics0(multibody::MakeWorkspace(model)) {}
+
+StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
+                           const FreeMotionSettings& free_motion,
+                           const contact::ContactParameters& contact_parameters, double dt,
+                           bool report_contacts, multibody::State& state, StepWorkspace& ws,
+                           ContactStepWorkspace& cws) {
+  StepStatus status = CalcFreeMotion(model, params, free_motion, dt, state, ws);
+  if (!status.ok()) return status;
+  multibody::CalcKinematics(model, state.t, state.q, state.v, cws.kinematics0);
+  const contact::StepInputs in{dt, &cws.kinematics0, &state.q, &state.v, &ws.v_star, &ws.A};
+  cws.builder.Build(model, contact_parameters, in, &cws.problem);
+  status = cws.solver.Solve(cws.problem, state.v, &cws.result);
+  if (!status.ok()) {
+    status.reason = "contact solve of the step starting at t = " + std::to_string(state.t) +
+                    " s: " + status.reason;
+    return status;
+  }
+  StepStats& s = cws.stats;
+  s.free_motion_iterations = ws.iterations;
+  s.num_constraints = cws.problem.num_constraints();
+  const bool constrained = s.num_constraints > 0;
+  s.iterations = constrained ? cws.result.stats.iterations : ws.iterations;
+  s.momentum_error = constrained ? cws.result.stats.momentum_error : ws.momentum_error;
+  s.cost = constrained ? cws.result.stats.cost : 0.0;
+  if (report_contacts) cws.builder.Report(cws.problem, cws.result, dt, &cws.contacts);
+
+  AdvancePositions(model, params, dt, state, cws.result.v, ws, &ws.q_end);
+  if (!ws.q_end.allFinite() || !cws.result.v.allFinite())
+    return {StepOutcome::kNonFinite,
+            "non-finite state after the step starting at t = " + std::to_string(state.t) + " s"};
+  state.q = ws.q_end;
+  state.v = cws.result.v;
+  state.t += dt;
+  return {};
+}
+
+}  // namespace csim::integrator

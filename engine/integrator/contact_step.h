@@ -1,0 +1,52 @@
+#pragma once
+// One full time step with constraints (math.md 1.6, Algorithm 1 of the SAP paper):
+//   1. free motion v* and the SPD matrix A (theta_method.h);
+//   2. contacts and joint limits at q0, assembled into a convex problem around v*
+//      (contact/contact_problem_builder.h);
+//   3. v = argmin of the SAP cost, warm-started from v0 (solver/sap_solver.h);
+//   4. q = q0 + dt N(q_theta) v_theta_q.
+// Without any constraint step 3 returns v = v* at no cost.
+
+#include <vector>
+
+#include "engine/common/step_status.h"
+#include "engine/contact/contact_parameters.h"
+#include "engine/contact/contact_problem_builder.h"
+#include "engine/integrator/theta_method.h"
+#include "engine/solver/contact_problem.h"
+#include "engine/solver/sap_solver.h"
+
+namespace csim::integrator {
+
+/// Statistics of one step (flow to /solver/*). With constraints they are the SAP solve's;
+/// without, the free-motion solve's.
+struct StepStats {
+  int iterations = 0;            ///< Newton iterations
+  double momentum_error = 0.0;   ///< SAP eq. 32, or the free-motion residual
+  double cost = 0.0;             ///< [J] SAP cost at the solution (0 without constraints)
+  int free_motion_iterations = 0;///< Newton iterations of the free-motion stage
+  int num_constraints = 0;       ///< contacts and active limits
+};
+
+/// Scratch of the constrained step; built once per model.
+struct ContactStepWorkspace {
+  explicit ContactStepWorkspace(const multibody::Model& model);
+  contact::ContactProblemBuilder builder;
+  solver::ContactProblem problem;
+  solver::SapSolver solver;
+  solver::SapSolverResult result;
+  multibody::Workspace kinematics0;            ///< kinematics at the start of the step
+  std::vector<contact::ContactReport> contacts;///< contacts of the last step (if reported)
+  StepStats stats;
+};
+
+/// Advances `state` by dt with contact and joint limits. On failure the state is left
+/// unchanged and the status says why. `report_contacts` fills cws.contacts (for a step
+/// that will be recorded). Allocation free once warmed up (small problems).
+StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
+                           const FreeMotionSettings& free_motion,
+                           const contact::ContactParameters& contact_parameters, double dt,
+                           bool report_contacts, multibody::State& state, StepWorkspace& ws,
+                           ContactStepWorkspace& cws);
+
+}  // namespace csim::integrator

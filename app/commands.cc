@@ -15,6 +15,7 @@
 #include "app/signals.h"
 #include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
+#include "engine/contact/collision_setup.h"
 #include "engine/io/dependency_versions.h"
 #include "engine/io/hdf5_recorder.h"
 #include "engine/io/run_summary.h"
@@ -54,6 +55,23 @@ std::string CoordinateRange(int start, int count) {
   return "[" + std::to_string(start) + ", " + std::to_string(start + count) + ")";
 }
 
+std::string BodyName(const multibody::Model& model, int b) {
+  return b < 0 ? std::string("world") : model.bodies[b].name;
+}
+
+// Contacts within the margin at the initial state: overlaps here are usually a scene error.
+void PrintInitialContacts(const io::LoadedScene& scene) {
+  const multibody::Model& model = scene.model;
+  const Eigen::VectorXd q0 = model.InitialQ();
+  const auto contacts = contact::FindContactsAt(model, 0.0, q0, scene.settings.contact_margin);
+  std::printf("contacts at t = 0 (margin %g m): %zu\n", scene.settings.contact_margin, contacts.size());
+  for (const geometry::PointContact& c : contacts) {
+    std::printf("  %-12s / %-12s phi0 %+.3e m at [%.4g, %.4g, %.4g], normal [%.3g, %.3g, %.3g]\n",
+                BodyName(model, c.body_a).c_str(), BodyName(model, c.body_b).c_str(), c.phi0,
+                c.p_WC.x(), c.p_WC.y(), c.p_WC.z(), c.nhat_AB_W.x(), c.nhat_AB_W.y(), c.nhat_AB_W.z());
+  }
+}
+
 void PrintModel(const io::LoadedScene& scene) {
   const multibody::Model& model = scene.model;
   const sim::Settings& s = scene.settings;
@@ -82,7 +100,7 @@ void PrintModel(const io::LoadedScene& scene) {
   // Prescribed and fixed joints own no slots in v, so nv counts the degrees of freedom.
   std::printf("nq = %d, nv = %d, degrees of freedom = %d\n", model.nq, model.nv, model.nv);
   std::printf("world geometries: %zu\n", model.world_geometry.size());
-  std::printf("contacts at t = 0: not computed (contact detection is not implemented yet)\n");
+  PrintInitialContacts(scene);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "engine/contact/collision_setup.h"
 
+#include "engine/multibody/kinematics.h"
+
 namespace csim::contact {
 
 using multibody::JointType;
@@ -27,6 +29,17 @@ geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model) {
 
 geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model) {
   return geometry::CollisionWorld(MakeCollisionSpecs(model), MakeCollisionFilter(model));
+}
+
+std::vector<geometry::PointContact> FindContactsAt(const multibody::Model& model, double t,
+                                                   const Eigen::VectorXd& q, double margin) {
+  multibody::Workspace ws = multibody::MakeWorkspace(model);
+  multibody::CalcKinematics(model, t, q, Eigen::VectorXd::Zero(model.nv), ws);
+  geometry::CollisionWorld world = MakeCollisionWorld(model);
+  world.UpdatePoses(ws.X_WB);
+  std::vector<geometry::PointContact> contacts;
+  world.FindContacts(margin, &contacts);
+  return contacts;
 }
 
 }  // namespace csim::contact

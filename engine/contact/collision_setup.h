@@ -20,4 +20,9 @@ geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model);
 /// The collision world of `model`.
 geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model);
 
+/// Point contacts closer than `margin` [m] at the configuration q (nq) at time t [s]
+/// (prescribed joints at t). For inspection (`csim check`); builds its own world.
+std::vector<geometry::PointContact> FindContactsAt(const multibody::Model& model, double t,
+                                                   const Eigen::VectorXd& q, double margin);
+
 }  // namespace csim::contact

@@ -129,7 +129,8 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
     auto Jb = J_b_.leftCols(nv);
     TreeBlock(model, in, c.body_a, tree, c.p_WC, Ja);
     TreeBlock(model, in, c.body_b, tree, c.p_WC, Jb);
-    out.leftCols(nv).noalias() = R_WC.transpose() * (Jb - Ja);
+    Jb -= Ja;  // in place: a difference inside the product would be a heap temporary
+    out.leftCols(nv).noalias() = R_WC.transpose() * Jb;
     return out.leftCols(nv);
   };
   if (tree_a < 0 || tree_b < 0 || tree_a == tree_b) {

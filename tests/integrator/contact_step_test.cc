@@ -1,0 +1,46 @@
+// The constrained step as a whole: the contact problem is assembled and solved every step,
+// and its bookkeeping does not allocate once the contact set has been seen.
+
+#include <catch2/catch.hpp>
+
+#include "engine/integrator/contact_step.h"
+#include "engine/io/scene_loader.h"
+#include "tests/support/allocation_counter.h"
+
+namespace csim::integrator {
+namespace {
+
+const char* kRestingPile = R"(
+csim: 1
+settings: {time_step: 2.0e-3}
+materials:
+  default: {stiffness: 1.0e6, dissipation_time: 2.0e-3, friction: 0.8}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - {name: ball, mass: 0.5, geometry: [{shape: sphere, radius: 0.05}], pose: {position: [0, 0, 0.0499]}}
+  - {name: brick, mass: 1.0, geometry: [{shape: box, size: [0.2, 0.1, 0.05]}], pose: {position: [0.3, 0, 0.0249]}}
+  - {name: top, mass: 0.3, geometry: [{shape: box, size: [0.1, 0.1, 0.05]}], pose: {position: [0.3, 0, 0.0748]}}
+)";
+
+TEST_CASE("a warmed-up contact step allocates nothing", "[integrator][contact][allocation]") {
+  const io::LoadedScene scene = io::LoadSceneFromText(kRestingPile, "pile.yaml", {});
+  const multibody::Model& model = scene.model;
+  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0}, ThetaParameters{0.5, 0.5}}) {
+    StepWorkspace ws = MakeStepWorkspace(model);
+    ContactStepWorkspace cws(model);
+    multibody::State s{0.0, model.InitialQ(), model.InitialV()};
+    const contact::ContactParameters cp;
+    for (int n = 0; n < 200; ++n)
+      REQUIRE(StepWithContact(model, p, {}, cp, 2e-3, true, s, ws, cws).ok());
+    REQUIRE(cws.stats.num_constraints >= 9);  // ball 1 point, brick 4, top on brick 4
+    const std::size_t before = testing::AllocationCount();
+    for (int n = 0; n < 50; ++n) StepWithContact(model, p, {}, cp, 2e-3, true, s, ws, cws);
+    CHECK(testing::AllocationCount() - before == 0);
+    // The pile is at rest: every body's speed is at the stiction-creep level.
+    CHECK(s.v.lpNorm<Eigen::Infinity>() < 1e-3);
+  }
+}
+
+}  // namespace
+}  // namespace csim::integrator

@@ -295,3 +295,34 @@ TEST_CASE("pendulum on a prescribed cart follows the driven equation of motion",
 
 }  // namespace
 }  // namespace csim::integrator
+
+namespace csim::integrator {
+namespace {
+
+// Underdamped oscillator m x'' + c x' + k x = 0 from x0 at rest:
+// x = x0 e^(-z w t) (cos(wd t) + z w / wd sin(wd t)), wd = w sqrt(1 - z^2).
+TEST_CASE("damped joint spring follows the analytic damped oscillation", "[integrator][damping]") {
+  const double m = 1.0, k = 100.0, c = 2.0, x0 = 0.1, dt = 1e-3;
+  Model model = testing::SpringMass(m, k, x0);
+  model.joints[0].damping = Eigen::VectorXd::Constant(1, c);
+  const double w = std::sqrt(k / m), z = c / (2 * std::sqrt(k * m)), wd = w * std::sqrt(1 - z * z);
+  auto exact = [&](double t) { return x0 * std::exp(-z * w * t) * (std::cos(wd * t) + z * w / wd * std::sin(wd * t)); };
+  auto max_error = [&](const ThetaParameters& p, double h) {
+    double worst = 0;
+    for (const State& s : Run(model, p, h, static_cast<int>(std::lround(3.0 / h))))
+      worst = std::max(worst, std::abs(s.q[0] - exact(s.t)));
+    return worst;
+  };
+  for (const ThetaParameters& p : {kMidpoint, kImplicit, kSymplectic}) {
+    const double e1 = max_error(p, dt), e2 = max_error(p, dt / 2);
+    INFO("theta " << p.theta << " theta_q " << p.theta_q << ": max error " << e1 << " -> " << e2);
+    // The error falls by 2^order when dt halves: 4 for midpoint, 2 for the Euler schemes.
+    const double order = std::log2(e1 / e2);
+    CHECK(std::abs(order - (p.theta == 0.5 ? 2.0 : 1.0)) < 0.1);
+    // And it is small: (w dt)^2 ~ 1e-4 resp. w dt ~ 1e-2 relative to x0 over ~5 periods.
+    CHECK(e1 < (p.theta == 0.5 ? 1e-5 : 5e-3));
+  }
+}
+
+}  // namespace
+}  // namespace csim::integrator

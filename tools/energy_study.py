@@ -5,6 +5,10 @@ initial energy E0, the band of E/E0 over the first and the last `--window` secon
 final value. Implicit Euler decays, symplectic Euler oscillates in a band that does not
 drift, the midpoint rule conserves energy, explicit Euler gains energy.
 
+A run that fails (csim exit status 3, e.g. explicit Euler blowing up) is kept up to its
+last recorded row; its `status` is printed. `--integrators` picks the schemes, `--set` is
+forwarded to csim, `--yscale`/`--ylim` shape the plot.
+
 Example (what results/spring_mass_energy.csv was made with):
   tools/energy_study.py scenes/spring_mass.yaml --dt 0.01 --duration 20 --window 1 \
       --csv results/spring_mass_energy.csv --plot results/spring_mass_energy.png
@@ -24,11 +28,16 @@ DEFAULT_CSIM = os.path.join(HERE, "..", "build", "app", "csim")
 SCHEMES = ["explicit_euler", "symplectic_euler", "implicit_euler", "midpoint"]
 
 
-def energy(csim, scene, out, dt, duration, integrator):
-    subprocess.run([csim, "run", scene, "-o", out, "--dt", repr(dt), "--duration", repr(duration),
-                    "--integrator", integrator, "--no-progress", "-q"], check=True)
+def energy(csim, scene, out, dt, duration, integrator, extra=()):
+    """Time and total energy of one run; a failed run (exit 3) keeps its recorded rows."""
+    proc = subprocess.run([csim, "run", scene, "-o", out, "--dt", repr(dt), "--duration", repr(duration),
+                           "--integrator", integrator, "--no-progress", "-q"] + list(extra))
+    if proc.returncode not in (0, 3):
+        raise subprocess.CalledProcessError(proc.returncode, proc.args)
     with h5py.File(out, "r") as f:
-        return f["/time"][:], f["/energy/kinetic"][:] + f["/energy/potential"][:]
+        n = len(f["/time"])
+        status = f["/status"].asstr()[()]
+        return f["/time"][:n], f["/energy/kinetic"][:n] + f["/energy/potential"][:n], status
 
 
 def main():
@@ -37,14 +46,21 @@ def main():
     p.add_argument("--dt", type=float, required=True)
     p.add_argument("--duration", type=float, required=True)
     p.add_argument("--window", type=float, default=1.0, help="seconds at the start and the end")
+    p.add_argument("--integrators", nargs="+", default=SCHEMES, choices=SCHEMES)
+    p.add_argument("--set", action="append", default=[], help="forwarded to csim as --set")
     p.add_argument("--csim", default=DEFAULT_CSIM)
     p.add_argument("--csv", required=True)
     p.add_argument("--plot")
+    p.add_argument("--yscale", choices=["log", "linear"], default="log", help="of the plot")
+    p.add_argument("--ylim", type=float, nargs=2, help="E/E0 range of the plot")
     a = p.parse_args()
+    extra = [x for s in a.set for x in ("--set", s)]
     rows, series = [], {}
     with tempfile.TemporaryDirectory() as tmp:
-        for scheme in SCHEMES:
-            t, E = energy(a.csim, a.scene, os.path.join(tmp, "run.h5"), a.dt, a.duration, scheme)
+        for scheme in a.integrators:
+            t, E, status = energy(a.csim, a.scene, os.path.join(tmp, "run.h5"), a.dt, a.duration, scheme, extra)
+            if status != "completed":
+                print(f"{scheme}: run {status} at t = {t[-1]:g} s", file=sys.stderr)
             r = E / E[0]
             first, last = r[t <= a.window], r[t >= t[-1] - a.window]
             rows.append({"integrator": scheme, "dt": a.dt, "first_min": first.min(), "first_max": first.max(),
@@ -65,7 +81,9 @@ def main():
         fig, ax = plt.subplots(figsize=(7, 4))
         for scheme, (t, r) in series.items():
             ax.plot(t, r, label=scheme, lw=1)
-        ax.set_yscale("log")
+        ax.set_yscale(a.yscale)
+        if a.ylim:
+            ax.set_ylim(*a.ylim)
         ax.set_xlabel("t [s]")
         ax.set_ylabel("E / E0")
         ax.set_title(f"{os.path.basename(a.scene)}, dt = {a.dt} s")

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""Write a clutter scene after the SAP paper, sec. VI-C (Castro, Permenter, Han, 2022).
+
+N objects (half spheres of radius 5 cm, half boxes of 10 cm edge, density of water) are
+dropped in four columns into an 80 x 80 cm container: a halfspace floor and four wall
+boxes (40 cm high, 2 cm thick) welded to the world; `--no-walls` leaves only the floor.
+Contact as in the paper: stiffness 1e8 N/m (near-rigid at the paper's dt), dissipation
+time scale tau_d = dt, friction mu = 1 on every surface.
+
+Each column is a random assortment (shuffled from `--seed`) stacked from the bottom up:
+every object gets a small random horizontal offset and a small random rotation, and is
+placed one bounding-sphere radius above the top of the object below plus a clearance,
+so no two geometries overlap at t = 0 and nothing touches the floor or the walls. The
+output is a pure function of the arguments (same arguments, same bytes).
+
+Example (what scenes/clutter_40.yaml and scenes/clutter_40_no_walls.yaml were made with):
+  tools/make_clutter.py -n 40 --seed 1 -o scenes/clutter_40.yaml
+  tools/make_clutter.py -n 40 --seed 1 --no-walls -o scenes/clutter_40_no_walls.yaml
+"""
+import argparse
+import math
+import random
+import sys
+
+SPHERE_RADIUS = 0.05     # m, paper VI-C
+BOX_EDGE = 0.10          # m, paper VI-C
+DENSITY = 1000.0         # kg/m^3, water
+STIFFNESS = 1.0e8        # N/m, paper VI-C
+FRICTION = 1.0           # paper VI-C
+CONTAINER = 0.80         # m, inner width of the container (early notes sec. 6.3)
+WALL_HEIGHT = 0.40       # m (early notes sec. 6.3)
+WALL_THICKNESS = 0.02    # m
+COLUMN_OFFSET = 0.20     # m, columns at (+-0.2, +-0.2): the centres of the four quadrants
+FIRST_CLEARANCE = 0.02   # m, floor to the lowest object of a column
+CLEARANCE = 0.02         # m, between consecutive objects of a column
+MAX_SHIFT = 0.01         # m, random horizontal offset per object (each axis)
+MAX_TILT = 0.25          # rad, random roll, pitch, yaw per object
+
+
+def bounding_radius(kind):
+    return SPHERE_RADIUS if kind == "sphere" else 0.5 * BOX_EDGE * math.sqrt(3.0)
+
+
+def f6(x):
+    """Fixed-precision number: reproducible text, no '-0.000000'."""
+    s = f"{x:.6f}"
+    return "0.000000" if s == "-0.000000" else s
+
+
+def num(x):
+    """Short YAML float: 0.002, 2.0, 1.0e8."""
+    if x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-4):
+        mantissa, exponent = f"{x:.6e}".split("e")
+        return f"{float(mantissa)!r}e{int(exponent)}"
+    return repr(float(x))
+
+
+def layout(n, seed):
+    """Objects as (name, kind, x, y, z, roll, pitch, yaw), four columns, bottom up."""
+    rng = random.Random(seed)
+    kinds = ["sphere"] * (n // 2) + ["box"] * (n - n // 2)
+    rng.shuffle(kinds)
+    columns = [(-COLUMN_OFFSET, -COLUMN_OFFSET), (COLUMN_OFFSET, -COLUMN_OFFSET),
+               (-COLUMN_OFFSET, COLUMN_OFFSET), (COLUMN_OFFSET, COLUMN_OFFSET)]
+    tops = [FIRST_CLEARANCE] * 4   # height of each column's top (plus clearance)
+    objects = []
+    for i, kind in enumerate(kinds):
+        c = i % 4                  # round robin: the columns hold the same number (+-1)
+        r = bounding_radius(kind)
+        x = columns[c][0] + rng.uniform(-MAX_SHIFT, MAX_SHIFT)
+        y = columns[c][1] + rng.uniform(-MAX_SHIFT, MAX_SHIFT)
+        z = tops[c] + r
+        tops[c] = z + r + CLEARANCE
+        rpy = [rng.uniform(-MAX_TILT, MAX_TILT) for _ in range(3)]
+        objects.append((f"{kind}_{i:03d}", kind, x, y, z, *rpy))
+    return objects
+
+
+def check_no_overlap(objects):
+    """Bounding spheres pairwise disjoint, above the floor and inside the walls."""
+    half = 0.5 * CONTAINER
+    for a, oa in enumerate(objects):
+        ra = bounding_radius(oa[1])
+        assert oa[4] - ra > 0.0, oa[0]
+        assert abs(oa[2]) + ra < half and abs(oa[3]) + ra < half, oa[0]
+        for ob in objects[a + 1:]:
+            rb = bounding_radius(ob[1])
+            d = math.dist(oa[2:5], ob[2:5])
+            assert d > ra + rb, (oa[0], ob[0])
+
+
+def scene_text(n, seed, dt, duration, walls, every, command):
+    objects = layout(n, seed)
+    check_no_overlap(objects)
+    n_spheres = sum(1 for o in objects if o[1] == "sphere")
+    m_sphere = DENSITY * 4.0 / 3.0 * math.pi * SPHERE_RADIUS ** 3
+    m_box = DENSITY * BOX_EDGE ** 3
+    top = max(o[4] + bounding_radius(o[1]) for o in objects)
+    name = f"clutter_{n}" + ("" if walls else "_no_walls")
+    half = 0.5 * CONTAINER
+    out = []
+    w = out.append
+    w(f"# Clutter after the SAP paper (Castro, Permenter, Han, 2022), sec. VI-C: {n} objects")
+    w(f"# ({n_spheres} spheres r = {SPHERE_RADIUS} m, {n - n_spheres} boxes {BOX_EDGE} m edge, density "
+      f"{DENSITY:g} kg/m^3: {m_sphere:.3f} kg")
+    w(f"# and {m_box:.3f} kg) dropped in four columns (x, y = +-{COLUMN_OFFSET}) "
+      + ("into an 80 x 80 cm container" if walls else "onto the floor"))
+    w(("# (halfspace floor and four 0.4 m walls welded to the world)." if walls
+       else "# (a halfspace; no walls, so the objects spread over the ground)."))
+    w(f"# Generated by: {command}")
+    w("# Do not edit by hand; regenerate with tools/make_clutter.py (deterministic per --seed).")
+    w("#")
+    w(f"# Parameters (paper VI-C): contact stiffness {num(STIFFNESS)} N/m, tau_d = dt = {num(dt)} s, mu = {num(FRICTION)}")
+    w("# on every surface. Materials combine in series: the container is rigid (.inf), so")
+    w(f"# object-container pairs get k = {num(STIFFNESS)} N/m, object-object pairs {num(STIFFNESS / 2)} N/m; both are")
+    w("# far above what the step resolves, so every contact is in the near-rigid regime.")
+    w("# Objects start at rest with small random offsets and tilts; bounding spheres are")
+    w(f"# disjoint, the highest object reaches z = {top:.2f} m.")
+    w("#")
+    w("# What to expect: an energetic transient while the columns collapse (many Newton")
+    if walls:
+        w("# iterations per step), then a pile inside the walls that comes (nearly) to rest;")
+    else:
+        w("# iterations per step), then the boxes come to rest spread over the floor while")
+        w("# spheres thrown out of the pile keep rolling away (ideal rolling: no resistance);")
+    w("# SAP warm-starts from the previous velocities and needs only a few iterations per")
+    w("# step once settled. No object " + ("leaves the container" if walls else "leaves the ground")
+      + " or sinks into the floor.")
+    w("# Timings: tools/clutter_baseline.py, results/clutter_baseline.csv.")
+    w("csim: 1")
+    w(f"name: {name}")
+    w("settings:")
+    w(f"  time_step: {num(dt)}")
+    w(f"  duration: {num(duration)}")
+    w("  integrator: symplectic_euler")
+    w(f"  output: {{file: {name}.h5, every: {every}}}")
+    w("materials:")
+    w(f"  container: {{stiffness: .inf, dissipation_time: {num(dt)}, friction: {num(FRICTION)}}}")
+    w(f"  object: {{stiffness: {num(STIFFNESS)}, dissipation_time: {num(dt)}, friction: {num(FRICTION)}}}")
+    w("world:")
+    w("  geometry:")
+    w("    - {shape: halfspace, material: container}")
+    if walls:
+        zc, long_side = 0.5 * WALL_HEIGHT, CONTAINER + 2 * WALL_THICKNESS
+        wc = half + 0.5 * WALL_THICKNESS
+        for sx, sy, px, py in ((long_side, WALL_THICKNESS, 0.0, -wc), (long_side, WALL_THICKNESS, 0.0, wc),
+                               (WALL_THICKNESS, CONTAINER, -wc, 0.0), (WALL_THICKNESS, CONTAINER, wc, 0.0)):
+            w(f"    - {{shape: box, size: [{f6(sx)}, {f6(sy)}, {f6(WALL_HEIGHT)}], material: container, "
+              f"pose: {{position: [{f6(px)}, {f6(py)}, {f6(zc)}]}}}}")
+    w("bodies:")
+    for name_i, kind, x, y, z, roll, pitch, yaw in objects:
+        if kind == "sphere":
+            shape = f"{{shape: sphere, radius: {num(SPHERE_RADIUS)}, material: object}}"
+        else:
+            e = num(BOX_EDGE)
+            shape = f"{{shape: box, size: [{e}, {e}, {e}], material: object}}"
+        w(f"  - name: {name_i}")
+        w(f"    density: {num(DENSITY)}")
+        w(f"    geometry: [{shape}]")
+        w(f"    pose: {{position: [{f6(x)}, {f6(y)}, {f6(z)}], rpy: [{f6(roll)}, {f6(pitch)}, {f6(yaw)}]}}")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-n", "--objects", type=int, default=40, help="number of objects, 10..400")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--dt", type=float, default=2.0e-3, help="time step; also tau_d of the material")
+    p.add_argument("--duration", type=float, default=2.0)
+    p.add_argument("--every", type=int, default=5, help="output.every of the scene")
+    p.add_argument("--no-walls", dest="walls", action="store_false")
+    p.add_argument("-o", "--output", required=True, help="scene file to write")
+    a = p.parse_args()
+    if not 10 <= a.objects <= 400:
+        p.error("--objects must be in 10..400")
+    if a.dt <= 0 or a.duration <= 0 or a.every < 1:
+        p.error("--dt and --duration must be positive, --every at least 1")
+    args = [f"-n {a.objects}", f"--seed {a.seed}"]
+    if a.dt != 2.0e-3:
+        args.append(f"--dt {a.dt:g}")
+    if a.duration != 2.0:
+        args.append(f"--duration {a.duration:g}")
+    if a.every != 5:
+        args.append(f"--every {a.every}")
+    if not a.walls:
+        args.append("--no-walls")
+    command = "tools/make_clutter.py " + " ".join(args) + f" -o {a.output}"
+    text = scene_text(a.objects, a.seed, a.dt, a.duration, a.walls, a.every, command)
+    with open(a.output, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

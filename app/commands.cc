@@ -101,6 +101,9 @@ void PrintModel(const io::LoadedScene& scene) {
   std::printf("nq = %d, nv = %d, degrees of freedom = %d\n", model.nq, model.nv, model.nv);
   std::printf("world geometries: %zu\n", model.world_geometry.size());
   PrintInitialContacts(scene);
+  for (int b : contact::BodiesFilteredFromWorld(model))
+    std::printf("note: body '%s' is jointed to the world without `collide: true`, so it never "
+                "touches the world's geometry\n", model.bodies[b].name.c_str());
 }
 
 }  // namespace
@@ -149,6 +152,9 @@ int RunCommand(const RunOptions& options) {
   io::LoadedScene scene = io::LoadScene(options.scene, BuildOverrides(options));
   scene.settings.threads = options.threads;
   const std::string& output = scene.settings.output.file;
+  for (int b : contact::BodiesFilteredFromWorld(scene.model))
+    spdlog::warn("body '{}' is jointed to the world without `collide: true`, so it never "
+                 "touches the world's geometry", scene.model.bodies[b].name);
   spdlog::debug("scene '{}' from {}: {} bodies, nq {}, nv {}, {} overrides, output {}",
                 scene.name, scene.file, scene.model.num_bodies(), scene.model.nq,
                 scene.model.nv, scene.overrides.size(), output);

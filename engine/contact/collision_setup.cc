@@ -27,6 +27,26 @@ geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model) {
                                    geometry::WeldedToWorld(model.parent, joint_fixed));
 }
 
+namespace {
+bool HasCollisionGeometry(const std::vector<geometry::Geometry>& geometry) {
+  for (const geometry::Geometry& g : geometry)
+    if (g.collide) return true;
+  return false;
+}
+}  // namespace
+
+std::vector<int> BodiesFilteredFromWorld(const multibody::Model& model) {
+  std::vector<int> bodies;
+  if (!HasCollisionGeometry(model.world_geometry)) return bodies;
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const multibody::Joint& j = model.joints[b];
+    if (j.parent < 0 && j.type != JointType::kFree && !j.collide &&
+        HasCollisionGeometry(model.bodies[b].geometry))
+      bodies.push_back(b);
+  }
+  return bodies;
+}
+
 geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model) {
   return geometry::CollisionWorld(MakeCollisionSpecs(model), MakeCollisionFilter(model));
 }

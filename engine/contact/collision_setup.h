@@ -17,6 +17,11 @@ std::vector<geometry::CollisionObjectSpec> MakeCollisionSpecs(const multibody::M
 /// says collide (free joints always collide with the world), pairs both fixed to the world.
 geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model);
 
+/// Bodies with collision geometry whose inboard joint to the world (not free) lacks
+/// `collide: true`, while the world has collision geometry: by the filter rule they never
+/// touch the world's geometry (the ground), which is easy to overlook in a scene.
+std::vector<int> BodiesFilteredFromWorld(const multibody::Model& model);
+
 /// The collision world of `model`.
 geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model);
 

@@ -1,0 +1,445 @@
+"""The `Run` reader: one csim output file (docs/output-format.md) as named numpy arrays.
+
+Example:
+    >>> import csimpy
+    >>> run = csimpy.open("spring_cylinder.h5")      # doctest: +SKIP
+    >>> run.time[-1], run.q[-1, 0], run.energy[-1]    # doctest: +SKIP
+    >>> run.body("cylinder").position[:, 2]           # doctest: +SKIP
+    >>> run.contact_frame().groupby("row").force_z.sum()   # doctest: +SKIP
+
+Every array is sliced to the complete rows (`len(/time)`, the writer flushes `/time`
+last), so a file that is still being written reads consistently; `refresh()` picks up
+the rows flushed since the last look.
+"""
+import builtins
+import re
+
+import h5py
+import numpy as np
+
+# Per-row series: attribute name -> dataset path.
+_SERIES = {
+    "time": "time",
+    "step": "step",
+    "q": "state/q",
+    "v": "state/v",
+    "kinetic": "energy/kinetic",
+    "potential": "energy/potential",
+    "iterations": "solver/iterations",
+    "momentum_error": "solver/momentum_error",
+    "cost": "solver/cost",
+    "wall_time": "solver/wall_time",
+    "contact_count": "contacts/count",
+    "contact_offset": "contacts/offset",
+}
+_BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
+_CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
+
+
+def _text(value):
+    """A string from an HDF5 string value (variable-length str, or fixed-length bytes)."""
+    if isinstance(value, bytes):
+        return value.split(b"\0", 1)[0].decode("utf-8").strip()
+    if isinstance(value, np.ndarray):
+        return _text(value[()])
+    return str(value).split("\0", 1)[0].strip()
+
+
+def _strings(ds):
+    return [_text(x) for x in ds[()]]
+
+
+class BodyTrack:
+    """One body's recorded motion: `position` (n, 3), `quaternion` (n, 4, w x y z),
+    `linear_velocity` and `angular_velocity` (n, 3), all world frame, and `time` (n,)."""
+
+    def __init__(self, name, time, **series):
+        self.name = name
+        self.time = time
+        for key in _BODY_SERIES:
+            setattr(self, key, series[key])
+
+    def __repr__(self):
+        return f"BodyTrack({self.name!r}, {len(self.time)} rows)"
+
+
+class Run:
+    """An open csim output file. Use `csimpy.open(path)`; close with `close()` or `with`.
+
+    Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
+    iterations, momentum_error, cost, wall_time, contact_count, contact_offset.
+    Model: body_names, joint_names, joint_types, nq, nv. Settings: attrs (root
+    attributes), time_step, integrator, contact_model, scene_name, status.
+    """
+
+    def __init__(self, path, swmr=True):
+        self.path = str(path)
+        self._file = None
+        if swmr:
+            try:
+                self._file = h5py.File(self.path, "r", libver="latest", swmr=True)
+            except OSError:
+                self._file = None  # not an SWMR-capable file: open it plainly below
+        if self._file is None:
+            self._file = h5py.File(self.path, "r")
+        self.swmr = bool(getattr(self._file, "swmr_mode", False))
+        f = self._file
+        if f.attrs.get("format") is not None and _text(f.attrs["format"]) != "csim":
+            raise ValueError(f"{self.path}: not a csim output file (format {f.attrs['format']!r})")
+        self.body_names = _strings(f["model/body_names"]) if "model/body_names" in f else []
+        self.joint_names = _strings(f["model/joint_names"]) if "model/joint_names" in f else []
+        self.joint_types = _strings(f["model/joint_types"]) if "model/joint_types" in f else []
+        self.nq = int(f["model/nq"][()]) if "model/nq" in f else f["state/q"].shape[1]
+        self.nv = int(f["model/nv"][()]) if "model/nv" in f else f["state/v"].shape[1]
+        self._q_start = f["model/joint_q_start"][()] if "model/joint_q_start" in f else None
+        self._v_start = f["model/joint_v_start"][()] if "model/joint_v_start" in f else None
+        self.has_contacts = "contacts/count" in f
+        self._n = int(f["time"].shape[0])
+        self._cache = {}
+
+    # ------------------------------------------------------------------ file handling
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __len__(self):
+        return self.n
+
+    def __repr__(self):
+        return (f"<csimpy.Run {self.path!r} scene={self.scene_name!r} status={self.status!r} "
+                f"rows={self.n} t_end={self.time[-1] if self.n else None}>")
+
+    @property
+    def file(self):
+        """The underlying h5py.File, for anything this class does not wrap."""
+        return self._file
+
+    def refresh(self):
+        """See the rows written since the file was opened (or last refreshed). Returns
+        the number of complete rows. Safe on a finished file."""
+        f = self._file
+        if self.swmr:
+            # /time first, then the rest: the writer flushes /time last, so every other
+            # dataset already holds at least the rows that /time counts now.
+            f["time"].refresh()
+            n = int(f["time"].shape[0])
+
+            def visit(_, obj):
+                if isinstance(obj, h5py.Dataset) and obj.name != "/time":
+                    obj.refresh()
+            f.visititems(visit)
+        else:
+            n = int(f["time"].shape[0])
+        self._n = n
+        self._cache.clear()
+        return n
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def attrs(self):
+        """Root attributes as a plain dict (strings decoded)."""
+        return {k: (_text(v) if isinstance(v, (bytes, str)) else
+                    (v.item() if isinstance(v, np.generic) else v))
+                for k, v in self._file.attrs.items()}
+
+    def _attr(self, key, default=None):
+        v = self._file.attrs.get(key)
+        if v is None:
+            return default
+        return _text(v) if isinstance(v, (bytes, str)) else (v.item() if isinstance(v, np.generic) else v)
+
+    @property
+    def status(self):
+        """`running`, `completed`, `interrupted` or `failed` (read afresh each time)."""
+        ds = self._file["status"]
+        if self.swmr:
+            try:
+                ds.refresh()
+            except Exception:  # scalar datasets may not refresh on every HDF5 build
+                pass
+        return _text(ds[()])
+
+    scene_name = property(lambda self: self._attr("scene_name"))
+    scene_file = property(lambda self: self._attr("scene_file"))
+    time_step = property(lambda self: self._attr("time_step"))
+    duration = property(lambda self: self._attr("duration"))
+    integrator = property(lambda self: self._attr("integrator"))
+    contact_model = property(lambda self: self._attr("contact_model"))
+    failure_reason = property(lambda self: self._attr("failure_reason"))
+
+    @property
+    def scene_yaml(self):
+        return _text(self._file["scene/yaml"][()])
+
+    @property
+    def overrides(self):
+        return _strings(self._file["scene/overrides"]) if "scene/overrides" in self._file else []
+
+    # ------------------------------------------------------------------ per-row series
+    @property
+    def n(self):
+        """Number of complete rows (the length of /time at open or the last refresh)."""
+        return self._n
+
+    def _series(self, key):
+        if key not in self._cache:
+            path = _SERIES[key]
+            if path not in self._file:
+                raise KeyError(f"{self.path}: no /{path} in this file")
+            self._cache[key] = self._file[path][: self.n]
+        return self._cache[key]
+
+    def __getattr__(self, key):
+        if key in _SERIES:
+            return self._series(key)
+        raise AttributeError(key)
+
+    @property
+    def energy(self):
+        """Total energy kinetic + potential (J) per row."""
+        return self.kinetic + self.potential
+
+    def row_at(self, t):
+        """Index of the recorded row nearest to time t."""
+        return int(np.argmin(np.abs(self.time - t)))
+
+    # ------------------------------------------------------------------ bodies and joints
+    def _body_index(self, name):
+        try:
+            return self.body_names.index(name)
+        except ValueError:
+            raise KeyError(f"no body {name!r}; bodies: {', '.join(self.body_names)}") from None
+
+    def body(self, name):
+        """BodyTrack of one body by name: position, quaternion, velocities over time."""
+        i = self._body_index(name)
+        key = ("body", i)
+        if key not in self._cache:
+            n = self.n
+            self._cache[key] = BodyTrack(
+                name, self.time,
+                **{s: self._file["bodies/" + s][:n, i] for s in _BODY_SERIES})
+        return self._cache[key]
+
+    @property
+    def bodies(self):
+        """Dict name -> BodyTrack of every body."""
+        return {name: self.body(name) for name in self.body_names}
+
+    def _joint_slice(self, name, starts, total):
+        try:
+            j = self.joint_names.index(name)
+        except ValueError:
+            raise KeyError(f"no joint {name!r}; joints: {', '.join(self.joint_names)}") from None
+        s = int(starts[j])
+        if s < 0:
+            return slice(0, 0)  # prescribed joint: no coordinates of its own
+        later = [int(x) for x in starts if int(x) > s]
+        return slice(s, min(later) if later else total)
+
+    def joint_q(self, name):
+        """Columns of q that belong to one joint, (n, nq_joint)."""
+        return self.q[:, self._joint_slice(name, self._q_start, self.nq)]
+
+    def joint_v(self, name):
+        """Columns of v that belong to one joint, (n, nv_joint)."""
+        return self.v[:, self._joint_slice(name, self._v_start, self.nv)]
+
+    # ------------------------------------------------------------------ contacts
+    def _require_contacts(self):
+        if not self.has_contacts:
+            raise KeyError(f"{self.path}: no /contacts (the scene set output.contacts: false)")
+
+    @property
+    def n_contacts(self):
+        """Number of complete flat contact rows (those referenced by complete steps)."""
+        if not self.has_contacts or self.n == 0:
+            return 0
+        return int(self.contact_offset[-1] + self.contact_count[-1])
+
+    def contact_array(self, name):
+        """One flat contact dataset (body_a, body_b, point, normal, signed_distance, force,
+        slip_speed) over all complete rows, shape (M, ...)."""
+        self._require_contacts()
+        if name not in _CONTACT_SERIES:
+            raise KeyError(f"no contact series {name!r}; one of {', '.join(_CONTACT_SERIES)}")
+        key = ("contacts", name)
+        if key not in self._cache:
+            self._cache[key] = self._file["contacts/" + name][: self.n_contacts]
+        return self._cache[key]
+
+    def contacts_at(self, row):
+        """Contacts of one row as a dict of arrays (keys: body_a, body_b, point, normal,
+        signed_distance, force, slip_speed), each with `count[row]` entries."""
+        self._require_contacts()
+        row = range(self.n)[row]  # negative indices, bounds check
+        a = int(self.contact_offset[row])
+        b = a + int(self.contact_count[row])
+        return {name: self.contact_array(name)[a:b] for name in _CONTACT_SERIES}
+
+    def iter_contacts(self):
+        """Yields (row, time, contacts dict) for every row (rows without contacts too)."""
+        for i in builtins.range(self.n):
+            yield i, self.time[i], self.contacts_at(i)
+
+    def contact_row_index(self):
+        """For each flat contact, the row it belongs to, (M,)."""
+        self._require_contacts()
+        return np.repeat(np.arange(self.n), self.contact_count)
+
+    def contact_frame(self):
+        """All contacts as one pandas DataFrame, a line per contact: row, time, step,
+        body_a, body_b (indices, -1 = world), name_a, name_b, point_{x,y,z},
+        normal_{x,y,z}, signed_distance, force_{x,y,z}, force_normal (component along
+        the normal, > 0 pushes b away from a), force_tangential (magnitude), slip_speed."""
+        import pandas as pd
+        rows = self.contact_row_index()
+        names = np.array(["world"] + list(self.body_names), dtype=object)
+        point, normal, force = (self.contact_array(k) for k in ("point", "normal", "force"))
+        fn = np.einsum("ij,ij->i", force, normal) if len(force) else np.zeros(0)
+        ft = np.linalg.norm(force - fn[:, None] * normal, axis=1) if len(force) else np.zeros(0)
+        a, b = self.contact_array("body_a"), self.contact_array("body_b")
+        data = {"row": rows, "time": self.time[rows], "step": self.step[rows],
+                "body_a": a, "body_b": b, "name_a": names[a + 1], "name_b": names[b + 1]}
+        for key, arr in (("point", point), ("normal", normal)):
+            for k, axis in enumerate("xyz"):
+                data[f"{key}_{axis}"] = arr[:, k]
+        data["signed_distance"] = self.contact_array("signed_distance")
+        for k, axis in enumerate("xyz"):
+            data[f"force_{axis}"] = force[:, k]
+        data["force_normal"] = fn
+        data["force_tangential"] = ft
+        data["slip_speed"] = self.contact_array("slip_speed")
+        return pd.DataFrame(data)
+
+    def contact_force_total(self):
+        """Sum of the contact forces of each row (force on side b), (n, 3)."""
+        self._require_contacts()
+        out = np.zeros((self.n, 3))
+        if self.n_contacts:
+            np.add.at(out, self.contact_row_index(), self.contact_array("force"))
+        return out
+
+    def contact_force_normal_total(self):
+        """Sum over each row's contacts of the normal force component (N), (n,)."""
+        self._require_contacts()
+        out = np.zeros(self.n)
+        if self.n_contacts:
+            fn = np.einsum("ij,ij->i", self.contact_array("force"), self.contact_array("normal"))
+            np.add.at(out, self.contact_row_index(), fn)
+        return out
+
+    # ------------------------------------------------------------------ tables and scalars
+    def frame(self):
+        """Per-row scalars as a pandas DataFrame indexed by time: step, kinetic,
+        potential, energy, iterations, momentum_error, cost, wall_time, contacts."""
+        import pandas as pd
+        data = {"step": self.step, "kinetic": self.kinetic, "potential": self.potential,
+                "energy": self.energy, "iterations": self.iterations,
+                "momentum_error": self.momentum_error, "cost": self.cost,
+                "wall_time": self.wall_time}
+        if self.has_contacts:
+            data["contacts"] = self.contact_count
+        return pd.DataFrame(data, index=pd.Index(self.time, name="time"))
+
+    def value(self, expr, row=-1):
+        """One number of one row, by a short expression (used by the sweep tool):
+        `time`, `energy`, `kinetic`, `potential`, `iterations`, `momentum_error`, `q[i]`,
+        `v[i]`, `bodies.NAME.position[k]` (also quaternion, linear_velocity,
+        angular_velocity; `[k]` may be `.x`, `.y`, `.z`), `joints.NAME.q[k]`,
+        `joints.NAME.v[k]`, `contacts` (count of the row)."""
+        m = re.fullmatch(r"(q|v)\[(\d+)\]", expr)
+        if m:
+            return float(getattr(self, m.group(1))[row, int(m.group(2))])
+        m = re.fullmatch(r"bodies\.(.+)\.(position|quaternion|linear_velocity|angular_velocity)"
+                         r"(?:\[(\d+)\]|\.([xyzw]))", expr)
+        if m:
+            series = getattr(self.body(m.group(1)), m.group(2))
+            if m.group(3) is not None:
+                k = int(m.group(3))
+            elif m.group(2) == "quaternion":
+                k = "wxyz".index(m.group(4))
+            else:
+                k = "xyz".index(m.group(4))
+            return float(series[row, k])
+        m = re.fullmatch(r"joints\.(.+)\.(q|v)\[(\d+)\]", expr)
+        if m:
+            cols = self.joint_q(m.group(1)) if m.group(2) == "q" else self.joint_v(m.group(1))
+            return float(cols[row, int(m.group(3))])
+        if expr == "contacts":
+            return float(self.contact_count[row])
+        if expr in ("time", "energy", "kinetic", "potential", "iterations", "momentum_error",
+                    "cost", "wall_time", "step"):
+            return float(getattr(self, expr)[row])
+        raise ValueError(f"cannot read {expr!r}: use time, energy, q[i], v[i], "
+                         "bodies.NAME.position[k], joints.NAME.q[k], ...")
+
+    def summary(self):
+        """Scalars of the run (what the sweep tool collects): see `summarise`."""
+        return summarise(self)
+
+    # ------------------------------------------------------------------ plots
+    def plot_energy(self, ax=None, relative=False, save=None):
+        """Kinetic, potential and total energy over time (or E/E0 with relative=True)."""
+        from . import plots
+        return plots.energy(self, ax=ax, relative=relative, save=save)
+
+    def plot_contact_forces(self, ax=None, save=None):
+        """Per-row total normal and tangential contact force, and the contact count."""
+        from . import plots
+        return plots.contact_forces(self, ax=ax, save=save)
+
+    def plot_iterations(self, ax=None, save=None):
+        """Newton iterations per step."""
+        from . import plots
+        return plots.iterations(self, ax=ax, save=save)
+
+    def plot_momentum_error(self, ax=None, save=None):
+        """Dimensionless momentum error per step (log scale)."""
+        from . import plots
+        return plots.momentum_error(self, ax=ax, save=save)
+
+    def plot_overview(self, save=None):
+        """The four figures above in one 2x2 figure."""
+        from . import plots
+        return plots.overview(self, save=save)
+
+
+def open(path, swmr=True):  # noqa: A001  (csimpy.open mirrors builtins.open on purpose)
+    """Open a csim output file, finished or still being written. Returns a `Run`."""
+    return Run(path, swmr=swmr)
+
+
+def summarise(run):
+    """Scalars of a run as a dict: status, failure_reason, rows, steps, t_end,
+    step_wall_time_s (sum of /solver/wall_time), mean_iterations and max_iterations
+    (over the rows that took a step, i.e. all but row 0), max_momentum_error,
+    energy_initial, energy_final, energy_rel_change ((E_end - E0) / |E0|, nan when E0 is
+    0), energy_rel_band (max - min of E over |E0|), mean_contacts, max_contacts."""
+    n = run.n
+    out = {"status": run.status, "failure_reason": run.failure_reason or "",
+           "rows": n, "steps": int(run.step[-1]) if n else 0,
+           "t_end": float(run.time[-1]) if n else float("nan")}
+    stepped = slice(1, None) if n > 1 else slice(0, None)
+    if n:
+        it = run.iterations[stepped]
+        out.update(step_wall_time_s=float(np.sum(run.wall_time)),
+                   mean_iterations=float(np.mean(it)), max_iterations=int(np.max(it)),
+                   max_momentum_error=float(np.max(run.momentum_error[stepped])))
+        e = run.energy
+        e0 = float(e[0])
+        scale = abs(e0) if e0 != 0 else float("nan")
+        out.update(energy_initial=e0, energy_final=float(e[-1]),
+                   energy_rel_change=(float(e[-1]) - e0) / scale,
+                   energy_rel_band=float(np.max(e) - np.min(e)) / scale)
+        if run.has_contacts:
+            out.update(mean_contacts=float(np.mean(run.contact_count)),
+                       max_contacts=int(np.max(run.contact_count)))
+    return out

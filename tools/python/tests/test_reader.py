@@ -1,0 +1,182 @@
+"""csimpy.Run against real csim runs: named arrays, bodies, joints, contacts, plots, SWMR."""
+import os
+import signal
+import subprocess
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+import csimpy
+from conftest import scene
+
+
+def test_three_lines_open_a_run_and_plot(pendulum_h5, tmp_path):
+    run = csimpy.open(pendulum_h5)
+    ax = run.plot_energy(save=str(tmp_path / "energy.png"))
+    assert ax is not None
+    assert (tmp_path / "energy.png").stat().st_size > 5000
+
+
+def test_named_arrays_match_the_file(pendulum_h5):
+    with csimpy.open(pendulum_h5) as run, h5py.File(pendulum_h5, "r") as f:
+        n = len(f["time"])
+        assert run.n == len(run) == n
+        assert run.status == "completed"
+        assert run.integrator == f.attrs["integrator"]
+        assert run.time_step == pytest.approx(1e-3)
+        assert run.time[0] == 0.0 and run.time[-1] == pytest.approx(0.5)
+        np.testing.assert_array_equal(run.q, f["state/q"][:n])
+        np.testing.assert_array_equal(run.v, f["state/v"][:n])
+        np.testing.assert_array_equal(run.kinetic, f["energy/kinetic"][:n])
+        np.testing.assert_array_equal(run.potential, f["energy/potential"][:n])
+        np.testing.assert_allclose(run.energy, f["energy/kinetic"][:n] + f["energy/potential"][:n])
+        np.testing.assert_array_equal(run.iterations, f["solver/iterations"][:n])
+        np.testing.assert_array_equal(run.momentum_error, f["solver/momentum_error"][:n])
+        assert run.body_names == ["bob"] and run.joint_names == ["hinge"]
+        assert run.nq == 1 and run.nv == 1
+        assert run.q[0, 0] == pytest.approx(1.0)  # released from 1 rad
+
+
+def test_bodies_and_joints_by_name(pendulum_h5):
+    run = csimpy.open(pendulum_h5)
+    bob = run.body("bob")
+    assert bob.position.shape == (run.n, 3) and bob.quaternion.shape == (run.n, 4)
+    # the body frame sits on the hinge at (0, 0, 1.5) and turns about y by the angle q
+    np.testing.assert_allclose(bob.position, np.tile([0, 0, 1.5], (run.n, 1)), atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(bob.quaternion, axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(2 * np.arccos(np.abs(bob.quaternion[:, 0])), np.abs(run.q[:, 0]),
+                               atol=1e-6)
+    np.testing.assert_allclose(bob.quaternion[:, [1, 3]], 0, atol=1e-12)
+    np.testing.assert_array_equal(run.joint_q("hinge")[:, 0], run.q[:, 0])
+    assert run.value("q[0]") == run.q[-1, 0]
+    assert run.value("joints.hinge.v[0]", row=3) == run.v[3, 0]
+    assert run.value("bodies.bob.position.z") == bob.position[-1, 2]
+    assert run.value("energy", row=0) == pytest.approx(run.energy[0])
+    assert set(run.bodies) == {"bob"}
+    with pytest.raises(KeyError, match="no body 'nope'"):
+        run.body("nope")
+    with pytest.raises(ValueError):
+        run.value("q0")
+
+
+def test_summary_scalars(pendulum_h5):
+    s = csimpy.open(pendulum_h5).summary()
+    assert s["status"] == "completed" and s["steps"] == 500 and s["t_end"] == pytest.approx(0.5)
+    assert s["energy_initial"] > 0 and abs(s["energy_rel_change"]) < 1e-2
+    assert s["max_momentum_error"] >= 0 and s["mean_iterations"] >= 0
+
+
+def test_contact_expansion_is_consistent_with_count_and_offset(clutter_h5):
+    run = csimpy.open(clutter_h5)
+    count, offset = run.contact_count, run.contact_offset
+    assert count.sum() > 100  # the clutter has many contacts by 0.3 s
+    np.testing.assert_array_equal(offset[1:], offset[:-1] + count[:-1])
+    assert run.n_contacts == count.sum()
+    df = run.contact_frame()
+    assert len(df) == count.sum()
+    per_row = df.groupby("row").size().reindex(range(run.n), fill_value=0).to_numpy()
+    np.testing.assert_array_equal(per_row, count)
+    busiest = int(np.argmax(count))
+    view = run.contacts_at(busiest)
+    assert len(view["force"]) == count[busiest]
+    rows = df[df.row == busiest]
+    np.testing.assert_array_equal(rows[["force_x", "force_y", "force_z"]].to_numpy(), view["force"])
+    assert (rows.time == run.time[busiest]).all()
+    with h5py.File(clutter_h5, "r") as f:
+        a = f["contacts/offset"][busiest]
+        np.testing.assert_array_equal(view["point"], f["contacts/point"][a:a + count[busiest]])
+    # names follow the indices (-1 = world)
+    names = np.array(["world"] + run.body_names, dtype=object)
+    assert (df.name_b.to_numpy() == names[df.body_b.to_numpy() + 1]).all()
+    # normal component and per-row totals agree with the flat arrays
+    np.testing.assert_allclose(
+        df.force_normal, np.einsum("ij,ij->i", view_all(run, "force"), view_all(run, "normal")))
+    np.testing.assert_allclose(run.contact_force_total(),
+                               df.groupby("row")[["force_x", "force_y", "force_z"]].sum()
+                               .reindex(range(run.n), fill_value=0).to_numpy(), atol=1e-9)
+    # the normal forces push the bodies apart (compliant contact is never adhesive)
+    assert (df.force_normal >= -1e-9).all()
+    # iterating the per-step views visits every contact once
+    assert sum(len(c["body_a"]) for _, _, c in run.iter_contacts()) == count.sum()
+
+
+def view_all(run, name):
+    return run.contact_array(name)
+
+
+def test_resting_cylinder_contacts_carry_its_weight(cylinder_h5):
+    run = csimpy.open(cylinder_h5)
+    fz = run.contact_force_total()[:, 2]
+    # m g = 0.5 * 9.81 carried by the ground at every step after the first
+    np.testing.assert_allclose(fz[1:], 0.5 * 9.81, rtol=0.05)
+    df = run.contact_frame()
+    assert set(df.name_a) | set(df.name_b) <= {"world", "cylinder"}
+
+
+def test_frame_and_plots(clutter_h5, tmp_path):
+    run = csimpy.open(clutter_h5)
+    df = run.frame()
+    assert df.index.name == "time" and len(df) == run.n
+    assert {"energy", "iterations", "momentum_error", "contacts"} <= set(df.columns)
+    for name in ("plot_energy", "plot_contact_forces", "plot_iterations",
+                 "plot_momentum_error", "plot_overview"):
+        out = tmp_path / f"{name}.png"
+        getattr(run, name)(save=str(out))
+        assert out.stat().st_size > 5000, name
+
+
+def test_run_without_contacts(make_run, tmp_path):
+    path = make_run("spring_cylinder.yaml", "nocontacts", "--duration", "0.1",
+                    "--set", "settings.output.contacts=false")
+    run = csimpy.open(path)
+    assert not run.has_contacts and run.n_contacts == 0
+    with pytest.raises(KeyError, match="output.contacts"):
+        run.contact_frame()
+    run.plot_contact_forces(save=str(tmp_path / "c.png"))
+    assert "contacts" not in run.frame().columns
+
+
+def test_swmr_reads_a_live_run(csim, tmp_path):
+    """Open a run while csim writes it, watch it grow with refresh(), interrupt it."""
+    out = tmp_path / "live.h5"
+    proc = subprocess.Popen([csim, "run", scene("spring_cylinder.yaml"), "-o", str(out), "-q",
+                             "--no-progress", "--dt", "1e-4", "--duration", "1000"])
+    try:
+        deadline = time.monotonic() + 30
+        run = None
+        while time.monotonic() < deadline:
+            if out.exists():
+                try:
+                    run = csimpy.open(out)
+                    if run.n > 0:
+                        break
+                    run.close()
+                except (OSError, KeyError):
+                    pass  # created but not yet switched to SWMR writing
+                run = None
+            time.sleep(0.1)
+        assert run is not None, "no rows appeared within 30 s"
+        assert run.swmr
+        assert run.status == "running"
+        first = run.n
+        t_first = run.time[-1]
+        grown = first
+        while time.monotonic() < deadline and grown <= first:
+            time.sleep(0.5)
+            grown = run.refresh()
+        assert grown > first, "the live file did not grow"
+        assert run.time[-1] > t_first
+        # every complete row is consistent across datasets
+        assert len(run.q) == len(run.energy) == len(run.contact_count) == grown
+        assert run.n_contacts == run.contact_count.sum()
+        assert np.all(np.diff(run.time) > 0)
+        run.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+    assert code == 143
+    with csimpy.open(out) as run:
+        assert run.status == "interrupted"
+        assert run.n >= grown

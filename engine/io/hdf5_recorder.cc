@@ -8,6 +8,7 @@
 #include "engine/common/check.h"
 #include "engine/common/io_error.h"
 #include "engine/io/dependency_versions.h"
+#include "engine/io/hdf5_geometry.h"
 
 namespace csim::io {
 namespace {
@@ -303,6 +304,10 @@ void Hdf5Recorder::Begin(const sim::RunInfo& info) {
   Describe(layout->status, "", "running, completed, interrupted or failed");
   WriteScene(file_, info);
   layout->body_names = WriteModel(file_, model);
+  {
+    Hdf5Group model_group = file_.OpenGroup("model");
+    WriteGeometry(model_group, MakeGeometryTable(model));  // /model/geometry (extension)
+  }
   layout->CreateSeries(file_, chunk_rows_);
   if (layout->contacts) layout->CreateContacts(file_, chunk_rows_);
   layout->AttachScales();

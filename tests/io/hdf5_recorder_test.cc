@@ -24,6 +24,7 @@
 #include "engine/common/io_error.h"
 #include "engine/io/dependency_versions.h"
 #include "engine/io/hdf5_file.h"
+#include "engine/io/hdf5_geometry.h"
 #include "engine/io/hdf5_recorder.h"
 #include "engine/io/run_summary.h"
 #include "tests/support/allocation_counter.h"
@@ -731,6 +732,102 @@ TEST_CASE("Hdf5Recorder and DescribeRun report I/O problems as IoError", "[hdf5]
     Hdf5File::Create(path).Close();
     CHECK_THROWS_WITH(DescribeRun(path), Catch::Contains("not a csim output file"));
   }
+}
+
+
+/// Adds one geometry of every kind to the test model: a halfspace in the world, a box and
+/// a visual-only sphere on the base, a capsule on the arm, a tetrahedron mesh on the tool.
+void AddGeometry(multibody::Model* model) {
+  using geometry::Geometry;
+  using geometry::ShapeType;
+  auto make = [](ShapeType type, Eigen::Vector3d size, Eigen::Vector3d p) {
+    Geometry g;
+    g.type = type;
+    g.size = size;
+    g.X_BG.p = p;
+    return g;
+  };
+  model->world_geometry.push_back(make(ShapeType::kHalfspace, {0, 0, 0}, {0, 0, -0.5}));
+  Geometry box = make(ShapeType::kBox, {0.1, 0.2, 0.3}, {1, 2, 3});
+  box.X_BG.R = Eigen::AngleAxisd(0.5, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  model->bodies[0].geometry.push_back(box);
+  Geometry sphere = make(ShapeType::kSphere, {0.25, 0, 0}, {0, 0, 0});
+  sphere.collide = false;
+  model->bodies[0].geometry.push_back(sphere);
+  model->bodies[1].geometry.push_back(make(ShapeType::kCapsule, {0.05, 0.4, 0}, {0, 0, 0.2}));
+  Geometry mesh = make(ShapeType::kMesh, {0, 0, 0}, {0, 0, 0});
+  mesh.mesh.vertices = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  mesh.mesh.triangles = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  model->bodies[3].geometry.push_back(mesh);
+}
+
+TEST_CASE("Hdf5Recorder writes /model/geometry, which reads back", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  AddGeometry(&run.model);
+  const std::string path = dir.File("geometry.h5");
+  WriteRun(run, path, 5, sim::RunStatus::kCompleted);
+
+  SECTION("datasets, read with the C API") {
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadInts(file, "/model/geometry/body") == std::vector<int64_t>{-1, 0, 0, 1, 3});
+    CHECK(ReadVlenStrings(file, "/model/geometry/shape") ==
+          std::vector<std::string>{"halfspace", "box", "sphere", "capsule", "mesh"});
+    CHECK(ReadInts(file, "/model/geometry/collide") == std::vector<int64_t>{1, 1, 0, 1, 1});
+    CHECK(Shape(file, "/model/geometry/size") == std::vector<hsize_t>{5, 3});
+    CHECK(Shape(file, "/model/geometry/quaternion") == std::vector<hsize_t>{5, 4});
+    const std::vector<double> size = ReadDoubles(file, "/model/geometry/size");
+    CHECK(std::vector<double>(size.begin() + 3, size.begin() + 6) ==
+          std::vector<double>{0.1, 0.2, 0.3});
+    const std::vector<double> position = ReadDoubles(file, "/model/geometry/position");
+    CHECK(std::vector<double>(position.begin(), position.begin() + 6) ==
+          std::vector<double>{0, 0, -0.5, 1, 2, 3});
+    const std::vector<double> quaternion = ReadDoubles(file, "/model/geometry/quaternion");
+    CHECK(quaternion[4] == Approx(std::cos(0.25)));
+    CHECK(quaternion[7] == Approx(std::sin(0.25)));
+    CHECK(ReadInts(file, "/model/geometry/vertex_offset") ==
+          std::vector<int64_t>{0, 0, 0, 0, 0});
+    CHECK(ReadInts(file, "/model/geometry/vertex_count") == std::vector<int64_t>{0, 0, 0, 0, 4});
+    CHECK(ReadInts(file, "/model/geometry/triangle_count") ==
+          std::vector<int64_t>{0, 0, 0, 0, 4});
+    CHECK(Shape(file, "/model/geometry/vertices") == std::vector<hsize_t>{4, 3});
+    CHECK(ReadInts(file, "/model/geometry/triangles") ==
+          std::vector<int64_t>{0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3});
+    CHECK(StringAttribute(file, "/model/geometry/size", "units") == "m");
+    CHECK(!StringAttribute(file, "/model/geometry/shape", "description").empty());
+    CHECK(RunChecker(path, true) == 0);
+  }
+  SECTION("ReadGeometry returns what MakeGeometryTable built") {
+    const GeometryTable expected = MakeGeometryTable(run.model);
+    const GeometryTable read = ReadGeometry(Hdf5File::Open(path, Hdf5File::Mode::kReadOnly));
+    REQUIRE(read.count() == 5);
+    CHECK(read.body == expected.body);
+    CHECK(read.shape == expected.shape);
+    CHECK(read.size == expected.size);
+    CHECK(read.position == expected.position);
+    CHECK(read.quaternion == expected.quaternion);
+    CHECK(read.collide == expected.collide);
+    CHECK(read.vertex_offset == expected.vertex_offset);
+    CHECK(read.vertex_count == expected.vertex_count);
+    CHECK(read.triangle_offset == expected.triangle_offset);
+    CHECK(read.triangle_count == expected.triangle_count);
+    CHECK(read.vertices == expected.vertices);
+    CHECK(read.triangles == expected.triangles);
+  }
+}
+
+TEST_CASE("ReadGeometry: a model without geometry, and a file without the group", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("bare.h5");
+  WriteRun(run, path, 3, sim::RunStatus::kCompleted);
+  CHECK(ReadGeometry(Hdf5File::Open(path, Hdf5File::Mode::kReadOnly)).count() == 0);
+  {
+    Hdf5File file = Hdf5File::Open(path, Hdf5File::Mode::kReadWrite);
+    REQUIRE(H5Ldelete(file.id(), "/model/geometry", H5P_DEFAULT) >= 0);
+    file.Close();
+  }
+  CHECK(ReadGeometry(Hdf5File::Open(path, Hdf5File::Mode::kReadOnly)).count() == 0);
 }
 
 }  // namespace

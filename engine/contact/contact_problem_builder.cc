@@ -1,6 +1,7 @@
 #include "engine/contact/contact_problem_builder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "engine/contact/collision_setup.h"
@@ -18,6 +19,26 @@ using multibody::Model;
 
 geometry::Material MaterialOf(const Model& model, const geometry::Geometry& g) {
   return g.material >= 0 ? model.materials[g.material] : geometry::Material{};
+}
+
+// Radius of a sphere about the geometry frame's origin that contains the shape [m].
+double BoundingRadius(const geometry::Geometry& g) {
+  using geometry::ShapeType;
+  const Vector3d& s = g.size;
+  switch (g.type) {
+    case ShapeType::kSphere: return s[0];
+    case ShapeType::kBox: return 0.5 * s.norm();
+    case ShapeType::kCylinder: return std::hypot(s[0], 0.5 * s[1]);
+    case ShapeType::kCapsule: return s[0] + 0.5 * s[1];
+    case ShapeType::kEllipsoid: return s.maxCoeff();
+    case ShapeType::kHalfspace: return 0.0;
+    case ShapeType::kMesh: {
+      double r = 0.0;
+      for (const Vector3d& v : g.mesh.vertices) r = std::max(r, v.norm());
+      return r;
+    }
+  }
+  return 0.0;
 }
 
 int MaxTreeVelocities(const multibody::TreeTopology& topology) {
@@ -42,6 +63,18 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
   for (const geometry::CollisionObjectSpec& spec : MakeCollisionSpecs(model))
     spec_material_.push_back(MaterialOf(model, spec.geometry));
   max_tree_nv_ = MaxTreeVelocities(topology_);
+  body_radius_.assign(model.num_bodies(), 0.0);
+  extra_margin_.assign(model.num_bodies(), 0.0);
+  for (int b = 0; b < model.num_bodies(); ++b)
+    for (const geometry::Geometry& g : model.bodies[b].geometry)
+      if (g.collide) body_radius_[b] = std::max(body_radius_[b], g.X_BG.p.norm() + BoundingRadius(g));
+  // Worst case over every pair of materials that can meet (each with itself included).
+  for (const geometry::Material& a : spec_material_)
+    for (const geometry::Material& b : spec_material_) {
+      const CombinedMaterial m = CombineMaterials(a, b);
+      max_dissipation_time_ = std::max(max_dissipation_time_, m.dissipation_time);
+      max_friction_ = std::max(max_friction_, m.friction);
+    }
   for (auto* J : {&J_a_, &J_b_, &J_W_}) J->setZero(3, max_tree_nv_);
   J_C_a_.setZero(3, max_tree_nv_);
   J_C_b_.setZero(3, max_tree_nv_);
@@ -67,8 +100,12 @@ void ContactProblemBuilder::AddCliques(const StepInputs& in, solver::ContactProb
 
 void ContactProblemBuilder::AddContacts(const Model& model, const ContactParameters& parameters,
                                         const StepInputs& in, solver::ContactProblem* problem) {
+  const auto start = std::chrono::steady_clock::now();
   world_.UpdatePoses(in.kinematics->X_WB);
-  world_.FindContacts(parameters.contact_margin, &contacts_);
+  CalcExtraMargins(in);
+  world_.FindContacts(parameters.contact_margin, extra_margin_, &contacts_);
+  collision_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const size_t n = contacts_.size();
   contact_constraint_.assign(n, -1);
   if (R_WC_.size() < n) {
@@ -76,6 +113,15 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
     bias_C_.resize(n);
   }
   for (size_t i = 0; i < n; ++i) AddContact(model, parameters, in, static_cast<int>(i), problem);
+}
+
+void ContactProblemBuilder::CalcExtraMargins(const StepInputs& in) {
+  const multibody::Workspace& kin = *in.kinematics;
+  const double reach_per_speed = (in.dt + max_dissipation_time_) * std::max(max_friction_, 1.0);
+  for (size_t b = 0; b < body_radius_.size(); ++b) {
+    const double v_b = kin.V_B[b].tail<3>().norm() + kin.V_B[b].head<3>().norm() * body_radius_[b];
+    extra_margin_[b] = reach_per_speed * v_b;
+  }
 }
 
 void ContactProblemBuilder::TreeBlock(const Model& model, const StepInputs& in, int b, int tree,

@@ -10,6 +10,12 @@
 //                minus the part J_i v0 that the unknowns carry
 //   joint limits one SapLimitConstraint per limited coordinate whose limit is within the
 //                activation window of math.md §7.2 (or already violated)
+// Each body widens settings.contact_margin for its own pairs by the distance it can cover
+// within the step, (dt + tau_d,max) max(mu_max, 1) v_b, with v_b its fastest material
+// point. This covers approach (no tunnelling at large time steps) and SAP's gliding gap
+// (dt + tau_d) mu |v_t| of a sliding body (math.md 2.7), which a fixed margin would cut,
+// letting the body drop out of contact and be launched back by the speculative constraint
+// when it returns. Bodies at rest keep the plain margin, so a settled pile pays nothing.
 // Contacts between two objects that both lack velocities (world, welded or purely
 // prescribed bodies) are reported by the geometry but cannot be resolved and are skipped.
 
@@ -64,6 +70,9 @@ class ContactProblemBuilder {
   /// Point contacts of the last Build, in the geometry layer's order.
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
   const multibody::TreeTopology& topology() const { return topology_; }
+  /// Wall time of the collision query (pose update, broad and narrow phase) of the last
+  /// Build [s].
+  double collision_seconds() const { return collision_seconds_; }
 
  private:
   void AddCliques(const StepInputs& in, solver::ContactProblem* problem) const;
@@ -87,7 +96,16 @@ class ContactProblemBuilder {
   std::vector<int> contact_constraint_;            ///< constraint index per contact, -1 skipped
   std::vector<Eigen::Matrix3d> R_WC_;              ///< contact frames [t1 t2 n] per contact
   std::vector<Eigen::Vector3d> bias_C_;            ///< v_b per contact, contact frame
+  /// Fills extra_margin_ for the step (see the top of this file).
+  void CalcExtraMargins(const StepInputs& in);
+
+  std::vector<double> extra_margin_;               ///< per body, this step [m]
+  std::vector<double> body_radius_;                ///< max distance of collision geometry
+                                                   ///< from the body origin [m]
+  double max_dissipation_time_ = 0.0;              ///< over all material pairs [s]
+  double max_friction_ = 0.0;                      ///< over all material pairs [1]
   int max_tree_nv_ = 0;
+  double collision_seconds_ = 0.0;                 ///< of the last Build [s]
   Eigen::Matrix3Xd J_a_, J_b_, J_W_;               ///< (3, max_tree_nv) scratch
   Eigen::MatrixXd J_C_a_, J_C_b_;                  ///< (3, max_tree_nv) scratch
   Eigen::MatrixXd J_limit_;                        ///< (2, max_tree_nv) scratch

@@ -70,21 +70,27 @@ struct CollisionWorld::Impl {
     return false;  // keep going
   }
 
-  void UpdateBounds(double margin);
-  void AddHalfspacePairs(double margin);
+  void UpdateBounds(double margin, const std::vector<double>& extra);
+  void AddHalfspacePairs(double margin, const std::vector<double>& extra);
+  double Extra(const std::vector<double>& extra, int entry) const {
+    const int body = entries[entry].body;
+    return body >= 0 && !extra.empty() ? extra[body] : 0.0;
+  }
 };
 
-// Inflates every tree object's tight bounds by margin / 2 per side and refits the tree.
-void CollisionWorld::Impl::UpdateBounds(double margin) {
-  const Eigen::Vector3d pad = Eigen::Vector3d::Constant(0.5 * margin);
-  for (Entry& e : entries) {
+// Inflates every tree object's tight bounds by margin / 2 plus its body's extra margin per
+// side and refits the tree: two boxes overlap when the pair is within its pair margin.
+void CollisionWorld::Impl::UpdateBounds(double margin, const std::vector<double>& extra) {
+  for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
+    Entry& e = entries[i];
+    const Eigen::Vector3d pad = Eigen::Vector3d::Constant(0.5 * margin + Extra(extra, i));
     if (e.object) e.object->SetBounds(e.lo - pad, e.hi + pad);
   }
   manager.update();
 }
 
 // Halfspace h against every other geometry whose bounds dip below height margin.
-void CollisionWorld::Impl::AddHalfspacePairs(double margin) {
+void CollisionWorld::Impl::AddHalfspacePairs(double margin, const std::vector<double>& extra) {
   for (int h : halfspaces) {
     const Eigen::Vector3d n = entries[h].X_WG.R.col(2);
     for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
@@ -92,7 +98,7 @@ void CollisionWorld::Impl::AddHalfspacePairs(double margin) {
       if (i == h || !e.object || !Allowed(h, i)) continue;
       const Eigen::Vector3d centre = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
       const double lowest = n.dot(centre - entries[h].X_WG.p) - n.cwiseAbs().dot(half);
-      if (lowest < margin) pairs.emplace_back(std::min(h, i), std::max(h, i));
+      if (lowest < margin + Extra(extra, i)) pairs.emplace_back(std::min(h, i), std::max(h, i));
     }
   }
 }
@@ -154,21 +160,28 @@ const math::RigidTransform& CollisionWorld::geometry_pose(int g) const {
 }
 
 void CollisionWorld::FindContacts(double margin, std::vector<PointContact>* out) {
+  static const std::vector<double> kNoExtra;
+  FindContacts(margin, kNoExtra, out);
+}
+
+void CollisionWorld::FindContacts(double margin, const std::vector<double>& extra,
+                                  std::vector<PointContact>* out) {
   CSIM_CHECK(margin >= 0.0);
   Impl& w = *impl_;
   out->clear();
   w.pairs.clear();
-  w.UpdateBounds(margin);
+  w.UpdateBounds(margin, extra);
   Impl::Candidates candidates{&w, &w.pairs};
   w.manager.collide(&candidates, &Impl::Collect);
-  w.AddHalfspacePairs(margin);
+  w.AddHalfspacePairs(margin, extra);
   std::sort(w.pairs.begin(), w.pairs.end());
   w.pairs.erase(std::unique(w.pairs.begin(), w.pairs.end()), w.pairs.end());
   for (const auto& [i, j] : w.pairs) {
     const Impl::Entry& a = w.entries[i];
     const Impl::Entry& b = w.entries[j];
     const size_t first = out->size();
-    CalcPairContacts(a.shape, a.X_WG, b.shape, b.X_WG, margin, out);
+    const double pair_margin = margin + w.Extra(extra, i) + w.Extra(extra, j);
+    CalcPairContacts(a.shape, a.X_WG, b.shape, b.X_WG, pair_margin, out);
     for (size_t k = first; k < out->size(); ++k) {
       PointContact& c = (*out)[k];
       c.geometry_a = a.geometry;

@@ -67,6 +67,13 @@ class CollisionWorld {
   /// @param margin  contact_margin [m] >= 0.
   void FindContacts(double margin, std::vector<PointContact>* out);
 
+  /// As above, with a per-body widening: a pair of bodies (a, b) uses the margin
+  /// margin + extra_margin[a] + extra_margin[b] [m] (world geometry adds nothing), so a fast
+  /// body reaches further without widening every other pair. extra_margin is indexed by
+  /// body (size of the largest body index + 1), entries >= 0.
+  void FindContacts(double margin, const std::vector<double>& extra_margin,
+                    std::vector<PointContact>* out);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

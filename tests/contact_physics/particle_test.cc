@@ -266,19 +266,16 @@ TEST_CASE("particle: a sliding box has |f_t| = mu |f_n| and accelerates at g (si
 }
 
 TEST_CASE("particle: a fast sliding box stays on the ground (SAP gliding vs contact margin)",
-          "[contact-physics][!mayfail]") {
+          "[contact-physics]") {
   // Physics: a box sliding down a flat incline never leaves it; it accelerates at
   // g (sin a - mu cos a) and its height stays put. The SAP model floats a sliding body at
-  // the gap (dt + tau_d) mu |v_t| (math.md §2.7). Once that exceeds settings.contact_margin
-  // (1e-3 m; here at |v_t| = 1e-3 / (1e-3 x 0.3) = 3.3 m/s, t = 1.9 s) the pair drops out
-  // of the contact set, the box falls back inside the margin, and the speculative contact
-  // then enforces the relaxed (Anitescu-type) condition v_n >= mu |v_t| - phi0 / dt, which
-  // launches it upward: the box hops (measured within 3 s: 1040 steps without contact,
-  // up to 6.6 cm above its resting height, |v_z| up to 0.87 m/s, and sideways drift by
-  // 4 s). With contact_margin = 0.01 m the same run glides exactly as predicted (v_x = a t,
-  // rise dt mu v), so the mechanism is the margin cutting off the gliding equilibrium.
-  // This follows math.md as written; it is a limit of the convex model combined with a
-  // fixed margin, not a coding slip, hence [!mayfail].
+  // the gap (dt + tau_d) mu |v_t| (math.md §2.7). With a fixed contact_margin (1e-3 m) that
+  // gap passes the margin at |v_t| = 1e-3 / (1e-3 x 0.3) = 3.3 m/s (t = 1.9 s here), the
+  // pair drops out of the contact set, the box falls back inside the margin and the
+  // speculative contact launches it (measured before the fix: 1040 steps without contact,
+  // 6.6 cm hops, |v_z| 0.87 m/s). The problem builder therefore widens each body's margin
+  // by the distance it can cover within the step (contact_problem_builder.h), and the box
+  // must glide as predicted.
   const double angle = std::atan(0.5), mu = 0.3;
   const SceneRun run = RunScene(BoxScene(angle, mu, 3.0));
   const int box = run.Body("box");

@@ -9,13 +9,14 @@ Three lines open any run (with tools/python on sys.path or PYTHONPATH):
 `run.time`, `run.q`, `run.v`, `run.energy`, `run.iterations`, `run.momentum_error` are
 numpy arrays over the complete rows; `run.body("bob").position` is one body's track;
 `run.contacts_at(i)` is the contacts of row i and `run.contact_frame()` all contacts as
-a pandas DataFrame. A run that is still being written opens too (HDF5 SWMR): call
+a pandas DataFrame. `csimpy.simulate(scene, "out.h5", "--dt", 1e-3)` runs csim ($CSIM or
+build/app/csim) and opens the result. A run that is still being written opens too (HDF5 SWMR): call
 `run.refresh()` to see the rows written since.
 
 Uses only Debian's python3-h5py, python3-numpy, python3-pandas (contact tables) and
 python3-matplotlib (plots); run it with /usr/bin/python3.
 """
-from .run import Run, BodyTrack, open, summarise  # noqa: F401  (re-exported API)
+from .run import Run, BodyTrack, default_csim, open, simulate, summarise  # noqa: F401
 
-__all__ = ["Run", "BodyTrack", "open", "summarise"]
+__all__ = ["Run", "BodyTrack", "default_csim", "open", "simulate", "summarise"]
 __version__ = "1.0"

@@ -12,7 +12,9 @@ last), so a file that is still being written reads consistently; `refresh()` pic
 the rows flushed since the last look.
 """
 import builtins
+import os
 import re
+import subprocess
 
 import h5py
 import numpy as np
@@ -415,6 +417,28 @@ class Run:
 def open(path, swmr=True):  # noqa: A001  (csimpy.open mirrors builtins.open on purpose)
     """Open a csim output file, finished or still being written. Returns a `Run`."""
     return Run(path, swmr=swmr)
+
+
+def default_csim():
+    """The csim executable: $CSIM, else build/app/csim of the repository holding this
+    package (tools/python/csimpy -> ../../../build/app/csim)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.environ.get("CSIM") or os.path.normpath(
+        os.path.join(here, "..", "..", "..", "build", "app", "csim"))
+
+
+def simulate(scene, output, *args, csim=None):
+    """Run `csim run SCENE -o OUTPUT ARGS...` (quiet, no progress line) and open the result.
+    Extra arguments are converted with str(), e.g.
+    `simulate("scenes/pendulum.yaml", "p.h5", "--dt", 1e-3, "--integrator", "midpoint")`.
+    A run that fails numerically (exit 3) still opens (its status says `failed`); invalid
+    input or an I/O error raises subprocess.CalledProcessError with csim's message."""
+    cmd = [csim or default_csim(), "run", str(scene), "-o", str(output), "-q", "--no-progress",
+           *[str(a) for a in args]]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode not in (0, 3):
+        raise subprocess.CalledProcessError(proc.returncode, cmd, proc.stdout, proc.stderr)
+    return Run(output)
 
 
 def summarise(run):

@@ -180,3 +180,16 @@ def test_swmr_reads_a_live_run(csim, tmp_path):
     with csimpy.open(out) as run:
         assert run.status == "interrupted"
         assert run.n >= grown
+
+
+def test_simulate_runs_csim_and_opens_the_result(csim, tmp_path, monkeypatch):
+    monkeypatch.setenv("CSIM", csim)
+    run = csimpy.simulate(scene("spring_mass.yaml"), tmp_path / "sm.h5", "--duration", 0.5,
+                          "--integrator", "midpoint")
+    assert run.status == "completed" and run.integrator == "midpoint"
+    assert run.time[-1] == pytest.approx(0.5)
+    # x = 0.1 cos(10 t) (scenes/spring_mass.yaml)
+    np.testing.assert_allclose(run.q[:, 0], 0.1 * np.cos(10 * run.time), atol=2e-3)
+    with pytest.raises(subprocess.CalledProcessError) as e:
+        csimpy.simulate(scene("spring_mass.yaml"), tmp_path / "bad.h5", "--integrator", "bogus")
+    assert e.value.returncode == 1 and "bogus" in e.value.stderr

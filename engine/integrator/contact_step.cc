@@ -1,10 +1,20 @@
 #include "engine/integrator/contact_step.h"
 
+#include <chrono>
 #include <string>
 
 #include "engine/multibody/kinematics.h"
 
 namespace csim::integrator {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsBetween(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+}  // namespace
 
 ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
     : builder(model), kinematics0(multibody::MakeWorkspace(model)) {}
@@ -14,18 +24,25 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
                            const contact::ContactParameters& contact_parameters, double dt,
                            bool report_contacts, multibody::State& state, StepWorkspace& ws,
                            ContactStepWorkspace& cws) {
+  StepStats& s = cws.stats;
+  const Clock::time_point t0 = Clock::now();
   StepStatus status = CalcFreeMotion(model, params, free_motion, dt, state, ws);
   if (!status.ok()) return status;
+  const Clock::time_point t1 = Clock::now();
   multibody::CalcKinematics(model, state.t, state.q, state.v, cws.kinematics0);
   const contact::StepInputs in{dt, &cws.kinematics0, &state.q, &state.v, &ws.v_star, &ws.A};
   cws.builder.Build(model, contact_parameters, in, &cws.problem);
+  const Clock::time_point t2 = Clock::now();
   status = cws.solver.Solve(cws.problem, state.v, &cws.result);
+  s.free_motion_seconds = SecondsBetween(t0, t1);
+  s.collision_seconds = cws.builder.collision_seconds();
+  s.build_seconds = SecondsBetween(t1, t2) - s.collision_seconds;
+  s.solve_seconds = SecondsBetween(t2, Clock::now());
   if (!status.ok()) {
     status.reason = "contact solve of the step starting at t = " + std::to_string(state.t) +
                     " s: " + status.reason;
     return status;
   }
-  StepStats& s = cws.stats;
   s.free_motion_iterations = ws.iterations;
   s.num_constraints = cws.problem.num_constraints();
   const bool constrained = s.num_constraints > 0;

@@ -26,6 +26,11 @@ struct StepStats {
   double cost = 0.0;             ///< [J] SAP cost at the solution (0 without constraints)
   int free_motion_iterations = 0;///< Newton iterations of the free-motion stage
   int num_constraints = 0;       ///< contacts and active limits
+  // Wall time of the stages of the last step [s] (steady clock; a few tens of ns each).
+  double free_motion_seconds = 0.0;  ///< CalcFreeMotion: v*, A and its factor
+  double collision_seconds = 0.0;    ///< broad and narrow phase (part of the problem build)
+  double build_seconds = 0.0;        ///< kinematics at q0 and problem build, collision excluded
+  double solve_seconds = 0.0;        ///< SAP solve (its own split is in result.stats)
 };
 
 /// Scratch of the constrained step; built once per model.

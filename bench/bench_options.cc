@@ -1,0 +1,63 @@
+#include "bench/bench_options.h"
+
+#include <cstdlib>
+
+#include <CLI/CLI.hpp>
+
+namespace csim::bench {
+
+std::vector<ClutterConfig> BenchOptions::Configurations() const {
+  std::vector<ClutterConfig> out;
+  for (int n : objects)
+    for (bool w : walls)
+      for (double dt : dts) out.push_back({n, w, dt});
+  return out;
+}
+
+// --quick: clutter-10 and clutter-40 with walls at dt = 2e-3 for 0.4 s (a CI smoke run of
+// well under a minute with MuJoCo; not a measurement).
+void ApplyQuick(BenchOptions* o) {
+  o->objects = {10, 40};
+  o->walls = {true};
+  o->dts = {2.0e-3};
+  o->duration = 0.4;
+  o->settled = 0.1;
+  o->mujoco_budget = 10.0;
+}
+
+BenchOptions ParseOptions(int argc, char** argv) {
+  BenchOptions o;
+  CLI::App app{"csim_bench: the SAP paper's clutter scene in csim (and MuJoCo), per-step costs"};
+  std::string walls = "both";
+  bool no_mujoco = false;
+  app.add_flag("--quick", o.quick, "reduced configuration for a smoke run (overrides the lists)");
+  app.add_option("-n,--objects", o.objects, "object counts")->delimiter(',');
+  app.add_option("--walls", walls, "with, without or both")
+      ->check(CLI::IsMember({"with", "without", "both"}));
+  app.add_option("--dt", o.dts, "time steps [s]")->delimiter(',');
+  app.add_option("--duration", o.duration, "simulated time per configuration [s]");
+  app.add_option("--settled", o.settled, "length of the settled phase at the end [s]");
+  app.add_option("--seed", o.seed, "make_clutter.py --seed");
+  app.add_flag("--no-mujoco", no_mujoco, "csim only");
+  app.add_option("--mujoco-budget", o.mujoco_budget,
+                 "MuJoCo wall-time budget per configuration [s] (<= 0: none)");
+  app.add_option("--threads", o.threads, "csim threads for independent islands")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--csv", o.csv, "write one CSV row per configuration here");
+  app.add_option("--python", o.python, "interpreter that runs the generator");
+  app.add_option("--generator", o.generator, "path of tools/make_clutter.py");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    std::exit(code == 0 ? 0 : 2);
+  }
+  if (o.quick) ApplyQuick(&o);
+  if (walls == "with") o.walls = {true};
+  if (walls == "without") o.walls = {false};
+  o.mujoco = !no_mujoco;
+  if (o.generator.empty()) o.generator = std::string(CSIM_SOURCE_DIR) + "/tools/make_clutter.py";
+  return o;
+}
+
+}  // namespace csim::bench

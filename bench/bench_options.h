@@ -1,0 +1,42 @@
+#pragma once
+// Command line of csim_bench (bench/README.md): which clutter configurations to run and
+// how long, whether to compare with MuJoCo, and where to write the CSV.
+
+#include <string>
+#include <vector>
+
+namespace csim::bench {
+
+/// One clutter configuration: tools/make_clutter.py -n objects [--no-walls] --dt dt.
+struct ClutterConfig {
+  int objects = 40;      ///< number of dropped objects, 10..400
+  bool walls = true;     ///< container walls (false: floor only)
+  double dt = 2.0e-3;    ///< time step, also the material's tau_d [s]
+};
+
+struct BenchOptions {
+  std::vector<int> objects{10, 40, 80, 160};
+  std::vector<bool> walls{true, false};
+  std::vector<double> dts{2.0e-3, 1.0e-3};
+  double duration = 2.0;     ///< simulated time per configuration [s]
+  double settled = 1.0;      ///< the last `settled` seconds are the settled phase [s]
+  int seed = 1;              ///< make_clutter.py --seed
+  bool mujoco = true;        ///< compare with MuJoCo when it was compiled in
+  /// Wall-time budget of MuJoCo's steps per configuration [s]: past it MuJoCo stops and
+  /// the ratio is taken over the steps both simulators took (MuJoCo 2.2.2 needs ~0.1 s per
+  /// step on clutter-160). <= 0: no budget.
+  double mujoco_budget = 120.0;
+  int threads = 1;           ///< csim worker threads for independent islands
+  std::string csv;           ///< CSV output path ("" none)
+  std::string python = "/usr/bin/python3";  ///< interpreter for the generator
+  std::string generator;     ///< tools/make_clutter.py (default: in the source tree)
+  bool quick = false;        ///< reduced configuration (CI smoke run)
+
+  /// Every configuration, objects outermost, then walls, then dt.
+  std::vector<ClutterConfig> Configurations() const;
+};
+
+/// Parses argv; exits the process on --help or a usage error (exit status 2).
+BenchOptions ParseOptions(int argc, char** argv);
+
+}  // namespace csim::bench

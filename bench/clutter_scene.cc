@@ -1,0 +1,55 @@
+#include "bench/clutter_scene.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace csim::bench {
+namespace {
+
+std::string FormatG(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
+
+// A fresh directory under $TMPDIR (or /tmp), removed by the caller.
+std::string MakeTempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/csim_bench.XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create " + pattern);
+  return pattern;
+}
+
+}  // namespace
+
+std::string ConfigName(const ClutterConfig& c) {
+  return "clutter-" + std::to_string(c.objects) + (c.walls ? " walls" : " no-walls") +
+         " dt=" + FormatG(c.dt);
+}
+
+std::string GenerateClutterScene(const BenchOptions& o, const ClutterConfig& c,
+                                 std::string* command) {
+  const std::string dir = MakeTempDir();
+  const std::string path = dir + "/clutter.yaml";
+  std::string args = " -n " + std::to_string(c.objects) + (c.walls ? "" : " --no-walls") +
+                     " --dt " + FormatG(c.dt) + " --duration " + FormatG(o.duration) +
+                     " --seed " + std::to_string(o.seed);
+  *command = "tools/make_clutter.py" + args;
+  const std::string shell = "'" + o.python + "' '" + o.generator + "'" + args + " -o '" + path + "'";
+  const int status = std::system(shell.c_str());
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path.c_str());
+  rmdir(dir.c_str());
+  if (status != 0 || text.str().empty())
+    throw std::runtime_error("scene generator failed: " + shell);
+  return text.str();
+}
+
+}  // namespace csim::bench

@@ -1,0 +1,22 @@
+#pragma once
+// The clutter scenes of the benchmark come from the project's own generator
+// (tools/make_clutter.py, the scene of the SAP paper sec. VI-C), run at bench time into a
+// temporary directory, so the benchmark always measures exactly what the generator
+// produces and no generated YAML has to be kept in the tree.
+
+#include <string>
+
+#include "bench/bench_options.h"
+
+namespace csim::bench {
+
+/// Runs `python generator -n N [--no-walls] --dt DT --duration D --seed S -o TMP` and
+/// returns the scene text, plus the command (for the report) in *command.
+/// Throws std::runtime_error when the generator fails.
+std::string GenerateClutterScene(const BenchOptions& options, const ClutterConfig& config,
+                                 std::string* command);
+
+/// Short name of a configuration: "clutter-40 walls dt=2e-3".
+std::string ConfigName(const ClutterConfig& config);
+
+}  // namespace csim::bench

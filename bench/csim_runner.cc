@@ -1,0 +1,82 @@
+#include "bench/csim_runner.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "engine/multibody/position_update.h"
+
+namespace csim::bench {
+namespace {
+
+// The mapping sim::Simulate applies (engine/sim/simulate.cc), for the fields the scene sets.
+solver::SapSolverParameters SolverParameters(const sim::Settings& s, int threads) {
+  solver::SapSolverParameters p;
+  p.relative_tolerance = s.solver.relative_tolerance;
+  p.absolute_tolerance = s.solver.absolute_tolerance;
+  p.max_iterations = s.solver.max_iterations;
+  p.line_search = s.solver.line_search == sim::LineSearch::kExact
+                      ? solver::SapLineSearch::kExact
+                      : solver::SapLineSearch::kBacktracking;
+  p.near_rigid_threshold = s.near_rigid_threshold;
+  p.stiction_sigma = s.stiction_sigma;
+  (void)threads;
+  return p;
+}
+
+}  // namespace
+
+CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
+    : scene_(scene),
+      theta_{scene.settings.integrator.theta, scene.settings.integrator.theta_q},
+      contact_{scene.settings.near_rigid_threshold, scene.settings.stiction_sigma,
+               scene.settings.contact_margin},
+      ws_(integrator::MakeStepWorkspace(scene.model)),
+      cws_(scene.model),
+      state_{0.0, scene.model.InitialQ(), scene.model.InitialV()} {
+  multibody::NormalizeQuaternions(scene.model, &state_.q);
+  cws_.solver.set_parameters(SolverParameters(scene.settings, threads));
+}
+
+bool CsimRunner::Step(StepSample* sample) {
+  const double dt = scene_.settings.time_step;
+  const auto start = std::chrono::steady_clock::now();
+  const StepStatus status = integrator::StepWithContact(scene_.model, theta_, free_motion_,
+                                                        contact_, dt, false, state_, ws_, cws_);
+  sample->seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!status.ok()) {
+    error_ = status.reason;
+    return false;
+  }
+  ++step_;
+  state_.t = step_ * dt;  // as sim::Simulate: no accumulated round-off in the clock
+  const integrator::StepStats& s = cws_.stats;
+  const solver::SapSolverStats& sap = cws_.result.stats;
+  sample->iterations = s.iterations;
+  sample->contacts = s.num_constraints;
+  sample->free_motion = s.free_motion_seconds;
+  sample->collision = s.collision_seconds;
+  sample->build = s.build_seconds;
+  sample->solve = s.solve_seconds;
+  sample->assembly = sap.assembly_seconds;
+  sample->factorization = sap.factorization_seconds;
+  sample->line_search = sap.line_search_seconds;
+  return true;
+}
+
+std::string CsimRunner::SettingsLine() const {
+  const sim::Settings& s = scene_.settings;
+  const solver::SapSolverParameters& p = cws_.solver.parameters();
+  char buffer[512];
+  std::snprintf(buffer, sizeof buffer,
+                "csim: SAP, %s (theta %g, theta_q %g), dt %g s, eps_r %g, eps_a %g, "
+                "%s line search, max %d iterations, contact margin %g m, near-rigid beta %g, "
+                "sigma %g, contact stiffness and tau_d from the scene",
+                s.integrator.name.c_str(), s.integrator.theta, s.integrator.theta_q,
+                s.time_step, p.relative_tolerance, p.absolute_tolerance,
+                p.line_search == solver::SapLineSearch::kExact ? "exact" : "backtracking",
+                p.max_iterations, s.contact_margin, s.near_rigid_threshold, s.stiction_sigma);
+  return buffer;
+}
+
+}  // namespace csim::bench

@@ -1,0 +1,148 @@
+// csim_bench: the clutter benchmark of issue 4. For every configuration (objects, walls,
+// dt) it generates the scene with tools/make_clutter.py, loads it with csim's loader, and
+// steps csim (and MuJoCo, when compiled in) for the scene's duration, the two simulators
+// alternating step by step so that machine load affects both alike. See bench/README.md.
+
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "bench/bench_options.h"
+#include "bench/clutter_scene.h"
+#include "bench/csim_runner.h"
+#include "bench/report.h"
+#include "engine/io/scene_loader.h"
+
+#ifdef CSIM_BENCH_HAVE_MUJOCO
+#include "bench/mjcf_writer.h"
+#include "bench/mujoco_runner.h"
+#endif
+
+namespace csim::bench {
+namespace {
+
+// MuJoCo's side of one configuration; a no-op without MuJoCo.
+class MujocoSide {
+ public:
+  MujocoSide(const BenchOptions& o, const io::LoadedScene& scene, bool print_settings) {
+#ifdef CSIM_BENCH_HAVE_MUJOCO
+    if (!o.mujoco) return;
+    const MjcfOptions mjcf_options;
+    runner_ = std::make_unique<MujocoRunner>(WriteMjcf(scene.model, scene.settings, mjcf_options));
+    budget_ = o.mujoco_budget;
+    if (print_settings) std::printf("%s\n", MujocoSettingsLine(scene.settings, mjcf_options).c_str());
+#else
+    (void)o, (void)scene;
+    if (print_settings) std::printf("MuJoCo: not compiled in (install libmujoco-dev)\n");
+#endif
+  }
+
+  bool active() const { return active_ && enabled(); }
+  bool enabled() const {
+#ifdef CSIM_BENCH_HAVE_MUJOCO
+    return runner_ != nullptr;
+#else
+    return false;
+#endif
+  }
+
+  // One step unless the budget is spent or MuJoCo reported a problem.
+  void Step() {
+#ifdef CSIM_BENCH_HAVE_MUJOCO
+    StepSample s;
+    if (!runner_->Step(&s)) {
+      note_ = "stopped after " + std::to_string(samples_.size()) +
+              " steps: MuJoCo warning (buffer full or bad state)";
+      active_ = false;
+      return;
+    }
+    samples_.push_back(s);
+    spent_ += s.seconds;
+    if (budget_ > 0 && spent_ > budget_) {
+      note_ = "stopped after " + std::to_string(samples_.size()) + " steps: wall-time budget of " +
+              std::to_string(budget_) + " s spent";
+      active_ = false;
+    }
+#endif
+  }
+
+  const std::vector<StepSample>& samples() const { return samples_; }
+  const std::string& note() const { return note_; }
+
+ private:
+#ifdef CSIM_BENCH_HAVE_MUJOCO
+  std::unique_ptr<MujocoRunner> runner_;
+#endif
+  bool active_ = true;
+  double budget_ = 0.0, spent_ = 0.0;
+  std::vector<StepSample> samples_;
+  std::string note_;
+};
+
+ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first) {
+  ConfigResult r;
+  r.config = c;
+  r.dt = c.dt;
+  const std::string text = GenerateClutterScene(o, c, &r.scene_command);
+  const io::LoadedScene scene = io::LoadSceneFromText(text, "clutter.yaml", {});
+  CsimRunner csim(scene, o.threads);
+  if (first) std::printf("%s, threads %d\n", csim.SettingsLine().c_str(), o.threads);
+  MujocoSide mujoco(o, scene, first);
+  const int steps = static_cast<int>(std::ceil(o.duration / c.dt - 1e-9));
+  std::vector<StepSample> samples;
+  samples.reserve(steps);
+  for (int i = 0; i < steps; ++i) {
+    StepSample s;
+    if (!csim.Step(&s)) {
+      r.csim_failed = true;
+      r.csim_error = csim.error();
+      break;
+    }
+    samples.push_back(s);
+    if (mujoco.active()) mujoco.Step();
+  }
+  r.steps = static_cast<int>(samples.size());
+  r.settled_first = std::max(0, steps - static_cast<int>(std::lround(o.settled / c.dt)));
+  r.csim_all = Summarize(samples, 0, r.steps);
+  r.csim_settled = Summarize(samples, r.settled_first, r.steps);
+  if (mujoco.enabled()) {
+    const std::vector<StepSample>& m = mujoco.samples();
+    r.has_mujoco = true;
+    r.mujoco_steps = static_cast<int>(m.size());
+    r.mujoco_note = mujoco.note();
+    r.mujoco_all = Summarize(m, 0, r.mujoco_steps);
+    r.mujoco_settled = Summarize(m, r.settled_first, r.mujoco_steps);
+    r.csim_common = Summarize(samples, 0, std::min(r.steps, r.mujoco_steps));
+  }
+  return r;
+}
+
+int Main(int argc, char** argv) {
+  const BenchOptions o = ParseOptions(argc, argv);
+  std::vector<ConfigResult> results;
+  bool first = true;
+  for (const ClutterConfig& c : o.Configurations()) {
+    results.push_back(RunConfig(o, c, first));
+    first = false;
+    PrintConfig(results.back(), stdout);
+  }
+  PrintSummary(results, stdout);
+  if (!o.csv.empty()) WriteCsv(results, o.csv);
+  for (const ConfigResult& r : results)
+    if (r.csim_failed) return 3;
+  return 0;
+}
+
+}  // namespace
+}  // namespace csim::bench
+
+int main(int argc, char** argv) {
+  try {
+    return csim::bench::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "csim_bench: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,35 @@
+#pragma once
+// MJCF text of a csim Model, for the MuJoCo side of the comparison: the same bodies
+// (mass, centre of mass, full inertia), the same initial poses, the same collision shapes
+// and poses, friction 1 (taken from the scene's materials), the same time step and
+// gravity, MuJoCo's Newton solver with elliptic cones. Contact softness is MuJoCo's own
+// (default solref/solimp): the two contact models differ by design and no mapping between
+// them is exact, so the benchmark states both settings rather than pretending otherwise.
+//
+// Supported: free bodies that are children of the world (the clutter scenes), world
+// geometry; shapes sphere, box, cylinder, capsule, ellipsoid, halfspace (MuJoCo plane).
+// Anything else throws std::invalid_argument.
+
+#include <string>
+
+#include "engine/multibody/model.h"
+#include "engine/sim/settings.h"
+
+namespace csim::bench {
+
+/// MuJoCo settings the writer uses, stated in the benchmark's output.
+struct MjcfOptions {
+  int iterations = 100;       ///< Newton iterations per step (as csim's max_iterations)
+  double tolerance = 1e-8;    ///< MuJoCo's default solver tolerance
+  /// Contact buffer sizes (MuJoCo 2.2.2 preallocates): per body.
+  int contacts_per_body = 60;
+};
+
+/// The MJCF document for `model` with `settings.time_step`.
+std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settings,
+                      const MjcfOptions& options);
+
+/// One line stating the MuJoCo settings of WriteMjcf.
+std::string MujocoSettingsLine(const sim::Settings& settings, const MjcfOptions& options);
+
+}  // namespace csim::bench

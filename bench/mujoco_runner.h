@@ -1,0 +1,35 @@
+#pragma once
+// Steps an MJCF model (bench/mjcf_writer.h) in MuJoCo with mj_step and reports each
+// step's time, Newton iterations and contacts. Compiled only when libmujoco-dev is found.
+
+#include <string>
+
+#include "bench/step_series.h"
+
+struct mjModel_;
+struct mjData_;
+
+namespace csim::bench {
+
+class MujocoRunner {
+ public:
+  /// Compiles `mjcf` from memory (a MuJoCo VFS). Throws std::runtime_error with MuJoCo's
+  /// message when it does not compile.
+  explicit MujocoRunner(const std::string& mjcf);
+  ~MujocoRunner();
+  MujocoRunner(const MujocoRunner&) = delete;
+  MujocoRunner& operator=(const MujocoRunner&) = delete;
+
+  /// One mj_step. Returns false when MuJoCo warned that its contact or constraint buffers
+  /// overflowed or the state went bad (the step is then not comparable).
+  bool Step(StepSample* sample);
+
+  /// MuJoCo's version string.
+  static std::string Version();
+
+ private:
+  mjModel_* m_ = nullptr;
+  mjData_* d_ = nullptr;
+};
+
+}  // namespace csim::bench

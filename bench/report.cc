@@ -1,0 +1,124 @@
+#include "bench/report.h"
+
+#include <stdexcept>
+
+#include "bench/clutter_scene.h"
+
+namespace csim::bench {
+namespace {
+
+double Ms(double seconds) { return 1e3 * seconds; }
+
+// Real-time factor: simulated time over the sum of the step times.
+double RealTimeFactor(const SeriesSummary& s, double dt) {
+  return s.total_seconds > 0 ? s.steps * dt / s.total_seconds : 0.0;
+}
+
+// MuJoCo time over csim time per step on the common steps (> 1: csim faster).
+double Ratio(const ConfigResult& r) {
+  return r.has_mujoco && r.csim_common.mean_seconds > 0
+             ? r.mujoco_all.mean_seconds / r.csim_common.mean_seconds
+             : 0.0;
+}
+
+void PrintLine(std::FILE* out, const char* who, const SeriesSummary& all,
+               const SeriesSummary& settled, double dt) {
+  std::fprintf(out,
+               "  %-7s %6d steps | ms/step all: mean %8.3f median %8.3f max %8.2f | settled: "
+               "mean %8.3f median %8.3f | iters %5.2f / %5.2f (max %d) | contacts %6.1f / "
+               "%6.1f | RTF %6.2f\n",
+               who, all.steps, Ms(all.mean_seconds), Ms(all.median_seconds), Ms(all.max_seconds),
+               Ms(settled.mean_seconds), Ms(settled.median_seconds), all.mean_iterations,
+               settled.mean_iterations, all.max_iterations, all.mean_contacts,
+               settled.mean_contacts, RealTimeFactor(all, dt));
+}
+
+void PrintSplit(std::FILE* out, const char* label, const StepSample& m) {
+  const double other_solve = m.solve - m.assembly - m.factorization - m.line_search;
+  const double rest = m.seconds - m.free_motion - m.collision - m.build - m.solve;
+  std::fprintf(out,
+               "  split %-8s ms/step: free motion %.3f | collision %.3f | build %.3f | "
+               "H assembly %.3f | factorization %.3f | line search %.3f | other solve %.3f | "
+               "rest %.3f\n",
+               label, Ms(m.free_motion), Ms(m.collision), Ms(m.build), Ms(m.assembly),
+               Ms(m.factorization), Ms(m.line_search), Ms(other_solve), Ms(rest));
+}
+
+}  // namespace
+
+void PrintConfig(const ConfigResult& r, std::FILE* out) {
+  std::fprintf(out, "== %s: %s (settled = steps %d..%d)\n", ConfigName(r.config).c_str(),
+               r.scene_command.c_str(), r.settled_first, r.steps);
+  if (r.csim_failed) std::fprintf(out, "  csim FAILED: %s\n", r.csim_error.c_str());
+  PrintLine(out, "csim", r.csim_all, r.csim_settled, r.dt);
+  PrintSplit(out, "all", r.csim_all.mean);
+  PrintSplit(out, "settled", r.csim_settled.mean);
+  if (r.has_mujoco) {
+    PrintLine(out, "MuJoCo", r.mujoco_all, r.mujoco_settled, r.dt);
+    if (!r.mujoco_note.empty()) std::fprintf(out, "  MuJoCo: %s\n", r.mujoco_note.c_str());
+    std::fprintf(out, "  MuJoCo/csim time per step over the %d common steps: %.2f\n",
+                 r.mujoco_steps, Ratio(r));
+  }
+  std::fflush(out);
+}
+
+void PrintSummary(const std::vector<ConfigResult>& results, std::FILE* out) {
+  std::fprintf(out,
+               "\n| configuration | csim ms/step mean (median) | settled | iters all / settled "
+               "| contacts | csim RTF | MuJoCo ms/step (steps) | MuJoCo iters | MuJoCo/csim |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
+  for (const ConfigResult& r : results) {
+    std::fprintf(out, "| %s | %.3f (%.3f) | %.3f | %.2f / %.2f | %.0f | %.2f |",
+                 ConfigName(r.config).c_str(), Ms(r.csim_all.mean_seconds),
+                 Ms(r.csim_all.median_seconds), Ms(r.csim_settled.mean_seconds),
+                 r.csim_all.mean_iterations, r.csim_settled.mean_iterations,
+                 r.csim_all.mean_contacts, RealTimeFactor(r.csim_all, r.dt));
+    if (r.has_mujoco) {
+      std::fprintf(out, " %.3f (%d) | %.2f | %.2f |\n", Ms(r.mujoco_all.mean_seconds),
+                   r.mujoco_steps, r.mujoco_all.mean_iterations, Ratio(r));
+    } else {
+      std::fprintf(out, " - | - | - |\n");
+    }
+  }
+  std::fflush(out);
+}
+
+void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw std::runtime_error("cannot write " + path);
+  std::fprintf(f,
+               "objects,walls,dt,steps,csim_ok,csim_ms_mean,csim_ms_median,csim_ms_max,"
+               "csim_settled_ms_mean,csim_settled_ms_median,csim_iters_mean,"
+               "csim_settled_iters_mean,csim_iters_max,csim_contacts_mean,"
+               "csim_settled_contacts_mean,csim_rtf,free_motion_ms,collision_ms,build_ms,"
+               "assembly_ms,factorization_ms,line_search_ms,solve_ms,mujoco_steps,"
+               "mujoco_ms_mean,mujoco_ms_median,mujoco_settled_ms_mean,mujoco_iters_mean,"
+               "mujoco_settled_iters_mean,mujoco_contacts_mean,csim_common_ms_mean,"
+               "mujoco_over_csim\n");
+  for (const ConfigResult& r : results) {
+    const StepSample& m = r.csim_all.mean;
+    std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
+                 r.config.objects, r.config.walls ? 1 : 0, r.dt, r.steps, r.csim_failed ? 0 : 1,
+                 Ms(r.csim_all.mean_seconds), Ms(r.csim_all.median_seconds),
+                 Ms(r.csim_all.max_seconds), Ms(r.csim_settled.mean_seconds),
+                 Ms(r.csim_settled.median_seconds), r.csim_all.mean_iterations,
+                 r.csim_settled.mean_iterations, r.csim_all.max_iterations,
+                 r.csim_all.mean_contacts, r.csim_settled.mean_contacts,
+                 RealTimeFactor(r.csim_all, r.dt));
+    std::fprintf(f, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,", Ms(m.free_motion), Ms(m.collision),
+                 Ms(m.build), Ms(m.assembly), Ms(m.factorization), Ms(m.line_search),
+                 Ms(m.solve));
+    if (r.has_mujoco) {
+      std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.4f,%.4f,%.2f,%.6f,%.4f\n", r.mujoco_steps,
+                   Ms(r.mujoco_all.mean_seconds), Ms(r.mujoco_all.median_seconds),
+                   Ms(r.mujoco_settled.mean_seconds), r.mujoco_all.mean_iterations,
+                   r.mujoco_settled.mean_iterations, r.mujoco_all.mean_contacts,
+                   Ms(r.csim_common.mean_seconds), Ratio(r));
+    } else {
+      std::fprintf(f, "0,,,,,,,,\n");
+    }
+  }
+  std::fclose(f);
+}
+
+}  // namespace csim::bench

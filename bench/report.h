@@ -1,0 +1,40 @@
+#pragma once
+// Output of csim_bench: a block per configuration on stdout, a summary table at the end,
+// and optionally one CSV row per configuration (column list in bench/README.md).
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_options.h"
+#include "bench/step_series.h"
+
+namespace csim::bench {
+
+/// Everything measured on one configuration.
+struct ConfigResult {
+  ClutterConfig config;
+  std::string scene_command;        ///< the generator command
+  double dt = 0.0;                  ///< [s]
+  int steps = 0;                    ///< csim steps taken
+  int settled_first = 0;            ///< first step of the settled window
+  bool csim_failed = false;
+  std::string csim_error;
+  SeriesSummary csim_all, csim_settled;
+  bool has_mujoco = false;
+  int mujoco_steps = 0;             ///< MuJoCo steps taken (budget may cut them)
+  std::string mujoco_note;          ///< why MuJoCo stopped early, if it did
+  SeriesSummary mujoco_all, mujoco_settled;
+  SeriesSummary csim_common;        ///< csim over MuJoCo's steps [0, mujoco_steps)
+};
+
+/// Prints the detailed block of one configuration.
+void PrintConfig(const ConfigResult& r, std::FILE* out);
+
+/// Prints the summary table of every configuration (markdown).
+void PrintSummary(const std::vector<ConfigResult>& results, std::FILE* out);
+
+/// Writes the CSV header and rows.
+void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path);
+
+}  // namespace csim::bench

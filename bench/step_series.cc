@@ -1,0 +1,57 @@
+#include "bench/step_series.h"
+
+#include <algorithm>
+
+namespace csim::bench {
+namespace {
+
+double Median(std::vector<double> x) {
+  if (x.empty()) return 0.0;
+  const size_t mid = x.size() / 2;
+  std::nth_element(x.begin(), x.begin() + mid, x.end());
+  const double upper = x[mid];
+  if (x.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(x.begin(), x.begin() + mid));
+}
+
+void Accumulate(const StepSample& s, double w, StepSample* sum) {
+  sum->seconds += w * s.seconds;
+  sum->free_motion += w * s.free_motion;
+  sum->collision += w * s.collision;
+  sum->build += w * s.build;
+  sum->assembly += w * s.assembly;
+  sum->factorization += w * s.factorization;
+  sum->line_search += w * s.line_search;
+  sum->solve += w * s.solve;
+}
+
+}  // namespace
+
+SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int last) {
+  SeriesSummary r;
+  first = std::max(first, 0);
+  last = std::min<int>(last, static_cast<int>(samples.size()));
+  if (last <= first) return r;
+  r.steps = last - first;
+  const double w = 1.0 / r.steps;
+  std::vector<double> times;
+  times.reserve(r.steps);
+  double iterations = 0.0, contacts = 0.0;
+  for (int i = first; i < last; ++i) {
+    const StepSample& s = samples[i];
+    times.push_back(s.seconds);
+    Accumulate(s, w, &r.mean);
+    r.total_seconds += s.seconds;
+    r.max_seconds = std::max(r.max_seconds, s.seconds);
+    r.max_iterations = std::max(r.max_iterations, s.iterations);
+    iterations += s.iterations;
+    contacts += s.contacts;
+  }
+  r.mean_seconds = r.mean.seconds;
+  r.median_seconds = Median(std::move(times));
+  r.mean_iterations = iterations * w;
+  r.mean_contacts = contacts * w;
+  return r;
+}
+
+}  // namespace csim::bench

@@ -1,0 +1,37 @@
+#pragma once
+// Per-step measurements of one simulator on one configuration, and their summaries over a
+// window of steps (all steps, or the settled phase at the end).
+
+#include <vector>
+
+namespace csim::bench {
+
+/// One step. Stage times are 0 when a simulator does not report them (MuJoCo).
+struct StepSample {
+  double seconds = 0.0;        ///< wall time of the whole step [s]
+  int iterations = 0;          ///< Newton iterations of the contact solve
+  int contacts = 0;            ///< contact points (csim: constraints) of the step
+  double free_motion = 0.0;    ///< free motion v*, A [s]
+  double collision = 0.0;      ///< broad and narrow phase [s]
+  double build = 0.0;          ///< problem build outside collision (kinematics, Jacobians) [s]
+  double assembly = 0.0;       ///< Newton-system assembly H = A + J^T G J [s]
+  double factorization = 0.0;  ///< Cholesky and solve [s]
+  double line_search = 0.0;    ///< line searches [s]
+  double solve = 0.0;          ///< whole contact solve [s]
+};
+
+/// Summary of a window of steps [first, last).
+struct SeriesSummary {
+  int steps = 0;
+  double mean_seconds = 0.0, median_seconds = 0.0, max_seconds = 0.0;
+  double mean_iterations = 0.0;
+  int max_iterations = 0;
+  double mean_contacts = 0.0;
+  StepSample mean;             ///< every field averaged
+  double total_seconds = 0.0;  ///< sum of the step times [s]
+};
+
+/// Summarises samples[first, last) (empty window: zeros).
+SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int last);
+
+}  // namespace csim::bench

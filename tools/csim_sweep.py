@@ -23,7 +23,8 @@ TSV: a header naming columns among scene, dt, duration, integrator, contact_mode
 `set:PATH` (one per override path), then one run per line; an empty cell leaves that
 setting to the scene. Collected columns then come from `--collect NAME=EXPR`.
 
-Every run has a stable id: the first 12 hex digits of the SHA-1 of its parameters (scene
+A relative scene path is looked up from the current directory, then the description's
+folder, then the repository root. Every run has a stable id: the first 12 hex digits of the SHA-1 of its parameters (scene
 as written, dt, duration, integrator, contact model, overrides), so re-expanding an edited
 description keeps the ids, outputs and results of the rows that did not change.
 
@@ -152,10 +153,21 @@ def canonical(row):
     return params
 
 
-def csim_args(params):
-    scene = params["scene"]
-    scene = scene if os.path.isabs(scene) else os.path.abspath(scene)
-    args = ["run", scene]
+def resolve_scene(scene, spec_dir="."):
+    """Absolute path of a scene written in a description: as is when absolute, else
+    relative to the current directory, the description's folder or the repository root
+    (the first that exists)."""
+    if os.path.isabs(scene):
+        return scene
+    for base in (os.getcwd(), spec_dir, REPO):
+        path = os.path.abspath(os.path.join(base, scene))
+        if os.path.exists(path):
+            return path
+    raise SystemExit(f"scene {scene!r} not found (relative to ., {spec_dir} or {REPO})")
+
+
+def csim_args(params, spec_dir="."):
+    args = ["run", resolve_scene(params["scene"], spec_dir)]
     for k in ("dt", "duration", "integrator", "contact_model"):
         if k in params:
             args += [OPTION[k], repr(params[k]) if isinstance(params[k], float) else params[k]]
@@ -190,7 +202,7 @@ def cmd_expand(a):
             continue  # identical rows are one run
         seen.add(rid)
         runs.append({"index": len(runs), "run_id": rid, "params": params,
-                     "args": csim_args(params)})
+                     "args": csim_args(params, os.path.dirname(os.path.abspath(a.spec)))})
     csim = os.path.abspath(a.csim or default_csim())
     sweep = {"name": name, "spec": os.path.abspath(a.spec), "csim": csim,
              "collect": collect, "runs": runs}

@@ -45,7 +45,7 @@ def test_grid_expansion_and_stable_ids():
                                  for r in csim_sweep.expand_yaml(shuffled))
     assert params[0]["set"] == [["joints.hinge.initial.q", "[0.5]"], ["bodies.bob.mass", "2"]]
     args = csim_sweep.csim_args(params[0])
-    assert args[:2] == ["run", os.path.abspath("scenes/pendulum.yaml")]
+    assert args[:2] == ["run", scene("pendulum.yaml")]
     assert ["--dt", "0.01"] == args[2:4] and "joints.hinge.initial.q=[0.5]" in args
     changed = dict(params[0], dt=0.02)
     assert csim_sweep.run_id(changed) != ids[0]
@@ -133,3 +133,12 @@ def test_collect_marks_missing_runs(csim, tmp_path):
 def test_parallel_is_gnu():
     out = subprocess.run(["parallel", "--version"], capture_output=True, text=True).stdout
     assert "GNU parallel" in out
+
+
+def test_scene_paths_resolve_from_cwd_spec_or_repository(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert csim_sweep.resolve_scene("scenes/pendulum.yaml") == scene("pendulum.yaml")
+    (tmp_path / "mine.yaml").write_text("csim: 1\n")
+    assert csim_sweep.resolve_scene("mine.yaml") == str(tmp_path / "mine.yaml")
+    with pytest.raises(SystemExit, match="not found"):
+        csim_sweep.resolve_scene("scenes/nope.yaml")

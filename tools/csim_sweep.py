@@ -292,6 +292,8 @@ def cmd_collect(a):
     paths = sorted({p for r in sweep["runs"] for p, _ in r["params"]["set"]})
     fields = (["index", "run_id"] + list(AXES) + ["set:" + p for p in paths] + list(SCALARS)
               + list(sweep["collect"]) + ["failure_reason", "host", "output"])
+    omit = set(getattr(a, "omit", None) or [])
+    fields = [k for k in fields if k not in omit]
     out = a.csv or os.path.join(a.dir, "results.csv")
     counts = {}
     with open(out, "w", newline="") as f:
@@ -390,6 +392,7 @@ def main(argv=None):
     q.add_argument("--csv", help="output CSV (default DIR/results.csv)")
     q.add_argument("--force", action="store_true", help="rerun rows already collected")
     q.add_argument("--no-keep", action="store_true", help="delete each .h5 once collected")
+    q.add_argument("--omit", nargs="+", metavar="COLUMN", help="columns left out of the CSV")
     q.set_defaults(fn=cmd_run)
     q = sub.add_parser("run-one", help="run one row (the body of a parallel or Slurm task)")
     q.add_argument("dir")
@@ -401,6 +404,8 @@ def main(argv=None):
     q.add_argument("dir")
     q.add_argument("--csv")
     q.add_argument("--strict", action="store_true", help="exit 1 when a run has no result")
+    q.add_argument("--omit", nargs="+", metavar="COLUMN",
+                   help="leave columns out, e.g. --omit host output wall_time_s for a CSV to commit")
     q.set_defaults(fn=cmd_collect)
     q = sub.add_parser("slurm", help="submit as a Slurm job array plus a collection job")
     spec_args(q)

@@ -193,3 +193,18 @@ def test_simulate_runs_csim_and_opens_the_result(csim, tmp_path, monkeypatch):
     with pytest.raises(subprocess.CalledProcessError) as e:
         csimpy.simulate(scene("spring_mass.yaml"), tmp_path / "bad.h5", "--integrator", "bogus")
     assert e.value.returncode == 1 and "bogus" in e.value.stderr
+
+
+def test_command_line(clutter_h5, tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(csimpy.__file__)))
+    out = subprocess.run(["/usr/bin/python3", "-m", "csimpy", "summary", clutter_h5], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    import json
+    assert json.loads(out)["status"] == "completed"
+    subprocess.run(["/usr/bin/python3", "-m", "csimpy", "plot", clutter_h5, "-o",
+                    str(tmp_path / "o.png")], env=env, check=True)
+    assert (tmp_path / "o.png").stat().st_size > 20000
+    subprocess.run(["/usr/bin/python3", "-m", "csimpy", "contacts", clutter_h5, "-o",
+                    str(tmp_path / "c.csv")], env=env, check=True)
+    import pandas as pd
+    assert len(pd.read_csv(tmp_path / "c.csv")) == csimpy.open(clutter_h5).contact_count.sum()

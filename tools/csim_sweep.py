@@ -204,6 +204,10 @@ def cmd_expand(a):
         runs.append({"index": len(runs), "run_id": rid, "params": params,
                      "args": csim_args(params, os.path.dirname(os.path.abspath(a.spec)))})
     csim = os.path.abspath(a.csim or default_csim())
+    if not os.access(csim, os.X_OK):
+        raise SystemExit(f"csim not found at {csim}: build it, or pass --csim or set CSIM")
+    if not runs:
+        raise SystemExit(f"{a.spec}: the description expands to no run")
     sweep = {"name": name, "spec": os.path.abspath(a.spec), "csim": csim,
              "collect": collect, "runs": runs}
     os.makedirs(os.path.join(a.dir, "runs"), exist_ok=True)

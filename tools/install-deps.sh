@@ -12,6 +12,7 @@ packages=(
   libmujoco-dev libsuitesparse-dev
   python3-pandas python3-yaml python3-pytest python3-nbformat jupyter-nbconvert python3-ipykernel python3-nbclient
   parallel slurm-wlm munge slurmctld slurmd slurm-client
+  libjs-three chromium python3-pil
 )
 
 missing=()

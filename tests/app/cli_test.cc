@@ -308,7 +308,8 @@ TEST_CASE("usage errors exit 2", "[cli]") {
   CHECK(Csim({"frobnicate", "x"}, dir).status == 2);
   CHECK(Csim({"run", Scene("pendulum.yaml"), "--no-such-option"}, dir).status == 2);
   CHECK(Csim({"info"}, dir).status == 2);
-  CHECK(Csim({"export-html", "run.h5"}, dir).status == 2);  // not available yet
+  CHECK(Csim({"export-html"}, dir).status == 2);  // no input file
+  CHECK(Csim({"export-html", "run.h5", "--max-frames", "1"}, dir).status == 2);
   CHECK(dir.H5Files().empty());
   const Outcome help = Csim({"--help"}, dir);
   CHECK(help.status == 0);

@@ -1,0 +1,245 @@
+#include "app/export_html.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
+
+#include "app/exit_codes.h"
+#include "app/html_assets.h"
+#include "engine/common/io_error.h"
+
+namespace csim::app {
+namespace {
+
+/// Significant digits in the page: poses to 1e-6 relative (a micrometre on a metre),
+/// forces and contact points coarser, as they are only drawn.
+constexpr int kPoseDigits = 6;
+constexpr int kContactDigits = 4;
+
+/// Appends JSON to a string: numbers in the shortest general form, strings escaped so
+/// that nothing in them can close the surrounding <script> element.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string* out) : out_(*out) {}
+
+  void Number(double value, int digits) {
+    if (!std::isfinite(value)) {  // JSON has no NaN; a failed run keeps only good rows
+      out_ += '0';
+      return;
+    }
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value,
+                                      std::chars_format::general, digits);
+    out_.append(buffer, result.ptr);
+  }
+  void Integer(int64_t value) { out_ += std::to_string(value); }
+
+  void String(const std::string& text) {
+    out_ += '"';
+    for (unsigned char c : text) {
+      if (c == '"' || c == '\\') {
+        out_ += '\\';
+        out_ += static_cast<char>(c);
+      } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+        char escaped[8];
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+        out_ += escaped;
+      } else {
+        out_ += static_cast<char>(c);
+      }
+    }
+    out_ += '"';
+  }
+
+  void Key(const char* name) {
+    String(name);
+    out_ += ':';
+  }
+
+  template <typename T>
+  void Array(const std::vector<T>& values, int digits = kPoseDigits) {
+    out_ += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) out_ += ',';
+      if constexpr (std::is_floating_point_v<T>) {
+        Number(values[i], digits);
+      } else {
+        Integer(values[i]);
+      }
+    }
+    out_ += ']';
+  }
+
+  void Strings(const std::vector<std::string>& values) {
+    out_ += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) out_ += ',';
+      String(values[i]);
+    }
+    out_ += ']';
+  }
+
+  /// Flattens fixed-size Eigen vectors into one array.
+  template <typename Vector>
+  void Flat(const std::vector<Vector>& values, int digits = kPoseDigits) {
+    std::vector<typename Vector::Scalar> flat;
+    flat.reserve(values.size() * Vector::RowsAtCompileTime);
+    for (const Vector& v : values) flat.insert(flat.end(), v.data(), v.data() + v.size());
+    Array(flat, digits);
+  }
+
+  void Raw(std::string_view text) { out_ += text; }
+
+ private:
+  std::string& out_;
+};
+
+void WriteGeometry(const io::GeometryTable& g, JsonWriter& json) {
+  json.Raw("{");
+  json.Key("body"), json.Array(g.body), json.Raw(",");
+  json.Key("shape"), json.Strings(g.shape), json.Raw(",");
+  json.Key("size"), json.Flat(g.size), json.Raw(",");
+  json.Key("position"), json.Flat(g.position), json.Raw(",");
+  json.Key("quaternion"), json.Flat(g.quaternion), json.Raw(",");
+  json.Key("collide"), json.Array(g.collide), json.Raw(",");
+  json.Key("vertex_offset"), json.Array(g.vertex_offset), json.Raw(",");
+  json.Key("vertex_count"), json.Array(g.vertex_count), json.Raw(",");
+  json.Key("triangle_offset"), json.Array(g.triangle_offset), json.Raw(",");
+  json.Key("triangle_count"), json.Array(g.triangle_count), json.Raw(",");
+  json.Key("vertices"), json.Flat(g.vertices), json.Raw(",");
+  json.Key("triangles"), json.Flat(g.triangles);
+  json.Raw("}");
+}
+
+void WriteFrames(const ReplayData& d, JsonWriter& json) {
+  json.Raw("{");
+  json.Key("row"), json.Array(d.rows), json.Raw(",");
+  json.Key("time"), json.Array(d.time, 10), json.Raw(",");
+  json.Key("position"), json.Array(d.position, kPoseDigits), json.Raw(",");
+  json.Key("quaternion"), json.Array(d.quaternion, kPoseDigits);
+  json.Raw("}");
+}
+
+void WriteContacts(const ReplayData& d, JsonWriter& json) {
+  if (!d.has_contacts) {
+    json.Raw("null");
+    return;
+  }
+  json.Raw("{");
+  json.Key("offset"), json.Array(d.contact_offset), json.Raw(",");
+  json.Key("count"), json.Array(d.contact_count), json.Raw(",");
+  json.Key("total"), json.Array(d.contact_total), json.Raw(",");
+  json.Key("point"), json.Array(d.contact_point, kPoseDigits), json.Raw(",");
+  json.Key("force"), json.Array(d.contact_force, kContactDigits);
+  json.Raw("}");
+}
+
+/// The run as the JSON object viewer.js reads from #csim-data.
+std::string RunJson(const ReplayData& d, const ReplayBudget& budget) {
+  std::string text;
+  JsonWriter json(&text);
+  json.Raw("{");
+  json.Key("scene"), json.String(d.scene_name), json.Raw(",");
+  json.Key("status"), json.String(d.status), json.Raw(",");
+  json.Key("time_step"), json.Number(d.time_step, 10), json.Raw(",");
+  json.Key("recorded_rows"), json.Integer(d.recorded_rows), json.Raw(",");
+  json.Key("max_contacts_per_frame"), json.Integer(budget.max_contacts_per_frame), json.Raw(",");
+  json.Key("bodies"), json.Strings(d.body_names), json.Raw(",");
+  json.Key("geometry"), WriteGeometry(d.geometry, json), json.Raw(",");
+  json.Key("frames"), WriteFrames(d, json), json.Raw(",");
+  json.Key("contacts"), WriteContacts(d, json);
+  json.Raw("}");
+  return text;
+}
+
+/// Text for an HTML element body: &, < and > escaped.
+std::string EscapeHtml(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw IoError("cannot write '" + path + "': cannot create '" + temporary + "'");
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw IoError("cannot write '" + path + "'");
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw IoError("cannot write '" + path + "': " + error.message());
+  }
+}
+
+}  // namespace
+
+std::string RenderReplayPage(const ReplayData& data, const ReplayBudget& budget) {
+  const std::string title = "csim: " + (data.scene_name.empty() ? "run" : data.scene_name);
+  std::string page;
+  page.reserve(assets::ThreeJs().size() + 64 * 1024 + 12 * data.position.size());
+  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  page += "<meta name=\"generator\" content=\"csim export-html\">\n";
+  page += "<title>" + EscapeHtml(title) + "</title>\n<style>\n";
+  page += assets::ViewerCss();
+  page += "</style>\n</head>\n<body>\n<div id=\"view\"></div>\n<div id=\"panel\">"
+          "<button id=\"play\" type=\"button\">Play</button>"
+          "<input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" step=\"1\" value=\"0\" "
+          "aria-label=\"frame\"><span id=\"time\">t = 0 s</span>"
+          "<span id=\"frame-label\"></span><span id=\"info\"></span></div>\n"
+          "<div id=\"message\" hidden></div>\n<div id=\"csim-state\" hidden></div>\n";
+  page += "<script type=\"application/json\" id=\"csim-data\">";
+  page += RunJson(data, budget);
+  page += "</script>\n";
+  page += "<script>/* three.js r111, MIT License, Copyright 2010-2019 three.js authors "
+          "(Debian libjs-three) */\n";
+  page += assets::ThreeJs();
+  page += "\n</script>\n<script>\n";
+  page += assets::OrbitControlsJs();
+  page += "\n</script>\n<script>\n";
+  page += assets::ViewerJs();
+  page += "\n</script>\n</body>\n</html>\n";
+  return page;
+}
+
+std::string DefaultPagePath(const std::string& input) {
+  const std::string h5 = ".h5";
+  if (input.size() > h5.size() && input.compare(input.size() - h5.size(), h5.size(), h5) == 0)
+    return input.substr(0, input.size() - h5.size()) + ".html";
+  return input + ".html";
+}
+
+int ExportHtmlCommand(const ExportHtmlOptions& options, bool quiet) {
+  const ReplayData data = ReadReplay(options.input, options.budget);
+  const std::string output = options.output.empty() ? DefaultPagePath(options.input)
+                                                    : options.output;
+  const std::string page = RenderReplayPage(data, options.budget);
+  WriteFile(output, page);
+  if (!quiet) {
+    std::fprintf(stderr, "csim: %s: %lld of %lld rows as frames, %d bodies, %zu geometries, "
+                 "%.2f MB\n", output.c_str(), static_cast<long long>(data.num_frames()),
+                 static_cast<long long>(data.recorded_rows), data.num_bodies(),
+                 data.geometry.body.size(), static_cast<double>(page.size()) / 1e6);
+  }
+  return kExitCompleted;
+}
+
+}  // namespace csim::app

@@ -1,0 +1,408 @@
+// Replay page of `csim export-html` (app/export_html.cc embeds this file in the page).
+// Reads the run from the JSON block #csim-data and draws it with three.js r111 (Debian's
+// libjs-three, whose UMD builds define THREE and THREE.OrbitControls).
+//
+// Frames: the page holds a decimated subset of the recorded rows; frame k shows row
+// data.frames.row[k] of the output file at time data.frames.time[k].
+// URL: `#frame=N` shows frame N, paused (tests screenshot a given frame with it);
+// `&size=WxH` fixes the view to W x H CSS pixels at the top left instead of the whole
+// window, so that a screenshot and a --dump-dom of the same page agree on the projection
+// even though headless Chromium lays the window out at different heights for the two.
+// DOM: #csim-state carries the shown frame and, per body, its recorded position and the
+// projection of that position on the view (CSS pixels from the view's top left corner),
+// so a headless browser's --dump-dom can be checked against the file.
+// Frames are world z-up, as in csim. Plain ES5 + three.js, so it runs from file:// with no
+// module loader. Kept ASCII-only (it is embedded in a C++ raw string).
+(function () {
+  'use strict';
+
+  var data = JSON.parse(document.getElementById('csim-data').textContent);
+  var nb = data.bodies.length;
+  var nf = data.frames.row.length;
+  var palette = [0xe6194b, 0x3cb44b, 0x4363d8, 0xf58231, 0x911eb4, 0x42d4f4, 0xf032e6,
+                 0xbfef45, 0x469990, 0x9a6324, 0x800000, 0x808000, 0x000075, 0xffe119];
+  var kBackground = 0xdde3ea, kWorldColor = 0x9aa0a6, kContactColor = 0x101010;
+
+  // --- state ------------------------------------------------------------------------
+  var frame = 0, playing = false, playStart = 0, playStartTime = 0;
+  var renderer = null, scene = null, camera = null, controls = null;
+  var bodyNodes = [], contactNodes = [], forceScale = 0, sceneRadius = 1;
+
+  // View size in CSS pixels: `&size=WxH` from the URL, else the window.
+  var fixedSize = (function () {
+    var m = /[#&]size=(\d+)x(\d+)/.exec(window.location.hash);
+    return m ? {w: parseInt(m[1], 10), h: parseInt(m[2], 10)} : null;
+  })();
+  function viewWidth() { return fixedSize ? fixedSize.w : window.innerWidth; }
+  function viewHeight() { return fixedSize ? fixedSize.h : window.innerHeight; }
+
+  function bodyColor(b) { return palette[b % palette.length]; }
+  function hex(c) { return '#' + ('000000' + c.toString(16)).slice(-6); }
+
+  // --- geometry ---------------------------------------------------------------------
+  function material(color, collide) {
+    // Lambert (no specular) under lights that add up to 1: a pixel is the colour times a
+    // factor in [0.45, 1], so its hue stays the material's (the test relies on it).
+    return new THREE.MeshLambertMaterial({color: color, transparent: !collide,
+                                          opacity: collide ? 1 : 0.5});
+  }
+
+  function meshGeometry(g, i) {
+    var vo = g.vertex_offset[i], vc = g.vertex_count[i];
+    var to = g.triangle_offset[i], tc = g.triangle_count[i];
+    var positions = new Float32Array(g.vertices.slice(3 * vo, 3 * (vo + vc)));
+    var index = g.triangles.slice(3 * to, 3 * (to + tc));
+    var geometry = new THREE.BufferGeometry();
+    geometry.setAttribute('position', new THREE.BufferAttribute(positions, 3));
+    geometry.setIndex(index);
+    geometry = geometry.toNonIndexed();  // one normal per face: flat-shaded facets
+    geometry.computeVertexNormals();
+    return geometry;
+  }
+
+  // A z-axis cylinder (three's cylinders run along y).
+  function cylinder(r, length, mat) {
+    var m = new THREE.Mesh(new THREE.CylinderBufferGeometry(r, r, length, 32), mat);
+    m.rotation.x = Math.PI / 2;
+    return m;
+  }
+
+  function halfspace(g, i) {
+    var node = new THREE.Group();
+    var size = 8 * sceneRadius;
+    var plane = new THREE.Mesh(new THREE.PlaneBufferGeometry(size, size),
+                               new THREE.MeshLambertMaterial({color: 0xc8cbd0,
+                                                              side: THREE.DoubleSide}));
+    var grid = new THREE.GridHelper(size, 32, 0x7d848c, 0xa8aeb5);
+    grid.rotation.x = Math.PI / 2;  // GridHelper lies in xz
+    grid.position.z = 1e-4 * size;
+    node.add(plane, grid);
+    return node;
+  }
+
+  // The three.js object of geometry i, in its geometry frame.
+  function shapeObject(g, i, color) {
+    var s = g.size.slice(3 * i, 3 * i + 3), mat = material(color, g.collide[i] !== 0);
+    switch (g.shape[i]) {
+      case 'sphere':
+        return new THREE.Mesh(new THREE.SphereBufferGeometry(s[0], 32, 16), mat);
+      case 'ellipsoid': {
+        var e = new THREE.Mesh(new THREE.SphereBufferGeometry(1, 32, 16), mat);
+        e.scale.set(s[0], s[1], s[2]);
+        return e;
+      }
+      case 'box':
+        return new THREE.Mesh(new THREE.BoxBufferGeometry(s[0], s[1], s[2]), mat);
+      case 'cylinder':
+        return cylinder(s[0], s[1], mat);
+      case 'capsule': {
+        var c = new THREE.Group();
+        c.add(cylinder(s[0], s[1], mat));
+        for (var k = -1; k <= 1; k += 2) {
+          var cap = new THREE.Mesh(new THREE.SphereBufferGeometry(s[0], 32, 16), mat);
+          cap.position.z = 0.5 * k * s[1];
+          c.add(cap);
+        }
+        return c;
+      }
+      case 'halfspace':
+        return halfspace(g, i);
+      case 'mesh':
+        return new THREE.Mesh(meshGeometry(g, i), mat);
+    }
+    return new THREE.Group();
+  }
+
+  // Pose of geometry i in its body frame.
+  function placeGeometry(object, g, i) {
+    var q = g.quaternion;
+    var node = new THREE.Group();
+    node.position.set(g.position[3 * i], g.position[3 * i + 1], g.position[3 * i + 2]);
+    node.quaternion.set(q[4 * i + 1], q[4 * i + 2], q[4 * i + 3], q[4 * i]);  // file: w first
+    node.add(object);
+    return node;
+  }
+
+  // Radius of a sphere around the geometry frame that holds the shape (halfspace: 0).
+  function shapeRadius(g, i) {
+    var s = g.size.slice(3 * i, 3 * i + 3);
+    switch (g.shape[i]) {
+      case 'sphere': return s[0];
+      case 'box': return 0.5 * Math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+      case 'cylinder': case 'capsule': return s[0] + 0.5 * s[1];
+      case 'ellipsoid': return Math.max(s[0], s[1], s[2]);
+      case 'mesh': {
+        var r = 0, vo = g.vertex_offset[i];
+        for (var k = 0; k < g.vertex_count[i]; ++k) {
+          var x = g.vertices[3 * (vo + k)], y = g.vertices[3 * (vo + k) + 1],
+              z = g.vertices[3 * (vo + k) + 2];
+          r = Math.max(r, Math.sqrt(x * x + y * y + z * z));
+        }
+        return r;
+      }
+    }
+    return 0;
+  }
+
+  // Centre and radius of everything the run shows: body origins over all frames, grown
+  // by each body's geometry, and the world's bounded geometry.
+  function sceneBounds() {
+    var g = data.geometry, lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    var reach = [];
+    for (var b = 0; b < nb; ++b) reach.push(0);
+    function grow(p, r) {
+      for (var k = 0; k < 3; ++k) { lo[k] = Math.min(lo[k], p[k] - r); hi[k] = Math.max(hi[k], p[k] + r); }
+    }
+    for (var i = 0; i < g.body.length; ++i) {
+      var r = shapeRadius(g, i), p = g.position.slice(3 * i, 3 * i + 3);
+      if (g.body[i] >= 0) reach[g.body[i]] = Math.max(reach[g.body[i]], Math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) + r);
+      else if (r > 0) grow(p, r);
+    }
+    var pos = data.frames.position;
+    for (var f = 0; f < nf; ++f) {
+      for (b = 0; b < nb; ++b) grow(pos.slice(3 * (f * nb + b), 3 * (f * nb + b) + 3), reach[b]);
+    }
+    if (!(lo[0] <= hi[0])) { lo = [-1, -1, -1]; hi = [1, 1, 1]; }
+    var center = new THREE.Vector3((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2);
+    var radius = 0.5 * Math.sqrt(Math.pow(hi[0] - lo[0], 2) + Math.pow(hi[1] - lo[1], 2) + Math.pow(hi[2] - lo[2], 2));
+    return {center: center, radius: Math.max(radius, 0.05)};
+  }
+
+  // --- scene --------------------------------------------------------------------------
+  function buildScene(bounds) {
+    scene = new THREE.Scene();
+    scene.background = new THREE.Color(kBackground);
+    scene.add(new THREE.AmbientLight(0xffffff, 0.45));
+    var sun = new THREE.DirectionalLight(0xffffff, 0.55);
+    sun.position.set(0.4, -0.6, 1.0);
+    scene.add(sun);
+
+    var g = data.geometry;
+    for (var b = 0; b < nb; ++b) {
+      var node = new THREE.Group();
+      node.name = data.bodies[b];
+      bodyNodes.push(node);
+      scene.add(node);
+    }
+    for (var i = 0; i < g.body.length; ++i) {
+      var owner = g.body[i];
+      var object = shapeObject(g, i, owner >= 0 ? bodyColor(owner) : kWorldColor);
+      (owner >= 0 ? bodyNodes[owner] : scene).add(placeGeometry(object, g, i));
+    }
+    camera = new THREE.PerspectiveCamera(40, viewWidth() / viewHeight(),
+                                         bounds.radius / 100, bounds.radius * 100);
+    camera.up.set(0, 0, 1);
+    var dir = new THREE.Vector3(1.0, -1.6, 0.9).normalize();
+    camera.position.copy(bounds.center).addScaledVector(dir, 3.2 * bounds.radius);
+    camera.lookAt(bounds.center);
+  }
+
+  // Force arrows: the largest force shown is drawn half a scene radius long.
+  function chooseForceScale() {
+    var c = data.contacts, fmax = 0;
+    if (!c) return 0;
+    for (var k = 0; k < c.force.length; k += 3)
+      fmax = Math.max(fmax, Math.sqrt(c.force[k] * c.force[k] + c.force[k + 1] * c.force[k + 1] + c.force[k + 2] * c.force[k + 2]));
+    return fmax > 0 ? 0.5 * sceneRadius / fmax : 0;
+  }
+
+  function contactNode(k) {
+    while (contactNodes.length <= k) {
+      var node = new THREE.Group();
+      var dot = new THREE.Mesh(new THREE.SphereBufferGeometry(0.012 * sceneRadius, 12, 8),
+                               new THREE.MeshBasicMaterial({color: kContactColor}));
+      var arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1,
+                                        kContactColor);
+      // Drawn over the bodies: a force on a resting body points into it.
+      [dot.material, arrow.line.material, arrow.cone.material].forEach(function (m) {
+        m.depthTest = false;
+      });
+      node.renderOrder = 1;
+      dot.renderOrder = arrow.line.renderOrder = arrow.cone.renderOrder = 1;
+      node.add(dot, arrow);
+      node.userData.arrow = arrow;
+      scene.add(node);
+      contactNodes.push(node);
+    }
+    return contactNodes[k];
+  }
+
+  function showContacts(f) {
+    var c = data.contacts, count = c ? c.count[f] : 0, first = c ? c.offset[f] : 0;
+    for (var k = 0; k < count; ++k) {
+      var node = contactNode(k), j = 3 * (first + k);
+      node.visible = true;
+      node.position.set(c.point[j], c.point[j + 1], c.point[j + 2]);
+      var force = new THREE.Vector3(c.force[j], c.force[j + 1], c.force[j + 2]);
+      var length = force.length() * forceScale, arrow = node.userData.arrow;
+      arrow.visible = length > 1e-6 * sceneRadius;
+      if (arrow.visible) {
+        arrow.setDirection(force.normalize());
+        arrow.setLength(length, Math.min(0.3 * length, 0.08 * sceneRadius),
+                        Math.min(0.15 * length, 0.04 * sceneRadius));
+      }
+    }
+    for (k = count; k < contactNodes.length; ++k) contactNodes[k].visible = false;
+    return count;
+  }
+
+  // --- frames -------------------------------------------------------------------------
+  function poseBodies(f) {
+    var p = data.frames.position, q = data.frames.quaternion;
+    for (var b = 0; b < nb; ++b) {
+      var i = f * nb + b;
+      bodyNodes[b].position.set(p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+      bodyNodes[b].quaternion.set(q[4 * i + 1], q[4 * i + 2], q[4 * i + 3], q[4 * i]);
+    }
+  }
+
+  // #csim-state: frame, row, time, and per body its recorded position and screen point.
+  function publishState(f) {
+    var state = document.getElementById('csim-state');
+    state.setAttribute('data-frame', f);
+    state.setAttribute('data-row', data.frames.row[f]);
+    state.setAttribute('data-time', data.frames.time[f]);
+    state.setAttribute('data-width', viewWidth());
+    state.setAttribute('data-height', viewHeight());
+    state.setAttribute('data-webgl', renderer ? 1 : 0);
+    camera.updateMatrixWorld();
+    var p = data.frames.position;
+    for (var b = 0; b < nb; ++b) {
+      var span = state.children[b];
+      var i = 3 * (f * nb + b), v = new THREE.Vector3(p[i], p[i + 1], p[i + 2]);
+      span.setAttribute('data-x', p[i]);
+      span.setAttribute('data-y', p[i + 1]);
+      span.setAttribute('data-z', p[i + 2]);
+      v.project(camera);
+      span.setAttribute('data-screen-x', ((v.x + 1) / 2 * viewWidth()).toFixed(1));
+      span.setAttribute('data-screen-y', ((1 - v.y) / 2 * viewHeight()).toFixed(1));
+    }
+    state.setAttribute('data-ready', 1);
+  }
+
+  function render() {
+    if (renderer) renderer.render(scene, camera);
+  }
+
+  function showFrame(f) {
+    if (nf === 0) return;
+    frame = Math.max(0, Math.min(nf - 1, f | 0));
+    poseBodies(frame);
+    var shown = showContacts(frame);
+    document.getElementById('slider').value = frame;
+    document.getElementById('time').textContent = 't = ' + data.frames.time[frame].toFixed(4) + ' s';
+    var label = 'frame ' + frame + ' / ' + (nf - 1) + ' (step row ' + data.frames.row[frame] + ')';
+    if (data.contacts) {
+      label += ', contacts ' + shown;
+      if (data.contacts.total[frame] > shown) label += ' of ' + data.contacts.total[frame];
+    }
+    document.getElementById('frame-label').textContent = label;
+    render();
+    publishState(frame);
+  }
+
+  // --- playback -----------------------------------------------------------------------
+  function setPlaying(on) {
+    playing = on && nf > 1;
+    document.getElementById('play').textContent = playing ? 'Pause' : 'Play';
+    if (!playing) return;
+    if (frame >= nf - 1) showFrame(0);
+    playStart = performance.now();
+    playStartTime = data.frames.time[frame];
+    requestAnimationFrame(tick);
+  }
+
+  // Plays in simulated time (1 s of run per second), stepping to the last frame not after it.
+  function tick(now) {
+    if (!playing) return;
+    var t = playStartTime + (now - playStart) / 1000, times = data.frames.time, f = frame;
+    while (f + 1 < nf && times[f + 1] <= t) ++f;
+    if (f !== frame) showFrame(f);
+    if (frame >= nf - 1) { setPlaying(false); return; }
+    requestAnimationFrame(tick);
+  }
+
+  function frameFromHash() {
+    var m = /(?:^#|&)frame=(\d+)/.exec(window.location.hash);
+    return m ? parseInt(m[1], 10) : null;
+  }
+
+  function applyHash() {
+    var f = frameFromHash();
+    if (f === null) return false;
+    setPlaying(false);
+    showFrame(f);
+    return true;
+  }
+
+  // --- page ---------------------------------------------------------------------------
+  function buildStateElement() {
+    var state = document.getElementById('csim-state');
+    for (var b = 0; b < nb; ++b) {
+      var span = document.createElement('span');
+      span.className = 'csim-body';
+      span.setAttribute('data-index', b);
+      span.setAttribute('data-name', data.bodies[b]);
+      span.setAttribute('data-color', hex(bodyColor(b)));
+      state.appendChild(span);
+    }
+  }
+
+  function buildPanel() {
+    var slider = document.getElementById('slider');
+    slider.max = Math.max(nf - 1, 0);
+    slider.addEventListener('input', function () { setPlaying(false); showFrame(+slider.value); });
+    document.getElementById('play').addEventListener('click', function () { setPlaying(!playing); });
+    window.addEventListener('keydown', function (e) {
+      if (e.key === ' ') { setPlaying(!playing); e.preventDefault(); }
+      else if (e.key === 'ArrowRight') { setPlaying(false); showFrame(frame + 1); }
+      else if (e.key === 'ArrowLeft') { setPlaying(false); showFrame(frame - 1); }
+    });
+    var info = data.scene + ' (' + data.status + '), ' + data.recorded_rows + ' rows, ' + nf +
+               ' frames shown';
+    if (forceScale > 0) info += '; force arrows: 1 m = ' + (1 / forceScale).toPrecision(3) + ' N';
+    document.getElementById('info').textContent = info;
+  }
+
+  function message(text) {
+    var m = document.getElementById('message');
+    m.textContent = text;
+    m.hidden = false;
+  }
+
+  function main() {
+    var bounds = sceneBounds();
+    sceneRadius = bounds.radius;
+    buildScene(bounds);
+    forceScale = chooseForceScale();
+    try {
+      renderer = new THREE.WebGLRenderer({antialias: true, preserveDrawingBuffer: true});
+    } catch (e) {
+      renderer = null;
+      message('WebGL is not available in this browser: the 3D view cannot be drawn.');
+    }
+    if (renderer) {
+      renderer.setPixelRatio(window.devicePixelRatio || 1);
+      renderer.setSize(viewWidth(), viewHeight());
+      document.getElementById('view').appendChild(renderer.domElement);
+      controls = new THREE.OrbitControls(camera, renderer.domElement);
+      controls.target.copy(bounds.center);
+      controls.update();
+      controls.addEventListener('change', function () { render(); publishState(frame); });
+    }
+    window.addEventListener('resize', function () {
+      camera.aspect = viewWidth() / viewHeight();
+      camera.updateProjectionMatrix();
+      if (renderer) renderer.setSize(viewWidth(), viewHeight());
+      render();
+      publishState(frame);
+    });
+    window.addEventListener('hashchange', applyHash);
+    buildStateElement();
+    buildPanel();
+    if (nf === 0) { message('The file holds no recorded rows yet.'); render(); return; }
+    if (!applyHash()) { showFrame(0); setPlaying(true); }
+  }
+
+  main();
+})();

@@ -1,0 +1,206 @@
+#include "app/replay_data.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/common/io_error.h"
+
+namespace csim::app {
+namespace {
+
+using io::Hdf5Dataset;
+using io::Hdf5File;
+using io::Hdf5Id;
+
+/// Characters one number takes in the page (six significant digits, sign, separator),
+/// for the size estimate.
+constexpr int64_t kBytesPerNumber = 10;
+
+/// Throws IoError unless the file says format = "csim" and has /time.
+void CheckIsCsimFile(const Hdf5File& file) {
+  bool ok = false;
+  if (file.HasAttribute("format")) {
+    try {
+      ok = file.GetStringAttribute("format") == "csim";
+    } catch (const IoError&) {
+      ok = false;  // a non-string attribute: not ours
+    }
+  }
+  if (!ok || !file.Exists("time") || !file.Exists("model/body_names") ||
+      !file.Exists("bodies/position") || !file.Exists("bodies/quaternion"))
+    throw IoError("'" + file.file_name() + "' is not a csim output file");
+}
+
+/// Reads the listed rows (ascending) of `dataset` as doubles, row-major. The arithmetic
+/// prefix 0, s, 2s, ... is one strided hyperslab; any further row is added to it.
+std::vector<double> ReadRows(const Hdf5Dataset& dataset, const std::vector<int64_t>& rows) {
+  const std::vector<hsize_t>& shape = dataset.shape();
+  std::vector<double> values(rows.size() * dataset.row_size());
+  if (rows.empty() || values.empty()) return values;
+  std::vector<hsize_t> start(shape.size(), 0), stride(shape.size(), 1), count = shape;
+  const int64_t s = rows.size() > 1 ? std::max<int64_t>(rows[1] - rows[0], 1) : 1;
+  size_t prefix = 1;
+  while (prefix < rows.size() && rows[prefix] == rows[0] + static_cast<int64_t>(prefix) * s)
+    ++prefix;
+  start[0] = rows[0], stride[0] = s, count[0] = prefix;
+  Hdf5Id file_space(H5Dget_space(dataset.id()));
+  bool ok = file_space.valid() &&
+            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), stride.data(),
+                                count.data(), nullptr) >= 0;
+  for (size_t i = prefix; ok && i < rows.size(); ++i) {
+    start[0] = rows[i], stride[0] = 1, count[0] = 1;
+    ok = H5Sselect_hyperslab(file_space.get(), H5S_SELECT_OR, start.data(), stride.data(),
+                             count.data(), nullptr) >= 0;
+  }
+  std::vector<hsize_t> memory_shape = shape;
+  memory_shape[0] = rows.size();
+  Hdf5Id memory_space(H5Screate_simple(static_cast<int>(memory_shape.size()),
+                                       memory_shape.data(), nullptr));
+  if (!ok || !memory_space.valid() ||
+      H5Dread(dataset.id(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
+              H5P_DEFAULT, values.data()) < 0)
+    dataset.Fail("read rows of");
+  return values;
+}
+
+/// Reads rows [first, first + count) of a 2-D (M, 3) dataset and appends them to `out`.
+void AppendSlice(const Hdf5Dataset& dataset, int64_t first, int64_t count,
+                 std::vector<double>* out) {
+  if (count == 0) return;
+  if (dataset.shape().size() != 2 || dataset.shape()[1] != 3 ||
+      static_cast<hsize_t>(first + count) > dataset.rows())
+    dataset.Fail("read contact rows of");
+  const size_t old_size = out->size();
+  out->resize(old_size + 3 * count);
+  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
+  const hsize_t shape[2] = {static_cast<hsize_t>(count), 3};
+  Hdf5Id file_space(H5Dget_space(dataset.id()));
+  Hdf5Id memory_space(H5Screate_simple(2, shape, nullptr));
+  if (!file_space.valid() || !memory_space.valid() ||
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, shape, nullptr) < 0 ||
+      H5Dread(dataset.id(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
+              H5P_DEFAULT, out->data() + old_size) < 0)
+    dataset.Fail("read contact rows of");
+}
+
+/// Per-row contact counts and offsets of the first n rows (empty without /contacts).
+struct ContactIndex {
+  std::vector<int64_t> count, offset;
+};
+
+ContactIndex ReadContactIndex(const Hdf5File& file, int64_t n) {
+  ContactIndex index;
+  if (!file.Exists("contacts/count") || !file.Exists("contacts/offset")) return index;
+  index.count = file.OpenDataset("contacts/count").ReadInts(n);
+  index.offset = file.OpenDataset("contacts/offset").ReadInts(n);
+  // A live file may hold fewer count/offset rows than /time only if it is malformed.
+  if (static_cast<int64_t>(index.count.size()) < n ||
+      static_cast<int64_t>(index.offset.size()) < n)
+    throw IoError("'" + file.file_name() + "': /contacts/count is shorter than /time");
+  return index;
+}
+
+/// Estimated bytes of the frame data of `rows`: poses plus the contacts kept.
+int64_t EstimateBytes(const std::vector<int64_t>& rows, int nb, const ContactIndex& contacts,
+                      const ReplayBudget& budget) {
+  int64_t numbers = 0;
+  for (int64_t row : rows) {
+    numbers += 2 + 7 * static_cast<int64_t>(nb) + 3;  // time, row, poses, contact index
+    if (!contacts.count.empty())
+      numbers += 6 * std::min(contacts.count[row], budget.max_contacts_per_frame);
+  }
+  return numbers * kBytesPerNumber;
+}
+
+/// The rows to show: at most max_frames, fewer while the estimate exceeds the budget.
+std::vector<int64_t> ChooseRows(int64_t n, int nb, const ContactIndex& contacts,
+                                const ReplayBudget& budget) {
+  int64_t frames = std::min(n, std::max<int64_t>(budget.max_frames, 2));
+  std::vector<int64_t> rows = DecimatedRows(n, frames);
+  while (frames > 2) {
+    const int64_t bytes = EstimateBytes(rows, nb, contacts, budget);
+    if (bytes <= budget.max_data_bytes) break;
+    const double shrink = 0.95 * static_cast<double>(budget.max_data_bytes) / bytes;
+    frames = std::max<int64_t>(2, std::min<int64_t>(frames - 1, frames * shrink));
+    rows = DecimatedRows(n, frames);
+  }
+  return rows;
+}
+
+/// Copies the contacts of the chosen rows (at most max_contacts_per_frame each).
+void ReadContacts(const Hdf5File& file, const ContactIndex& index, const ReplayBudget& budget,
+                  ReplayData* data) {
+  data->has_contacts = !index.count.empty();
+  if (!data->has_contacts) return;
+  const Hdf5Dataset point = file.OpenDataset("contacts/point");
+  const Hdf5Dataset force = file.OpenDataset("contacts/force");
+  int64_t kept = 0;
+  for (int64_t row : data->rows) {
+    const int64_t total = index.count[row];
+    const int64_t count = std::min(total, budget.max_contacts_per_frame);
+    data->contact_offset.push_back(kept);
+    data->contact_count.push_back(static_cast<int32_t>(count));
+    data->contact_total.push_back(static_cast<int32_t>(total));
+    AppendSlice(point, index.offset[row], count, &data->contact_point);
+    AppendSlice(force, index.offset[row], count, &data->contact_force);
+    kept += count;
+  }
+}
+
+Hdf5File OpenRun(const std::string& h5_path) {
+  // SWMR read also opens a file whose run is still going on (or was killed).
+  try {
+    return Hdf5File::Open(h5_path, Hdf5File::Mode::kSwmrRead);
+  } catch (const IoError&) {
+    return Hdf5File::Open(h5_path, Hdf5File::Mode::kReadOnly);
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> DecimatedRows(int64_t n, int64_t frames) {
+  std::vector<int64_t> rows;
+  if (n <= 0) return rows;
+  frames = std::max<int64_t>(frames, 2);
+  // Smallest stride s with 0, s, ..., and then n - 1 fitting in `frames` rows.
+  const int64_t stride = n <= frames ? 1 : (n - 1 + frames - 2) / (frames - 1);
+  for (int64_t row = 0; row < n; row += stride) rows.push_back(row);
+  if (rows.back() != n - 1) rows.push_back(n - 1);
+  return rows;
+}
+
+ReplayData ReadReplay(const std::string& h5_path, const ReplayBudget& budget) {
+  const Hdf5File file = OpenRun(h5_path);
+  CheckIsCsimFile(file);
+  ReplayData data;
+  data.scene_name = file.HasAttribute("scene_name") ? file.GetStringAttribute("scene_name") : "";
+  data.status = file.Exists("status") ? file.OpenDataset("status").ReadString() : "?";
+  data.time_step = file.HasAttribute("time_step") ? file.GetDoubleAttribute("time_step") : 0.0;
+  data.body_names = file.OpenDataset("model/body_names").ReadStrings();
+  data.geometry = io::ReadGeometry(file);
+
+  // len(/time) counts the complete rows (output-format.md); every series is sliced to it.
+  const std::vector<double> time = file.OpenDataset("time").ReadDoubles();
+  const int64_t n = static_cast<int64_t>(time.size());
+  data.recorded_rows = n;
+  const Hdf5Dataset position = file.OpenDataset("bodies/position");
+  const Hdf5Dataset quaternion = file.OpenDataset("bodies/quaternion");
+  const hsize_t nb = data.body_names.size();
+  if (position.shape() != std::vector<hsize_t>{position.rows(), nb, 3} ||
+      quaternion.shape() != std::vector<hsize_t>{quaternion.rows(), nb, 4} ||
+      position.rows() < static_cast<hsize_t>(n) || quaternion.rows() < static_cast<hsize_t>(n))
+    throw IoError("'" + h5_path + "': /bodies/position or /bodies/quaternion does not match "
+                  "/model/body_names and /time");
+
+  const ContactIndex contacts = ReadContactIndex(file, n);
+  data.rows = ChooseRows(n, data.num_bodies(), contacts, budget);
+  for (int64_t row : data.rows) data.time.push_back(time[row]);
+  data.position = ReadRows(position, data.rows);
+  data.quaternion = ReadRows(quaternion, data.rows);
+  ReadContacts(file, contacts, budget, &data);
+  return data;
+}
+
+}  // namespace csim::app

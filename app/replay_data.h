@@ -1,0 +1,60 @@
+#pragma once
+// What the replay page of `csim export-html` shows, read from an output file
+// (output-format.md): body names, geometry (/model/geometry), and a decimated subset of the
+// recorded rows with body poses and contacts.
+//
+// Decimation: the page must stay small enough for a browser to open quickly, so at most
+// `max_frames` rows are kept, evenly spaced in row index (the first and last row always),
+// and fewer when the pose and contact data of that many frames would exceed
+// `max_data_bytes`. Rows are read with strided HDF5 hyperslabs, so a long run is not
+// loaded whole. A frame keeps at most `max_contacts_per_frame` contacts (the first ones
+// of its row); the page says when contacts were dropped.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/io/hdf5_geometry.h"
+
+namespace csim::app {
+
+/// Limits of what a page holds. Defaults are those of `csim export-html --help`.
+struct ReplayBudget {
+  int64_t max_frames = 600;                ///< frames kept at most (>= 2)
+  int64_t max_data_bytes = 4'000'000;      ///< estimated size of the frame data [bytes]
+  int64_t max_contacts_per_frame = 256;    ///< contacts drawn per frame at most
+};
+
+/// The decimated run. Per-frame arrays are flat, frame-major.
+struct ReplayData {
+  std::string scene_name;
+  std::string status;                      ///< /status of the file
+  double time_step = 0.0;                  ///< [s]
+  int64_t recorded_rows = 0;               ///< rows in the file (len(/time))
+  std::vector<std::string> body_names;     ///< nb
+  io::GeometryTable geometry;              ///< /model/geometry (empty for older files)
+
+  std::vector<int64_t> rows;               ///< F: row of the file shown by each frame
+  std::vector<double> time;                ///< F [s]
+  std::vector<double> position;            ///< F * nb * 3 [m], world frame
+  std::vector<double> quaternion;          ///< F * nb * 4, w, x, y, z
+  bool has_contacts = false;               ///< the file has /contacts
+  std::vector<int64_t> contact_offset;     ///< F: first contact of the frame below
+  std::vector<int32_t> contact_count;      ///< F: contacts kept for the frame
+  std::vector<int32_t> contact_total;      ///< F: contacts of the row in the file
+  std::vector<double> contact_point;       ///< C * 3 [m], world frame
+  std::vector<double> contact_force;       ///< C * 3 [N], force on b, world frame
+
+  int num_bodies() const { return static_cast<int>(body_names.size()); }
+  int64_t num_frames() const { return static_cast<int64_t>(rows.size()); }
+};
+
+/// Reads `h5_path` (also while a run still writes it: SWMR read) and decimates it to
+/// `budget`. Throws IoError when the file cannot be read or is not a csim output file.
+ReplayData ReadReplay(const std::string& h5_path, const ReplayBudget& budget);
+
+/// Rows shown for a run of `n` rows when at most `frames` (>= 2) are kept: 0, s, 2s, ...
+/// with the smallest stride s that fits, and the last row n - 1 always.
+std::vector<int64_t> DecimatedRows(int64_t n, int64_t frames);
+
+}  // namespace csim::app

@@ -204,6 +204,7 @@ std::string RenderReplayPage(const ReplayData& data, const ReplayBudget& budget)
           "<button id=\"play\" type=\"button\">Play</button>"
           "<input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" step=\"1\" value=\"0\" "
           "aria-label=\"frame\"><span id=\"time\">t = 0 s</span>"
+          "<label><input id=\"paths\" type=\"checkbox\" checked> paths</label>"
           "<span id=\"frame-label\"></span><span id=\"info\"></span></div>\n"
           "<div id=\"message\" hidden></div>\n<div id=\"csim-state\" hidden></div>\n";
   page += "<script type=\"application/json\" id=\"csim-data\">";

@@ -26,7 +26,7 @@
   // --- state ------------------------------------------------------------------------
   var frame = 0, playing = false, playStart = 0, playStartTime = 0;
   var renderer = null, scene = null, camera = null, controls = null;
-  var bodyNodes = [], contactNodes = [], forceScale = 0, sceneRadius = 1;
+  var bodyNodes = [], contactNodes = [], pathNodes = null, forceScale = 0, sceneRadius = 1;
 
   // View size in CSS pixels: `&size=WxH` from the URL, else the window.
   var fixedSize = (function () {
@@ -189,12 +189,50 @@
       var object = shapeObject(g, i, owner >= 0 ? bodyColor(owner) : kWorldColor);
       (owner >= 0 ? bodyNodes[owner] : scene).add(placeGeometry(object, g, i));
     }
+    addReferences(bounds);
     camera = new THREE.PerspectiveCamera(40, viewWidth() / viewHeight(),
                                          bounds.radius / 100, bounds.radius * 100);
     camera.up.set(0, 0, 1);
     var dir = new THREE.Vector3(1.0, -1.6, 0.9).normalize();
     camera.position.copy(bounds.center).addScaledVector(dir, 3.2 * bounds.radius);
     camera.lookAt(bounds.center);
+  }
+
+  // World axes at the origin (x red, y green, z blue), a floor grid when the world has no
+  // halfspace (so that motion reads against something), and each body's path: that of
+  // the centre of its first geometry (a pendulum bob, not the pivot where its frame may
+  // be), or of its frame origin when it has none.
+  function addReferences(bounds) {
+    var axes = new THREE.AxesHelper(0.25 * bounds.radius);
+    scene.add(axes);
+    if (data.geometry.shape.indexOf('halfspace') < 0) {
+      var size = 4 * bounds.radius;
+      var grid = new THREE.GridHelper(size, 20, 0xb0b6bd, 0xc8cdd3);
+      grid.rotation.x = Math.PI / 2;
+      grid.position.set(bounds.center.x, bounds.center.y, bounds.center.z - bounds.radius);
+      scene.add(grid);
+    }
+    var paths = new THREE.Group(), g = data.geometry, p = data.frames.position,
+        q = data.frames.quaternion;
+    for (var b = 0; b < nb && nf > 1; ++b) {
+      var first = g.body.indexOf(b), p_BG = new THREE.Vector3();
+      if (first >= 0) p_BG.fromArray(g.position, 3 * first);
+      var points = new Float32Array(3 * nf), p_WG = new THREE.Vector3(),
+          q_WB = new THREE.Quaternion();
+      for (var f = 0; f < nf; ++f) {
+        var i = f * nb + b;
+        q_WB.set(q[4 * i + 1], q[4 * i + 2], q[4 * i + 3], q[4 * i]);
+        p_WG.copy(p_BG).applyQuaternion(q_WB).add(new THREE.Vector3(p[3 * i], p[3 * i + 1], p[3 * i + 2]));
+        p_WG.toArray(points, 3 * f);
+      }
+      var geometry = new THREE.BufferGeometry();
+      geometry.setAttribute('position', new THREE.BufferAttribute(points, 3));
+      // Half way to the background: paths never look like the body itself.
+      var color = new THREE.Color(bodyColor(b)).lerp(new THREE.Color(kBackground), 0.55);
+      paths.add(new THREE.Line(geometry, new THREE.LineBasicMaterial({color: color})));
+    }
+    scene.add(paths);
+    pathNodes = paths;
   }
 
   // Force arrows: the largest force shown is drawn half a scene radius long.
@@ -353,6 +391,11 @@
     slider.max = Math.max(nf - 1, 0);
     slider.addEventListener('input', function () { setPlaying(false); showFrame(+slider.value); });
     document.getElementById('play').addEventListener('click', function () { setPlaying(!playing); });
+    var paths = document.getElementById('paths');
+    paths.addEventListener('change', function () {
+      pathNodes.visible = paths.checked;
+      render();
+    });
     window.addEventListener('keydown', function (e) {
       if (e.key === ' ') { setPlaying(!playing); e.preventDefault(); }
       else if (e.key === 'ArrowRight') { setPlaying(false); showFrame(frame + 1); }

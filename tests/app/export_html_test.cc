@@ -1,0 +1,401 @@
+// End-to-end tests of `csim export-html` (app/export_html.cc): a real run of the built csim
+// (a box thrown over a halfspace) is exported, and the page is rendered in headless
+// Chromium (Debian's chromium, installed by tools/install-deps.sh: missing, the test
+// fails rather than skips). Checks:
+// - the screenshot is not blank (pixel spread, number of colours);
+// - the body is drawn where the file says: the page publishes, per body, the recorded
+//   position it shows and its projection with the page's camera (#csim-state); the
+//   positions must equal /bodies/position of the file at the frame's row, and the
+//   screenshot must show the body's colour at the projected point, at two frames between
+//   which the box has moved, and not show it at the other frame's point;
+// - decimation keeps a long run within the frame and size budget;
+// - I/O errors exit 4 and leave no page.
+// Screenshots are decoded with Python's PIL (Debian python3-pil) under /usr/bin/python3.
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "engine/io/hdf5_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "csim_html_test_XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Quote(const std::string& arg) {
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+/// Runs a command (argv, no shell expansion) with stdout and stderr captured.
+Outcome Run(const std::vector<std::string>& argv, const TempDir& dir) {
+  std::string command;
+  for (const std::string& arg : argv) command += Quote(arg) + " ";
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const int status = std::system((command + ">" + Quote(out) + " 2>" + Quote(err)).c_str());
+  Outcome o;
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = ReadText(out);
+  o.err = ReadText(err);
+  return o;
+}
+
+Outcome Csim(std::vector<std::string> args, const TempDir& dir) {
+  args.insert(args.begin(), CSIM_EXECUTABLE);
+  return Run(args, dir);
+}
+
+/// A 0.2 m box thrown along x (and spinning about z) from 0.5 m over the ground: it falls,
+/// lands and slides, so its position changes a lot between the first and last frames.
+constexpr const char* kScene = R"(csim: 1
+name: thrown_box
+settings:
+  time_step: 0.01
+  duration: 0.8
+world:
+  geometry:
+    - {shape: halfspace}
+bodies:
+  - name: box
+    mass: 1.0
+    geometry:
+      - {shape: box, size: [0.2, 0.2, 0.2]}
+    pose: {position: [0, 0, 0.5]}
+    velocity: {linear: [1.5, 0, 0], angular: [0, 0, 2]}
+)";
+
+std::string Chromium() {
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (fs::exists(path)) return path;
+  }
+  return "";
+}
+
+/// What #csim-state says about one frame: its row, time, view size, and per body the
+/// recorded position and projected screen point.
+struct PageState {
+  int64_t frame = -1, row = -1;
+  double time = 0, width = 0, height = 0;
+  bool webgl = false;
+  struct Body {
+    std::string name, color;
+    double x, y, z, screen_x, screen_y;
+  };
+  std::vector<Body> bodies;
+};
+
+std::map<std::string, std::string> Attributes(const std::string& tag) {
+  std::map<std::string, std::string> attributes;
+  static const std::regex attribute(R"re(([a-z-]+)="([^"]*)")re");
+  for (auto it = std::sregex_iterator(tag.begin(), tag.end(), attribute);
+       it != std::sregex_iterator(); ++it)
+    attributes[(*it)[1]] = (*it)[2];
+  return attributes;
+}
+
+PageState ParseState(const std::string& dom) {
+  PageState state;
+  std::smatch m;
+  REQUIRE(std::regex_search(dom, m, std::regex(R"re(<div id="csim-state"[^>]*>)re")));
+  auto a = Attributes(m.str());
+  REQUIRE(a.count("data-ready"));
+  state.frame = std::stoll(a["data-frame"]);
+  state.row = std::stoll(a["data-row"]);
+  state.time = std::stod(a["data-time"]);
+  state.width = std::stod(a["data-width"]);
+  state.height = std::stod(a["data-height"]);
+  state.webgl = a["data-webgl"] == "1";
+  static const std::regex body(R"re(<span class="csim-body"[^>]*>)re");
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), body);
+       it != std::sregex_iterator(); ++it) {
+    auto b = Attributes(it->str());
+    state.bodies.push_back({b["data-name"], b["data-color"], std::stod(b["data-x"]),
+                            std::stod(b["data-y"]), std::stod(b["data-z"]),
+                            std::stod(b["data-screen-x"]), std::stod(b["data-screen-y"])});
+  }
+  return state;
+}
+
+/// Renders `page` at frame `frame` in headless Chromium (flags of platform-notes.md, plus
+/// --enable-unsafe-swiftshader: Chromium deprecates WebGL on its software rasteriser
+/// without it). The view is fixed to 900 x 600 CSS pixels (`&size=`), because headless
+/// Chromium lays out --dump-dom and --screenshot at different window heights. Returns
+/// the DOM after the scripts ran; writes the screenshot to `png`.
+std::string Render(const std::string& page, int frame, const std::string& png,
+                   const TempDir& dir) {
+  const std::string profile = dir / ("profile_" + std::to_string(frame));
+  fs::create_directories(profile);
+  const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
+                         "--disable-gpu", "--enable-unsafe-swiftshader", "--disable-quic",
+                         "--no-first-run", "--disable-background-networking",
+                         "--disable-component-update", "--disable-sync",
+                         "--user-data-dir=" + profile, "--window-size=1000,700",
+                         "--virtual-time-budget=3000", "--screenshot=" + png, "--dump-dom",
+                         "file://" + page + "#frame=" + std::to_string(frame) +
+                             "&size=900x600"},
+                        dir);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  REQUIRE(fs::exists(png));
+  return o.out;
+}
+
+/// Pixels of a screenshot: size, mean channel standard deviation, number of colours,
+/// and the 7 x 7 pixels around each requested point (decoded by PIL).
+struct Screenshot {
+  int width = 0, height = 0, colours = 0;
+  double spread = 0;
+  std::vector<std::vector<std::array<int, 3>>> windows;
+};
+
+constexpr const char* kPngProbe = R"(import sys
+from PIL import Image, ImageStat
+im = Image.open(sys.argv[1]).convert("RGB")
+print(im.width, im.height, sum(ImageStat.Stat(im).stddev) / 3, len(im.getcolors(1 << 24)))
+for point in sys.argv[2:]:
+    x, y = (int(round(float(v))) for v in point.split(","))
+    print(" ".join("%d %d %d" % im.getpixel((i, j)) for j in range(y - 3, y + 4)
+                   for i in range(x - 3, x + 4) if 0 <= i < im.width and 0 <= j < im.height))
+)";
+
+Screenshot Probe(const std::string& png, const std::vector<std::pair<double, double>>& points,
+                 const TempDir& dir) {
+  const std::string script = dir / "png_probe.py";
+  std::ofstream(script) << kPngProbe;
+  std::vector<std::string> argv{"/usr/bin/python3", script, png};
+  for (const auto& [x, y] : points) argv.push_back(std::to_string(x) + "," + std::to_string(y));
+  const Outcome o = Run(argv, dir);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  std::istringstream lines(o.out);
+  std::string line;
+  Screenshot shot;
+  REQUIRE(std::getline(lines, line));
+  std::istringstream(line) >> shot.width >> shot.height >> shot.spread >> shot.colours;
+  while (std::getline(lines, line)) {
+    std::istringstream values(line);
+    std::vector<std::array<int, 3>> window;
+    std::array<int, 3> rgb;
+    while (values >> rgb[0] >> rgb[1] >> rgb[2]) window.push_back(rgb);
+    shot.windows.push_back(window);
+  }
+  REQUIRE(shot.windows.size() == points.size());
+  return shot;
+}
+
+std::array<int, 3> ParseColor(const std::string& hex) {
+  REQUIRE(hex.size() == 7);
+  const long value = std::stol(hex.substr(1), nullptr, 16);
+  return {int(value >> 16 & 255), int(value >> 8 & 255), int(value & 255)};
+}
+
+/// Share of `window` in the material colour `color`: the page lights bodies with Lambert
+/// shading under lights adding up to 1, so a body pixel is the colour times a factor in
+/// [0.45, 1]: same chromaticity, not too dark.
+double ShareOfColor(const std::vector<std::array<int, 3>>& window, std::array<int, 3> color) {
+  const double sum_c = color[0] + color[1] + color[2];
+  int matching = 0;
+  for (const auto& p : window) {
+    const double sum_p = p[0] + p[1] + p[2];
+    if (sum_p < 0.3 * sum_c) continue;
+    bool close = true;
+    for (int k = 0; k < 3; ++k) close = close && std::abs(p[k] / sum_p - color[k] / sum_c) < 0.05;
+    matching += close;
+  }
+  return window.empty() ? 0.0 : double(matching) / window.size();
+}
+
+/// /bodies/position of the file at `row`, body `b`.
+std::array<double, 3> RecordedPosition(const std::string& h5, int64_t row, int b) {
+  const csim::io::Hdf5File file =
+      csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadOnly);
+  const csim::io::Hdf5Dataset position = file.OpenDataset("bodies/position");
+  const std::vector<double> values = position.ReadDoubles();
+  const size_t nb = position.shape()[1];
+  const size_t i = (static_cast<size_t>(row) * nb + b) * 3;
+  REQUIRE(i + 2 < values.size());
+  return {values[i], values[i + 1], values[i + 2]};
+}
+
+int64_t RecordedRows(const std::string& h5) {
+  const csim::io::Hdf5File file =
+      csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadOnly);
+  return static_cast<int64_t>(file.OpenDataset("time").rows());
+}
+
+TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
+  const std::string chromium = Chromium();
+  INFO("headless Chromium is required: tools/install-deps.sh installs Debian's chromium");
+  REQUIRE(!chromium.empty());
+  TempDir dir;
+  std::ofstream(dir / "thrown_box.yaml") << kScene;
+  const std::string h5 = dir / "thrown_box.h5", page = dir / "thrown_box.html";
+  const Outcome run = Csim({"run", dir / "thrown_box.yaml", "-o", h5, "-q"}, dir);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const Outcome exported = Csim({"export-html", h5, "-o", page, "--max-frames", "30"}, dir);
+  INFO(exported.err);
+  REQUIRE(exported.status == 0);
+  const int64_t rows = RecordedRows(h5);
+  REQUIRE(rows == 81);
+
+  // Self-contained: no external script, style or image.
+  const std::string html = ReadText(page);
+  CHECK(html.find(" src=") == std::string::npos);
+  CHECK(html.find(" href=") == std::string::npos);
+  CHECK(html.size() < 5'000'000);
+
+  // Frame 0 (thrown, in the air) and the last frame (landed, slid): 28 frames of stride 3.
+  const std::string dom_first = Render(page, 0, dir / "first.png", dir);
+  const std::string dom_last = Render(page, 27, dir / "last.png", dir);
+  const PageState first = ParseState(dom_first), last = ParseState(dom_last);
+  REQUIRE(first.bodies.size() == 1);
+  REQUIRE(last.bodies.size() == 1);
+  CHECK(first.webgl);
+  CHECK(first.frame == 0);
+  CHECK(first.row == 0);
+  CHECK(last.frame == 27);
+  CHECK(last.row == rows - 1);  // decimation keeps the last row
+  CHECK(last.time == Approx(0.8));
+  CHECK(dom_last.find("max=\"27\"") != std::string::npos);  // the slider spans the frames
+
+  SECTION("the positions shown are the file's") {
+    for (const PageState* state : {&first, &last}) {
+      const std::array<double, 3> p = RecordedPosition(h5, state->row, 0);
+      CHECK(state->bodies[0].name == "box");
+      CHECK(state->bodies[0].x == Approx(p[0]).margin(1e-6));
+      CHECK(state->bodies[0].y == Approx(p[1]).margin(1e-6));
+      CHECK(state->bodies[0].z == Approx(p[2]).margin(1e-6));
+    }
+    CHECK(first.bodies[0].z == Approx(0.5));
+    CHECK(last.bodies[0].x > 0.3);  // it has moved along x
+  }
+
+  SECTION("the screenshots show the box at its projected position, and only there") {
+    const PageState::Body& a = first.bodies[0];
+    const PageState::Body& b = last.bodies[0];
+    REQUIRE(std::hypot(a.screen_x - b.screen_x, a.screen_y - b.screen_y) > 80);
+    for (const PageState* state : {&first, &last}) {
+      const PageState::Body& body = state->bodies[0];
+      CHECK(body.screen_x > 0);
+      CHECK(body.screen_x < state->width);
+      CHECK(body.screen_y > 0);
+      CHECK(body.screen_y < state->height);
+    }
+    const std::array<int, 3> color = ParseColor(a.color);
+    const Screenshot shot_first =
+        Probe(dir / "first.png", {{a.screen_x, a.screen_y}, {b.screen_x, b.screen_y}}, dir);
+    const Screenshot shot_last =
+        Probe(dir / "last.png", {{b.screen_x, b.screen_y}, {a.screen_x, a.screen_y}}, dir);
+    for (const Screenshot* shot : {&shot_first, &shot_last}) {
+      CHECK(shot->width == 1000);
+      CHECK(shot->height == 700);
+      CHECK(shot->spread > 10);     // not blank: the view has contrast
+      CHECK(shot->colours > 100);   // shading, grid, panel text
+    }
+    CHECK(ShareOfColor(shot_first.windows[0], color) > 0.8);  // the box, where it is
+    CHECK(ShareOfColor(shot_first.windows[1], color) < 0.2);  // not where it will be
+    CHECK(ShareOfColor(shot_last.windows[0], color) > 0.8);
+    CHECK(ShareOfColor(shot_last.windows[1], color) < 0.2);
+  }
+}
+
+TEST_CASE("export-html: frames are decimated to the budget", "[html]") {
+  TempDir dir;
+  std::ofstream(dir / "thrown_box.yaml") << kScene;
+  const std::string h5 = dir / "long.h5", page = dir / "long.html";
+  // 3001 rows: more than the 600 frames a page keeps by default.
+  REQUIRE(Csim({"run", dir / "thrown_box.yaml", "-o", h5, "-q", "--dt", "0.001",
+                "--duration", "3"}, dir).status == 0);
+  const Outcome o = Csim({"export-html", h5, "-o", page}, dir);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  // A constant stride (even playback) that fits 600 frames: 6 rows, 501 frames.
+  std::smatch frames;
+  REQUIRE(std::regex_search(o.err, frames, std::regex(R"re((\d+) of 3001 rows)re")));
+  CHECK(std::stoi(frames[1]) <= 600);
+  CHECK(std::stoi(frames[1]) > 300);
+  const std::string html = ReadText(page);
+  CHECK(html.size() < 5'000'000);
+  // The geometry table comes along (/model/geometry): the box and the halfspace.
+  CHECK(html.find("\"shape\":[\"halfspace\",\"box\"]") != std::string::npos);
+
+  SECTION("--max-frames lowers it; the default page path is RUN.html") {
+    REQUIRE(Csim({"export-html", h5, "--max-frames", "50", "-q"}, dir).status == 0);
+    const std::string small = ReadText(dir / "long.html");
+    CHECK(small.size() < html.size());
+    std::smatch m;
+    REQUIRE(std::regex_search(small, m, std::regex(R"re("row":\[([0-9,]*)\])re")));
+    const std::string list = m[1];
+    CHECK(std::count(list.begin(), list.end(), ',') + 1 <= 50);
+    CHECK(list.substr(0, 2) == "0,");
+    CHECK(list.size() >= 5);
+    CHECK(list.substr(list.size() - 5) == ",3000");
+  }
+}
+
+TEST_CASE("export-html: I/O errors exit 4 and leave no page", "[html]") {
+  TempDir dir;
+  SECTION("missing input") {
+    CHECK(Csim({"export-html", dir / "missing.h5", "-o", dir / "out.html"}, dir).status == 4);
+  }
+  SECTION("not a csim output file") {
+    std::ofstream(dir / "text.h5") << "not HDF5\n";
+    const Outcome o = Csim({"export-html", dir / "text.h5", "-o", dir / "out.html"}, dir);
+    CHECK(o.status == 4);
+    CHECK(o.err.find("text.h5") != std::string::npos);
+  }
+  SECTION("unwritable page") {
+    std::ofstream(dir / "box.yaml") << kScene;
+    REQUIRE(Csim({"run", dir / "box.yaml", "-o", dir / "box.h5", "-q", "--duration", "0.05"},
+                 dir).status == 0);
+    CHECK(Csim({"export-html", dir / "box.h5", "-o", "/nonexistent-csim-dir/box.html"}, dir)
+              .status == 4);
+  }
+  CHECK_FALSE(fs::exists(dir / "out.html"));
+}
+
+}  // namespace

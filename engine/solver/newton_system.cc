@@ -4,6 +4,9 @@
 
 namespace csim::solver {
 
+using Map = Eigen::Map<Eigen::MatrixXd>;
+using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
+
 Eigen::Map<Eigen::MatrixXd> NewtonSystem::Scratch(std::vector<double>* buffer, int rows,
                                                    int cols) {
   const size_t size = static_cast<size_t>(rows) * cols;
@@ -20,9 +23,41 @@ void NewtonSystem::Setup(const ContactProblem& problem, const std::vector<int>& 
   if (dense_) {
     Scratch(&H_, n_, n_);
   } else {
-    // The symbolic analysis depends on the block pattern; redo it for every new problem.
-    H_sparse_.resize(n_, n_);
-    sparse_analyzed_ = false;
+    SetupSparse();
+  }
+}
+
+void NewtonSystem::SetupSparse() {
+  const ContactProblem& p = *problem_;
+  const std::vector<int>& off = *reduced_offset_;
+  node_of_clique_.assign(p.num_cliques(), -1);
+  node_size_.clear();
+  node_offset_.clear();
+  for (int c = 0; c < p.num_cliques(); ++c) {
+    if (off[c] < 0) continue;
+    node_of_clique_[c] = static_cast<int>(node_size_.size());
+    node_size_.push_back(p.clique_size(c));
+    node_offset_.push_back(off[c]);
+  }
+  edges_.clear();
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    if (e.num_cliques == 2)
+      edges_.emplace_back(node_of_clique_[e.clique[0]], node_of_clique_[e.clique[1]]);
+  }
+  block_.Analyze(node_size_, node_offset_, edges_);
+  diagonal_slot_.resize(node_size_.size());
+  for (int i = 0; i < static_cast<int>(node_size_.size()); ++i) diagonal_slot_[i] = block_.Find(i, i);
+  slots_.resize(p.num_constraints());
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    const int a = node_of_clique_[e.clique[0]];
+    slots_[k][0] = diagonal_slot_[a];
+    if (e.num_cliques == 2) {
+      const int b = node_of_clique_[e.clique[1]];
+      slots_[k][1] = diagonal_slot_[b];
+      slots_[k][2] = block_.Find(a, b);
+    }
   }
 }
 
@@ -37,7 +72,7 @@ void NewtonSystem::Assemble(const double* G_data, const std::vector<int>& G_offs
 void NewtonSystem::AssembleDense(const double* G_data, const std::vector<int>& G_offset) {
   const ContactProblem& p = *problem_;
   const std::vector<int>& off = *reduced_offset_;
-  Eigen::Map<Eigen::MatrixXd> H(H_.data(), n_, n_);
+  Map H(H_.data(), n_, n_);
   H.setZero();
   // A: block diagonal, one block per participating clique.
   for (int c = 0; c < p.num_cliques(); ++c)
@@ -45,10 +80,10 @@ void NewtonSystem::AssembleDense(const double* G_data, const std::vector<int>& G
   // J^T G J: blocks (a, b) += J_a^T (G J_b) for the one or two cliques of each constraint.
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
-    const Eigen::Map<const Eigen::MatrixXd> G(G_data + G_offset[k], e.num_rows, e.num_rows);
+    const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     for (int b = 0; b < e.num_cliques; ++b) {
       const int mb = p.clique_size(e.clique[b]);
-      Eigen::Map<Eigen::MatrixXd> GJ = Scratch(&GJ_, e.num_rows, mb);
+      Map GJ = Scratch(&GJ_[0], e.num_rows, mb);
       GJ.noalias() = G * p.jacobian(k, b);
       for (int a = 0; a < e.num_cliques; ++a) {
         const int ma = p.clique_size(e.clique[a]);
@@ -59,61 +94,59 @@ void NewtonSystem::AssembleDense(const double* G_data, const std::vector<int>& G
   }
 }
 
-void NewtonSystem::AddLowerTriplets(const Eigen::Ref<const Eigen::MatrixXd>& block, int row0,
-                                    int col0) {
-  for (int j = 0; j < block.cols(); ++j)
-    for (int i = 0; i < block.rows(); ++i)
-      if (row0 + i >= col0 + j) triplets_.emplace_back(row0 + i, col0 + j, block(i, j));
+void NewtonSystem::AddAt(BlockCholesky::Slot slot, const Eigen::Ref<const Eigen::MatrixXd>& Ja,
+                         const Map& GJb, int ma, int mb) {
+  double* target = block_.data() + slot.offset;
+  if (slot.transposed) {
+    Map(target, mb, ma).noalias() += GJb.transpose() * Ja;  // (J_a^T G J_b)^T, G symmetric
+  } else {
+    Map(target, ma, mb).noalias() += Ja.transpose() * GJb;
+  }
 }
 
 void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& G_offset) {
   const ContactProblem& p = *problem_;
-  const std::vector<int>& off = *reduced_offset_;
-  triplets_.clear();
-  for (int c = 0; c < p.num_cliques(); ++c)
-    if (off[c] >= 0) AddLowerTriplets(p.A(c), off[c], off[c]);
+  block_.SetZero();
+  for (int c = 0; c < p.num_cliques(); ++c) {
+    const int node = node_of_clique_[c];
+    if (node < 0) continue;
+    const int m = p.clique_size(c);
+    Map(block_.data() + diagonal_slot_[node].offset, m, m) += p.A(c);
+  }
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
-    const Eigen::Map<const Eigen::MatrixXd> G(G_data + G_offset[k], e.num_rows, e.num_rows);
-    for (int b = 0; b < e.num_cliques; ++b) {
-      const int mb = p.clique_size(e.clique[b]);
-      Eigen::Map<Eigen::MatrixXd> GJ = Scratch(&GJ_, e.num_rows, mb);
-      GJ.noalias() = G * p.jacobian(k, b);
-      for (int a = 0; a < e.num_cliques; ++a) {
-        const int ma = p.clique_size(e.clique[a]);
-        Eigen::Map<Eigen::MatrixXd> block = Scratch(&block_, ma, mb);
-        block.noalias() = p.jacobian(k, a).transpose() * GJ;
-        AddLowerTriplets(block, off[e.clique[a]], off[e.clique[b]]);
-      }
-    }
+    const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
+    const int ma = p.clique_size(e.clique[0]);
+    Map GJa = Scratch(&GJ_[0], e.num_rows, ma);
+    GJa.noalias() = G * p.jacobian(k, 0);
+    AddAt(slots_[k][0], p.jacobian(k, 0), GJa, ma, ma);
+    if (e.num_cliques == 1) continue;
+    const int mb = p.clique_size(e.clique[1]);
+    Map GJb = Scratch(&GJ_[1], e.num_rows, mb);
+    GJb.noalias() = G * p.jacobian(k, 1);
+    AddAt(slots_[k][1], p.jacobian(k, 1), GJb, mb, mb);
+    AddAt(slots_[k][2], p.jacobian(k, 0), GJb, ma, mb);
   }
-  // Duplicates are summed; explicit zeros are kept, so the pattern is the block pattern.
-  H_sparse_.setFromTriplets(triplets_.begin(), triplets_.end());
 }
 
 bool NewtonSystem::Factor() {
   if (dense_) {
-    Eigen::Map<Eigen::MatrixXd> H(H_.data(), n_, n_);
+    Map H(H_.data(), n_, n_);
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(H);  // in place: H holds L afterwards
     return llt.info() == Eigen::Success;
   }
-  if (!sparse_analyzed_) {
-    sparse_llt_.analyzePattern(H_sparse_);
-    sparse_analyzed_ = true;
-  }
-  sparse_llt_.factorize(H_sparse_);
-  return sparse_llt_.info() == Eigen::Success;
+  return block_.Factor();
 }
 
 void NewtonSystem::Solve(Eigen::Ref<Eigen::VectorXd> x) {
   CSIM_CHECK(x.size() == n_);
   if (dense_) {
-    Eigen::Map<const Eigen::MatrixXd> L(H_.data(), n_, n_);
+    const ConstMap L(H_.data(), n_, n_);
     L.triangularView<Eigen::Lower>().solveInPlace(x);
     L.transpose().triangularView<Eigen::Upper>().solveInPlace(x);
     return;
   }
-  x = sparse_llt_.solve(x);
+  block_.Solve(x.data());
 }
 
 }  // namespace csim::solver

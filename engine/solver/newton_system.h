@@ -7,19 +7,21 @@
 // H is block sparse: A contributes the diagonal clique blocks, and a constraint on cliques
 // (a, b) contributes to blocks (a, a), (a, b), (b, a), (b, b). Two factorizations:
 //   - dense in-place Cholesky (Eigen::LLT on a Map of a reusable buffer) when the reduced
-//     size is at most `dense_threshold`: allocation-free once the buffers have grown;
-//   - sparse Cholesky (Eigen::SimplicialLLT, AMD ordering) otherwise. The symbolic analysis
-//     is redone only when the problem structure changes (Setup); Eigen's numeric
-//     factorization allocates temporaries, so the large-problem path is not allocation-free.
-// Rejected for this first version: a supernodal block Cholesky with a junction tree, as in
-// the paper and Drake (the natural next step for large scenes); CHOLMOD (SuiteSparse is not
-// installed in the build image).
+//     size is at most `dense_threshold` (tiny problems, where block bookkeeping costs more
+//     than it saves);
+//   - block-sparse Cholesky on the clique graph otherwise (block_cholesky.h): minimum-degree
+//     order, symbolic analysis reused while the contact graph does not change, numeric
+//     factorization on the clique blocks.
+// Both paths are allocation-free once their buffers have grown to the largest problem seen.
+// Assembly writes each constraint's J_a^T G J_b straight into the stored block, computing
+// G J_b once per clique of the constraint.
 
+#include <array>
 #include <vector>
 
 #include <Eigen/Dense>
-#include <Eigen/SparseCholesky>
 
+#include "engine/solver/block_cholesky.h"
 #include "engine/solver/contact_problem.h"
 
 namespace csim::solver {
@@ -28,7 +30,7 @@ class NewtonSystem {
  public:
   /// Prepares for `problem`: reduced_offset[c] is the first reduced velocity of clique c, or
   /// -1 when the clique does not participate; num_reduced is the reduced size.
-  /// Chooses dense (num_reduced <= dense_threshold) or sparse storage.
+  /// Chooses dense (num_reduced <= dense_threshold) or block-sparse storage.
   void Setup(const ContactProblem& problem, const std::vector<int>& reduced_offset,
              int num_reduced, int dense_threshold);
 
@@ -44,26 +46,33 @@ class NewtonSystem {
   void Solve(Eigen::Ref<Eigen::VectorXd> x);
 
   bool dense() const { return dense_; }
+  /// Symbolic analyses of the block-sparse path so far (reuse shows as no increase).
+  int num_analyses() const { return block_.num_analyses(); }
 
  private:
   void AssembleDense(const double* G_data, const std::vector<int>& G_offset);
   void AssembleSparse(const double* G_data, const std::vector<int>& G_offset);
-  // Adds `block` (rows at reduced row0, cols at reduced col0) to the triplets, lower part only.
-  void AddLowerTriplets(const Eigen::Ref<const Eigen::MatrixXd>& block, int row0, int col0);
+  // Block-sparse setup: the clique graph, its analysis and every constraint's slots.
+  void SetupSparse();
   // Scratch view of size rows x cols.
   Eigen::Map<Eigen::MatrixXd> Scratch(std::vector<double>* buffer, int rows, int cols);
+  // Adds `block` (rows(a) x cols(b) of H) at `slot`, transposing if the slot says so.
+  void AddAt(BlockCholesky::Slot slot, const Eigen::Ref<const Eigen::MatrixXd>& Ja,
+             const Eigen::Map<Eigen::MatrixXd>& GJb, int ma, int mb);
 
   const ContactProblem* problem_ = nullptr;
   const std::vector<int>* reduced_offset_ = nullptr;
   int n_ = 0;
   bool dense_ = true;
   std::vector<double> H_;        // dense H, n x n column-major, factorized in place
-  std::vector<double> GJ_;       // scratch n_k x m_c
-  std::vector<double> block_;    // scratch m_a x m_b
-  std::vector<Eigen::Triplet<double>> triplets_;
-  Eigen::SparseMatrix<double> H_sparse_;
-  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> sparse_llt_;
-  bool sparse_analyzed_ = false;
+  std::vector<double> GJ_[2];    // scratch n_k x m_c, per clique of a constraint
+  // Block-sparse path: node = participating clique in problem order.
+  BlockCholesky block_;
+  std::vector<int> node_of_clique_;            // -1 if not participating
+  std::vector<int> node_size_, node_offset_;   // per node: clique size, reduced offset
+  std::vector<std::pair<int, int>> edges_;     // node pairs coupled by a constraint
+  std::vector<BlockCholesky::Slot> diagonal_slot_;         // per node
+  std::vector<std::array<BlockCholesky::Slot, 3>> slots_;  // per constraint: aa, bb, ab
 };
 
 }  // namespace csim::solver

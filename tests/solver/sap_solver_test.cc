@@ -350,6 +350,7 @@ TEST_CASE("SAP solver: dense and sparse Newton systems agree", "[solver]") {
     dense_pizza.tau[3] = sparse_pizza.tau[3] = 40.0;
     SapSolverParameters p;
     p.line_search = ls;
+    p.dense_threshold = 1000;
     SapSolver dense_solver(p);
     p.dense_threshold = 0;
     SapSolver sparse_solver(p);

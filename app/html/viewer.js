@@ -189,6 +189,13 @@
       var object = shapeObject(g, i, owner >= 0 ? bodyColor(owner) : kWorldColor);
       (owner >= 0 ? bodyNodes[owner] : scene).add(placeGeometry(object, g, i));
     }
+    // A body without geometry (or a file written before /model/geometry existed) still
+    // shows where it is: a small sphere at its frame origin.
+    for (b = 0; b < nb; ++b) {
+      if (g.body.indexOf(b) >= 0) continue;
+      bodyNodes[b].add(new THREE.Mesh(new THREE.SphereBufferGeometry(0.03 * bounds.radius, 16, 8),
+                                      material(bodyColor(b), true)));
+    }
     addReferences(bounds);
     camera = new THREE.PerspectiveCamera(40, viewWidth() / viewHeight(),
                                          bounds.radius / 100, bounds.radius * 100);
@@ -444,6 +451,9 @@
     buildStateElement();
     buildPanel();
     if (nf === 0) { message('The file holds no recorded rows yet.'); render(); return; }
+    if (data.geometry.body.length === 0 && nb > 0)
+      message('The file has no /model/geometry (written by an older csim): bodies are drawn ' +
+              'as small spheres at their frame origins.');
     if (!applyHash()) { showFrame(0); setPlaying(true); }
   }
 

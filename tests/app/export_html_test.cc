@@ -377,6 +377,23 @@ TEST_CASE("export-html: frames are decimated to the budget", "[html]") {
   }
 }
 
+TEST_CASE("export-html: a file without /model/geometry still exports", "[html]") {
+  // Files written before the geometry extension: bodies become markers in the page.
+  TempDir dir;
+  std::ofstream(dir / "box.yaml") << kScene;
+  const std::string h5 = dir / "old.h5";
+  REQUIRE(Csim({"run", dir / "box.yaml", "-o", h5, "-q", "--duration", "0.05"}, dir).status == 0);
+  {
+    csim::io::Hdf5File file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadWrite);
+    REQUIRE(H5Ldelete(file.id(), "/model/geometry", H5P_DEFAULT) >= 0);
+    file.Close();
+  }
+  const Outcome o = Csim({"export-html", h5, "-o", dir / "old.html"}, dir);
+  INFO(o.err);
+  CHECK(o.status == 0);
+  CHECK(ReadText(dir / "old.html").find("\"geometry\":{\"body\":[],") != std::string::npos);
+}
+
 TEST_CASE("export-html: I/O errors exit 4 and leave no page", "[html]") {
   TempDir dir;
   SECTION("missing input") {

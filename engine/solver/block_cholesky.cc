@@ -47,6 +47,7 @@ bool BlockCholesky::Analyze(const std::vector<int>& block_size, const std::vecto
     return false;  // same pattern: the symbolic analysis still holds
   size_ = block_size;
   node_offset_ = node_offset;
+  all_six_ = std::all_of(size_.begin(), size_.end(), [](int m) { return m == 6; });
   edges_ = edges_in_;  // copy, not swap: both keep their capacity
   Order();
   LayOut();
@@ -145,7 +146,31 @@ BlockCholesky::Slot BlockCholesky::Find(int a, int b) const {
 
 void BlockCholesky::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }
 
+bool BlockCholesky::FactorSix() {
+  using Matrix6 = Eigen::Matrix<double, 6, 6>;
+  using Map6 = Eigen::Map<Matrix6>;
+  double* v = values_.data();
+  for (int p = 0; p < num_nodes(); ++p) {
+    const int first = column_start_[p], last = column_start_[p + 1];
+    Map6 L_pp(v + block_offset_[first]);
+    const Eigen::LLT<Matrix6> llt(L_pp);  // fixed size: on the stack
+    if (llt.info() != Eigen::Success) return false;
+    L_pp = llt.matrixLLT();
+    const auto L = L_pp.triangularView<Eigen::Lower>();
+    for (int b = first + 1; b < last; ++b) {
+      Map6 L_rp(v + block_offset_[b]);
+      L.transpose().solveInPlace<Eigen::OnTheRight>(L_rp);
+    }
+    for (int u = update_start_[p]; u < update_start_[p + 1]; ++u) {
+      const auto& [i, j, target] = update_[u];
+      Map6(v + target).noalias() -= Map6(v + block_offset_[i]) * Map6(v + block_offset_[j]).transpose();
+    }
+  }
+  return true;
+}
+
 bool BlockCholesky::Factor() {
+  if (all_six_) return FactorSix();
   double* v = values_.data();
   for (int p = 0; p < num_nodes(); ++p) {
     const int m = size_[order_[p]];

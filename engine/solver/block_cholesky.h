@@ -13,7 +13,8 @@
 //     contact graph did not change pays nothing, and all storage keeps its capacity, so a
 //     pattern no larger than one seen before does not allocate.
 //   - Factor: right-looking block Cholesky over the precomputed update list; dense kernels
-//     on the (small) blocks through Eigen maps of the flat storage: no allocation.
+//     on the (small) blocks through Eigen maps of the flat storage: no allocation. When
+//     every block is 6 x 6 (scenes of free bodies) fixed-size kernels are used (unrolled).
 //   - Solve: block forward and backward substitution in elimination order.
 // Alternatives measured or rejected: Eigen::SimplicialLLT (scalar, allocates temporaries
 // and redoes the symbolic analysis each solve: 10-50x slower on the clutter scenes);
@@ -67,6 +68,8 @@ class BlockCholesky {
   int num_analyses() const { return num_analyses_; }
 
  private:
+  // Factor() when every block is 6 x 6 (free bodies): fixed-size kernels.
+  bool FactorSix();
   // Minimum-degree order; fills position_, order_ and every column's row list.
   void Order();
   // Block storage offsets and the Schur-update list from the row lists.
@@ -97,6 +100,7 @@ class BlockCholesky {
   std::vector<int> update_start_;
   std::vector<std::array<int, 3>> update_;
   int num_analyses_ = 0;
+  bool all_six_ = false;  // every node has 6 rows
 };
 
 }  // namespace csim::solver

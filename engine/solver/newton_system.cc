@@ -104,6 +104,36 @@ void NewtonSystem::AddAt(BlockCholesky::Slot slot, const Eigen::Ref<const Eigen:
   }
 }
 
+// J_a^T G J_a, J_b^T G J_b and J_a^T G J_b of a contact (3 rows) between free bodies (6
+// velocities each) with fixed-size kernels; slots as in slots_.
+void NewtonSystem::AddContactBlocks(const ContactProblem& p, int k, const double* G_data) {
+  using Matrix36 = Eigen::Matrix<double, 3, 6>;
+  using Matrix6 = Eigen::Matrix<double, 6, 6>;
+  const ConstraintEntry& e = p.entry(k);
+  const Eigen::Map<const Eigen::Matrix3d> G(G_data);
+  const Eigen::Map<const Matrix36> Ja(p.jacobian(k, 0).data());
+  const Matrix36 GJa = G * Ja;
+  double* v = block_.data();
+  Eigen::Map<Matrix6>(v + slots_[k][0].offset).noalias() += Ja.transpose() * GJa;
+  if (e.num_cliques == 1) return;
+  const Eigen::Map<const Matrix36> Jb(p.jacobian(k, 1).data());
+  const Matrix36 GJb = G * Jb;
+  Eigen::Map<Matrix6>(v + slots_[k][1].offset).noalias() += Jb.transpose() * GJb;
+  if (slots_[k][2].transposed) {
+    Eigen::Map<Matrix6>(v + slots_[k][2].offset).noalias() += GJb.transpose() * Ja;
+  } else {
+    Eigen::Map<Matrix6>(v + slots_[k][2].offset).noalias() += Ja.transpose() * GJb;
+  }
+}
+
+bool NewtonSystem::IsFreeBodyContact(const ContactProblem& p, int k) {
+  const ConstraintEntry& e = p.entry(k);
+  if (e.num_rows != 3) return false;
+  for (int b = 0; b < e.num_cliques; ++b)
+    if (p.clique_size(e.clique[b]) != 6) return false;
+  return true;
+}
+
 void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& G_offset) {
   const ContactProblem& p = *problem_;
   block_.SetZero();
@@ -114,6 +144,10 @@ void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& 
     Map(block_.data() + diagonal_slot_[node].offset, m, m) += p.A(c);
   }
   for (int k = 0; k < p.num_constraints(); ++k) {
+    if (IsFreeBodyContact(p, k)) {
+      AddContactBlocks(p, k, G_data + G_offset[k]);
+      continue;
+    }
     const ConstraintEntry& e = p.entry(k);
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     const int ma = p.clique_size(e.clique[0]);

@@ -54,6 +54,10 @@ class NewtonSystem {
   void AssembleSparse(const double* G_data, const std::vector<int>& G_offset);
   // Block-sparse setup: the clique graph, its analysis and every constraint's slots.
   void SetupSparse();
+  // Fixed-size assembly of constraint k when IsFreeBodyContact(p, k).
+  void AddContactBlocks(const ContactProblem& p, int k, const double* G_data);
+  // Three rows on cliques of six velocities (a contact between free bodies).
+  static bool IsFreeBodyContact(const ContactProblem& p, int k);
   // Scratch view of size rows x cols.
   Eigen::Map<Eigen::MatrixXd> Scratch(std::vector<double>* buffer, int rows, int cols);
   // Adds `block` (rows(a) x cols(b) of H) at `slot`, transposing if the slot says so.

@@ -18,6 +18,11 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// A 3 x 6 Jacobian block (a contact on a free body, the common case) and a 6-vector:
+// fixed-size maps let Eigen unroll the products instead of calling its general kernels.
+using ContactBlockMap = Eigen::Map<const Eigen::Matrix<double, 3, 6>>;
+using Vector6Map = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
+
 bool AllFinite(const std::vector<double>& x, int n) {
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(x[i])) return false;
@@ -126,7 +131,12 @@ void SapSolver::CalcConstraintVelocities(const double* v, double* v_c) const {
     vc_k.setZero();
     for (int b = 0; b < e.num_cliques; ++b) {
       const int c = e.clique[b];
-      vc_k.noalias() += p.jacobian(k, b) * ConstVecMap(v + reduced_offset_[c], p.clique_size(c));
+      const double* v_c_b = v + reduced_offset_[c];
+      if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
+        vc_k.noalias() += ContactBlockMap(p.jacobian(k, b).data()) * Vector6Map(v_c_b);
+      } else {
+        vc_k.noalias() += p.jacobian(k, b) * ConstVecMap(v_c_b, p.clique_size(c));
+      }
     }
   }
 }
@@ -138,8 +148,14 @@ void SapSolver::AddJTransposeTimes(const double* gamma, double* out) const {
     const ConstVecMap gamma_k(gamma + e.row_offset, e.num_rows);
     for (int b = 0; b < e.num_cliques; ++b) {
       const int c = e.clique[b];
-      VecMap(out + reduced_offset_[c], p.clique_size(c)).noalias() +=
-          p.jacobian(k, b).transpose() * gamma_k;
+      double* out_b = out + reduced_offset_[c];
+      if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
+        Eigen::Map<Eigen::Matrix<double, 6, 1>>(out_b).noalias() +=
+            ContactBlockMap(p.jacobian(k, b).data()).transpose() *
+            Eigen::Map<const Eigen::Vector3d>(gamma + e.row_offset);
+      } else {
+        VecMap(out_b, p.clique_size(c)).noalias() += p.jacobian(k, b).transpose() * gamma_k;
+      }
     }
   }
 }

@@ -23,9 +23,10 @@ struct RandomPattern {
   int n = 0;  // scalar size
 };
 
-RandomPattern MakePattern(int nodes, int num_edges, std::mt19937& rng) {
+// Block sizes 1..6 at random, or all 6 (the fixed-size path of free bodies).
+RandomPattern MakePattern(int nodes, int num_edges, std::mt19937& rng, bool all_six = false) {
   RandomPattern p;
-  std::uniform_int_distribution<int> size(1, 6), node(0, nodes - 1);
+  std::uniform_int_distribution<int> size(all_six ? 6 : 1, 6), node(0, nodes - 1);
   for (int i = 0; i < nodes; ++i) {
     p.offset.push_back(p.n);
     p.size.push_back(size(rng));
@@ -75,7 +76,8 @@ TEST_CASE("block Cholesky solves like a dense Cholesky", "[solver][block_cholesk
   std::mt19937 rng(7);
   for (int trial = 0; trial < 40; ++trial) {
     const int nodes = 1 + trial % 25;
-    const RandomPattern p = MakePattern(nodes, nodes > 1 ? trial % (3 * nodes) : 0, rng);
+    const bool all_six = trial % 2 == 1;
+    const RandomPattern p = MakePattern(nodes, nodes > 1 ? trial % (3 * nodes) : 0, rng, all_six);
     const MatrixXd H = RandomBlockSpd(p, rng);
     BlockCholesky L;
     REQUIRE(L.Analyze(p.size, p.offset, p.edges));

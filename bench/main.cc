@@ -30,7 +30,12 @@ class MujocoSide {
 #ifdef CSIM_BENCH_HAVE_MUJOCO
     if (!o.mujoco) return;
     const MjcfOptions mjcf_options;
-    runner_ = std::make_unique<MujocoRunner>(WriteMjcf(scene.model, scene.settings, mjcf_options));
+    try {
+      runner_ = std::make_unique<MujocoRunner>(WriteMjcf(scene.model, scene.settings, mjcf_options));
+    } catch (const std::exception& e) {  // csim's figures are still worth having
+      std::printf("MuJoCo: not run on this configuration: %s\n", e.what());
+      return;
+    }
     budget_ = o.mujoco_budget;
     if (print_settings) std::printf("%s\n", MujocoSettingsLine(scene.settings, mjcf_options).c_str());
 #else

@@ -21,8 +21,10 @@ namespace csim::bench {
 struct MjcfOptions {
   int iterations = 100;       ///< Newton iterations per step (as csim's max_iterations)
   double tolerance = 1e-8;    ///< MuJoCo's default solver tolerance
-  /// Contact buffer sizes (MuJoCo 2.2.2 preallocates): per body.
-  int contacts_per_body = 60;
+  /// Contact buffer (MuJoCo 2.2.2 preallocates): contacts per body, 3 constraint rows
+  /// each. The clutter piles use about 2-3 per body; an overflow is reported by the runner.
+  /// Larger buffers make mj_makeData fail at 80+ bodies (its arena grows with njmax * nv).
+  int contacts_per_body = 16;
 };
 
 /// The MJCF document for `model` with `settings.time_step`.

@@ -146,11 +146,12 @@ BlockCholesky::Slot BlockCholesky::Find(int a, int b) const {
 
 void BlockCholesky::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }
 
-bool BlockCholesky::FactorSix() {
+bool BlockCholesky::FactorSix(const std::vector<char>* active) {
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
   using Map6 = Eigen::Map<Matrix6>;
   double* v = values_.data();
   for (int p = 0; p < num_nodes(); ++p) {
+    if (active != nullptr && !(*active)[order_[p]]) continue;
     const int first = column_start_[p], last = column_start_[p + 1];
     Map6 L_pp(v + block_offset_[first]);
     const Eigen::LLT<Matrix6> llt(L_pp);  // fixed size: on the stack
@@ -169,10 +170,11 @@ bool BlockCholesky::FactorSix() {
   return true;
 }
 
-bool BlockCholesky::Factor() {
-  if (all_six_) return FactorSix();
+bool BlockCholesky::Factor(const std::vector<char>* active) {
+  if (all_six_) return FactorSix(active);
   double* v = values_.data();
   for (int p = 0; p < num_nodes(); ++p) {
+    if (active != nullptr && !(*active)[order_[p]]) continue;
     const int m = size_[order_[p]];
     const int first = column_start_[p], last = column_start_[p + 1];
     Map L_pp(v + block_offset_[first], m, m);
@@ -194,11 +196,12 @@ bool BlockCholesky::Factor() {
   return true;
 }
 
-void BlockCholesky::Solve(double* x) const {
+void BlockCholesky::Solve(double* x, const std::vector<char>* active) const {
   const double* v = values_.data();
   const int n = num_nodes();
   // Forward: L y = x.
   for (int p = 0; p < n; ++p) {
+    if (active != nullptr && !(*active)[order_[p]]) continue;
     const int c = order_[p], m = size_[c];
     const int first = column_start_[p], last = column_start_[p + 1];
     VecMap x_p(x + node_offset_[c], m);
@@ -211,6 +214,7 @@ void BlockCholesky::Solve(double* x) const {
   }
   // Backward: L^T x = y.
   for (int p = n - 1; p >= 0; --p) {
+    if (active != nullptr && !(*active)[order_[p]]) continue;
     const int c = order_[p], m = size_[c];
     const int first = column_start_[p], last = column_start_[p + 1];
     VecMap x_p(x + node_offset_[c], m);

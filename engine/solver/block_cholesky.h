@@ -56,10 +56,14 @@ class BlockCholesky {
   double* data() { return values_.data(); }
 
   /// Factorizes the assembled H in place. Returns false if H is not positive definite.
-  bool Factor();
+  /// With `active` (per node), only the active nodes' columns are factorized: exact when
+  /// the active nodes are a union of connected components of the graph (islands), which
+  /// never exchange updates.
+  bool Factor(const std::vector<char>* active = nullptr);
 
-  /// Overwrites x (the node layout of Analyze) with H^{-1} x. Precondition: Factor() true.
-  void Solve(double* x) const;
+  /// Overwrites x (the node layout of Analyze) with H^{-1} x, on the active nodes only
+  /// (same mask as Factor; the other entries are left untouched). Precondition: Factor() true.
+  void Solve(double* x, const std::vector<char>* active = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(size_.size()); }
   /// Number of stored blocks (diagonal and off-diagonal, fill included).
@@ -69,7 +73,7 @@ class BlockCholesky {
 
  private:
   // Factor() when every block is 6 x 6 (free bodies): fixed-size kernels.
-  bool FactorSix();
+  bool FactorSix(const std::vector<char>* active);
   // Minimum-degree order; fills position_, order_ and every column's row list.
   void Order();
   // Block storage offsets and the Schur-update list from the row lists.

@@ -61,12 +61,21 @@ void NewtonSystem::SetupSparse() {
   }
 }
 
-void NewtonSystem::Assemble(const double* G_data, const std::vector<int>& G_offset) {
+void NewtonSystem::Assemble(const double* G_data, const std::vector<int>& G_offset,
+                            const std::vector<char>* active) {
   if (dense_) {
     AssembleDense(G_data, G_offset);
   } else {
-    AssembleSparse(G_data, G_offset);
+    AssembleSparse(G_data, G_offset, active);
   }
+}
+
+void NewtonSystem::SetActiveNodes(const std::vector<char>* active) {
+  const ContactProblem& p = *problem_;
+  node_active_.assign(node_size_.size(), 1);
+  if (active == nullptr) return;
+  for (int c = 0; c < p.num_cliques(); ++c)
+    if (node_of_clique_[c] >= 0) node_active_[node_of_clique_[c]] = (*active)[c];
 }
 
 void NewtonSystem::AssembleDense(const double* G_data, const std::vector<int>& G_offset) {
@@ -134,16 +143,18 @@ bool NewtonSystem::IsFreeBodyContact(const ContactProblem& p, int k) {
   return true;
 }
 
-void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& G_offset) {
+void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& G_offset,
+                                  const std::vector<char>* active) {
   const ContactProblem& p = *problem_;
   block_.SetZero();
   for (int c = 0; c < p.num_cliques(); ++c) {
     const int node = node_of_clique_[c];
-    if (node < 0) continue;
+    if (node < 0 || (active != nullptr && !(*active)[c])) continue;
     const int m = p.clique_size(c);
     Map(block_.data() + diagonal_slot_[node].offset, m, m) += p.A(c);
   }
   for (int k = 0; k < p.num_constraints(); ++k) {
+    if (active != nullptr && !(*active)[p.entry(k).clique[0]]) continue;  // island done
     if (IsFreeBodyContact(p, k)) {
       AddContactBlocks(p, k, G_data + G_offset[k]);
       continue;
@@ -163,16 +174,17 @@ void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& 
   }
 }
 
-bool NewtonSystem::Factor() {
+bool NewtonSystem::Factor(const std::vector<char>* active) {
   if (dense_) {
     Map H(H_.data(), n_, n_);
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(H);  // in place: H holds L afterwards
     return llt.info() == Eigen::Success;
   }
-  return block_.Factor();
+  SetActiveNodes(active);
+  return block_.Factor(&node_active_);
 }
 
-void NewtonSystem::Solve(Eigen::Ref<Eigen::VectorXd> x) {
+void NewtonSystem::Solve(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>* active) {
   CSIM_CHECK(x.size() == n_);
   if (dense_) {
     const ConstMap L(H_.data(), n_, n_);
@@ -180,7 +192,8 @@ void NewtonSystem::Solve(Eigen::Ref<Eigen::VectorXd> x) {
     L.transpose().triangularView<Eigen::Upper>().solveInPlace(x);
     return;
   }
-  block_.Solve(x.data());
+  (void)active;  // node_active_ was set by Factor
+  block_.Solve(x.data(), &node_active_);
 }
 
 }  // namespace csim::solver

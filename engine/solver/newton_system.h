@@ -35,15 +35,26 @@ class NewtonSystem {
              int num_reduced, int dense_threshold);
 
   /// H = A + sum_k J_k^T G_k J_k, with G_k the n_k x n_k column-major block at
-  /// G_data + G_offset[k].
-  void Assemble(const double* G_data, const std::vector<int>& G_offset);
+  /// G_data + G_offset[k]. With `active` (per clique, nonzero = needed), the block path
+  /// assembles only the active cliques' blocks and the constraints whose cliques are active
+  /// (the active cliques must be a union of islands); the dense path ignores it.
+  void Assemble(const double* G_data, const std::vector<int>& G_offset,
+                const std::vector<char>* active = nullptr);
 
-  /// Cholesky factorization of the assembled H. Returns false on failure (H not SPD, e.g.
-  /// non-finite entries).
-  bool Factor();
+  /// Cholesky factorization of the assembled H (of its active part). Returns false on
+  /// failure (H not SPD, e.g. non-finite entries).
+  bool Factor(const std::vector<char>* active = nullptr);
 
-  /// Overwrites x (num_reduced) with H^{-1} x. Precondition: Factor() returned true.
-  void Solve(Eigen::Ref<Eigen::VectorXd> x);
+  /// Overwrites x (num_reduced) with H^{-1} x on the active part (other entries: untouched
+  /// on the block path, H^{-1} x of the whole H on the dense path). Precondition: Factor()
+  /// returned true with the same `active`.
+  void Solve(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>* active = nullptr);
+
+  /// Overloads taking the mask by reference.
+  void Assemble(const double* G_data, const std::vector<int>& G_offset,
+                const std::vector<char>& active) { Assemble(G_data, G_offset, &active); }
+  bool Factor(const std::vector<char>& active) { return Factor(&active); }
+  void Solve(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>& active) { Solve(x, &active); }
 
   bool dense() const { return dense_; }
   /// Symbolic analyses of the block-sparse path so far (reuse shows as no increase).
@@ -51,7 +62,10 @@ class NewtonSystem {
 
  private:
   void AssembleDense(const double* G_data, const std::vector<int>& G_offset);
-  void AssembleSparse(const double* G_data, const std::vector<int>& G_offset);
+  void AssembleSparse(const double* G_data, const std::vector<int>& G_offset,
+                      const std::vector<char>* active);
+  // node_active_ from a per-clique mask (all active when null).
+  void SetActiveNodes(const std::vector<char>* active);
   // Block-sparse setup: the clique graph, its analysis and every constraint's slots.
   void SetupSparse();
   // Fixed-size assembly of constraint k when IsFreeBodyContact(p, k).
@@ -77,6 +91,7 @@ class NewtonSystem {
   std::vector<std::pair<int, int>> edges_;     // node pairs coupled by a constraint
   std::vector<BlockCholesky::Slot> diagonal_slot_;         // per node
   std::vector<std::array<BlockCholesky::Slot, 3>> slots_;  // per constraint: aa, bb, ab
+  std::vector<char> node_active_;              // per node, for Factor/Solve
 };
 
 }  // namespace csim::solver

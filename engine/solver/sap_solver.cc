@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/common/check.h"
+#include "engine/solver/islands.h"
 #include "engine/solver/line_search.h"
 
 namespace csim::solver {
@@ -60,13 +61,16 @@ const char* SapTerminationName(SapTermination t) {
 //   ell''(alpha) = dv^T A dv + sum_k (J_k dv)^T G_k(alpha) (J_k dv)
 class SapSolver::AlongDirection final : public LineSearchFunction {
  public:
-  AlongDirection(SapSolver& s, double c1, double a2) : s_(s), c1_(c1), a2_(a2) {}
+  // Along dv on island `island`, whose ell_A(0) is ell_A.
+  AlongDirection(SapSolver& s, int island, double ell_A, double c1, double a2)
+      : s_(s), island_(island), ell_A_(ell_A), c1_(c1), a2_(a2) {}
 
   void Eval(double alpha, double* ell, double* d1, double* d2) override {
     const ContactProblem& p = *s_.problem_;
+    const Islands& is = s_.islands_;
     double cost = 0.0, dvc_gamma = 0.0, dvc_G_dvc = 0.0;
-    for (int k = 0; k < p.num_constraints(); ++k) {
-      const ConstraintEntry& e = p.entry(k);
+    for (int q = is.constraint_start[island_]; q < is.constraint_start[island_ + 1]; ++q) {
+      const ConstraintEntry& e = p.entry(is.constraints[q]);
       const int r = e.row_offset, n = e.num_rows;
       for (int i = r; i < r + n; ++i) s_.vc_trial_[i] = s_.vc_[i] + alpha * s_.dvc_[i];
       double* G = d2 != nullptr ? s_.G_trial_.data() : nullptr;
@@ -75,15 +79,17 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
       dvc_gamma += dvc.dot(ConstVecMap(&s_.gamma_trial_[r], n));
       if (G != nullptr) dvc_G_dvc += QuadraticForm(G, &s_.dvc_[r], n);
     }
-    *ell = s_.ell_A_ + alpha * c1_ + 0.5 * alpha * alpha * a2_ + cost;
+    *ell = ell_A_ + alpha * c1_ + 0.5 * alpha * alpha * a2_ + cost;
     *d1 = c1_ + alpha * a2_ - dvc_gamma;
     if (d2 != nullptr) *d2 = a2_ + dvc_G_dvc;
   }
 
  private:
   SapSolver& s_;
-  double c1_;  // dv^T A (v - v*)
-  double a2_;  // dv^T A dv
+  int island_;
+  double ell_A_;  // 1/2 ||v - v*||_A^2 on the island
+  double c1_;     // dv^T A (v - v*)
+  double a2_;     // dv^T A dv
 };
 
 SapSolver::SapSolver(const SapSolverParameters& parameters) : parameters_(parameters) {}
@@ -119,118 +125,138 @@ void SapSolver::Setup(const ContactProblem& problem) {
     VecMap(&v_star_[o], m) = problem.v_star().segment(problem.clique_offset(c), m);
     VecMap(&D_[o], m) = problem.A(c).diagonal().cwiseSqrt().cwiseInverse();
   }
-  MultiplyByA(v_star_.data(), A_v_star_.data());
+  for (int c = 0; c < problem.num_cliques(); ++c)
+    if (reduced_offset_[c] >= 0) MultiplyByA(c, v_star_.data(), A_v_star_.data());
   newton_.Setup(problem, reduced_offset_, nr_, parameters_.dense_threshold);
 }
 
-void SapSolver::CalcConstraintVelocities(const double* v, double* v_c) const {
+void SapSolver::ConstraintVelocity(int k, const double* v, double* v_c) const {
   const ContactProblem& p = *problem_;
-  for (int k = 0; k < p.num_constraints(); ++k) {
-    const ConstraintEntry& e = p.entry(k);
-    VecMap vc_k(v_c + e.row_offset, e.num_rows);
-    vc_k.setZero();
-    for (int b = 0; b < e.num_cliques; ++b) {
-      const int c = e.clique[b];
-      const double* v_c_b = v + reduced_offset_[c];
-      if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
-        vc_k.noalias() += ContactBlockMap(p.jacobian(k, b).data()) * Vector6Map(v_c_b);
-      } else {
-        vc_k.noalias() += p.jacobian(k, b) * ConstVecMap(v_c_b, p.clique_size(c));
-      }
+  const ConstraintEntry& e = p.entry(k);
+  VecMap vc_k(v_c + e.row_offset, e.num_rows);
+  vc_k.setZero();
+  for (int b = 0; b < e.num_cliques; ++b) {
+    const int c = e.clique[b];
+    const double* v_c_b = v + reduced_offset_[c];
+    if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
+      vc_k.noalias() += ContactBlockMap(p.jacobian(k, b).data()) * Vector6Map(v_c_b);
+    } else {
+      vc_k.noalias() += p.jacobian(k, b) * ConstVecMap(v_c_b, p.clique_size(c));
     }
   }
 }
 
-void SapSolver::AddJTransposeTimes(const double* gamma, double* out) const {
+void SapSolver::AddJTransposeTimes(int k, const double* gamma, double* out) const {
   const ContactProblem& p = *problem_;
-  for (int k = 0; k < p.num_constraints(); ++k) {
-    const ConstraintEntry& e = p.entry(k);
-    const ConstVecMap gamma_k(gamma + e.row_offset, e.num_rows);
-    for (int b = 0; b < e.num_cliques; ++b) {
-      const int c = e.clique[b];
-      double* out_b = out + reduced_offset_[c];
-      if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
-        Eigen::Map<Eigen::Matrix<double, 6, 1>>(out_b).noalias() +=
-            ContactBlockMap(p.jacobian(k, b).data()).transpose() *
-            Eigen::Map<const Eigen::Vector3d>(gamma + e.row_offset);
-      } else {
-        VecMap(out_b, p.clique_size(c)).noalias() += p.jacobian(k, b).transpose() * gamma_k;
-      }
+  const ConstraintEntry& e = p.entry(k);
+  const ConstVecMap gamma_k(gamma + e.row_offset, e.num_rows);
+  for (int b = 0; b < e.num_cliques; ++b) {
+    const int c = e.clique[b];
+    double* out_b = out + reduced_offset_[c];
+    if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
+      Eigen::Map<Eigen::Matrix<double, 6, 1>>(out_b).noalias() +=
+          ContactBlockMap(p.jacobian(k, b).data()).transpose() *
+          Eigen::Map<const Eigen::Vector3d>(gamma + e.row_offset);
+    } else {
+      VecMap(out_b, p.clique_size(c)).noalias() += p.jacobian(k, b).transpose() * gamma_k;
     }
   }
 }
 
-void SapSolver::MultiplyByA(const double* x, double* out) const {
-  const ContactProblem& p = *problem_;
-  for (int c = 0; c < p.num_cliques(); ++c) {
-    const int o = reduced_offset_[c], m = p.clique_size(c);
-    if (o < 0) continue;
-    VecMap(out + o, m).noalias() = p.A(c) * ConstVecMap(x + o, m);
-  }
+void SapSolver::MultiplyByA(int c, const double* x, double* out) const {
+  const int o = reduced_offset_[c], m = problem_->clique_size(c);
+  VecMap(out + o, m).noalias() = problem_->A(c) * ConstVecMap(x + o, m);
 }
 
-double SapSolver::EvalAt(bool with_hessian) {
+void SapSolver::EvalIsland(int i) {
   const ContactProblem& p = *problem_;
-  CalcConstraintVelocities(v_.data(), vc_.data());
+  const Islands& is = islands_;
+  IslandState& s = island_[i];
   double cost = 0.0;
-  for (int k = 0; k < p.num_constraints(); ++k) {
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+    const int k = is.constraints[q];
     const ConstraintEntry& e = p.entry(k);
-    double* G = with_hessian ? &G_[G_offset_[k]] : nullptr;
-    cost += e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], G);
+    ConstraintVelocity(k, v_.data(), vc_.data());
+    cost += e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]]);
   }
   // p = A v, j_c = J^T gamma, grad = A (v - v*) - J^T gamma (math.md §2.6).
-  MultiplyByA(v_.data(), p_.data());
-  VecMap(jc_.data(), nr_).setZero();
-  AddJTransposeTimes(gamma_.data(), jc_.data());
-  const ConstVecMap v(v_.data(), nr_), v_star(v_star_.data(), nr_);
-  const ConstVecMap p_v(p_.data(), nr_), A_v_star(A_v_star_.data(), nr_);
-  VecMap(grad_.data(), nr_) = p_v - A_v_star - ConstVecMap(jc_.data(), nr_);
-  ell_A_ = 0.5 * (v - v_star).dot(p_v - A_v_star);
-  return ell_A_ + cost;
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q];
+    MultiplyByA(c, v_.data(), p_.data());
+    VecMap(&jc_[reduced_offset_[c]], p.clique_size(c)).setZero();
+  }
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q)
+    AddJTransposeTimes(is.constraints[q], gamma_.data(), jc_.data());
+  s.ell_A = s.g2 = s.p2 = s.j2 = 0.0;
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q], o = reduced_offset_[c], m = p.clique_size(c);
+    const ConstVecMap v(&v_[o], m), v_star(&v_star_[o], m), p_v(&p_[o], m);
+    const ConstVecMap A_v_star(&A_v_star_[o], m), j_c(&jc_[o], m), D(&D_[o], m);
+    VecMap grad(&grad_[o], m);
+    grad = p_v - A_v_star - j_c;
+    s.ell_A += 0.5 * (v - v_star).dot(p_v - A_v_star);
+    // Squared norms of SAP eq. 26 with D = diag(A)^{-1/2} (math.md §4.2).
+    s.g2 += D.cwiseProduct(grad).squaredNorm();
+    s.p2 += D.cwiseProduct(p_v).squaredNorm();
+    s.j2 += D.cwiseProduct(j_c).squaredNorm();
+  }
+  s.ell = s.ell_A + cost;
 }
 
-bool SapSolver::Optimal(double* momentum_error) const {
-  // SAP eq. 25-26 and eq. 32 with D = diag(A)^{-1/2}.
-  const ConstVecMap D(D_.data(), nr_);
-  const double g = D.cwiseProduct(ConstVecMap(grad_.data(), nr_)).norm();
-  const double p = D.cwiseProduct(ConstVecMap(p_.data(), nr_)).norm();
-  const double j = D.cwiseProduct(ConstVecMap(jc_.data(), nr_)).norm();
-  const double scale = std::max(p, j);
-  *momentum_error = scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
-  return g <= parameters_.absolute_tolerance + parameters_.relative_tolerance * scale;
+bool SapSolver::IslandOptimal(const IslandState& s) const {
+  // SAP eq. 26 on the island, with the tolerances split so that every island passing
+  // implies the whole problem passes (see the top of sap_solver.h).
+  return std::sqrt(s.g2) <= island_absolute_tolerance_ +
+                                island_relative_tolerance_ * std::sqrt(std::max(s.p2, s.j2));
+}
+
+double SapSolver::MomentumError() const {
+  // SAP eq. 32 over every participating velocity, from the islands' latest evaluations.
+  double g2 = 0.0, p2 = 0.0, j2 = 0.0;
+  for (const IslandState& s : island_) g2 += s.g2, p2 += s.p2, j2 += s.j2;
+  const double g = std::sqrt(g2), scale = std::sqrt(std::max(p2, j2));
+  return scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
 }
 
 bool SapSolver::ComputeSearchDirection(SapSolverStats* stats) {
   Clock::time_point start = Clock::now();
-  newton_.Assemble(G_.data(), G_offset_);
+  newton_.Assemble(G_.data(), G_offset_, active_clique_);
   stats->assembly_seconds += SecondsSince(start);
   start = Clock::now();
-  const bool ok = newton_.Factor();
+  const bool ok = newton_.Factor(active_clique_);
   if (ok) {
     VecMap dv(dv_.data(), nr_);
     dv = -ConstVecMap(grad_.data(), nr_);
-    newton_.Solve(dv);  // dv = -H^{-1} grad
+    newton_.Solve(dv, active_clique_);  // dv = -H^{-1} grad on the active islands
   }
   stats->factorization_seconds += SecondsSince(start);
   return ok && AllFinite(dv_, nr_);
 }
 
-bool SapSolver::LineSearch(double ell, SapSolverStats* stats, double* alpha, const char** why) {
+bool SapSolver::LineSearch(int i, SapSolverStats* stats, double* alpha, const char** why) {
   const Clock::time_point start = Clock::now();
-  CalcConstraintVelocities(dv_.data(), dvc_.data());
-  MultiplyByA(dv_.data(), A_dv_.data());
-  const ConstVecMap dv(dv_.data(), nr_), A_dv(A_dv_.data(), nr_);
-  const double a2 = dv.dot(A_dv);
-  // dv^T A (v - v*) = dv^T (p - A v*) (A symmetric).
-  const double c1 = dv.dot(ConstVecMap(p_.data(), nr_) - ConstVecMap(A_v_star_.data(), nr_));
-  const double d1_0 = dv.dot(ConstVecMap(grad_.data(), nr_));
-  AlongDirection along(*this, c1, a2);
-  const SapSolverParameters& p = parameters_;
+  const ContactProblem& p = *problem_;
+  const Islands& is = islands_;
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q)
+    ConstraintVelocity(is.constraints[q], dv_.data(), dvc_.data());
+  double a2 = 0.0, c1 = 0.0, d1_0 = 0.0;
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q], o = reduced_offset_[c], m = p.clique_size(c);
+    MultiplyByA(c, dv_.data(), A_dv_.data());
+    const ConstVecMap dv(&dv_[o], m);
+    a2 += dv.dot(ConstVecMap(&A_dv_[o], m));
+    // dv^T A (v - v*) = dv^T (p - A v*) (A symmetric).
+    c1 += dv.dot(ConstVecMap(&p_[o], m) - ConstVecMap(&A_v_star_[o], m));
+    d1_0 += dv.dot(ConstVecMap(&grad_[o], m));
+  }
+  const IslandState& s = island_[i];
+  AlongDirection along(*this, i, s.ell_A, c1, a2);
+  const SapSolverParameters& sp = parameters_;
   const LineSearchResult r =
-      p.line_search == SapLineSearch::kExact
-          ? ExactLineSearch(along, ell, d1_0, p.exact, p.cost_absolute_tolerance,
-                            p.cost_relative_tolerance)
-          : BacktrackingLineSearch(along, ell, d1_0, p.backtracking, p.relative_slop);
+      sp.line_search == SapLineSearch::kExact
+          ? ExactLineSearch(along, s.ell, d1_0, sp.exact, sp.cost_absolute_tolerance,
+                            sp.cost_relative_tolerance)
+          : BacktrackingLineSearch(along, s.ell, d1_0, sp.backtracking, sp.relative_slop);
   stats->line_search_iterations += r.evaluations;
   stats->line_search_seconds += SecondsSince(start);
   *alpha = r.alpha;
@@ -287,6 +313,71 @@ void SapSolver::LoadGuess(const Eigen::Ref<const Eigen::VectorXd>& v_guess) {
   }
 }
 
+void SapSolver::SetupIslands() {
+  FindIslands(*problem_, reduced_offset_, &islands_);
+  const int K = islands_.num_islands;
+  island_.assign(K, IslandState{});
+  active_clique_.assign(problem_->num_cliques(), 0);
+  for (int c : islands_.cliques) active_clique_[c] = 1;
+  // One island: exactly SAP eq. 26. K > 1: ||D g_i|| <= eps_a / sqrt(K) + eps_r / sqrt(2)
+  // max(||D p_i||, ||D j_i||) on every island implies, by Minkowski's inequality and
+  // sum_i max(P_i, J_i)^2 <= ||D p||^2 + ||D j||^2 <= 2 max(||D p||, ||D j||)^2,
+  // ||D g|| <= eps_a + eps_r max(||D p||, ||D j||): the same bound, never looser.
+  const double eps_a = parameters_.absolute_tolerance, eps_r = parameters_.relative_tolerance;
+  island_absolute_tolerance_ = K > 1 ? eps_a / std::sqrt(static_cast<double>(K)) : eps_a;
+  island_relative_tolerance_ = K > 1 ? eps_r / std::sqrt(2.0) : eps_r;
+}
+
+bool SapSolver::UpdateActiveIslands(int* num_active, bool* non_finite) {
+  *num_active = 0;
+  *non_finite = false;
+  for (int i = 0; i < islands_.num_islands; ++i) {
+    IslandState& s = island_[i];
+    if (!s.active) continue;
+    EvalIsland(i);
+    if (!std::isfinite(s.ell) || !std::isfinite(s.g2)) {
+      *non_finite = true;
+      return false;
+    }
+    // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1).
+    if (IslandOptimal(s)) {
+      s.active = false;
+      s.stop = SapTermination::kOptimality;
+    } else if (s.iterations > 0 && CostStagnated(s.ell, s.ell_prev, s.alpha_prev)) {
+      s.active = false;
+      s.stop = SapTermination::kCostStagnation;
+    } else {
+      ++*num_active;
+    }
+    if (!s.active)
+      for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q)
+        active_clique_[islands_.cliques[q]] = 0;
+  }
+  return true;
+}
+
+SapTermination SapSolver::FinalTermination() const {
+  for (const IslandState& s : island_)
+    if (s.stop != SapTermination::kOptimality) return s.stop;
+  return SapTermination::kOptimality;
+}
+
+void SapSolver::FinishStats(SapSolverStats* stats) const {
+  stats->cost = 0.0;
+  for (const IslandState& s : island_) stats->cost += s.ell;
+  stats->momentum_error = MomentumError();
+  stats->num_islands = islands_.num_islands;
+  // Island iterations weighted by the island's share of the participating velocities.
+  double weighted = 0.0;
+  for (int i = 0; i < islands_.num_islands; ++i) {
+    int m = 0;
+    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q)
+      m += problem_->clique_size(islands_.cliques[q]);
+    weighted += static_cast<double>(m) * island_[i].iterations;
+  }
+  stats->mean_island_iterations = nr_ > 0 ? weighted / nr_ : 0.0;
+}
+
 StepStatus SapSolver::Solve(const ContactProblem& problem,
                             const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                             SapSolverResult* result) {
@@ -298,30 +389,41 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
   for (int c = 0; c < problem.num_cliques(); ++c)
     stats.num_participating_cliques += reduced_offset_[c] >= 0;
   if (problem.num_constraints() == 0) return Finish(SapTermination::kNoConstraints, "", result);
-  double ell_prev = 0.0, alpha_prev = 0.0;
+  SetupIslands();
   for (int m = 0;; ++m) {
-    // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1).
-    const double ell = stats.cost = EvalAt(/*with_hessian=*/true);
-    const bool optimal = Optimal(&stats.momentum_error);
-    if (!std::isfinite(ell) || !AllFinite(grad_, nr_))
-      return Finish(SapTermination::kNonFinite, "cost or gradient", result);
-    if (optimal) return Finish(SapTermination::kOptimality, "", result);
-    if (m > 0 && CostStagnated(ell, ell_prev, alpha_prev))
-      return Finish(SapTermination::kCostStagnation, "", result);
+    int num_active = 0;
+    bool non_finite = false;
+    UpdateActiveIslands(&num_active, &non_finite);
+    FinishStats(&stats);
+    if (non_finite) return Finish(SapTermination::kNonFinite, "cost or gradient", result);
+    if (num_active == 0) return Finish(FinalTermination(), "", result);
     if (m >= parameters_.max_iterations)
       return Finish(SapTermination::kMaxIterations, "no convergence", result);
     if (!ComputeSearchDirection(&stats))
       return Finish(SapTermination::kNonFinite, "Hessian factorization", result);
-    if (!(ConstVecMap(dv_.data(), nr_).dot(ConstVecMap(grad_.data(), nr_)) < 0.0))
-      return Finish(SapTermination::kNotDescent, "ill-conditioned Newton system", result);
-    double alpha = 0.0;
-    const char* why = "";
-    if (!LineSearch(ell, &stats, &alpha, &why))
-      return Finish(SapTermination::kLineSearchFailed, why, result);
-    VecMap(v_.data(), nr_) += alpha * ConstVecMap(dv_.data(), nr_);  // v <- v + alpha dv
+    for (int i = 0; i < islands_.num_islands; ++i) {
+      IslandState& s = island_[i];
+      if (!s.active) continue;
+      double d1_0 = 0.0;
+      for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+        const int c = islands_.cliques[q], o = reduced_offset_[c], m_c = problem.clique_size(c);
+        d1_0 += ConstVecMap(&dv_[o], m_c).dot(ConstVecMap(&grad_[o], m_c));
+      }
+      if (!(d1_0 < 0.0))
+        return Finish(SapTermination::kNotDescent, "ill-conditioned Newton system", result);
+      double alpha = 0.0;
+      const char* why = "";
+      if (!LineSearch(i, &stats, &alpha, &why))
+        return Finish(SapTermination::kLineSearchFailed, why, result);
+      for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+        const int c = islands_.cliques[q], o = reduced_offset_[c], m_c = problem.clique_size(c);
+        VecMap(&v_[o], m_c) += alpha * ConstVecMap(&dv_[o], m_c);  // v <- v + alpha dv
+      }
+      ++s.iterations;
+      s.ell_prev = s.ell;
+      s.alpha_prev = alpha;
+    }
     ++stats.iterations;
-    ell_prev = ell;
-    alpha_prev = alpha;
   }
 }
 

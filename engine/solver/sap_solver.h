@@ -6,6 +6,16 @@
 //   H        = A + J^T G J
 // over the cliques touched by constraints (the others get v = v* untouched).
 //
+// Islands (islands.h): cliques coupled by no chain of constraints are independent problems.
+// Each island runs its own Newton iterations and line searches and stops on its own; a
+// converged island costs nothing more. `iterations` counts Newton rounds until the last
+// island stopped (as for one problem). With one island everything below is literal; with
+// K > 1 islands each island must meet SAP eq. 26 with eps_a / sqrt(K) and eps_r / sqrt(2),
+// which implies SAP eq. 26 for the whole problem (proof in SetupIslands): the stopping
+// criterion is never looser than the global one. Results do not depend on how many other
+// islands a problem has (an island's arithmetic touches only its own data), except
+// through these two tolerances.
+//
 // Stopping (math.md §4.2, §4.3), checked before each factorization, so an optimal warm start
 // returns after zero iterations:
 //   optimality (SAP eq. 26): ||D grad|| <= eps_a + eps_r max(||D p||, ||D j_c||),
@@ -24,6 +34,7 @@
 
 #include "engine/common/step_status.h"
 #include "engine/solver/contact_problem.h"
+#include "engine/solver/islands.h"
 #include "engine/solver/newton_system.h"
 #include "engine/solver/sap_solver_parameters.h"
 
@@ -55,6 +66,10 @@ struct SapSolverStats {
   double cost = 0.0;               ///< ell_p at the returned v [J]
   int num_participating_cliques = 0;
   int num_participating_velocities = 0;
+  int num_islands = 0;                 ///< independent islands (islands.h)
+  /// Newton iterations per island weighted by its share of the participating velocities:
+  /// the work actually done, in units of whole-problem iterations (<= iterations).
+  double mean_island_iterations = 0.0;
   double assembly_seconds = 0.0;       ///< Hessian assembly, summed [s]
   double factorization_seconds = 0.0;  ///< Cholesky factorization and solve, summed [s]
   double line_search_seconds = 0.0;    ///< line searches, summed [s]
@@ -84,22 +99,42 @@ class SapSolver {
  private:
   class AlongDirection;
 
+  // Newton state of one island (islands.h).
+  struct IslandState {
+    bool active = true;            // still iterating
+    SapTermination stop = SapTermination::kOptimality;  // why it stopped
+    int iterations = 0;            // Newton updates of this island
+    double ell = 0.0, ell_A = 0.0; // cost and its 1/2 ||v - v*||_A^2 part [J]
+    double ell_prev = 0.0, alpha_prev = 0.0;  // for the cost criterion
+    double g2 = 0.0, p2 = 0.0, j2 = 0.0;      // ||D grad||^2, ||D p||^2, ||D j_c||^2
+  };
+
   // Finds participating cliques, reduced offsets and sizes all workspaces.
   void Setup(const ContactProblem& problem);
-  // v_c = J v for the reduced v (writes vc_).
-  void CalcConstraintVelocities(const double* v, double* v_c) const;
-  // out += J^T gamma (reduced).
-  void AddJTransposeTimes(const double* gamma, double* out) const;
-  // out = A x (reduced).
-  void MultiplyByA(const double* x, double* out) const;
-  // Cost, gamma, optionally G at v (reduced); fills grad, p, j_c norms.
-  double EvalAt(bool with_hessian);
-  // Stopping test on the current evaluation; sets the momentum error.
-  bool Optimal(double* momentum_error) const;
-  // Computes dv from the current G and gradient. Returns false if factorization fails.
+  // Islands of the problem, per-island state and tolerances.
+  void SetupIslands();
+  // v_c,k = J_k v for constraint k (reduced v; writes rows of v_c).
+  void ConstraintVelocity(int k, const double* v, double* v_c) const;
+  // out += J_k^T gamma_k (reduced).
+  void AddJTransposeTimes(int k, const double* gamma, double* out) const;
+  // out_c = A_c x_c for participating clique c (reduced).
+  void MultiplyByA(int c, const double* x, double* out) const;
+  // Cost, gamma, G, gradient and the norms of SAP eq. 26 of island i at v_.
+  void EvalIsland(int i);
+  // SAP eq. 26 on one island with the split tolerances.
+  bool IslandOptimal(const IslandState& s) const;
+  // Evaluates the active islands and retires the converged ones; false on non-finite.
+  bool UpdateActiveIslands(int* num_active, bool* non_finite);
+  // SAP eq. 32 over all participating velocities.
+  double MomentumError() const;
+  // kOptimality if every island met SAP eq. 26, else the cost criterion.
+  SapTermination FinalTermination() const;
+  // Cost, momentum error and island statistics into stats.
+  void FinishStats(SapSolverStats* stats) const;
+  // dv on the active islands from their G and gradient. False if factorization fails.
   bool ComputeSearchDirection(SapSolverStats* stats);
-  // Runs the configured line search along dv_; returns false and a reason on failure.
-  bool LineSearch(double ell, SapSolverStats* stats, double* alpha, const char** why);
+  // Runs the configured line search along dv_ on island i; false and a reason on failure.
+  bool LineSearch(int i, SapSolverStats* stats, double* alpha, const char** why);
   // Cost-stagnation criterion of math.md §4.3.
   bool CostStagnated(double ell, double ell_prev, double alpha_prev) const;
   // Copies the participating cliques' entries of v_guess into the reduced iterate.
@@ -114,10 +149,13 @@ class SapSolver {
   std::vector<int> G_offset_;        // per constraint, into G_
   int nr_ = 0;                       // reduced size
   int nc_ = 0;                       // constraint rows
+  Islands islands_;                  // of the current problem
+  std::vector<IslandState> island_;  // per island
+  std::vector<char> active_clique_;  // per clique: its island is still iterating
+  double island_absolute_tolerance_ = 0.0, island_relative_tolerance_ = 0.0;
   // Reduced workspaces (size nr_): iterate, free motion, gradient, A v, J^T gamma,
   // diag(A)^{-1/2}, search direction, A dv, A v*.
   std::vector<double> v_, v_star_, grad_, p_, jc_, D_, dv_, A_dv_, A_v_star_;
-  double ell_A_ = 0.0;               // 1/2 ||v - v*||_A^2 at the current evaluation [J]
   // Constraint-row workspaces (size nc_): J v, J dv, gamma, line-search trial v_c and gamma.
   std::vector<double> vc_, dvc_, gamma_, vc_trial_, gamma_trial_;
   std::vector<double> G_;            // stacked G blocks

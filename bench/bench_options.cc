@@ -41,8 +41,6 @@ BenchOptions ParseOptions(int argc, char** argv) {
   app.add_flag("--no-mujoco", no_mujoco, "csim only");
   app.add_option("--mujoco-budget", o.mujoco_budget,
                  "MuJoCo wall-time budget per configuration [s] (<= 0: none)");
-  app.add_option("--threads", o.threads, "csim threads for independent islands")
-      ->check(CLI::Range(1, 64));
   app.add_option("--csv", o.csv, "write one CSV row per configuration here");
   app.add_option("--python", o.python, "interpreter that runs the generator");
   app.add_option("--generator", o.generator, "path of tools/make_clutter.py");

@@ -26,7 +26,6 @@ struct BenchOptions {
   /// the ratio is taken over the steps both simulators took (MuJoCo 2.2.2 needs ~0.1 s per
   /// step on clutter-160). <= 0: no budget.
   double mujoco_budget = 120.0;
-  int threads = 1;           ///< csim worker threads for independent islands
   std::string csv;           ///< CSV output path ("" none)
   std::string python = "/usr/bin/python3";  ///< interpreter for the generator
   std::string generator;     ///< tools/make_clutter.py (default: in the source tree)

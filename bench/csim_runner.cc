@@ -9,7 +9,7 @@ namespace csim::bench {
 namespace {
 
 // The mapping sim::Simulate applies (engine/sim/simulate.cc), for the fields the scene sets.
-solver::SapSolverParameters SolverParameters(const sim::Settings& s, int threads) {
+solver::SapSolverParameters SolverParameters(const sim::Settings& s) {
   solver::SapSolverParameters p;
   p.relative_tolerance = s.solver.relative_tolerance;
   p.absolute_tolerance = s.solver.absolute_tolerance;
@@ -19,13 +19,12 @@ solver::SapSolverParameters SolverParameters(const sim::Settings& s, int threads
                       : solver::SapLineSearch::kBacktracking;
   p.near_rigid_threshold = s.near_rigid_threshold;
   p.stiction_sigma = s.stiction_sigma;
-  (void)threads;
   return p;
 }
 
 }  // namespace
 
-CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
+CsimRunner::CsimRunner(const io::LoadedScene& scene)
     : scene_(scene),
       theta_{scene.settings.integrator.theta, scene.settings.integrator.theta_q},
       contact_{scene.settings.near_rigid_threshold, scene.settings.stiction_sigma,
@@ -34,7 +33,7 @@ CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
       cws_(scene.model),
       state_{0.0, scene.model.InitialQ(), scene.model.InitialV()} {
   multibody::NormalizeQuaternions(scene.model, &state_.q);
-  cws_.solver.set_parameters(SolverParameters(scene.settings, threads));
+  cws_.solver.set_parameters(SolverParameters(scene.settings));
 }
 
 bool CsimRunner::Step(StepSample* sample) {
@@ -53,6 +52,8 @@ bool CsimRunner::Step(StepSample* sample) {
   const integrator::StepStats& s = cws_.stats;
   const solver::SapSolverStats& sap = cws_.result.stats;
   sample->iterations = s.iterations;
+  sample->island_iterations = s.num_constraints > 0 ? sap.mean_island_iterations : 0.0;
+  sample->islands = s.num_constraints > 0 ? sap.num_islands : 0;
   sample->contacts = s.num_constraints;
   sample->free_motion = s.free_motion_seconds;
   sample->collision = s.collision_seconds;
@@ -69,7 +70,7 @@ std::string CsimRunner::SettingsLine() const {
   const solver::SapSolverParameters& p = cws_.solver.parameters();
   char buffer[512];
   std::snprintf(buffer, sizeof buffer,
-                "csim: SAP, %s (theta %g, theta_q %g), dt %g s, eps_r %g, eps_a %g, "
+                "csim: SAP (block-sparse Cholesky, islands), %s (theta %g, theta_q %g), dt per configuration (first %g s), eps_r %g, eps_a %g, "
                 "%s line search, max %d iterations, contact margin %g m, near-rigid beta %g, "
                 "sigma %g, contact stiffness and tau_d from the scene",
                 s.integrator.name.c_str(), s.integrator.theta, s.integrator.theta_q,

@@ -13,9 +13,8 @@ namespace csim::bench {
 
 class CsimRunner {
  public:
-  /// Keeps a reference to `scene`, which must outlive the runner. threads: see
-  /// SapSolverParameters::threads.
-  CsimRunner(const io::LoadedScene& scene, int threads);
+  /// Keeps a reference to `scene`, which must outlive the runner.
+  explicit CsimRunner(const io::LoadedScene& scene);
 
   /// Advances one step. Returns false (and sets error()) when the step failed.
   bool Step(StepSample* sample);

@@ -103,7 +103,7 @@ std::string MujocoSettingsLine(const sim::Settings& s, const MjcfOptions& o) {
   char buffer[512];
   std::snprintf(buffer, sizeof buffer,
                 "MuJoCo 2.2.2: Newton solver, elliptic cones, condim 3, semi-implicit Euler, "
-                "dt %g s, tolerance %g, max %d iterations, default solref (0.02 1) and solimp "
+                "same dt as csim (first %g s), tolerance %g, max %d iterations, default solref (0.02 1) and solimp "
                 "(0.9 0.95 0.001), margin 0, friction 1 (max rule), same masses, inertias, "
                 "shapes and poses",
                 s.time_step, o.tolerance, o.iterations);

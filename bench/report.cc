@@ -51,6 +51,9 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
                r.scene_command.c_str(), r.settled_first, r.steps);
   if (r.csim_failed) std::fprintf(out, "  csim FAILED: %s\n", r.csim_error.c_str());
   PrintLine(out, "csim", r.csim_all, r.csim_settled, r.dt);
+  std::fprintf(out, "  csim islands per step %.1f / %.1f, size-weighted island iterations %.2f / %.2f "
+               "(all / settled)\n", r.csim_all.mean_islands, r.csim_settled.mean_islands,
+               r.csim_all.mean_island_iterations, r.csim_settled.mean_island_iterations);
   PrintSplit(out, "all", r.csim_all.mean);
   PrintSplit(out, "settled", r.csim_settled.mean);
   if (r.has_mujoco) {
@@ -90,7 +93,8 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "objects,walls,dt,steps,csim_ok,csim_ms_mean,csim_ms_median,csim_ms_max,"
                "csim_settled_ms_mean,csim_settled_ms_median,csim_iters_mean,"
                "csim_settled_iters_mean,csim_iters_max,csim_contacts_mean,"
-               "csim_settled_contacts_mean,csim_rtf,free_motion_ms,collision_ms,build_ms,"
+               "csim_settled_contacts_mean,csim_rtf,csim_islands_mean,"
+               "csim_island_iters_mean,csim_settled_island_iters_mean,free_motion_ms,collision_ms,build_ms,"
                "assembly_ms,factorization_ms,line_search_ms,solve_ms,mujoco_steps,"
                "mujoco_ms_mean,mujoco_ms_median,mujoco_settled_ms_mean,mujoco_iters_mean,"
                "mujoco_settled_iters_mean,mujoco_contacts_mean,csim_common_ms_mean,"
@@ -105,6 +109,8 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                  r.csim_settled.mean_iterations, r.csim_all.max_iterations,
                  r.csim_all.mean_contacts, r.csim_settled.mean_contacts,
                  RealTimeFactor(r.csim_all, r.dt));
+    std::fprintf(f, "%.2f,%.4f,%.4f,", r.csim_all.mean_islands, r.csim_all.mean_island_iterations,
+                 r.csim_settled.mean_island_iterations);
     std::fprintf(f, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,", Ms(m.free_motion), Ms(m.collision),
                  Ms(m.build), Ms(m.assembly), Ms(m.factorization), Ms(m.line_search),
                  Ms(m.solve));

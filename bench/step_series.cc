@@ -36,7 +36,7 @@ SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int l
   const double w = 1.0 / r.steps;
   std::vector<double> times;
   times.reserve(r.steps);
-  double iterations = 0.0, contacts = 0.0;
+  double iterations = 0.0, contacts = 0.0, island_iterations = 0.0, islands = 0.0;
   for (int i = first; i < last; ++i) {
     const StepSample& s = samples[i];
     times.push_back(s.seconds);
@@ -46,11 +46,15 @@ SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int l
     r.max_iterations = std::max(r.max_iterations, s.iterations);
     iterations += s.iterations;
     contacts += s.contacts;
+    island_iterations += s.island_iterations;
+    islands += s.islands;
   }
   r.mean_seconds = r.mean.seconds;
   r.median_seconds = Median(std::move(times));
   r.mean_iterations = iterations * w;
   r.mean_contacts = contacts * w;
+  r.mean_island_iterations = island_iterations * w;
+  r.mean_islands = islands * w;
   return r;
 }
 

@@ -9,7 +9,10 @@ namespace csim::bench {
 /// One step. Stage times are 0 when a simulator does not report them (MuJoCo).
 struct StepSample {
   double seconds = 0.0;        ///< wall time of the whole step [s]
-  int iterations = 0;          ///< Newton iterations of the contact solve
+  int iterations = 0;          ///< Newton iterations of the contact solve (csim: rounds
+                               ///< until the last island converged)
+  double island_iterations = 0.0;  ///< csim: island iterations weighted by island size
+  int islands = 0;             ///< csim: independent islands of the step
   int contacts = 0;            ///< contact points (csim: constraints) of the step
   double free_motion = 0.0;    ///< free motion v*, A [s]
   double collision = 0.0;      ///< broad and narrow phase [s]
@@ -27,6 +30,7 @@ struct SeriesSummary {
   double mean_iterations = 0.0;
   int max_iterations = 0;
   double mean_contacts = 0.0;
+  double mean_island_iterations = 0.0, mean_islands = 0.0;
   StepSample mean;             ///< every field averaged
   double total_seconds = 0.0;  ///< sum of the step times [s]
 };

@@ -24,6 +24,21 @@ std::string FormatNumber(double x) {
 
 // Evaluates M(q_theta), k(q_theta, v_theta) and m(v) for the candidate end velocity v.
 // Returns the scaled residual norm |D m| and sets *reference to |D M (v - v0)| + |D dt k|.
+// out = M x for block-diagonal M (one block per tree): O(sum of block sizes^2), not O(nv^2).
+void MultiplyByBlocks(const Eigen::MatrixXd& M, const std::vector<multibody::VelocityBlock>& blocks,
+                      const Eigen::VectorXd& x, Eigen::VectorXd* out) {
+  for (const multibody::VelocityBlock& b : blocks)
+    out->segment(b.start, b.size).noalias() = M.block(b.start, b.start, b.size, b.size) * x.segment(b.start, b.size);
+}
+
+// Solves A x = rhs in place, block by block.
+void SolveInPlace(StepWorkspace& ws, Eigen::VectorXd* rhs) {
+  for (size_t k = 0; k < ws.blocks.size(); ++k) {
+    auto segment = rhs->segment(ws.blocks[k].start, ws.blocks[k].size);
+    ws.A_llt[k].solveInPlace(segment);
+  }
+}
+
 double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
                         const State& s0, const Eigen::VectorXd& v, StepWorkspace& ws,
                         double* reference) {
@@ -39,9 +54,9 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   ws.scale = ws.mb.M.diagonal().cwiseSqrt().cwiseInverse();
   // Momenta M v and M v0 set the scale: round-off in m is relative to them, not to the
   // (possibly tiny) change M (v - v0).
-  ws.work.noalias() = ws.mb.M * v;
+  MultiplyByBlocks(ws.mb.M, ws.blocks, v, &ws.work);
   *reference = ws.work.cwiseProduct(ws.scale).norm();
-  ws.residual.noalias() = ws.mb.M * s0.v;
+  MultiplyByBlocks(ws.mb.M, ws.blocks, s0.v, &ws.residual);
   *reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
   ws.residual = ws.work - ws.residual - dt * ws.k;
   return ws.residual.cwiseProduct(ws.scale).norm();
@@ -50,10 +65,16 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
 // A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: math.md 1.5), and
 // its Cholesky factor. M is the one of the last evaluation.
 bool FactorLinearizedDynamics(const ThetaParameters& p, double dt, StepWorkspace& ws) {
-  ws.A = ws.mb.M;
-  ws.A.diagonal() += (dt * dt * p.theta * p.theta_q) * ws.K_diag + (dt * p.theta) * ws.D_diag;
-  ws.A_llt.compute(ws.A);
-  return ws.A_llt.info() == Eigen::Success;
+  for (size_t k = 0; k < ws.blocks.size(); ++k) {
+    const multibody::VelocityBlock& b = ws.blocks[k];
+    auto A = ws.A.block(b.start, b.start, b.size, b.size);
+    A = ws.mb.M.block(b.start, b.start, b.size, b.size);
+    A.diagonal() += (dt * dt * p.theta * p.theta_q) * ws.K_diag.segment(b.start, b.size) +
+                    (dt * p.theta) * ws.D_diag.segment(b.start, b.size);
+    ws.A_llt[k].compute(A);
+    if (ws.A_llt[k].info() != Eigen::Success) return false;
+  }
+  return true;
 }
 
 StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
@@ -64,9 +85,9 @@ StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
 // linear with Jacobian M(q0) = A and one Newton step is exact. Its residual after the step
 // is evaluated from the same M and k (one product, no second dynamics pass).
 StepStatus FinishExplicit(double dt, const State& s0, StepWorkspace& ws) {
-  ws.work.noalias() = ws.mb.M * ws.v_star;
+  MultiplyByBlocks(ws.mb.M, ws.blocks, ws.v_star, &ws.work);
   double reference = ws.work.cwiseProduct(ws.scale).norm();
-  ws.residual.noalias() = ws.mb.M * s0.v;
+  MultiplyByBlocks(ws.mb.M, ws.blocks, s0.v, &ws.residual);
   reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
   ws.residual = ws.work - ws.residual - dt * ws.k;
   const double error = ws.residual.cwiseProduct(ws.scale).norm();
@@ -85,7 +106,8 @@ StepWorkspace MakeStepWorkspace(const Model& model) {
   const int nq = model.nq, nv = model.nv;
   ws.v_star.setZero(nv);
   ws.A.setZero(nv, nv);
-  ws.A_llt = Eigen::LLT<Eigen::MatrixXd>(nv);
+  ws.blocks = multibody::MassMatrixBlocks(model);
+  for (const multibody::VelocityBlock& b : ws.blocks) ws.A_llt.emplace_back(b.size);
   ws.q_end.setZero(nq);
   ws.q_theta.setZero(nq);
   for (auto* x : {&ws.v_theta, &ws.v_bar, &ws.k, &ws.residual, &ws.scale, &ws.work}) x->setZero(nv);
@@ -106,7 +128,7 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
       return Failure(StepOutcome::kNonFinite, "the matrix A is not positive definite", s0.t);
     ws.momentum_error = reference > 0 ? error / reference : 0.0;
     if (p.theta == 0.0) {  // linear in v: one direct solve, no Newton iteration
-      ws.A_llt.solveInPlace(ws.residual);
+      SolveInPlace(ws, &ws.residual);
       ws.v_star -= ws.residual;
       return FinishExplicit(dt, s0, ws);
     }
@@ -116,7 +138,7 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
                      "Newton did not converge in " + std::to_string(settings.max_iterations) +
                          " iterations (scaled residual " + FormatNumber(ws.momentum_error) + ")",
                      s0.t);
-    ws.A_llt.solveInPlace(ws.residual);
+    SolveInPlace(ws, &ws.residual);
     ws.v_star -= ws.residual;
     ++ws.iterations;
   }

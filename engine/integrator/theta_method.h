@@ -9,11 +9,14 @@
 // Stage 2 (the contact solve, next issue) minimises the convex cost around v*, with A.
 // Without constraints v = v*. Finally q = q0 + dt N(q_theta) v_theta_q (P-12).
 
+#include <vector>
+
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
 #include "engine/multibody/model.h"
 #include "engine/multibody/state.h"
+#include "engine/multibody/tree_topology.h"
 #include "engine/multibody/workspace.h"
 
 namespace csim::integrator {
@@ -42,8 +45,10 @@ struct StepWorkspace {
   Eigen::VectorXd K_diag;        ///< (nv) joint stiffnesses, constant [N/m, N m/rad]
   Eigen::VectorXd D_diag;        ///< (nv) joint damping, constant [N s/m, N m s/rad]
   Eigen::VectorXd v_star;        ///< (nv) free-motion velocity (CalcFreeMotion)
-  Eigen::MatrixXd A;             ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion)
-  Eigen::LLT<Eigen::MatrixXd> A_llt;  ///< Cholesky factor of A
+  Eigen::MatrixXd A;             ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion);
+                                 ///< block diagonal: entries outside `blocks` stay zero
+  std::vector<multibody::VelocityBlock> blocks;      ///< one per tree (MassMatrixBlocks)
+  std::vector<Eigen::LLT<Eigen::MatrixXd>> A_llt;    ///< Cholesky factor of each block of A
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
   Eigen::VectorXd k;             ///< (nv) non-constraint forces k(q_theta, v_theta) [N, N m]
   Eigen::VectorXd residual;      ///< (nv) momentum residual m(v) [N s, N m s]

@@ -22,4 +22,14 @@ struct TreeTopology {
 /// Trees of `model`. Checks (always on) that each tree's velocities are contiguous.
 TreeTopology CalcTreeTopology(const Model& model);
 
+/// A contiguous range of velocities [start, start + size).
+struct VelocityBlock {
+  int start = 0;
+  int size = 0;
+};
+
+/// The diagonal blocks of the mass matrix: one per tree with velocities when every tree's
+/// velocities are contiguous (models from the loader), else one block of all nv.
+std::vector<VelocityBlock> MassMatrixBlocks(const Model& model);
+
 }  // namespace csim::multibody

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/common/io_error.h"
+#include "engine/io/csim_file_check.h"
 
 namespace csim::app {
 namespace {
@@ -17,21 +18,6 @@ using io::Hdf5Id;
 /// Characters one number takes in the page (six significant digits, sign, separator),
 /// for the size estimate.
 constexpr int64_t kBytesPerNumber = 10;
-
-/// Throws IoError unless the file says format = "csim" and has /time.
-void CheckIsCsimFile(const Hdf5File& file) {
-  bool ok = false;
-  if (file.HasAttribute("format")) {
-    try {
-      ok = file.GetStringAttribute("format") == "csim";
-    } catch (const IoError&) {
-      ok = false;  // a non-string attribute: not ours
-    }
-  }
-  if (!ok || !file.Exists("time") || !file.Exists("model/body_names") ||
-      !file.Exists("bodies/position") || !file.Exists("bodies/quaternion"))
-    throw IoError("'" + file.file_name() + "' is not a csim output file");
-}
 
 /// Reads the listed rows (ascending) of `dataset` as doubles, row-major. The arithmetic
 /// prefix 0, s, 2s, ... is one strided hyperslab; any further row is added to it.
@@ -173,7 +159,7 @@ std::vector<int64_t> DecimatedRows(int64_t n, int64_t frames) {
 
 ReplayData ReadReplay(const std::string& h5_path, const ReplayBudget& budget) {
   const Hdf5File file = OpenRun(h5_path);
-  CheckIsCsimFile(file);
+  io::RequireCsimFile(file, {"model/body_names", "bodies/position", "bodies/quaternion"});
   ReplayData data;
   data.scene_name = file.HasAttribute("scene_name") ? file.GetStringAttribute("scene_name") : "";
   data.status = file.Exists("status") ? file.OpenDataset("status").ReadString() : "?";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/common/io_error.h"
+#include "engine/io/csim_file_check.h"
 #include "engine/io/hdf5_file.h"
 
 namespace csim::io {
@@ -40,20 +41,6 @@ std::string StringAttribute(const Hdf5File& file, const char* name) {
 /// A root numeric attribute, formatted, or "?" if absent.
 std::string NumberAttribute(const Hdf5File& file, const char* name) {
   return file.HasAttribute(name) ? Num(file.GetDoubleAttribute(name)) : "?";
-}
-
-/// Throws IoError unless the file says format = "csim".
-void CheckIsCsimFile(const Hdf5File& file) {
-  bool ok = false;
-  if (file.HasAttribute("format")) {
-    try {
-      ok = file.GetStringAttribute("format") == "csim";
-    } catch (const IoError&) {
-      ok = false;  // a non-string attribute: not ours
-    }
-  }
-  if (!ok || !file.Exists("time"))
-    throw IoError("'" + file.file_name() + "' is not a csim output file");
 }
 
 /// Header lines: scene, version, creation, status.
@@ -140,7 +127,7 @@ void DescribeRows(const Hdf5File& file, std::ostringstream& out) {
 
 std::string DescribeRun(const std::string& h5_path) {
   Hdf5File file = Hdf5File::Open(h5_path, Hdf5File::Mode::kSwmrRead);
-  CheckIsCsimFile(file);
+  RequireCsimFile(file);
   std::ostringstream out;
   Line(out, "file", h5_path);
   DescribeHeader(file, out);

@@ -22,8 +22,6 @@ std::string FormatNumber(double x) {
   return buffer;
 }
 
-// Evaluates M(q_theta), k(q_theta, v_theta) and m(v) for the candidate end velocity v.
-// Returns the scaled residual norm |D m| and sets *reference to |D M (v - v0)| + |D dt k|.
 // out = M x for block-diagonal M (one block per tree): O(sum of block sizes^2), not O(nv^2).
 void MultiplyByBlocks(const Eigen::MatrixXd& M, const std::vector<multibody::VelocityBlock>& blocks,
                       const Eigen::VectorXd& x, Eigen::VectorXd* out) {
@@ -39,6 +37,21 @@ void SolveInPlace(StepWorkspace& ws, Eigen::VectorXd* rhs) {
   }
 }
 
+// m = M (v - v0) - dt k with the M and k already in ws, into ws.residual. Returns |D m|
+// and sets *reference to |D M v| + |D M v0| + |D dt k|: the momenta set the scale, since
+// round-off in m is relative to them, not to the (possibly tiny) change M (v - v0).
+double ScaledMomentumResidual(double dt, const State& s0, const Eigen::VectorXd& v,
+                              StepWorkspace& ws, double* reference) {
+  MultiplyByBlocks(ws.mb.M, ws.blocks, v, &ws.work);
+  *reference = ws.work.cwiseProduct(ws.scale).norm();
+  MultiplyByBlocks(ws.mb.M, ws.blocks, s0.v, &ws.residual);
+  *reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
+  ws.residual = ws.work - ws.residual - dt * ws.k;
+  return ws.residual.cwiseProduct(ws.scale).norm();
+}
+
+// Evaluates M(q_theta), k(q_theta, v_theta) and m(v) for the candidate end velocity v;
+// returns |D m| (see ScaledMomentumResidual for *reference).
 double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
                         const State& s0, const Eigen::VectorXd& v, StepWorkspace& ws,
                         double* reference) {
@@ -52,14 +65,7 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);
   ws.k -= ws.mb.bias;
   ws.scale = ws.mb.M.diagonal().cwiseSqrt().cwiseInverse();
-  // Momenta M v and M v0 set the scale: round-off in m is relative to them, not to the
-  // (possibly tiny) change M (v - v0).
-  MultiplyByBlocks(ws.mb.M, ws.blocks, v, &ws.work);
-  *reference = ws.work.cwiseProduct(ws.scale).norm();
-  MultiplyByBlocks(ws.mb.M, ws.blocks, s0.v, &ws.residual);
-  *reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
-  ws.residual = ws.work - ws.residual - dt * ws.k;
-  return ws.residual.cwiseProduct(ws.scale).norm();
+  return ScaledMomentumResidual(dt, s0, v, ws, reference);
 }
 
 // A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: math.md 1.5), and
@@ -85,12 +91,8 @@ StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
 // linear with Jacobian M(q0) = A and one Newton step is exact. Its residual after the step
 // is evaluated from the same M and k (one product, no second dynamics pass).
 StepStatus FinishExplicit(double dt, const State& s0, StepWorkspace& ws) {
-  MultiplyByBlocks(ws.mb.M, ws.blocks, ws.v_star, &ws.work);
-  double reference = ws.work.cwiseProduct(ws.scale).norm();
-  MultiplyByBlocks(ws.mb.M, ws.blocks, s0.v, &ws.residual);
-  reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
-  ws.residual = ws.work - ws.residual - dt * ws.k;
-  const double error = ws.residual.cwiseProduct(ws.scale).norm();
+  double reference = 0.0;
+  const double error = ScaledMomentumResidual(dt, s0, ws.v_star, ws, &reference);
   if (!std::isfinite(error) || !ws.v_star.allFinite())
     return Failure(StepOutcome::kNonFinite, "non-finite free-motion velocity", s0.t);
   ws.momentum_error = reference > 0 ? error / reference : 0.0;

@@ -92,10 +92,10 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   int64_t step = 0;
   while (step < total_steps) {
     const auto step_start = Clock::now();
-    const bool recorded = (step + 1) % settings.output.every == 0 || step + 1 == total_steps;
+    // Contacts are reported every step (cheap next to the solve), so whichever step ends up
+    // in the file, scheduled or the last good one after a stop, carries its own contacts.
     const StepStatus status = integrator::StepWithContact(
-        model, params, free_motion, contact_parameters, dt, recorded && settings.output.contacts,
-        state, ws, cws);
+        model, params, free_motion, contact_parameters, dt, settings.output.contacts, state, ws, cws);
     if (!status.ok()) {
       result.status = RunStatus::kFailed;
       result.reason = "step " + std::to_string(step + 1) + ": " + status.reason;
@@ -105,7 +105,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     state.t = step * dt;  // no accumulated round-off in the clock
     const integrator::StepStats& stats = cws.stats;
     row.solver = {stats.iterations, stats.momentum_error, stats.cost, SecondsSince(step_start)};
-    if (recorded) CopyContacts(cws.contacts, &row.contacts);
+    CopyContacts(cws.contacts, &row.contacts);
     totals.iterations += stats.iterations;
     totals.max_iterations = std::max(totals.max_iterations, stats.iterations);
     totals.max_momentum_error = std::max(totals.max_momentum_error, stats.momentum_error);

@@ -17,7 +17,6 @@ Example (what results/clutter_baseline.csv was made with):
       --dt 2e-3 --duration 2 --settled 0.5 --repeat 3 --csv results/clutter_baseline.csv
 """
 import argparse
-import csv
 import os
 import platform
 import subprocess
@@ -28,8 +27,8 @@ import time
 import h5py
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_CSIM = os.path.join(HERE, "..", "build", "app", "csim")
+import study_common
+
 
 
 def cpu_name():
@@ -81,11 +80,10 @@ def main():
     p.add_argument("--settled", type=float, default=0.5, help="seconds at the end counted as settled")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--repeat", type=int, default=1, help="runs per scene; per-step minimum wall time")
-    p.add_argument("--set", action="append", default=[], help="forwarded to csim as --set")
-    p.add_argument("--csim", default=DEFAULT_CSIM)
+    study_common.add_csim_arguments(p)
     p.add_argument("--csv", required=True)
     a = p.parse_args()
-    extra = [x for s in a.set for x in ("--set", s)]
+    extra = study_common.set_arguments(a)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for scene in a.scenes:
@@ -97,11 +95,7 @@ def main():
                 d["wall"] = np.minimum(d["wall"], again["wall"])
                 elapsed = min(elapsed, e)
             rows.append(summarise(scene, d, elapsed, a.dt, a.settled, a.threads, a.repeat))
-    with open(a.csv, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
+    study_common.write_csv(a.csv, rows, ".4g")
     for r in rows:
         print(f"{r['scene']} ({r['status']}, {r['steps']} steps of {r['dt']:g} s): step "
               f"{r['step_ms_mean']:.3f} ms mean, {r['step_ms_median']:.3f} ms median, "

@@ -16,7 +16,6 @@ Example (what results/pendulum_convergence.csv was made with):
       --plot results/pendulum_convergence.png
 """
 import argparse
-import csv
 import math
 import os
 import subprocess
@@ -26,8 +25,8 @@ import tempfile
 import h5py
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_CSIM = os.path.join(HERE, "..", "build", "app", "csim")
+import study_common
+
 
 
 def run(csim, scene, out, dt, integrator, duration, extra):
@@ -59,14 +58,13 @@ def main():
     p.add_argument("--duration", type=float)
     p.add_argument("--reference-dt", type=float, required=True)
     p.add_argument("--reference-integrator", default="midpoint")
-    p.add_argument("--set", action="append", default=[], help="forwarded to csim as --set")
+    study_common.add_csim_arguments(p)
     p.add_argument("--coordinates", type=int, nargs="+",
                    help="indices into q that enter e_q (default: all of q)")
-    p.add_argument("--csim", default=DEFAULT_CSIM)
     p.add_argument("--csv", required=True)
     p.add_argument("--plot")
     a = p.parse_args()
-    extra = [x for s in a.set for x in ("--set", s)]
+    extra = study_common.set_arguments(a)
     with tempfile.TemporaryDirectory() as tmp:
         t_ref, q_ref = run(a.csim, a.scene, os.path.join(tmp, "ref.h5"), a.reference_dt,
                            a.reference_integrator, a.duration, extra)
@@ -90,11 +88,7 @@ def main():
             r["local_order"] = (fit_order([sub[i - 1]["dt"], r["dt"]], [sub[i - 1]["e_q"], r["e_q"]])
                                 if i > 0 else "")
     os.makedirs(os.path.dirname(os.path.abspath(a.csv)), exist_ok=True)
-    with open(a.csv, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["integrator", "dt", "e_q", "fitted_order", "local_order"])
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    study_common.write_csv(a.csv, rows, ".6g", fieldnames=["integrator", "dt", "e_q", "fitted_order", "local_order"])
     for integrator, order in orders.items():
         print(f"{integrator:18s} observed order {order:.3f}")
     if a.plot:

@@ -14,7 +14,6 @@ Example (what results/spring_mass_energy.csv was made with):
       --csv results/spring_mass_energy.csv --plot results/spring_mass_energy.png
 """
 import argparse
-import csv
 import os
 import subprocess
 import sys
@@ -23,8 +22,8 @@ import tempfile
 import h5py
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_CSIM = os.path.join(HERE, "..", "build", "app", "csim")
+import study_common
+
 SCHEMES = ["explicit_euler", "symplectic_euler", "implicit_euler", "midpoint"]
 
 
@@ -47,14 +46,13 @@ def main():
     p.add_argument("--duration", type=float, required=True)
     p.add_argument("--window", type=float, default=1.0, help="seconds at the start and the end")
     p.add_argument("--integrators", nargs="+", default=SCHEMES, choices=SCHEMES)
-    p.add_argument("--set", action="append", default=[], help="forwarded to csim as --set")
-    p.add_argument("--csim", default=DEFAULT_CSIM)
+    study_common.add_csim_arguments(p)
     p.add_argument("--csv", required=True)
     p.add_argument("--plot")
     p.add_argument("--yscale", choices=["log", "linear"], default="log", help="of the plot")
     p.add_argument("--ylim", type=float, nargs=2, help="E/E0 range of the plot")
     a = p.parse_args()
-    extra = [x for s in a.set for x in ("--set", s)]
+    extra = study_common.set_arguments(a)
     rows, series = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for scheme in a.integrators:
@@ -66,11 +64,7 @@ def main():
             rows.append({"integrator": scheme, "dt": a.dt, "first_min": first.min(), "first_max": first.max(),
                          "last_min": last.min(), "last_max": last.max(), "final": r[-1]})
             series[scheme] = (t, r)
-    with open(a.csv, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        for row in rows:
-            w.writerow({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in row.items()})
+    study_common.write_csv(a.csv, rows, ".10g")
     for row in rows:
         print(f"{row['integrator']:18s} E/E0 first [{row['first_min']:.6f}, {row['first_max']:.6f}]"
               f"  last [{row['last_min']:.6f}, {row['last_max']:.6f}]  final {row['final']:.6g}")

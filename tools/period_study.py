@@ -14,7 +14,6 @@ Example (what results/spring_cylinder_period.csv was made with; rolling, analyti
       --label rolling --csv results/spring_cylinder_period.csv
 """
 import argparse
-import csv
 import os
 import subprocess
 import sys
@@ -23,8 +22,8 @@ import tempfile
 import h5py
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_CSIM = os.path.join(HERE, "..", "build", "app", "csim")
+import study_common
+
 
 
 def measure(t, x, centre):
@@ -48,11 +47,10 @@ def main():
     p.add_argument("--analytic", type=float, required=True, help="expected period [s]")
     p.add_argument("--label", default="", help="first column of the CSV rows (e.g. the case)")
     p.add_argument("--append", action="store_true", help="append rows to an existing CSV")
-    p.add_argument("--set", action="append", default=[], help="forwarded to csim as --set")
-    p.add_argument("--csim", default=DEFAULT_CSIM)
+    study_common.add_csim_arguments(p)
     p.add_argument("--csv", required=True)
     a = p.parse_args()
-    extra = [x for s in a.set for x in ("--set", s)]
+    extra = study_common.set_arguments(a)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "run.h5")
@@ -67,13 +65,7 @@ def main():
             rows.append({"case": a.label, "scene": os.path.basename(a.scene), "integrator": a.integrator,
                          "dt": dt, "periods": count, "period": period, "analytic": a.analytic,
                          "relative_difference": period / a.analytic - 1.0})
-    exists = a.append and os.path.exists(a.csv)
-    with open(a.csv, "a" if a.append else "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        if not exists:
-            w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.8g}" if isinstance(v, float) else v) for k, v in r.items()})
+    study_common.write_csv(a.csv, rows, ".8g", append=a.append)
     for r in rows:
         print(f"{r['case']:12s} dt {r['dt']:<8g} period {r['period']:.6f} s over {r['periods']} "
               f"(analytic {r['analytic']:.6f}, {100 * r['relative_difference']:+.3f} %)")

@@ -94,7 +94,7 @@ void ContactProblemBuilder::AddCliques(const StepInputs& in, solver::ContactProb
   // Trees are numbered in velocity order, so clique offsets equal tree offsets.
   for (int t = 0; t < topology_.num_trees(); ++t) {
     const int start = topology_.tree_v_start[t], n = topology_.tree_nv[t];
-    problem->AddClique(in.A->block(start, start, n, n));
+    problem->AddClique(in.A->sub(start, start, n, n));
   }
 }
 

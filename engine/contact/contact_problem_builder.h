@@ -50,7 +50,7 @@ struct StepInputs {
   const Eigen::VectorXd* q0;               ///< (nq)
   const Eigen::VectorXd* v0;               ///< (nv)
   const Eigen::VectorXd* v_star;           ///< (nv) free-motion velocity
-  const Eigen::MatrixXd* A;                ///< (nv, nv) SPD, block diagonal by tree
+  const multibody::BlockDiagonalMatrix* A;  ///< (nv, nv) SPD, one block per tree
 };
 
 class ContactProblemBuilder {

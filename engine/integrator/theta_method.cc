@@ -22,17 +22,10 @@ std::string FormatNumber(double x) {
   return buffer;
 }
 
-// out = M x for block-diagonal M (one block per tree): O(sum of block sizes^2), not O(nv^2).
-void MultiplyByBlocks(const Eigen::MatrixXd& M, const std::vector<multibody::VelocityBlock>& blocks,
-                      const Eigen::VectorXd& x, Eigen::VectorXd* out) {
-  for (const multibody::VelocityBlock& b : blocks)
-    out->segment(b.start, b.size).noalias() = M.block(b.start, b.start, b.size, b.size) * x.segment(b.start, b.size);
-}
-
 // Solves A x = rhs in place, block by block.
 void SolveInPlace(StepWorkspace& ws, Eigen::VectorXd* rhs) {
-  for (size_t k = 0; k < ws.blocks.size(); ++k) {
-    auto segment = rhs->segment(ws.blocks[k].start, ws.blocks[k].size);
+  for (int k = 0; k < ws.A.num_blocks(); ++k) {
+    auto segment = rhs->segment(ws.A.range(k).start, ws.A.range(k).size);
     ws.A_llt[k].solveInPlace(segment);
   }
 }
@@ -42,9 +35,9 @@ void SolveInPlace(StepWorkspace& ws, Eigen::VectorXd* rhs) {
 // round-off in m is relative to them, not to the (possibly tiny) change M (v - v0).
 double ScaledMomentumResidual(double dt, const State& s0, const Eigen::VectorXd& v,
                               StepWorkspace& ws, double* reference) {
-  MultiplyByBlocks(ws.mb.M, ws.blocks, v, &ws.work);
+  ws.mb.M.Multiply(v, ws.work);
   *reference = ws.work.cwiseProduct(ws.scale).norm();
-  MultiplyByBlocks(ws.mb.M, ws.blocks, s0.v, &ws.residual);
+  ws.mb.M.Multiply(s0.v, ws.residual);
   *reference += ws.residual.cwiseProduct(ws.scale).norm() + dt * ws.k.cwiseProduct(ws.scale).norm();
   ws.residual = ws.work - ws.residual - dt * ws.k;
   return ws.residual.cwiseProduct(ws.scale).norm();
@@ -64,17 +57,18 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   multibody::CalcBiasForces(model, ws.mb);
   multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);
   ws.k -= ws.mb.bias;
-  ws.scale = ws.mb.M.diagonal().cwiseSqrt().cwiseInverse();
+  ws.mb.M.Diagonal(ws.scale);
+  ws.scale = ws.scale.cwiseSqrt().cwiseInverse();
   return ScaledMomentumResidual(dt, s0, v, ws, reference);
 }
 
 // A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: math.md 1.5), and
 // its Cholesky factor. M is the one of the last evaluation.
 bool FactorLinearizedDynamics(const ThetaParameters& p, double dt, StepWorkspace& ws) {
-  for (size_t k = 0; k < ws.blocks.size(); ++k) {
-    const multibody::VelocityBlock& b = ws.blocks[k];
-    auto A = ws.A.block(b.start, b.start, b.size, b.size);
-    A = ws.mb.M.block(b.start, b.start, b.size, b.size);
+  for (int k = 0; k < ws.A.num_blocks(); ++k) {
+    const multibody::VelocityBlock& b = ws.A.range(k);
+    auto A = ws.A.block(k);
+    A = ws.mb.M.block(k);
     A.diagonal() += (dt * dt * p.theta * p.theta_q) * ws.K_diag.segment(b.start, b.size) +
                     (dt * p.theta) * ws.D_diag.segment(b.start, b.size);
     ws.A_llt[k].compute(A);
@@ -107,9 +101,8 @@ StepWorkspace MakeStepWorkspace(const Model& model) {
   multibody::CalcJointStiffnessDamping(model, &ws.K_diag, &ws.D_diag);
   const int nq = model.nq, nv = model.nv;
   ws.v_star.setZero(nv);
-  ws.A.setZero(nv, nv);
-  ws.blocks = multibody::MassMatrixBlocks(model);
-  for (const multibody::VelocityBlock& b : ws.blocks) ws.A_llt.emplace_back(b.size);
+  ws.A = multibody::BlockDiagonalMatrix(multibody::MassMatrixBlocks(model));
+  for (int k = 0; k < ws.A.num_blocks(); ++k) ws.A_llt.emplace_back(ws.A.range(k).size);
   ws.q_end.setZero(nq);
   ws.q_theta.setZero(nq);
   for (auto* x : {&ws.v_theta, &ws.v_bar, &ws.k, &ws.residual, &ws.scale, &ws.work}) x->setZero(nv);

@@ -45,9 +45,8 @@ struct StepWorkspace {
   Eigen::VectorXd K_diag;        ///< (nv) joint stiffnesses, constant [N/m, N m/rad]
   Eigen::VectorXd D_diag;        ///< (nv) joint damping, constant [N s/m, N m s/rad]
   Eigen::VectorXd v_star;        ///< (nv) free-motion velocity (CalcFreeMotion)
-  Eigen::MatrixXd A;             ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion);
-                                 ///< block diagonal: entries outside `blocks` stay zero
-  std::vector<multibody::VelocityBlock> blocks;      ///< one per tree (MassMatrixBlocks)
+  multibody::BlockDiagonalMatrix A;  ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion),
+                                     ///< one block per tree like M
   std::vector<Eigen::LLT<Eigen::MatrixXd>> A_llt;    ///< Cholesky factor of each block of A
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
   Eigen::VectorXd k;             ///< (nv) non-constraint forces k(q_theta, v_theta) [N, N m]

@@ -10,9 +10,9 @@ void CalcMassMatrix(const Model& model, Workspace& ws) {
     const int p = model.parent[i];
     if (p >= 0) ws.Ic[p].noalias() += ws.Xup[i].transpose() * ws.Ic[i] * ws.Xup[i];
   }
-  // No setZero: the entries written below (pairs of a joint and its ancestors) are the same
-  // every call and fully overwritten; all others stay at the zero MakeWorkspace gave them,
-  // which saves O(nv^2) per call on a forest of many trees.
+  // No SetZero: the entries written below (pairs of a joint and its ancestors, always in
+  // the same tree block of M) are the same every call and fully overwritten; the others
+  // stay at the zero MakeWorkspace gave them.
   // Column block of joint i: F = Ic_i S_i, carried to each ancestor j as a force.
   Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> F;
   for (int i = 0; i < nb; ++i) {
@@ -20,15 +20,15 @@ void CalcMassMatrix(const Model& model, Workspace& ws) {
     if (ji.v_start < 0) continue;
     const MotionSubspace& S_i = ws.joint[i].S;
     F.noalias() = ws.Ic[i] * S_i;
-    ws.M.block(ji.v_start, ji.v_start, ji.nv, ji.nv).noalias() = S_i.transpose() * F;
+    ws.M.sub(ji.v_start, ji.v_start, ji.nv, ji.nv).noalias() = S_i.transpose() * F;
     for (int j = i; model.parent[j] >= 0;) {
       F = ws.Xup[j].transpose() * F;  // small fixed-capacity temporary, no heap
       j = model.parent[j];
       const Joint& jj = model.joints[j];
       if (jj.v_start < 0) continue;
-      auto block = ws.M.block(jj.v_start, ji.v_start, jj.nv, ji.nv);
+      auto block = ws.M.sub(jj.v_start, ji.v_start, jj.nv, ji.nv);
       block.noalias() = ws.joint[j].S.transpose() * F;
-      ws.M.block(ji.v_start, jj.v_start, ji.nv, jj.nv) = block.transpose();
+      ws.M.sub(ji.v_start, jj.v_start, ji.nv, jj.nv) = block.transpose();
     }
   }
 }

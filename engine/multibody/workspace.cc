@@ -25,7 +25,7 @@ Workspace MakeWorkspace(const Model& model) {
   ws.V_B.assign(nb, math::Vector6::Zero());
   ws.S_W.resize(nb);
   ws.Ic.assign(nb, math::Matrix6::Zero());
-  ws.M.setZero(model.nv, model.nv);
+  ws.M = BlockDiagonalMatrix(MassMatrixBlocks(model));
   ws.A_B.assign(nb, math::Vector6::Zero());
   ws.F_B.assign(nb, math::Vector6::Zero());
   ws.bias.setZero(model.nv);

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include "engine/math/spatial.h"
+#include "engine/multibody/block_diagonal_matrix.h"
 #include "engine/multibody/joint_motion.h"
 #include "engine/multibody/model.h"
 
@@ -31,7 +32,8 @@ struct Workspace {
 
   // CalcMassMatrix.
   std::vector<math::Matrix6> Ic;         ///< composite inertia of the subtree at B, B coords
-  Eigen::MatrixXd M;                     ///< (nv, nv) mass matrix [kg, kg m, kg m^2]
+  BlockDiagonalMatrix M;                 ///< (nv, nv) mass matrix, one block per tree
+                                         ///< (MassMatrixBlocks) [kg, kg m, kg m^2]
 
   // CalcInverseDynamics / CalcBiasForces.
   std::vector<math::Vector6> A_B;        ///< spatial acceleration of B (gravity offset)

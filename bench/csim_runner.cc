@@ -62,6 +62,8 @@ bool CsimRunner::Step(StepSample* sample) {
   sample->assembly = sap.assembly_seconds;
   sample->factorization = sap.factorization_seconds;
   sample->line_search = sap.line_search_seconds;
+  ws_.mb.M.Multiply(state_.v, ws_.work);
+  sample->kinetic_energy = 0.5 * state_.v.dot(ws_.work);
   return true;
 }
 

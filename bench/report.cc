@@ -51,9 +51,11 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
                r.scene_command.c_str(), r.settled_first, r.steps);
   if (r.csim_failed) std::fprintf(out, "  csim FAILED: %s\n", r.csim_error.c_str());
   PrintLine(out, "csim", r.csim_all, r.csim_settled, r.dt);
-  std::fprintf(out, "  csim islands per step %.1f / %.1f, size-weighted island iterations %.2f / %.2f "
-               "(all / settled)\n", r.csim_all.mean_islands, r.csim_settled.mean_islands,
-               r.csim_all.mean_island_iterations, r.csim_settled.mean_island_iterations);
+  std::fprintf(out, "  csim islands per step %.1f / %.1f, size-weighted island iterations %.2f / %.2f, "
+               "kinetic energy %.3g / %.3g J (all / settled)\n", r.csim_all.mean_islands,
+               r.csim_settled.mean_islands, r.csim_all.mean_island_iterations,
+               r.csim_settled.mean_island_iterations, r.csim_all.mean.kinetic_energy,
+               r.csim_settled.mean.kinetic_energy);
   PrintSplit(out, "all", r.csim_all.mean);
   PrintSplit(out, "settled", r.csim_settled.mean);
   if (r.has_mujoco) {
@@ -68,14 +70,15 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
 void PrintSummary(const std::vector<ConfigResult>& results, std::FILE* out) {
   std::fprintf(out,
                "\n| configuration | csim ms/step mean (median) | settled | iters all / settled "
-               "| contacts | csim RTF | MuJoCo ms/step (steps) | MuJoCo iters | MuJoCo/csim |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
+               "| contacts | settled KE [J] | csim RTF | MuJoCo ms/step (steps) | MuJoCo iters | MuJoCo/csim |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n");
   for (const ConfigResult& r : results) {
-    std::fprintf(out, "| %s | %.3f (%.3f) | %.3f | %.2f / %.2f | %.0f | %.2f |",
+    std::fprintf(out, "| %s | %.3f (%.3f) | %.3f | %.2f / %.2f | %.0f | %.2g | %.2f |",
                  ConfigName(r.config).c_str(), Ms(r.csim_all.mean_seconds),
                  Ms(r.csim_all.median_seconds), Ms(r.csim_settled.mean_seconds),
                  r.csim_all.mean_iterations, r.csim_settled.mean_iterations,
-                 r.csim_all.mean_contacts, RealTimeFactor(r.csim_all, r.dt));
+                 r.csim_all.mean_contacts, r.csim_settled.mean.kinetic_energy,
+                 RealTimeFactor(r.csim_all, r.dt));
     if (r.has_mujoco) {
       std::fprintf(out, " %.3f (%d) | %.2f | %.2f |\n", Ms(r.mujoco_all.mean_seconds),
                    r.mujoco_steps, r.mujoco_all.mean_iterations, Ratio(r));
@@ -98,7 +101,7 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "assembly_ms,factorization_ms,line_search_ms,solve_ms,mujoco_steps,"
                "mujoco_ms_mean,mujoco_ms_median,mujoco_settled_ms_mean,mujoco_iters_mean,"
                "mujoco_settled_iters_mean,mujoco_contacts_mean,csim_common_ms_mean,"
-               "mujoco_over_csim\n");
+               "mujoco_over_csim,csim_kinetic_energy_mean,csim_settled_kinetic_energy_mean\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -115,14 +118,16 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                  Ms(m.build), Ms(m.assembly), Ms(m.factorization), Ms(m.line_search),
                  Ms(m.solve));
     if (r.has_mujoco) {
-      std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.4f,%.4f,%.2f,%.6f,%.4f\n", r.mujoco_steps,
+      std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.4f,%.4f,%.2f,%.6f,%.4f,", r.mujoco_steps,
                    Ms(r.mujoco_all.mean_seconds), Ms(r.mujoco_all.median_seconds),
                    Ms(r.mujoco_settled.mean_seconds), r.mujoco_all.mean_iterations,
                    r.mujoco_settled.mean_iterations, r.mujoco_all.mean_contacts,
                    Ms(r.csim_common.mean_seconds), Ratio(r));
     } else {
-      std::fprintf(f, "0,,,,,,,,\n");
+      std::fprintf(f, "0,,,,,,,,,");
     }
+    std::fprintf(f, "%.6g,%.6g\n", r.csim_all.mean.kinetic_energy,
+                 r.csim_settled.mean.kinetic_energy);
   }
   std::fclose(f);
 }

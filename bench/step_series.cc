@@ -23,6 +23,7 @@ void Accumulate(const StepSample& s, double w, StepSample* sum) {
   sum->factorization += w * s.factorization;
   sum->line_search += w * s.line_search;
   sum->solve += w * s.solve;
+  sum->kinetic_energy += w * s.kinetic_energy;
 }
 
 }  // namespace

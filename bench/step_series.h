@@ -21,6 +21,9 @@ struct StepSample {
   double factorization = 0.0;  ///< Cholesky and solve [s]
   double line_search = 0.0;    ///< line searches [s]
   double solve = 0.0;          ///< whole contact solve [s]
+  /// csim: 1/2 v^T M v after the step, M from the step's start (outside the timed region):
+  /// shows whether the "settled" window is settled [J]
+  double kinetic_energy = 0.0;
 };
 
 /// Summary of a window of steps [first, last).

@@ -1,0 +1,65 @@
+#include "engine/common/thread_pool.h"
+
+#include "engine/common/check.h"
+
+namespace csim {
+
+ThreadPool::ThreadPool(int num_threads) {
+  CSIM_CHECK(num_threads >= 1);
+  workers_.reserve(num_threads - 1);
+  for (int t = 1; t < num_threads; ++t) workers_.emplace_back(&ThreadPool::WorkerMain, this, t);
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  start_.notify_all();
+  for (std::thread& w : workers_) w.join();
+}
+
+void ThreadPool::Run(int count, Function function, void* context) {
+  if (workers_.empty() || count <= 1) {  // nothing to share: no synchronization
+    for (int i = 0; i < count; ++i) function(context, i, 0);
+    return;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    function_ = function;
+    context_ = context;
+    count_ = count;
+    next_.store(0, std::memory_order_relaxed);
+    busy_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  start_.notify_all();
+  Work(0);
+  // Every index is taken; wait until the workers' calls have returned (their writes are
+  // then visible to the caller through the mutex).
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [this] { return busy_ == 0; });
+}
+
+void ThreadPool::Work(int thread) {
+  for (int i = next_.fetch_add(1, std::memory_order_relaxed); i < count_;
+       i = next_.fetch_add(1, std::memory_order_relaxed))
+    function_(context_, i, thread);
+}
+
+void ThreadPool::WorkerMain(int thread) {
+  long seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    Work(thread);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (--busy_ == 0) done_.notify_one();
+  }
+}
+
+}  // namespace csim

@@ -1,0 +1,64 @@
+// ThreadPool: every index runs exactly once per loop, on a thread id that no concurrent call
+// shares, loop after loop on the same workers; one thread runs inline; a loop does not
+// allocate.
+
+#include "engine/common/thread_pool.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <vector>
+
+#include "tests/support/allocation_counter.h"
+
+namespace csim {
+namespace {
+
+TEST_CASE("thread pool runs every index once, on distinct concurrent threads", "[common][threads]") {
+  for (int threads : {1, 2, 4}) {
+    ThreadPool pool(threads);
+    CHECK(pool.num_threads() == threads);
+    for (int count : {0, 1, 2, 3, 17, 1000}) {
+      std::vector<std::atomic<int>> calls(count);
+      std::vector<std::atomic<int>> in_use(threads);  // calls running per thread id
+      std::atomic<bool> shared_id{false}, bad_id{false};
+      auto body = [&](int index, int thread) {
+        if (thread < 0 || thread >= threads) {
+          bad_id = true;
+          return;
+        }
+        if (in_use[thread].fetch_add(1) != 0) shared_id = true;
+        calls[index].fetch_add(1);
+        in_use[thread].fetch_sub(1);
+      };
+      pool.ParallelFor(count, body);
+      INFO(threads << " threads, " << count << " indices");
+      CHECK_FALSE(bad_id);
+      CHECK_FALSE(shared_id);
+      for (int i = 0; i < count; ++i) CHECK(calls[i] == 1);
+    }
+  }
+}
+
+TEST_CASE("thread pool: one thread runs on the caller", "[common][threads]") {
+  ThreadPool pool(1);
+  const std::thread::id caller = std::this_thread::get_id();
+  bool on_caller = true;
+  auto body = [&](int, int) { on_caller = on_caller && std::this_thread::get_id() == caller; };
+  pool.ParallelFor(10, body);
+  CHECK(on_caller);
+}
+
+TEST_CASE("thread pool: a loop allocates nothing", "[common][threads][allocation]") {
+  ThreadPool pool(3);
+  std::vector<double> out(256, 0.0);
+  auto body = [&](int index, int) { out[index] += index; };
+  pool.ParallelFor(256, body);  // workers started and waiting
+  const std::size_t before = testing::AllocationCount();
+  for (int loop = 0; loop < 100; ++loop) pool.ParallelFor(256, body);
+  CHECK(testing::AllocationCount() - before == 0);
+  for (int i = 0; i < 256; ++i) CHECK(out[i] == 101.0 * i);
+}
+
+}  // namespace
+}  // namespace csim

@@ -49,7 +49,7 @@ struct Settings {
   double contact_margin = 1.0e-3;           ///< [m]
   SolverSettings solver;
   OutputSettings output;
-  int threads = 1;                          ///< worker threads (--threads)
+  int threads = 1;                          ///< threads of the contact solve (--threads)
 };
 
 }  // namespace csim::sim

@@ -67,6 +67,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
   integrator::ContactStepWorkspace cws(model);
   cws.solver.set_parameters(SolverParameters(settings));
+  cws.solver.set_num_threads(settings.threads);  // islands in parallel; same results
   const contact::ContactParameters contact_parameters{
       settings.near_rigid_threshold, settings.stiction_sigma, settings.contact_margin};
   multibody::Workspace record_ws = multibody::MakeWorkspace(model);

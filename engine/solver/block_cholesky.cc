@@ -116,14 +116,17 @@ int BlockCholesky::StoredOffset(int r, int c) const {
 void BlockCholesky::LayOut() {
   const int n = num_nodes();
   block_offset_.resize(rows_.size());
+  column_value_start_.resize(n + 1);
   int offset = 0;
   for (int p = 0; p < n; ++p) {
     const int m = size_[order_[p]];
+    column_value_start_[p] = offset;  // a column's blocks are contiguous
     for (int b = column_start_[p]; b < column_start_[p + 1]; ++b) {
       block_offset_[b] = offset;
       offset += size_[order_[rows_[b]]] * m;
     }
   }
+  column_value_start_[n] = offset;
   values_.resize(offset);
   // Column p updates the trailing blocks (r_i, r_j), r_i >= r_j, of its sub-diagonal rows.
   update_start_.assign(1, 0);
@@ -146,85 +149,124 @@ BlockCholesky::Slot BlockCholesky::Find(int a, int b) const {
 
 void BlockCholesky::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }
 
-bool BlockCholesky::FactorSix(const std::vector<char>* active) {
+bool BlockCholesky::FactorColumnSix(int p) {
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
   using Map6 = Eigen::Map<Matrix6>;
   double* v = values_.data();
-  for (int p = 0; p < num_nodes(); ++p) {
-    if (active != nullptr && !(*active)[order_[p]]) continue;
-    const int first = column_start_[p], last = column_start_[p + 1];
-    Map6 L_pp(v + block_offset_[first]);
-    const Eigen::LLT<Matrix6> llt(L_pp);  // fixed size: on the stack
-    if (llt.info() != Eigen::Success) return false;
-    L_pp = llt.matrixLLT();
-    const auto L = L_pp.triangularView<Eigen::Lower>();
-    for (int b = first + 1; b < last; ++b) {
-      Map6 L_rp(v + block_offset_[b]);
-      L.transpose().solveInPlace<Eigen::OnTheRight>(L_rp);
-    }
-    for (int u = update_start_[p]; u < update_start_[p + 1]; ++u) {
-      const auto& [i, j, target] = update_[u];
-      Map6(v + target).noalias() -= Map6(v + block_offset_[i]) * Map6(v + block_offset_[j]).transpose();
-    }
+  const int first = column_start_[p], last = column_start_[p + 1];
+  Map6 L_pp(v + block_offset_[first]);
+  const Eigen::LLT<Matrix6> llt(L_pp);  // fixed size: on the stack
+  if (llt.info() != Eigen::Success) return false;
+  L_pp = llt.matrixLLT();
+  const auto L = L_pp.triangularView<Eigen::Lower>();
+  for (int b = first + 1; b < last; ++b) {
+    Map6 L_rp(v + block_offset_[b]);
+    L.transpose().solveInPlace<Eigen::OnTheRight>(L_rp);
+  }
+  for (int u = update_start_[p]; u < update_start_[p + 1]; ++u) {
+    const auto& [i, j, target] = update_[u];
+    Map6(v + target).noalias() -= Map6(v + block_offset_[i]) * Map6(v + block_offset_[j]).transpose();
   }
   return true;
 }
 
-bool BlockCholesky::Factor(const std::vector<char>* active) {
-  if (all_six_) return FactorSix(active);
+bool BlockCholesky::FactorColumn(int p) {
+  if (all_six_) return FactorColumnSix(p);
   double* v = values_.data();
-  for (int p = 0; p < num_nodes(); ++p) {
-    if (active != nullptr && !(*active)[order_[p]]) continue;
-    const int m = size_[order_[p]];
-    const int first = column_start_[p], last = column_start_[p + 1];
-    Map L_pp(v + block_offset_[first], m, m);
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(L_pp);  // in place: L_pp holds L afterwards
-    if (llt.info() != Eigen::Success) return false;
-    // L_rp = H_rp L_pp^{-T}.
-    for (int b = first + 1; b < last; ++b) {
-      Map L_rp(v + block_offset_[b], size_[order_[rows_[b]]], m);
-      L_pp.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(L_rp);
-    }
-    // Schur complement: H_ij -= L_ip L_jp^T on the trailing blocks.
-    for (int u = update_start_[p]; u < update_start_[p + 1]; ++u) {
-      const auto& [i, j, target] = update_[u];
-      const int mi = size_[order_[rows_[i]]], mj = size_[order_[rows_[j]]];
-      const ConstMap L_ip(v + block_offset_[i], mi, m), L_jp(v + block_offset_[j], mj, m);
-      Map(v + target, mi, mj).noalias() -= L_ip * L_jp.transpose();
-    }
+  const int m = size_[order_[p]];
+  const int first = column_start_[p], last = column_start_[p + 1];
+  Map L_pp(v + block_offset_[first], m, m);
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(L_pp);  // in place: L_pp holds L afterwards
+  if (llt.info() != Eigen::Success) return false;
+  // L_rp = H_rp L_pp^{-T}.
+  for (int b = first + 1; b < last; ++b) {
+    Map L_rp(v + block_offset_[b], size_[order_[rows_[b]]], m);
+    L_pp.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(L_rp);
+  }
+  // Schur complement: H_ij -= L_ip L_jp^T on the trailing blocks.
+  for (int u = update_start_[p]; u < update_start_[p + 1]; ++u) {
+    const auto& [i, j, target] = update_[u];
+    const int mi = size_[order_[rows_[i]]], mj = size_[order_[rows_[j]]];
+    const ConstMap L_ip(v + block_offset_[i], mi, m), L_jp(v + block_offset_[j], mj, m);
+    Map(v + target, mi, mj).noalias() -= L_ip * L_jp.transpose();
   }
   return true;
 }
 
-void BlockCholesky::Solve(double* x, const std::vector<char>* active) const {
+bool BlockCholesky::Factor() {
+  for (int p = 0; p < num_nodes(); ++p)
+    if (!FactorColumn(p)) return false;
+  return true;
+}
+
+void BlockCholesky::ForwardColumn(int p, double* x) const {
   const double* v = values_.data();
+  const int c = order_[p], m = size_[c];
+  const int first = column_start_[p], last = column_start_[p + 1];
+  VecMap x_p(x + node_offset_[c], m);
+  ConstMap(v + block_offset_[first], m, m).triangularView<Eigen::Lower>().solveInPlace(x_p);
+  for (int b = first + 1; b < last; ++b) {
+    const int r = order_[rows_[b]];
+    VecMap(x + node_offset_[r], size_[r]).noalias() -=
+        ConstMap(v + block_offset_[b], size_[r], m) * x_p;
+  }
+}
+
+void BlockCholesky::BackwardColumn(int p, double* x) const {
+  const double* v = values_.data();
+  const int c = order_[p], m = size_[c];
+  const int first = column_start_[p], last = column_start_[p + 1];
+  VecMap x_p(x + node_offset_[c], m);
+  for (int b = first + 1; b < last; ++b) {
+    const int r = order_[rows_[b]];
+    x_p.noalias() -= ConstMap(v + block_offset_[b], size_[r], m).transpose() *
+                     VecMap(x + node_offset_[r], size_[r]);
+  }
+  ConstMap(v + block_offset_[first], m, m).transpose().triangularView<Eigen::Upper>().solveInPlace(x_p);
+}
+
+void BlockCholesky::Solve(double* x) const {
   const int n = num_nodes();
-  // Forward: L y = x.
-  for (int p = 0; p < n; ++p) {
-    if (active != nullptr && !(*active)[order_[p]]) continue;
-    const int c = order_[p], m = size_[c];
-    const int first = column_start_[p], last = column_start_[p + 1];
-    VecMap x_p(x + node_offset_[c], m);
-    ConstMap(v + block_offset_[first], m, m).triangularView<Eigen::Lower>().solveInPlace(x_p);
-    for (int b = first + 1; b < last; ++b) {
-      const int r = order_[rows_[b]];
-      VecMap(x + node_offset_[r], size_[r]).noalias() -=
-          ConstMap(v + block_offset_[b], size_[r], m) * x_p;
-    }
+  for (int p = 0; p < n; ++p) ForwardColumn(p, x);       // L y = x
+  for (int p = n - 1; p >= 0; --p) BackwardColumn(p, x);  // L^T x = y
+}
+
+void BlockCholesky::SetPartition(const std::vector<int>& part_of_node, int num_parts) {
+  const int n = num_nodes();
+  CSIM_CHECK(static_cast<int>(part_of_node.size()) >= n);
+  // Counting sort of the positions by part, ascending within each part.
+  part_start_.assign(num_parts + 1, 0);
+  for (int p = 0; p < n; ++p) ++part_start_[part_of_node[order_[p]] + 1];
+  for (int q = 0; q < num_parts; ++q) part_start_[q + 1] += part_start_[q];
+  part_columns_.resize(n);
+  for (int p = 0; p < n; ++p) part_columns_[part_start_[part_of_node[order_[p]]]++] = p;
+  for (int q = num_parts; q > 0; --q) part_start_[q] = part_start_[q - 1];
+  part_start_[0] = 0;
+  // Every block of a column (fill included) stays in the column's part: parts exchange no
+  // Schur updates, so a part factorized alone is exact.
+  for (int p = 0; p < n; ++p)
+    for (int b = column_start_[p] + 1; b < column_start_[p + 1]; ++b)
+      CSIM_CHECK(part_of_node[order_[rows_[b]]] == part_of_node[order_[p]]);
+}
+
+void BlockCholesky::SetZeroPart(int part) {
+  for (int q = part_start_[part]; q < part_start_[part + 1]; ++q) {
+    const int p = part_columns_[q];
+    std::fill(values_.begin() + column_value_start_[p], values_.begin() + column_value_start_[p + 1],
+              0.0);
   }
-  // Backward: L^T x = y.
-  for (int p = n - 1; p >= 0; --p) {
-    if (active != nullptr && !(*active)[order_[p]]) continue;
-    const int c = order_[p], m = size_[c];
-    const int first = column_start_[p], last = column_start_[p + 1];
-    VecMap x_p(x + node_offset_[c], m);
-    for (int b = first + 1; b < last; ++b) {
-      const int r = order_[rows_[b]];
-      x_p.noalias() -= ConstMap(v + block_offset_[b], size_[r], m).transpose() *
-                       VecMap(x + node_offset_[r], size_[r]);
-    }
-    ConstMap(v + block_offset_[first], m, m).transpose().triangularView<Eigen::Upper>().solveInPlace(x_p);
-  }
+}
+
+bool BlockCholesky::FactorPart(int part) {
+  for (int q = part_start_[part]; q < part_start_[part + 1]; ++q)
+    if (!FactorColumn(part_columns_[q])) return false;
+  return true;
+}
+
+void BlockCholesky::SolvePart(int part, double* x) const {
+  for (int q = part_start_[part]; q < part_start_[part + 1]; ++q) ForwardColumn(part_columns_[q], x);
+  for (int q = part_start_[part + 1] - 1; q >= part_start_[part]; --q)
+    BackwardColumn(part_columns_[q], x);
 }
 
 }  // namespace csim::solver

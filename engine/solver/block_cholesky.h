@@ -16,6 +16,13 @@
 //     on the (small) blocks through Eigen maps of the flat storage: no allocation. When
 //     every block is 6 x 6 (scenes of free bodies) fixed-size kernels are used (unrolled).
 //   - Solve: block forward and backward substitution in elimination order.
+//   - Parts (SetPartition): when the node graph falls apart into independent groups (the
+//     SAP islands), each group's columns, in elimination order, are factorized and solved
+//     by themselves with exactly the operations the whole factorization applies to them
+//     (groups exchange no Schur updates), at a cost proportional to the group. Different
+//     groups touch disjoint storage and disjoint entries of x, so they may be processed
+//     concurrently. A per-node mask over all columns was rejected: every group would pay
+//     for a pass over the whole problem.
 // Alternatives rejected: Eigen::SimplicialLLT (the previous large-problem path: scalar,
 // allocates temporaries and redid the symbolic analysis every solve); CHOLMOD supernodal
 // (a new dependency with its own workspace allocation; not measured); a dense Cholesky
@@ -56,14 +63,27 @@ class BlockCholesky {
   double* data() { return values_.data(); }
 
   /// Factorizes the assembled H in place. Returns false if H is not positive definite.
-  /// With `active` (per node), only the active nodes' columns are factorized: exact when
-  /// the active nodes are a union of connected components of the graph (islands), which
-  /// never exchange updates.
-  bool Factor(const std::vector<char>* active = nullptr);
+  bool Factor();
 
-  /// Overwrites x (the node layout of Analyze) with H^{-1} x, on the active nodes only
-  /// (same mask as Factor; the other entries are left untouched). Precondition: Factor() true.
-  void Solve(double* x, const std::vector<char>* active = nullptr) const;
+  /// Overwrites x (the node layout of Analyze) with H^{-1} x. Precondition: Factor() true.
+  void Solve(double* x) const;
+
+  /// Groups the nodes into `num_parts` parts: part_of_node[i] in [0, num_parts) for every
+  /// node of the last Analyze. Precondition (checked): no stored block, fill included,
+  /// couples two parts, i.e. every part is a union of connected components of the graph.
+  /// O(nodes + blocks); no allocation once the capacity has grown.
+  void SetPartition(const std::vector<int>& part_of_node, int num_parts);
+
+  /// Zeroes the stored blocks of the part's columns (its share of H before assembly).
+  void SetZeroPart(int part);
+
+  /// Factor() restricted to the part's columns; the same arithmetic, in the same order, as
+  /// the whole factorization applies to them. False if the part is not positive definite.
+  bool FactorPart(int part);
+
+  /// Solve() on the part's entries of x only (the others are not touched). Precondition:
+  /// FactorPart(part) returned true.
+  void SolvePart(int part, double* x) const;
 
   int num_nodes() const { return static_cast<int>(size_.size()); }
   /// Number of stored blocks (diagonal and off-diagonal, fill included).
@@ -72,8 +92,13 @@ class BlockCholesky {
   int num_analyses() const { return num_analyses_; }
 
  private:
-  // Factor() when every block is 6 x 6 (free bodies): fixed-size kernels.
-  bool FactorSix(const std::vector<char>* active);
+  // Factorizes column p (elimination position) and applies its Schur updates.
+  bool FactorColumn(int p);
+  // FactorColumn when every block is 6 x 6 (free bodies): fixed-size kernels.
+  bool FactorColumnSix(int p);
+  // Forward (L y = x) and backward (L^T x = y) substitution steps of column p.
+  void ForwardColumn(int p, double* x) const;
+  void BackwardColumn(int p, double* x) const;
   // Minimum-degree order; fills position_, order_ and every column's row list.
   void Order();
   // Block storage offsets and the Schur-update list from the row lists.
@@ -98,11 +123,15 @@ class BlockCholesky {
   // position in rows_[column_start_[p] + 1 .. column_start_[p + 1]) (the first entry is p
   // itself), sorted; block b is at values_[block_offset_[b]].
   std::vector<int> column_start_, rows_, block_offset_;
+  std::vector<int> column_value_start_;  // per column (n + 1): its blocks' storage range
   std::vector<double> values_;
   // Schur updates of column p: update_start_[p] .. update_start_[p + 1) in update_ of
   // (block index i, block index j, target offset): target -= L_i L_j^T.
   std::vector<int> update_start_;
   std::vector<std::array<int, 3>> update_;
+  // Parts (SetPartition): part q owns the elimination positions
+  // part_columns_[part_start_[q] .. part_start_[q + 1]), ascending.
+  std::vector<int> part_start_, part_columns_;
   int num_analyses_ = 0;
   bool all_six_ = false;  // every node has 6 rows
 };

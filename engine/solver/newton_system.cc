@@ -1,30 +1,92 @@
 #include "engine/solver/newton_system.h"
 
+#include <algorithm>
+
 #include "engine/common/check.h"
 
 namespace csim::solver {
 
 using Map = Eigen::Map<Eigen::MatrixXd>;
 using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
+using VecMap = Eigen::Map<Eigen::VectorXd>;
 
-Eigen::Map<Eigen::MatrixXd> NewtonSystem::Scratch(std::vector<double>* buffer, int rows,
-                                                   int cols) {
+Eigen::Map<Eigen::MatrixXd> NewtonSystem::ScratchView(std::vector<double>* buffer, int rows,
+                                                       int cols) {
   const size_t size = static_cast<size_t>(rows) * cols;
   if (buffer->size() < size) buffer->resize(size);
   return {buffer->data(), rows, cols};
 }
 
 void NewtonSystem::Setup(const ContactProblem& problem, const std::vector<int>& reduced_offset,
-                         int num_reduced, int dense_threshold) {
+                         int num_reduced, int dense_threshold, const Islands* islands) {
   problem_ = &problem;
   reduced_offset_ = &reduced_offset;
   n_ = num_reduced;
   dense_ = n_ <= dense_threshold;
+  if (islands == nullptr) SetupWholeIsland();
+  islands_ = islands != nullptr ? islands : &whole_island_;
   if (dense_) {
-    Scratch(&H_, n_, n_);
+    SetupDense();
   } else {
     SetupSparse();
   }
+  ReserveScratch(&scratch_);
+}
+
+void NewtonSystem::SetupWholeIsland() {
+  const ContactProblem& p = *problem_;
+  const std::vector<int>& off = *reduced_offset_;
+  Islands& w = whole_island_;
+  w.num_islands = 1;
+  w.island_of_clique.resize(p.num_cliques());
+  w.cliques.clear();
+  for (int c = 0; c < p.num_cliques(); ++c) {
+    w.island_of_clique[c] = off[c] >= 0 ? 0 : -1;
+    if (off[c] >= 0) w.cliques.push_back(c);
+  }
+  w.clique_start = {0, static_cast<int>(w.cliques.size())};
+  w.constraints.resize(p.num_constraints());
+  for (int k = 0; k < p.num_constraints(); ++k) w.constraints[k] = k;
+  w.constraint_island.assign(p.num_constraints(), 0);
+  w.constraint_start = {0, p.num_constraints()};
+}
+
+int NewtonSystem::IslandSize(int i) const {
+  int m = 0;
+  for (int q = islands_->clique_start[i]; q < islands_->clique_start[i + 1]; ++q)
+    m += problem_->clique_size(islands_->cliques[q]);
+  return m;
+}
+
+void NewtonSystem::ReserveScratch(Scratch* scratch) const {
+  const ContactProblem& p = *problem_;
+  int max_clique = 0;
+  for (int c = 0; c < p.num_cliques(); ++c) max_clique = std::max(max_clique, p.clique_size(c));
+  const size_t gj = static_cast<size_t>(p.max_constraint_rows()) * max_clique;
+  for (std::vector<double>& b : scratch->GJ)
+    if (b.size() < gj) b.resize(gj);
+  int max_island = 0;
+  if (dense_)
+    for (int i = 0; i < islands_->num_islands; ++i) max_island = std::max(max_island, IslandSize(i));
+  if (scratch->x.size() < static_cast<size_t>(max_island)) scratch->x.resize(max_island);
+}
+
+void NewtonSystem::SetupDense() {
+  const Islands& is = *islands_;
+  local_offset_.assign(problem_->num_cliques(), -1);
+  dense_offset_.resize(is.num_islands + 1);
+  size_t size = 0;
+  for (int i = 0; i < is.num_islands; ++i) {
+    int m = 0;
+    for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+      local_offset_[is.cliques[q]] = m;
+      m += problem_->clique_size(is.cliques[q]);
+    }
+    dense_offset_[i] = static_cast<int>(size);
+    size += static_cast<size_t>(m) * m;
+  }
+  dense_offset_[is.num_islands] = static_cast<int>(size);
+  if (H_.size() < size) H_.resize(size);
 }
 
 void NewtonSystem::SetupSparse() {
@@ -33,11 +95,13 @@ void NewtonSystem::SetupSparse() {
   node_of_clique_.assign(p.num_cliques(), -1);
   node_size_.clear();
   node_offset_.clear();
+  node_island_.clear();
   for (int c = 0; c < p.num_cliques(); ++c) {
     if (off[c] < 0) continue;
     node_of_clique_[c] = static_cast<int>(node_size_.size());
     node_size_.push_back(p.clique_size(c));
     node_offset_.push_back(off[c]);
+    node_island_.push_back(islands_->island_of_clique[c]);
   }
   edges_.clear();
   for (int k = 0; k < p.num_constraints(); ++k) {
@@ -46,6 +110,7 @@ void NewtonSystem::SetupSparse() {
       edges_.emplace_back(node_of_clique_[e.clique[0]], node_of_clique_[e.clique[1]]);
   }
   block_.Analyze(node_size_, node_offset_, edges_);
+  block_.SetPartition(node_island_, islands_->num_islands);
   diagonal_slot_.resize(node_size_.size());
   for (int i = 0; i < static_cast<int>(node_size_.size()); ++i) diagonal_slot_[i] = block_.Find(i, i);
   slots_.resize(p.num_constraints());
@@ -61,38 +126,36 @@ void NewtonSystem::SetupSparse() {
   }
 }
 
-void NewtonSystem::Assemble(const double* G_data, const std::vector<int>& G_offset,
-                            const std::vector<char>* active) {
+void NewtonSystem::AssembleIsland(int i, const double* G_data, const std::vector<int>& G_offset,
+                                  Scratch* scratch) {
   if (dense_) {
-    AssembleDense(G_data, G_offset);
+    AssembleDenseIsland(i, G_data, G_offset, scratch);
   } else {
-    AssembleSparse(G_data, G_offset, active);
+    AssembleSparseIsland(i, G_data, G_offset, scratch);
   }
 }
 
-void NewtonSystem::SetActiveNodes(const std::vector<char>* active) {
+void NewtonSystem::AssembleDenseIsland(int i, const double* G_data,
+                                       const std::vector<int>& G_offset, Scratch* scratch) {
   const ContactProblem& p = *problem_;
-  node_active_.assign(node_size_.size(), 1);
-  if (active == nullptr) return;
-  for (int c = 0; c < p.num_cliques(); ++c)
-    if (node_of_clique_[c] >= 0) node_active_[node_of_clique_[c]] = (*active)[c];
-}
-
-void NewtonSystem::AssembleDense(const double* G_data, const std::vector<int>& G_offset) {
-  const ContactProblem& p = *problem_;
-  const std::vector<int>& off = *reduced_offset_;
-  Map H(H_.data(), n_, n_);
+  const Islands& is = *islands_;
+  const std::vector<int>& off = local_offset_;
+  const int n = IslandSize(i);
+  Map H(H_.data() + dense_offset_[i], n, n);
   H.setZero();
-  // A: block diagonal, one block per participating clique.
-  for (int c = 0; c < p.num_cliques(); ++c)
-    if (off[c] >= 0) H.block(off[c], off[c], p.clique_size(c), p.clique_size(c)) = p.A(c);
+  // A: block diagonal, one block per clique of the island.
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q];
+    H.block(off[c], off[c], p.clique_size(c), p.clique_size(c)) = p.A(c);
+  }
   // J^T G J: blocks (a, b) += J_a^T (G J_b) for the one or two cliques of each constraint.
-  for (int k = 0; k < p.num_constraints(); ++k) {
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+    const int k = is.constraints[q];
     const ConstraintEntry& e = p.entry(k);
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     for (int b = 0; b < e.num_cliques; ++b) {
       const int mb = p.clique_size(e.clique[b]);
-      Map GJ = Scratch(&GJ_[0], e.num_rows, mb);
+      Map GJ = ScratchView(&scratch->GJ[0], e.num_rows, mb);
       GJ.noalias() = G * p.jacobian(k, b);
       for (int a = 0; a < e.num_cliques; ++a) {
         const int ma = p.clique_size(e.clique[a]);
@@ -143,18 +206,17 @@ bool NewtonSystem::IsFreeBodyContact(const ContactProblem& p, int k) {
   return true;
 }
 
-void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& G_offset,
-                                  const std::vector<char>* active) {
+void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
+                                        const std::vector<int>& G_offset, Scratch* scratch) {
   const ContactProblem& p = *problem_;
-  block_.SetZero();
-  for (int c = 0; c < p.num_cliques(); ++c) {
-    const int node = node_of_clique_[c];
-    if (node < 0 || (active != nullptr && !(*active)[c])) continue;
-    const int m = p.clique_size(c);
-    Map(block_.data() + diagonal_slot_[node].offset, m, m) += p.A(c);
+  const Islands& is = *islands_;
+  block_.SetZeroPart(i);
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q], m = p.clique_size(c);
+    Map(block_.data() + diagonal_slot_[node_of_clique_[c]].offset, m, m) += p.A(c);
   }
-  for (int k = 0; k < p.num_constraints(); ++k) {
-    if (active != nullptr && !(*active)[p.entry(k).clique[0]]) continue;  // island done
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+    const int k = is.constraints[q];
     if (IsFreeBodyContact(p, k)) {
       AddContactBlocks(p, k, G_data + G_offset[k]);
       continue;
@@ -162,38 +224,67 @@ void NewtonSystem::AssembleSparse(const double* G_data, const std::vector<int>& 
     const ConstraintEntry& e = p.entry(k);
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     const int ma = p.clique_size(e.clique[0]);
-    Map GJa = Scratch(&GJ_[0], e.num_rows, ma);
+    Map GJa = ScratchView(&scratch->GJ[0], e.num_rows, ma);
     GJa.noalias() = G * p.jacobian(k, 0);
     AddAt(slots_[k][0], p.jacobian(k, 0), GJa, ma, ma);
     if (e.num_cliques == 1) continue;
     const int mb = p.clique_size(e.clique[1]);
-    Map GJb = Scratch(&GJ_[1], e.num_rows, mb);
+    Map GJb = ScratchView(&scratch->GJ[1], e.num_rows, mb);
     GJb.noalias() = G * p.jacobian(k, 1);
     AddAt(slots_[k][1], p.jacobian(k, 1), GJb, mb, mb);
     AddAt(slots_[k][2], p.jacobian(k, 0), GJb, ma, mb);
   }
 }
 
-bool NewtonSystem::Factor(const std::vector<char>* active) {
-  if (dense_) {
-    Map H(H_.data(), n_, n_);
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(H);  // in place: H holds L afterwards
-    return llt.info() == Eigen::Success;
-  }
-  SetActiveNodes(active);
-  return block_.Factor(&node_active_);
+bool NewtonSystem::FactorIsland(int i) {
+  if (!dense_) return block_.FactorPart(i);
+  const int n = IslandSize(i);
+  Map H(H_.data() + dense_offset_[i], n, n);
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(H);  // in place: H holds L afterwards
+  return llt.info() == Eigen::Success;
 }
 
-void NewtonSystem::Solve(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>* active) {
-  CSIM_CHECK(x.size() == n_);
+void NewtonSystem::SolveIsland(int i, double* x, Scratch* scratch) {
   if (dense_) {
-    const ConstMap L(H_.data(), n_, n_);
-    L.triangularView<Eigen::Lower>().solveInPlace(x);
-    L.transpose().triangularView<Eigen::Upper>().solveInPlace(x);
-    return;
+    SolveDenseIsland(i, x, scratch);
+  } else {
+    block_.SolvePart(i, x);
   }
-  (void)active;  // node_active_ was set by Factor
-  block_.Solve(x.data(), &node_active_);
+}
+
+void NewtonSystem::SolveDenseIsland(int i, double* x, Scratch* scratch) const {
+  const ContactProblem& p = *problem_;
+  const Islands& is = *islands_;
+  const std::vector<int>& off = *reduced_offset_;
+  const int n = IslandSize(i);
+  // Gather the island's entries (its cliques are not contiguous in x), solve, scatter.
+  VecMap y = VecMap(ScratchView(&scratch->x, n, 1).data(), n);
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q], m = p.clique_size(c);
+    y.segment(local_offset_[c], m) = VecMap(x + off[c], m);
+  }
+  const ConstMap L(H_.data() + dense_offset_[i], n, n);
+  L.triangularView<Eigen::Lower>().solveInPlace(y);
+  L.transpose().triangularView<Eigen::Upper>().solveInPlace(y);
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q], m = p.clique_size(c);
+    VecMap(x + off[c], m) = y.segment(local_offset_[c], m);
+  }
+}
+
+void NewtonSystem::Assemble(const double* G_data, const std::vector<int>& G_offset) {
+  for (int i = 0; i < islands_->num_islands; ++i) AssembleIsland(i, G_data, G_offset, &scratch_);
+}
+
+bool NewtonSystem::Factor() {
+  for (int i = 0; i < islands_->num_islands; ++i)
+    if (!FactorIsland(i)) return false;
+  return true;
+}
+
+void NewtonSystem::Solve(Eigen::Ref<Eigen::VectorXd> x) {
+  CSIM_CHECK(x.size() == n_);
+  for (int i = 0; i < islands_->num_islands; ++i) SolveIsland(i, x.data(), &scratch_);
 }
 
 }  // namespace csim::solver

@@ -15,6 +15,14 @@
 // Both paths are allocation-free once their buffers have grown to the largest problem seen.
 // Assembly writes each constraint's J_a^T G J_b straight into the stored block, computing
 // G J_b once per clique of the constraint.
+//
+// Islands (islands.h): H is block diagonal over the islands, so each island's part of H is
+// assembled, factorized and solved by itself (sap_solver.h runs one Newton loop per
+// island), at a cost proportional to the island: the block path factorizes the island's
+// columns in the global elimination order (BlockCholesky::SetPartition), the dense path
+// keeps one dense matrix per island. Islands touch disjoint storage and disjoint entries
+// of x, and the scratch that is shared within one call (G J_b, the dense right-hand side)
+// is passed in by the caller, one per thread: islands may be processed concurrently.
 
 #include <array>
 #include <vector>
@@ -23,75 +31,95 @@
 
 #include "engine/solver/block_cholesky.h"
 #include "engine/solver/contact_problem.h"
+#include "engine/solver/islands.h"
 
 namespace csim::solver {
 
 class NewtonSystem {
  public:
+  /// Scratch of one thread's AssembleIsland/SolveIsland calls.
+  struct Scratch {
+    std::vector<double> GJ[2];  ///< G J_b of one constraint, per clique of it
+    std::vector<double> x;      ///< the island's right-hand side (dense path)
+  };
+
   /// Prepares for `problem`: reduced_offset[c] is the first reduced velocity of clique c, or
   /// -1 when the clique does not participate; num_reduced is the reduced size.
-  /// Chooses dense (num_reduced <= dense_threshold) or block-sparse storage.
+  /// Chooses dense (num_reduced <= dense_threshold) or block-sparse storage. `islands`
+  /// (kept by pointer; must outlive the calls) partitions the participating cliques; null
+  /// means one island holding every participating clique and constraint.
   void Setup(const ContactProblem& problem, const std::vector<int>& reduced_offset,
-             int num_reduced, int dense_threshold);
+             int num_reduced, int dense_threshold, const Islands* islands = nullptr);
 
-  /// H = A + sum_k J_k^T G_k J_k, with G_k the n_k x n_k column-major block at
-  /// G_data + G_offset[k]. With `active` (per clique, nonzero = needed), the block path
-  /// assembles only the active cliques' blocks and the constraints whose cliques are active
-  /// (the active cliques must be a union of islands); the dense path ignores it.
-  void Assemble(const double* G_data, const std::vector<int>& G_offset,
-                const std::vector<char>* active = nullptr);
+  /// Grows `scratch` to what any island of the current problem needs, so that the island
+  /// calls below do not allocate.
+  void ReserveScratch(Scratch* scratch) const;
 
-  /// Cholesky factorization of the assembled H (of its active part). Returns false on
-  /// failure (H not SPD, e.g. non-finite entries).
-  bool Factor(const std::vector<char>* active = nullptr);
+  /// Island i's part of H = A + sum_k J_k^T G_k J_k, with G_k the n_k x n_k column-major
+  /// block at G_data + G_offset[k], over the island's cliques and constraints.
+  void AssembleIsland(int i, const double* G_data, const std::vector<int>& G_offset,
+                      Scratch* scratch);
 
-  /// Overwrites x (num_reduced) with H^{-1} x on the active part (other entries: untouched
-  /// on the block path, H^{-1} x of the whole H on the dense path). Precondition: Factor()
-  /// returned true with the same `active`.
-  void Solve(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>* active = nullptr);
+  /// Cholesky factorization of island i's assembled part. Returns false on failure (not
+  /// SPD, e.g. non-finite entries).
+  bool FactorIsland(int i);
 
-  /// Overloads taking the mask by reference.
-  void Assemble(const double* G_data, const std::vector<int>& G_offset,
-                const std::vector<char>& active) { Assemble(G_data, G_offset, &active); }
-  bool Factor(const std::vector<char>& active) { return Factor(&active); }
-  void Solve(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>& active) { Solve(x, &active); }
+  /// Overwrites island i's entries of x (num_reduced) with H^{-1} x; other entries are not
+  /// touched. Precondition: FactorIsland(i) returned true.
+  void SolveIsland(int i, double* x, Scratch* scratch);
+
+  /// The same over every island in turn (the whole H).
+  void Assemble(const double* G_data, const std::vector<int>& G_offset);
+  bool Factor();
+  void Solve(Eigen::Ref<Eigen::VectorXd> x);
 
   bool dense() const { return dense_; }
   /// Symbolic analyses of the block-sparse path so far (reuse shows as no increase).
   int num_analyses() const { return block_.num_analyses(); }
 
  private:
-  void AssembleDense(const double* G_data, const std::vector<int>& G_offset);
-  void AssembleSparse(const double* G_data, const std::vector<int>& G_offset,
-                      const std::vector<char>* active);
-  // node_active_ from a per-clique mask (all active when null).
-  void SetActiveNodes(const std::vector<char>* active);
-  // Block-sparse setup: the clique graph, its analysis and every constraint's slots.
+  void AssembleDenseIsland(int i, const double* G_data, const std::vector<int>& G_offset,
+                           Scratch* scratch);
+  void AssembleSparseIsland(int i, const double* G_data, const std::vector<int>& G_offset,
+                            Scratch* scratch);
+  void SolveDenseIsland(int i, double* x, Scratch* scratch) const;
+  // islands_ = one island holding every participating clique and constraint.
+  void SetupWholeIsland();
+  // Dense path: per island its matrix's place in H_ and its cliques' local offsets.
+  void SetupDense();
+  // Block-sparse setup: the clique graph, its analysis, every constraint's slots, the
+  // islands as parts of the factorization.
   void SetupSparse();
   // Fixed-size assembly of constraint k when IsFreeBodyContact(p, k).
   void AddContactBlocks(const ContactProblem& p, int k, const double* G_data);
   // Three rows on cliques of six velocities (a contact between free bodies).
   static bool IsFreeBodyContact(const ContactProblem& p, int k);
   // Scratch view of size rows x cols.
-  Eigen::Map<Eigen::MatrixXd> Scratch(std::vector<double>* buffer, int rows, int cols);
+  static Eigen::Map<Eigen::MatrixXd> ScratchView(std::vector<double>* buffer, int rows, int cols);
   // Adds `block` (rows(a) x cols(b) of H) at `slot`, transposing if the slot says so.
   void AddAt(BlockCholesky::Slot slot, const Eigen::Ref<const Eigen::MatrixXd>& Ja,
              const Eigen::Map<Eigen::MatrixXd>& GJb, int ma, int mb);
+  int IslandSize(int i) const;
 
   const ContactProblem* problem_ = nullptr;
   const std::vector<int>* reduced_offset_ = nullptr;
+  const Islands* islands_ = nullptr;  // the caller's, or &whole_island_
+  Islands whole_island_;
   int n_ = 0;
   bool dense_ = true;
-  std::vector<double> H_;        // dense H, n x n column-major, factorized in place
-  std::vector<double> GJ_[2];    // scratch n_k x m_c, per clique of a constraint
+  Scratch scratch_;              // of Assemble/Solve over the whole H
+  // Dense path: island i's m_i x m_i matrix, column-major, at H_[dense_offset_[i]],
+  // factorized in place; local_offset_[c]: clique c's first row within its island.
+  std::vector<double> H_;
+  std::vector<int> dense_offset_, local_offset_;
   // Block-sparse path: node = participating clique in problem order.
   BlockCholesky block_;
   std::vector<int> node_of_clique_;            // -1 if not participating
   std::vector<int> node_size_, node_offset_;   // per node: clique size, reduced offset
+  std::vector<int> node_island_;               // per node: its island (the factor's part)
   std::vector<std::pair<int, int>> edges_;     // node pairs coupled by a constraint
   std::vector<BlockCholesky::Slot> diagonal_slot_;         // per node
   std::vector<std::array<BlockCholesky::Slot, 3>> slots_;  // per constraint: aa, bb, ab
-  std::vector<char> node_active_;              // per node, for Factor/Solve
 };
 
 }  // namespace csim::solver

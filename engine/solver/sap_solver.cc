@@ -1,5 +1,6 @@
 #include "engine/solver/sap_solver.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -24,10 +25,15 @@ double SecondsSince(Clock::time_point start) {
 using ContactBlockMap = Eigen::Map<const Eigen::Matrix<double, 3, 6>>;
 using Vector6Map = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
 
-bool AllFinite(const std::vector<double>& x, int n) {
+bool AllFinite(const double* x, int n) {
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(x[i])) return false;
   return true;
+}
+
+bool Succeeded(SapTermination t) {
+  return t == SapTermination::kNoConstraints || t == SapTermination::kOptimality ||
+         t == SapTermination::kCostStagnation;
 }
 
 // x^T G x for the n x n column-major G (no temporaries: an Eigen product nested in a dot
@@ -61,9 +67,9 @@ const char* SapTerminationName(SapTermination t) {
 //   ell''(alpha) = dv^T A dv + sum_k (J_k dv)^T G_k(alpha) (J_k dv)
 class SapSolver::AlongDirection final : public LineSearchFunction {
  public:
-  // Along dv on island `island`, whose ell_A(0) is ell_A.
-  AlongDirection(SapSolver& s, int island, double ell_A, double c1, double a2)
-      : s_(s), island_(island), ell_A_(ell_A), c1_(c1), a2_(a2) {}
+  // Along dv on island `island`, whose ell_A(0) is ell_A; G_trial holds one G block.
+  AlongDirection(SapSolver& s, int island, double ell_A, double c1, double a2, double* G_trial)
+      : s_(s), island_(island), ell_A_(ell_A), c1_(c1), a2_(a2), G_trial_(G_trial) {}
 
   void Eval(double alpha, double* ell, double* d1, double* d2) override {
     const ContactProblem& p = *s_.problem_;
@@ -73,7 +79,7 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
       const ConstraintEntry& e = p.entry(is.constraints[q]);
       const int r = e.row_offset, n = e.num_rows;
       for (int i = r; i < r + n; ++i) s_.vc_trial_[i] = s_.vc_[i] + alpha * s_.dvc_[i];
-      double* G = d2 != nullptr ? s_.G_trial_.data() : nullptr;
+      double* G = d2 != nullptr ? G_trial_ : nullptr;
       cost += e.constraint->Calc(&s_.vc_trial_[r], &s_.gamma_trial_[r], G);
       const ConstVecMap dvc(&s_.dvc_[r], n);
       dvc_gamma += dvc.dot(ConstVecMap(&s_.gamma_trial_[r], n));
@@ -90,9 +96,17 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
   double ell_A_;  // 1/2 ||v - v*||_A^2 on the island
   double c1_;     // dv^T A (v - v*)
   double a2_;     // dv^T A dv
+  double* G_trial_;  // the calling thread's scratch
 };
 
 SapSolver::SapSolver(const SapSolverParameters& parameters) : parameters_(parameters) {}
+
+void SapSolver::set_num_threads(int num_threads) {
+  CSIM_CHECK(num_threads >= 1);
+  if (num_threads == this->num_threads()) return;
+  pool_.reset();  // joins the old workers first
+  if (num_threads > 1) pool_ = std::make_unique<ThreadPool>(num_threads);
+}
 
 void SapSolver::Setup(const ContactProblem& problem) {
   problem_ = &problem;
@@ -117,7 +131,11 @@ void SapSolver::Setup(const ContactProblem& problem) {
   for (auto* x : {&v_, &v_star_, &grad_, &p_, &jc_, &D_, &dv_, &A_dv_, &A_v_star_}) x->resize(nr_);
   for (auto* x : {&vc_, &dvc_, &gamma_, &vc_trial_, &gamma_trial_}) x->resize(nc_);
   G_.resize(G_size);
-  G_trial_.resize(problem.max_constraint_rows() * problem.max_constraint_rows());
+  // Per-thread scratch, sized here so that no thread allocates during the solve.
+  if (scratch_.size() < static_cast<size_t>(num_threads())) scratch_.resize(num_threads());
+  const size_t G_block = static_cast<size_t>(problem.max_constraint_rows()) * problem.max_constraint_rows();
+  for (ThreadScratch& w : scratch_)
+    if (w.G_trial.size() < G_block) w.G_trial.resize(G_block);
   // Reduced v*, A v* and the scaling D = diag(A)^{-1/2} (math.md §4.2).
   for (int c = 0; c < problem.num_cliques(); ++c) {
     const int o = reduced_offset_[c], m = problem.clique_size(c);
@@ -127,7 +145,6 @@ void SapSolver::Setup(const ContactProblem& problem) {
   }
   for (int c = 0; c < problem.num_cliques(); ++c)
     if (reduced_offset_[c] >= 0) MultiplyByA(c, v_star_.data(), A_v_star_.data());
-  newton_.Setup(problem, reduced_offset_, nr_, parameters_.dense_threshold);
 }
 
 void SapSolver::ConstraintVelocity(int k, const double* v, double* v_c) const {
@@ -218,28 +235,47 @@ double SapSolver::MomentumError() const {
   return scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
 }
 
-bool SapSolver::ComputeSearchDirection(SapSolverStats* stats) {
+bool SapSolver::ComputeSearchDirection(int i, ThreadScratch& w) {
+  IslandState& s = island_[i];
   Clock::time_point start = Clock::now();
-  newton_.Assemble(G_.data(), G_offset_, active_clique_);
-  stats->assembly_seconds += SecondsSince(start);
+  newton_.AssembleIsland(i, G_.data(), G_offset_, &w.newton);
+  s.assembly_seconds += SecondsSince(start);
   start = Clock::now();
-  const bool ok = newton_.Factor(active_clique_);
+  const bool ok = newton_.FactorIsland(i);
+  bool finite = true;
   if (ok) {
-    VecMap dv(dv_.data(), nr_);
-    dv = -ConstVecMap(grad_.data(), nr_);
-    newton_.Solve(dv, active_clique_);  // dv = -H^{-1} grad on the active islands
+    // dv = -H^{-1} grad on the island.
+    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+      const int c = islands_.cliques[q], o = reduced_offset_[c], m = problem_->clique_size(c);
+      VecMap(&dv_[o], m) = -ConstVecMap(&grad_[o], m);
+    }
+    newton_.SolveIsland(i, dv_.data(), &w.newton);
+    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+      const int c = islands_.cliques[q];
+      finite = finite && AllFinite(&dv_[reduced_offset_[c]], problem_->clique_size(c));
+    }
   }
-  stats->factorization_seconds += SecondsSince(start);
-  return ok && AllFinite(dv_, nr_);
+  s.factorization_seconds += SecondsSince(start);
+  return ok && finite;
 }
 
-bool SapSolver::LineSearch(int i, SapSolverStats* stats, double* alpha, const char** why) {
+double SapSolver::DirectionalDerivative(int i) const {
+  double d1_0 = 0.0;
+  for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+    const int c = islands_.cliques[q], o = reduced_offset_[c], m = problem_->clique_size(c);
+    d1_0 += ConstVecMap(&dv_[o], m).dot(ConstVecMap(&grad_[o], m));
+  }
+  return d1_0;
+}
+
+bool SapSolver::LineSearch(int i, double d1_0, ThreadScratch& w, double* alpha,
+                           const char** why) {
   const Clock::time_point start = Clock::now();
   const ContactProblem& p = *problem_;
   const Islands& is = islands_;
   for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q)
     ConstraintVelocity(is.constraints[q], dv_.data(), dvc_.data());
-  double a2 = 0.0, c1 = 0.0, d1_0 = 0.0;
+  double a2 = 0.0, c1 = 0.0;
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
     const int c = is.cliques[q], o = reduced_offset_[c], m = p.clique_size(c);
     MultiplyByA(c, dv_.data(), A_dv_.data());
@@ -247,18 +283,17 @@ bool SapSolver::LineSearch(int i, SapSolverStats* stats, double* alpha, const ch
     a2 += dv.dot(ConstVecMap(&A_dv_[o], m));
     // dv^T A (v - v*) = dv^T (p - A v*) (A symmetric).
     c1 += dv.dot(ConstVecMap(&p_[o], m) - ConstVecMap(&A_v_star_[o], m));
-    d1_0 += dv.dot(ConstVecMap(&grad_[o], m));
   }
-  const IslandState& s = island_[i];
-  AlongDirection along(*this, i, s.ell_A, c1, a2);
+  IslandState& s = island_[i];
+  AlongDirection along(*this, i, s.ell_A, c1, a2, w.G_trial.data());
   const SapSolverParameters& sp = parameters_;
   const LineSearchResult r =
       sp.line_search == SapLineSearch::kExact
           ? ExactLineSearch(along, s.ell, d1_0, sp.exact, sp.cost_absolute_tolerance,
                             sp.cost_relative_tolerance)
           : BacktrackingLineSearch(along, s.ell, d1_0, sp.backtracking, sp.relative_slop);
-  stats->line_search_iterations += r.evaluations;
-  stats->line_search_seconds += SecondsSince(start);
+  s.line_search_iterations += r.evaluations;
+  s.line_search_seconds += SecondsSince(start);
   *alpha = r.alpha;
   *why = r.failure;
   return r.ok;
@@ -280,8 +315,7 @@ StepStatus SapSolver::Finish(SapTermination t, const char* reason, SapSolverResu
   s.termination = t;
   s.num_participating_velocities = nr_;
   StepStatus& status = result->status;
-  const bool ok = t == SapTermination::kNoConstraints || t == SapTermination::kOptimality ||
-                  t == SapTermination::kCostStagnation;
+  const bool ok = Succeeded(t);
   status.outcome = ok ? StepOutcome::kOk
                       : (t == SapTermination::kNonFinite ? StepOutcome::kNonFinite
                                                          : StepOutcome::kNotConverged);
@@ -315,10 +349,16 @@ void SapSolver::LoadGuess(const Eigen::Ref<const Eigen::VectorXd>& v_guess) {
 
 void SapSolver::SetupIslands() {
   FindIslands(*problem_, reduced_offset_, &islands_);
+  newton_.Setup(*problem_, reduced_offset_, nr_, parameters_.dense_threshold, &islands_);
+  for (ThreadScratch& w : scratch_) newton_.ReserveScratch(&w.newton);
   const int K = islands_.num_islands;
   island_.assign(K, IslandState{});
-  active_clique_.assign(problem_->num_cliques(), 0);
-  for (int c : islands_.cliques) active_clique_[c] = 1;
+  island_size_.resize(K);
+  for (int i = 0; i < K; ++i) {
+    island_size_[i] = 0;
+    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q)
+      island_size_[i] += problem_->clique_size(islands_.cliques[q]);
+  }
   // One island: exactly SAP eq. 26. K > 1: ||D g_i|| <= eps_a / sqrt(K) + eps_r / sqrt(2)
   // max(||D p_i||, ||D j_i||) on every island implies, by Minkowski's inequality and
   // sum_i max(P_i, J_i)^2 <= ||D p||^2 + ||D j||^2 <= 2 max(||D p||, ||D j||)^2,
@@ -328,38 +368,81 @@ void SapSolver::SetupIslands() {
   island_relative_tolerance_ = K > 1 ? eps_r / std::sqrt(2.0) : eps_r;
 }
 
-bool SapSolver::UpdateActiveIslands(int* num_active, bool* non_finite) {
-  *num_active = 0;
-  *non_finite = false;
-  for (int i = 0; i < islands_.num_islands; ++i) {
-    IslandState& s = island_[i];
-    if (!s.active) continue;
-    EvalIsland(i);
-    if (!std::isfinite(s.ell) || !std::isfinite(s.g2)) {
-      *non_finite = true;
-      return false;
-    }
-    // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1).
-    if (IslandOptimal(s)) {
-      s.active = false;
-      s.stop = SapTermination::kOptimality;
-    } else if (s.iterations > 0 && CostStagnated(s.ell, s.ell_prev, s.alpha_prev)) {
-      s.active = false;
-      s.stop = SapTermination::kCostStagnation;
-    } else {
-      ++*num_active;
-    }
-    if (!s.active)
-      for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q)
-        active_clique_[islands_.cliques[q]] = 0;
+void SapSolver::FailIsland(int i, SapTermination t, const char* why) {
+  island_[i].stop = t;
+  island_[i].why = why;
+}
+
+bool SapSolver::IslandStopped(int i) {
+  IslandState& s = island_[i];
+  EvalIsland(i);
+  if (!std::isfinite(s.ell) || !std::isfinite(s.g2)) {
+    FailIsland(i, SapTermination::kNonFinite, "cost or gradient");
+    return true;
   }
+  // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1).
+  if (IslandOptimal(s)) {
+    s.stop = SapTermination::kOptimality;
+    return true;
+  }
+  if (s.iterations > 0 && CostStagnated(s.ell, s.ell_prev, s.alpha_prev)) {
+    s.stop = SapTermination::kCostStagnation;
+    return true;
+  }
+  if (s.iterations >= parameters_.max_iterations) {
+    FailIsland(i, SapTermination::kMaxIterations, "no convergence");
+    return true;
+  }
+  return false;
+}
+
+bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
+  if (!ComputeSearchDirection(i, w)) {
+    FailIsland(i, SapTermination::kNonFinite, "Hessian factorization");
+    return false;
+  }
+  const double d1_0 = DirectionalDerivative(i);
+  if (!(d1_0 < 0.0)) {
+    FailIsland(i, SapTermination::kNotDescent, "ill-conditioned Newton system");
+    return false;
+  }
+  double alpha = 0.0;
+  const char* why = "";
+  if (!LineSearch(i, d1_0, w, &alpha, &why)) {
+    FailIsland(i, SapTermination::kLineSearchFailed, why);
+    return false;
+  }
+  for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+    const int c = islands_.cliques[q], o = reduced_offset_[c], m = problem_->clique_size(c);
+    VecMap(&v_[o], m) += alpha * ConstVecMap(&dv_[o], m);  // v <- v + alpha dv
+  }
+  IslandState& s = island_[i];
+  ++s.iterations;
+  s.ell_prev = s.ell;
+  s.alpha_prev = alpha;
   return true;
 }
 
-SapTermination SapSolver::FinalTermination() const {
-  for (const IslandState& s : island_)
-    if (s.stop != SapTermination::kOptimality) return s.stop;
-  return SapTermination::kOptimality;
+void SapSolver::SolveIsland(int i, ThreadScratch& w) {
+  while (!IslandStopped(i) && NewtonUpdate(i, w)) {
+  }
+}
+
+void SapSolver::SolveIslands() {
+  const int K = islands_.num_islands;
+  if (pool_ == nullptr || K < 2) {
+    for (int i = 0; i < K; ++i) SolveIsland(i, scratch_[0]);
+    return;
+  }
+  // Largest first, so that a big island does not start last and leave the other threads
+  // idle; ties by index (any order gives the same results).
+  schedule_.resize(K);
+  for (int i = 0; i < K; ++i) schedule_[i] = i;
+  std::sort(schedule_.begin(), schedule_.end(), [this](int a, int b) {
+    return island_size_[a] != island_size_[b] ? island_size_[a] > island_size_[b] : a < b;
+  });
+  auto body = [this](int index, int thread) { SolveIsland(schedule_[index], scratch_[thread]); };
+  pool_->ParallelFor(K, body);
 }
 
 void SapSolver::FinishStats(SapSolverStats* stats) const {
@@ -370,12 +453,24 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
   // Island iterations weighted by the island's share of the participating velocities.
   double weighted = 0.0;
   for (int i = 0; i < islands_.num_islands; ++i) {
-    int m = 0;
-    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q)
-      m += problem_->clique_size(islands_.cliques[q]);
-    weighted += static_cast<double>(m) * island_[i].iterations;
+    const IslandState& s = island_[i];
+    weighted += static_cast<double>(island_size_[i]) * s.iterations;
+    stats->iterations = std::max(stats->iterations, s.iterations);
+    stats->line_search_iterations += s.line_search_iterations;
+    stats->assembly_seconds += s.assembly_seconds;
+    stats->factorization_seconds += s.factorization_seconds;
+    stats->line_search_seconds += s.line_search_seconds;
   }
   stats->mean_island_iterations = nr_ > 0 ? weighted / nr_ : 0.0;
+}
+
+StepStatus SapSolver::FinishIslands(SapSolverResult* result) {
+  FinishStats(&result->stats);
+  for (const IslandState& s : island_)
+    if (!Succeeded(s.stop)) return Finish(s.stop, s.why, result);
+  for (const IslandState& s : island_)
+    if (s.stop != SapTermination::kOptimality) return Finish(s.stop, "", result);
+  return Finish(SapTermination::kOptimality, "", result);
 }
 
 StepStatus SapSolver::Solve(const ContactProblem& problem,
@@ -390,41 +485,8 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
     stats.num_participating_cliques += reduced_offset_[c] >= 0;
   if (problem.num_constraints() == 0) return Finish(SapTermination::kNoConstraints, "", result);
   SetupIslands();
-  for (int m = 0;; ++m) {
-    int num_active = 0;
-    bool non_finite = false;
-    UpdateActiveIslands(&num_active, &non_finite);
-    FinishStats(&stats);
-    if (non_finite) return Finish(SapTermination::kNonFinite, "cost or gradient", result);
-    if (num_active == 0) return Finish(FinalTermination(), "", result);
-    if (m >= parameters_.max_iterations)
-      return Finish(SapTermination::kMaxIterations, "no convergence", result);
-    if (!ComputeSearchDirection(&stats))
-      return Finish(SapTermination::kNonFinite, "Hessian factorization", result);
-    for (int i = 0; i < islands_.num_islands; ++i) {
-      IslandState& s = island_[i];
-      if (!s.active) continue;
-      double d1_0 = 0.0;
-      for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
-        const int c = islands_.cliques[q], o = reduced_offset_[c], m_c = problem.clique_size(c);
-        d1_0 += ConstVecMap(&dv_[o], m_c).dot(ConstVecMap(&grad_[o], m_c));
-      }
-      if (!(d1_0 < 0.0))
-        return Finish(SapTermination::kNotDescent, "ill-conditioned Newton system", result);
-      double alpha = 0.0;
-      const char* why = "";
-      if (!LineSearch(i, &stats, &alpha, &why))
-        return Finish(SapTermination::kLineSearchFailed, why, result);
-      for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
-        const int c = islands_.cliques[q], o = reduced_offset_[c], m_c = problem.clique_size(c);
-        VecMap(&v_[o], m_c) += alpha * ConstVecMap(&dv_[o], m_c);  // v <- v + alpha dv
-      }
-      ++s.iterations;
-      s.ell_prev = s.ell;
-      s.alpha_prev = alpha;
-    }
-    ++stats.iterations;
-  }
+  SolveIslands();
+  return FinishIslands(result);
 }
 
 }  // namespace csim::solver

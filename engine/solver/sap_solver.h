@@ -7,14 +7,24 @@
 // over the cliques touched by constraints (the others get v = v* untouched).
 //
 // Islands (islands.h): cliques coupled by no chain of constraints are independent problems.
-// Each island runs its own Newton iterations and line searches and stops on its own; a
-// converged island costs nothing more. `iterations` counts Newton rounds until the last
-// island stopped (as for one problem). With one island everything below is literal; with
-// K > 1 islands each island must meet SAP eq. 26 with eps_a / sqrt(K) and eps_r / sqrt(2),
-// which implies SAP eq. 26 for the whole problem (proof in SetupIslands): the stopping
-// criterion is never looser than the global one. Results do not depend on how many other
-// islands a problem has (an island's arithmetic touches only its own data), except
-// through these two tolerances.
+// Each island is solved to completion by itself: its own Newton iterations (evaluate, stop
+// test, assemble and factorize its part of H, solve, line search, update) and its own
+// stopping test; `iterations` is the largest island's count, i.e. the Newton rounds until
+// the last island stopped (as for one problem). With one island everything below is
+// literal; with K > 1 islands each island must meet SAP eq. 26 with eps_a / sqrt(K) and
+// eps_r / sqrt(2), which implies SAP eq. 26 for the whole problem (proof in SetupIslands):
+// the stopping criterion is never looser than the global one. An island's arithmetic
+// touches only its own data (and those two tolerances), so its result does not depend on
+// the other islands, nor on the order in which islands are solved.
+//
+// Threads (set_num_threads): islands are handed out to a persistent pool (thread_pool.h),
+// largest first, each thread with its own scratch; since an island's result depends on
+// nothing else, v, gamma and the statistics (timings aside) are bit-identical for any
+// thread count. Every island is solved even when another fails, and a failure reports the
+// lowest-numbered failing island, so the status does not depend on the threads either.
+// Rejected: lock-step rounds over all islands sharing one factorization (the previous
+// design: a round waits for its slowest island, and the shared system cannot be split
+// between threads).
 //
 // Stopping (math.md §4.2, §4.3), checked before each factorization, so an optimal warm start
 // returns after zero iterations:
@@ -26,13 +36,15 @@
 // max_iterations or when a line search fails; kNonFinite when a NaN/inf shows up.
 //
 // Memory: every workspace is a member, grown on demand and never shrunk; a solve on a
-// problem no larger than a previous one does not allocate (dense Newton systems).
+// problem no larger than a previous one does not allocate, with any number of threads.
 
+#include <memory>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
+#include "engine/common/thread_pool.h"
 #include "engine/solver/contact_problem.h"
 #include "engine/solver/islands.h"
 #include "engine/solver/newton_system.h"
@@ -57,8 +69,10 @@ const char* SapTerminationName(SapTermination t);
 /// Per-solve statistics (flow to /solver/* in the output file).
 struct SapSolverStats {
   SapTermination termination = SapTermination::kNoConstraints;
-  int iterations = 0;              ///< Newton updates performed (factorizations)
-  int line_search_iterations = 0;  ///< line-search cost evaluations, summed over iterations
+  /// Newton updates of the island that took the most (the rounds until the last island
+  /// stopped).
+  int iterations = 0;
+  int line_search_iterations = 0;  ///< line-search cost evaluations, summed over islands
   /// Dimensionless momentum error at the returned v (SAP eq. 32, math.md §5):
   /// ||D grad|| / max(||D p||, ||D j_c||), over the participating velocities (0 if both
   /// norms are 0).
@@ -70,6 +84,8 @@ struct SapSolverStats {
   /// Newton iterations per island weighted by its share of the participating velocities:
   /// the work actually done, in units of whole-problem iterations (<= iterations).
   double mean_island_iterations = 0.0;
+  // Summed over islands, hence over threads: with several threads they can exceed the
+  // solve's wall time.
   double assembly_seconds = 0.0;       ///< Hessian assembly, summed [s]
   double factorization_seconds = 0.0;  ///< Cholesky factorization and solve, summed [s]
   double line_search_seconds = 0.0;    ///< line searches, summed [s]
@@ -91,6 +107,12 @@ class SapSolver {
   const SapSolverParameters& parameters() const { return parameters_; }
   void set_parameters(const SapSolverParameters& parameters) { parameters_ = parameters; }
 
+  /// Threads that solve islands concurrently (>= 1). 1 (the default): islands are solved in
+  /// turn on the calling thread, no thread exists. n > 1: a pool of n - 1 workers is started
+  /// here, once, and used by every Solve. Results are bit-identical for every n.
+  void set_num_threads(int num_threads);
+  int num_threads() const { return pool_ != nullptr ? pool_->num_threads() : 1; }
+
   /// Solves `problem` from the initial guess v_guess (num_velocities; only the
   /// participating cliques' entries are used). Writes `result` and returns its status.
   StepStatus Solve(const ContactProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
@@ -99,19 +121,28 @@ class SapSolver {
  private:
   class AlongDirection;
 
-  // Newton state of one island (islands.h).
+  // Newton state and outcome of one island (islands.h), written only by the thread that
+  // solves the island.
   struct IslandState {
-    bool active = true;            // still iterating
     SapTermination stop = SapTermination::kOptimality;  // why it stopped
+    const char* why = "";          // detail of a failure (static string)
     int iterations = 0;            // Newton updates of this island
     double ell = 0.0, ell_A = 0.0; // cost and its 1/2 ||v - v*||_A^2 part [J]
     double ell_prev = 0.0, alpha_prev = 0.0;  // for the cost criterion
     double g2 = 0.0, p2 = 0.0, j2 = 0.0;      // ||D grad||^2, ||D p||^2, ||D j_c||^2
+    int line_search_iterations = 0;
+    double assembly_seconds = 0.0, factorization_seconds = 0.0, line_search_seconds = 0.0;
+  };
+
+  // Scratch of one thread: islands solved at the same time use different ones.
+  struct ThreadScratch {
+    std::vector<double> G_trial;   // one G block for the line search
+    NewtonSystem::Scratch newton;  // assembly and dense-solve scratch
   };
 
   // Finds participating cliques, reduced offsets and sizes all workspaces.
   void Setup(const ContactProblem& problem);
-  // Islands of the problem, per-island state and tolerances.
+  // Islands of the problem, the Newton system over them, per-island state and tolerances.
   void SetupIslands();
   // v_c,k = J_k v for constraint k (reduced v; writes rows of v_c).
   void ConstraintVelocity(int k, const double* v, double* v_c) const;
@@ -123,18 +154,30 @@ class SapSolver {
   void EvalIsland(int i);
   // SAP eq. 26 on one island with the split tolerances.
   bool IslandOptimal(const IslandState& s) const;
-  // Evaluates the active islands and retires the converged ones; false on non-finite.
-  bool UpdateActiveIslands(int* num_active, bool* non_finite);
+  // Solves every island, in turn or on the pool.
+  void SolveIslands();
+  // Runs island i's Newton loop to its end (convergence or failure) with scratch w.
+  void SolveIsland(int i, ThreadScratch& w);
+  // Evaluates island i and applies the stopping tests; true when it stopped (converged or
+  // failed, recorded in its state).
+  bool IslandStopped(int i);
+  // One Newton update of island i; false (failure recorded in its state) if it failed.
+  bool NewtonUpdate(int i, ThreadScratch& w);
+  // Records a failure of island i.
+  void FailIsland(int i, SapTermination t, const char* why);
   // SAP eq. 32 over all participating velocities.
   double MomentumError() const;
-  // kOptimality if every island met SAP eq. 26, else the cost criterion.
-  SapTermination FinalTermination() const;
   // Cost, momentum error and island statistics into stats.
   void FinishStats(SapSolverStats* stats) const;
-  // dv on the active islands from their G and gradient. False if factorization fails.
-  bool ComputeSearchDirection(SapSolverStats* stats);
+  // The islands' outcome: the lowest-numbered failure, else kOptimality if every island met
+  // SAP eq. 26, else the cost criterion.
+  StepStatus FinishIslands(SapSolverResult* result);
+  // dv on island i from its G and gradient. False if the factorization fails.
+  bool ComputeSearchDirection(int i, ThreadScratch& w);
+  // grad^T dv on island i.
+  double DirectionalDerivative(int i) const;
   // Runs the configured line search along dv_ on island i; false and a reason on failure.
-  bool LineSearch(int i, SapSolverStats* stats, double* alpha, const char** why);
+  bool LineSearch(int i, double d1_0, ThreadScratch& w, double* alpha, const char** why);
   // Cost-stagnation criterion of math.md §4.3.
   bool CostStagnated(double ell, double ell_prev, double alpha_prev) const;
   // Copies the participating cliques' entries of v_guess into the reduced iterate.
@@ -143,6 +186,7 @@ class SapSolver {
   StepStatus Finish(SapTermination t, const char* reason, SapSolverResult* result);
 
   SapSolverParameters parameters_;
+  std::unique_ptr<ThreadPool> pool_;  // null with one thread
   const ContactProblem* problem_ = nullptr;
   NewtonSystem newton_;
   std::vector<int> reduced_offset_;  // per clique, -1 if not participating
@@ -151,15 +195,16 @@ class SapSolver {
   int nc_ = 0;                       // constraint rows
   Islands islands_;                  // of the current problem
   std::vector<IslandState> island_;  // per island
-  std::vector<char> active_clique_;  // per clique: its island is still iterating
+  std::vector<int> island_size_;     // per island: participating velocities
+  std::vector<int> schedule_;        // islands in the order they are handed out
   double island_absolute_tolerance_ = 0.0, island_relative_tolerance_ = 0.0;
   // Reduced workspaces (size nr_): iterate, free motion, gradient, A v, J^T gamma,
-  // diag(A)^{-1/2}, search direction, A dv, A v*.
+  // diag(A)^{-1/2}, search direction, A dv, A v*. Islands own disjoint entries.
   std::vector<double> v_, v_star_, grad_, p_, jc_, D_, dv_, A_dv_, A_v_star_;
   // Constraint-row workspaces (size nc_): J v, J dv, gamma, line-search trial v_c and gamma.
   std::vector<double> vc_, dvc_, gamma_, vc_trial_, gamma_trial_;
-  std::vector<double> G_;            // stacked G blocks
-  std::vector<double> G_trial_;      // one G block for the line search
+  std::vector<double> G_;               // stacked G blocks
+  std::vector<ThreadScratch> scratch_;  // per thread
 };
 
 }  // namespace csim::solver

@@ -1,6 +1,7 @@
 // BlockCholesky against a dense reference: random block-sparse SPD matrices on random node
 // graphs (mixed block sizes, fill-in), reuse of the symbolic analysis, no allocation in the
-// numeric phase.
+// numeric phase; parts (independent groups of nodes) factorized and solved one by one give
+// the whole factorization's result bit for bit.
 
 #include "engine/solver/block_cholesky.h"
 
@@ -115,6 +116,62 @@ TEST_CASE("block Cholesky rejects a matrix that is not positive definite", "[sol
   L.Analyze(p.size, p.offset, p.edges);
   Load(H, p, &L);
   CHECK_FALSE(L.Factor());
+}
+
+// Nodes in `parts` groups (node i in group i % parts), edges only within a group.
+RandomPattern MakeGroupedPattern(int nodes, int parts, int num_edges, std::mt19937& rng,
+                                 bool all_six, std::vector<int>* part_of_node) {
+  RandomPattern p = MakePattern(nodes, 0, rng, all_six);
+  std::uniform_int_distribution<int> node(0, nodes - 1);
+  while (static_cast<int>(p.edges.size()) < num_edges) {
+    const int a = node(rng), b = node(rng);
+    if (a != b && a % parts == b % parts) p.edges.emplace_back(a, b);
+  }
+  part_of_node->resize(nodes);
+  for (int i = 0; i < nodes; ++i) (*part_of_node)[i] = i % parts;
+  return p;
+}
+
+TEST_CASE("block Cholesky parts give the whole factorization bit for bit",
+          "[solver][block_cholesky]") {
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int parts = 1 + trial % 5, nodes = 2 * parts + trial * 2;  // >= 2 nodes per part
+    std::vector<int> part_of_node;
+    const RandomPattern p =
+        MakeGroupedPattern(nodes, parts, nodes + trial, rng, trial % 2 == 1, &part_of_node);
+    const MatrixXd H = RandomBlockSpd(p, rng);
+    const VectorXd b = VectorXd::Random(p.n);
+    BlockCholesky whole, split;
+    whole.Analyze(p.size, p.offset, p.edges);
+    Load(H, p, &whole);
+    REQUIRE(whole.Factor());
+    VectorXd x_whole = b;
+    whole.Solve(x_whole.data());
+    split.Analyze(p.size, p.offset, p.edges);
+    split.SetPartition(part_of_node, parts);
+    Load(H, p, &split);
+    VectorXd x_split = b;
+    for (int q = parts - 1; q >= 0; --q) {  // any order: parts are independent
+      REQUIRE(split.FactorPart(q));
+      split.SolvePart(q, x_split.data());
+    }
+    INFO("trial " << trial << ", " << parts << " parts, " << nodes << " nodes");
+    CHECK(x_split == x_whole);
+    // SetZeroPart clears its part's storage only: part 0 then fails to factorize, the
+    // others still solve to the same values.
+    Load(H, p, &split);
+    split.SetZeroPart(0);
+    CHECK_FALSE(split.FactorPart(0));
+    VectorXd x_rest = b;
+    for (int q = 1; q < parts; ++q) {
+      REQUIRE(split.FactorPart(q));
+      split.SolvePart(q, x_rest.data());
+    }
+    for (int i = 0; i < nodes; ++i)
+      if (part_of_node[i] != 0)
+        CHECK(x_rest.segment(p.offset[i], p.size[i]) == x_whole.segment(p.offset[i], p.size[i]));
+  }
 }
 
 TEST_CASE("block Cholesky factor and solve do not allocate", "[solver][block_cholesky][allocation]") {

@@ -108,6 +108,13 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const size_t n = contacts_.size();
   contact_constraint_.assign(n, -1);
+  key_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const geometry::PointContact& c = contacts_[i];
+    const bool same_pair = i > 0 && contacts_[i - 1].geometry_a == c.geometry_a &&
+                           contacts_[i - 1].geometry_b == c.geometry_b;
+    key_[i] = {c.geometry_a, c.geometry_b, same_pair ? key_[i - 1].point + 1 : 0};
+  }
   if (R_WC_.size() < n) {
     R_WC_.resize(n);
     bias_C_.resize(n);
@@ -165,6 +172,7 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   p.near_rigid_threshold = parameters.near_rigid_threshold;
   p.stiction_sigma = parameters.stiction_sigma;
   p.bias_velocity = bias_C_[i];
+  p.predict_stiction = std::binary_search(stuck_.begin(), stuck_.end(), key_[i]);
   const solver::SapFrictionConeConstraint constraint(p);
   contact_constraint_[i] = problem->num_constraints();
 
@@ -185,6 +193,23 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   } else {
     problem->AddConstraint(tree_a, block(tree_a, J_C_a_), tree_b, block(tree_b, J_C_b_), constraint);
   }
+}
+
+void ContactProblemBuilder::RememberStiction(const solver::ContactProblem& problem,
+                                             const solver::SapSolverResult& result) {
+  stuck_.clear();
+  for (size_t i = 0; i < contacts_.size(); ++i) {
+    const int k = contact_constraint_[i];
+    if (k < 0) continue;
+    const solver::ConstraintEntry& e = problem.entry(k);
+    // AddContact made every contact constraint a SapFrictionConeConstraint.
+    const auto& cone = static_cast<const solver::SapFrictionConeConstraint&>(*e.constraint);
+    if (cone.RegionAt(result.v_c.data() + e.row_offset) == solver::FrictionConeRegion::kStiction)
+      stuck_.push_back(key_[i]);
+  }
+  // The geometry emits pairs in order, so this is sorted already; sorting keeps the
+  // binary search of the next Build correct regardless.
+  std::sort(stuck_.begin(), stuck_.end());
 }
 
 void ContactProblemBuilder::AddJointLimits(const Model& model, const StepInputs& in,

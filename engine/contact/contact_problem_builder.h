@@ -18,6 +18,9 @@
 // when it returns. Bodies at rest keep the plain margin, so a settled pile pays nothing.
 // Contacts between two objects that both lack velocities (world, welded or purely
 // prescribed bodies) are reported by the geometry but cannot be resolved and are skipped.
+// Stiction memory: after each solve, RememberStiction keeps the identities (geometry pair,
+// point of its manifold) of the contacts that ended in stiction; the next Build marks the
+// same contacts predict_stiction, the solver's warm start of the active set (sap_solver.h).
 
 #include <vector>
 
@@ -67,6 +70,13 @@ class ContactProblemBuilder {
   void Report(const solver::ContactProblem& problem, const solver::SapSolverResult& result,
               double dt, std::vector<ContactReport>* out) const;
 
+  /// Records which contacts of the last Build ended the solve `result` in stiction, for the
+  /// next Build's prediction (see the top of this file). Allocation free once warmed up.
+  void RememberStiction(const solver::ContactProblem& problem,
+                        const solver::SapSolverResult& result);
+  /// Forgets the recorded stiction (e.g. after the state was reset).
+  void ForgetStiction() { stuck_.clear(); }
+
   /// Point contacts of the last Build, in the geometry layer's order.
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
   const multibody::TreeTopology& topology() const { return topology_; }
@@ -98,6 +108,20 @@ class ContactProblemBuilder {
   std::vector<Eigen::Vector3d> bias_C_;            ///< v_b per contact, contact frame
   /// Fills extra_margin_ for the step (see the top of this file).
   void CalcExtraMargins(const StepInputs& in);
+
+  /// Identity of a point contact across steps: its geometry pair and its index within the
+  /// pair's manifold (the geometry layer emits a pair's points contiguously, in a
+  /// deterministic order).
+  struct ContactKey {
+    int geometry_a = -1, geometry_b = -1, point = 0;
+    bool operator<(const ContactKey& o) const {
+      return geometry_a != o.geometry_a ? geometry_a < o.geometry_a
+             : geometry_b != o.geometry_b ? geometry_b < o.geometry_b
+                                          : point < o.point;
+    }
+  };
+  std::vector<ContactKey> key_;                    ///< per contact of the last Build
+  std::vector<ContactKey> stuck_;                  ///< sorted: in stiction after the last solve
 
   std::vector<double> extra_margin_;               ///< per body, this step [m]
   std::vector<double> body_radius_;                ///< max distance of collision geometry

@@ -43,6 +43,7 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
                     " s: " + status.reason;
     return status;
   }
+  cws.builder.RememberStiction(cws.problem, cws.result);  // next step's active-set warm start
   s.free_motion_iterations = ws.iterations;
   s.num_constraints = cws.problem.num_constraints();
   const bool constrained = s.num_constraints > 0;

@@ -41,6 +41,16 @@ class Constraint {
   /// Precondition: Prepare() was called. Never allocates.
   virtual double Calc(const double* v_c, double* gamma, double* G) const = 0;
 
+  /// A prediction of the region the solution will be in, from the previous step (a warm
+  /// start of the active set; the solver uses it for its first Newton direction only, see
+  /// sap_solver.h). When the kind has one, writes the gamma and G of the predicted region's
+  /// model at v_c (extended beyond that region where needed) and returns true; otherwise
+  /// returns false and writes nothing. Same units and preconditions as Calc. Default: none.
+  virtual bool CalcPredicted(const double* v_c, double* gamma, double* G) const {
+    (void)v_c, (void)gamma, (void)G;
+    return false;
+  }
+
  protected:
   Constraint() = default;
   Constraint(const Constraint&) = default;

@@ -48,4 +48,21 @@ double SapFrictionConeConstraint::Calc(const double* v_c, double* gamma, double*
   return p.cost;
 }
 
+bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, double* gamma, double* G) const {
+  if (!parameters_.predict_stiction) return false;
+  const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
+  if (!(y[2] > 0.0)) return false;  // separating: stiction would pull, keep the true model
+  Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
+  gamma_out = y;
+  Eigen::Map<Eigen::Matrix3d> G_out(G);
+  G_out.setZero();
+  G_out.diagonal() << 1.0 / metric_.R_t, 1.0 / metric_.R_t, 1.0 / metric_.R_n;
+  return true;
+}
+
+FrictionConeRegion SapFrictionConeConstraint::RegionAt(const double* v_c) const {
+  return ProjectOntoFrictionCone(metric_, CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c)))
+      .region;
+}
+
 }  // namespace csim::solver

@@ -28,6 +28,9 @@ struct SapFrictionConeParameters {
   double stiction_sigma = 1.0e-3;      ///< sigma [1] > 0: R_t = sigma w
   /// Kinematic bias v_b [m/s] in the contact frame, added to J v (e.g. conveyor speed).
   Eigen::Vector3d bias_velocity = Eigen::Vector3d::Zero();
+  /// The same contact (geometry pair and manifold point) ended the previous step in
+  /// stiction: CalcPredicted offers the stiction model (sap_solver.h).
+  bool predict_stiction = false;
 };
 
 /// SAP friction-cone contact constraint (3 rows).
@@ -44,6 +47,18 @@ class SapFrictionConeConstraint final : public Constraint {
 
   /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here).
   double Calc(const double* v_c, double* gamma, double* G) const override;
+
+  /// With parameters().predict_stiction and a compressive un-projected impulse (y_n > 0):
+  /// the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c, even where v_c
+  /// lies in another region. Why: v0 is the previous solution, but the contact point and
+  /// frame moved with the step, so J v0 carries a slip of ~1 mm/s that the tiny R_t = sigma w
+  /// turns into a sliding impulse; Newton from v0 then rediscovers stiction one contact per
+  /// iteration (short line-search steps). Otherwise returns false.
+  bool CalcPredicted(const double* v_c, double* gamma, double* G) const override;
+
+  /// Region of the projection at v_c (3 values, without the bias), for the next step's
+  /// prediction.
+  FrictionConeRegion RegionAt(const double* v_c) const;
 
   const SapFrictionConeParameters& parameters() const { return parameters_; }
   double R_t() const { return metric_.R_t; }  ///< [1/kg], valid after Prepare()

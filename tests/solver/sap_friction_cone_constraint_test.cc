@@ -131,3 +131,46 @@ TEST_CASE("SAP contact at rest on its compliant equilibrium", "[solver]") {
 
 }  // namespace
 }  // namespace csim::solver
+
+namespace csim::solver {
+namespace {
+
+TEST_CASE("predicted stiction is the stiction model extended to every region", "[solver]") {
+  SapFrictionConeParameters p = Compliant();
+  const double dt = 1e-3, w = 0.5;
+  SapFrictionConeConstraint plain(p);
+  plain.Prepare(dt, w);
+  Vector3d gamma;
+  Matrix3d G;
+  // Without the flag there is no prediction.
+  CHECK_FALSE(plain.CalcPredicted(Vector3d(0.01, 0, 0).data(), gamma.data(), G.data()));
+
+  p.predict_stiction = true;
+  SapFrictionConeConstraint predicted(p);
+  predicted.Prepare(dt, w);
+  // Inside the stiction region the prediction is the true model: same gamma and G as Calc.
+  const Vector3d stuck(1e-7, -2e-7, 0.0);  // tiny creep, compressed (v_hat_n > 0)
+  REQUIRE(predicted.RegionAt(stuck.data()) == FrictionConeRegion::kStiction);
+  Vector3d gamma_true;
+  Matrix3d G_true;
+  Cost(predicted, stuck, &gamma_true, &G_true);
+  REQUIRE(predicted.CalcPredicted(stuck.data(), gamma.data(), G.data()));
+  CHECK((gamma - gamma_true).norm() <= 1e-12 * gamma_true.norm());
+  CHECK((G - G_true).norm() <= 1e-12 * G_true.norm());
+  // Sliding at v_c (1 cm/s slip): the prediction is the un-projected impulse y and R^{-1},
+  // i.e. the quadratic of region I continued outside the cone.
+  const Vector3d slipping(0.01, 0.0, 0.0);
+  REQUIRE(predicted.RegionAt(slipping.data()) == FrictionConeRegion::kSliding);
+  REQUIRE(predicted.CalcPredicted(slipping.data(), gamma.data(), G.data()));
+  const Vector3d y = predicted.CalcUnprojectedImpulse(slipping);
+  CHECK((gamma - y).norm() == 0.0);
+  CHECK(G.isApprox(Vector3d(1 / predicted.R_t(), 1 / predicted.R_t(), 1 / predicted.R_n())
+                       .asDiagonal().toDenseMatrix()));
+  Cost(predicted, slipping, &gamma_true);
+  CHECK(gamma.head<2>().norm() > 10 * gamma_true.head<2>().norm());  // y is far outside the cone
+  // Separating fast (y_n <= 0): stiction would pull, so no prediction.
+  CHECK_FALSE(predicted.CalcPredicted(Vector3d(0, 0, 1.0).data(), gamma.data(), G.data()));
+}
+
+}  // namespace
+}  // namespace csim::solver

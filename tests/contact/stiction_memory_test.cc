@@ -1,0 +1,69 @@
+// The builder's stiction memory (contact_problem_builder.h): contacts that ended a step in
+// stiction are offered to the next step's solve as predict_stiction, matched by geometry
+// pair and manifold point; sliding contacts are not.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "engine/integrator/contact_step.h"
+#include "engine/io/scene_loader.h"
+#include "engine/solver/sap_friction_cone_constraint.h"
+
+namespace csim::contact {
+namespace {
+
+// A 1 kg, 10 cm box on the ground (4 corner contacts), initial horizontal speed VX.
+std::string BoxScene(double vx) {
+  return R"(
+csim: 1
+settings: {time_step: 1.0e-3, duration: 1.0}
+materials:
+  ground: {stiffness: 1.0e6, dissipation_time: 0.01, friction: 0.3}
+world: {geometry: [{shape: halfspace, material: ground}]}
+bodies:
+  - name: box
+    mass: 1.0
+    geometry: [{shape: box, size: [0.1, 0.1, 0.1], material: ground}]
+    pose: {position: [0, 0, 0.0499]}
+    velocity: {linear: [)" + std::to_string(vx) + R"(, 0, 0]}
+)";
+}
+
+// predict_stiction of every contact constraint of the last Build.
+std::vector<bool> Predictions(const integrator::ContactStepWorkspace& cws) {
+  std::vector<bool> out;
+  for (int k = 0; k < cws.problem.num_constraints(); ++k) {
+    const auto* cone =
+        dynamic_cast<const solver::SapFrictionConeConstraint*>(cws.problem.entry(k).constraint);
+    if (cone != nullptr) out.push_back(cone->parameters().predict_stiction);
+  }
+  return out;
+}
+
+std::vector<bool> StepTwice(double vx) {
+  const io::LoadedScene scene = io::LoadSceneFromText(BoxScene(vx), "box.yaml", {});
+  const multibody::Model& model = scene.model;
+  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::ContactStepWorkspace cws(model);
+  multibody::State s{0.0, model.InitialQ(), model.InitialV()};
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
+  return Predictions(cws);
+}
+
+TEST_CASE("contacts in stiction are predicted stuck at the next step", "[contact]") {
+  SECTION("a box at rest: its four corners stick and are predicted stuck") {
+    const std::vector<bool> p = StepTwice(0.0);
+    REQUIRE(p.size() == 4);
+    for (bool b : p) CHECK(b);
+  }
+  SECTION("a box sliding at 1 m/s: no corner is predicted stuck") {
+    const std::vector<bool> p = StepTwice(1.0);
+    REQUIRE(p.size() == 4);
+    for (bool b : p) CHECK_FALSE(b);
+  }
+}
+
+}  // namespace
+}  // namespace csim::contact

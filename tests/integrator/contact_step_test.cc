@@ -1,5 +1,6 @@
 // The constrained step as a whole: the contact problem is assembled and solved every step,
-// and its bookkeeping does not allocate once the contact set has been seen.
+// and its bookkeeping does not allocate once the contact set has been seen, also when the
+// solver's islands run on two threads.
 
 #include <catch2/catch.hpp>
 
@@ -40,6 +41,23 @@ TEST_CASE("a warmed-up contact step allocates nothing", "[integrator][contact][a
     // The pile is at rest: every body's speed is at the stiction-creep level.
     CHECK(s.v.lpNorm<Eigen::Infinity>() < 1e-3);
   }
+}
+
+TEST_CASE("a warmed-up contact step on two threads allocates nothing",
+          "[integrator][contact][allocation][threads]") {
+  const io::LoadedScene scene = io::LoadSceneFromText(kRestingPile, "pile.yaml", {});
+  const multibody::Model& model = scene.model;
+  StepWorkspace ws = MakeStepWorkspace(model);
+  ContactStepWorkspace cws(model);
+  cws.solver.set_num_threads(2);
+  multibody::State s{0.0, model.InitialQ(), model.InitialV()};
+  const contact::ContactParameters cp;
+  for (int n = 0; n < 200; ++n)
+    REQUIRE(StepWithContact(model, {}, {}, cp, 2e-3, true, s, ws, cws).ok());
+  REQUIRE(cws.result.stats.num_islands == 2);  // the ball; the brick with the top on it
+  const std::size_t before = testing::AllocationCount();
+  for (int n = 0; n < 50; ++n) StepWithContact(model, {}, {}, cp, 2e-3, true, s, ws, cws);
+  CHECK(testing::AllocationCount() - before == 0);
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ BenchOptions ParseOptions(int argc, char** argv) {
   app.add_option("--csv", o.csv, "write one CSV row per configuration here");
   app.add_option("--python", o.python, "interpreter that runs the generator");
   app.add_option("--generator", o.generator, "path of tools/make_clutter.py");
+  app.add_option("--threads", o.threads, "csim's contact-solve threads (islands in parallel)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

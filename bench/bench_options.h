@@ -30,6 +30,7 @@ struct BenchOptions {
   std::string python = "/usr/bin/python3";  ///< interpreter for the generator
   std::string generator;     ///< tools/make_clutter.py (default: in the source tree)
   bool quick = false;        ///< reduced configuration (CI smoke run)
+  int threads = 1;           ///< csim's contact-solve threads (csim run --threads), >= 1
 
   /// Every configuration, objects outermost, then walls, then dt.
   std::vector<ClutterConfig> Configurations() const;

@@ -24,7 +24,7 @@ solver::SapSolverParameters SolverParameters(const sim::Settings& s) {
 
 }  // namespace
 
-CsimRunner::CsimRunner(const io::LoadedScene& scene)
+CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
     : scene_(scene),
       theta_{scene.settings.integrator.theta, scene.settings.integrator.theta_q},
       contact_{scene.settings.near_rigid_threshold, scene.settings.stiction_sigma,
@@ -34,6 +34,7 @@ CsimRunner::CsimRunner(const io::LoadedScene& scene)
       state_{0.0, scene.model.InitialQ(), scene.model.InitialV()} {
   multibody::NormalizeQuaternions(scene.model, &state_.q);
   cws_.solver.set_parameters(SolverParameters(scene.settings));
+  cws_.solver.set_num_threads(threads);
 }
 
 bool CsimRunner::Step(StepSample* sample) {

@@ -13,8 +13,9 @@ namespace csim::bench {
 
 class CsimRunner {
  public:
-  /// Keeps a reference to `scene`, which must outlive the runner.
-  explicit CsimRunner(const io::LoadedScene& scene);
+  /// Keeps a reference to `scene`, which must outlive the runner. `threads`: the solver's
+  /// (sap_solver.h; results do not depend on it).
+  explicit CsimRunner(const io::LoadedScene& scene, int threads = 1);
 
   /// Advances one step. Returns false (and sets error()) when the step failed.
   bool Step(StepSample* sample);

@@ -92,8 +92,10 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   r.dt = c.dt;
   const std::string text = GenerateClutterScene(o, c, &r.scene_command);
   const io::LoadedScene scene = io::LoadSceneFromText(text, "clutter.yaml", {});
-  CsimRunner csim(scene);
-  if (first) std::printf("%s; single thread\n", csim.SettingsLine().c_str());
+  CsimRunner csim(scene, o.threads);
+  if (first)
+    std::printf("%s; %d thread%s\n", csim.SettingsLine().c_str(), o.threads,
+                o.threads == 1 ? "" : "s (islands of the contact solve in parallel)");
   MujocoSide mujoco(o, scene, first);
   const int steps = static_cast<int>(std::ceil(o.duration / c.dt - 1e-9));
   std::vector<StepSample> samples;

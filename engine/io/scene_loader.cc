@@ -70,7 +70,9 @@ sim::IntegratorSettings ReadIntegrator(const NodeReader& node) {
 }
 
 void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
-  node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search"});
+  node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search",
+                  "predict_stiction"});
+  s.predict_stiction = node.BoolOr("predict_stiction", s.predict_stiction);
   s.relative_tolerance = node.PositiveOr("relative_tolerance", s.relative_tolerance);
   s.absolute_tolerance = node.PositiveOr("absolute_tolerance", s.absolute_tolerance);
   s.max_iterations = node.IntOr("max_iterations", s.max_iterations);

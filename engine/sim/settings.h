@@ -30,6 +30,9 @@ struct SolverSettings {
   double absolute_tolerance = 1.0e-14;  ///< eps_a [1]
   int max_iterations = 100;             ///< Newton iterations per step before the step fails
   LineSearch line_search = LineSearch::kExact;
+  /// Warm start of the active set: contacts stuck at the end of a step are modelled as
+  /// stuck in the next solve's first Newton direction (sap_solver.h); false: plain SAP.
+  bool predict_stiction = true;
 };
 
 struct OutputSettings {

@@ -41,6 +41,7 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
                       : solver::SapLineSearch::kBacktracking;
   p.near_rigid_threshold = settings.near_rigid_threshold;
   p.stiction_sigma = settings.stiction_sigma;
+  p.predict_regions = settings.solver.predict_stiction;
   return p;
 }
 

@@ -128,8 +128,9 @@ void SapSolver::Setup(const ContactProblem& problem) {
     G_offset_[k] = G_size;
     G_size += problem.entry(k).num_rows * problem.entry(k).num_rows;
   }
-  for (auto* x : {&v_, &v_star_, &grad_, &p_, &jc_, &D_, &dv_, &A_dv_, &A_v_star_}) x->resize(nr_);
-  for (auto* x : {&vc_, &dvc_, &gamma_, &vc_trial_, &gamma_trial_}) x->resize(nc_);
+  for (auto* x : {&v_, &v_star_, &grad_, &p_, &jc_, &D_, &dv_, &A_dv_, &A_v_star_, &rhs_})
+    x->resize(nr_);
+  for (auto* x : {&vc_, &dvc_, &gamma_, &vc_trial_, &gamma_trial_, &gamma_change_}) x->resize(nc_);
   G_.resize(G_size);
   // Per-thread scratch, sized here so that no thread allocates during the solve.
   if (scratch_.size() < static_cast<size_t>(num_threads())) scratch_.resize(num_threads());
@@ -235,7 +236,34 @@ double SapSolver::MomentumError() const {
   return scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
 }
 
-bool SapSolver::ComputeSearchDirection(int i, ThreadScratch& w) {
+bool SapSolver::ApplyPredictions(int i) {
+  const ContactProblem& p = *problem_;
+  const Islands& is = islands_;
+  bool any = false;
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+    const int k = is.constraints[q];
+    const ConstraintEntry& e = p.entry(k);
+    double* change = &gamma_change_[e.row_offset];
+    // gamma~ goes into `change` first, then change = gamma - gamma~.
+    if (e.constraint->CalcPredicted(&vc_[e.row_offset], change, &G_[G_offset_[k]])) {
+      for (int r = 0; r < e.num_rows; ++r) change[r] = gamma_[e.row_offset + r] - change[r];
+      any = true;
+    } else {
+      std::fill(change, change + e.num_rows, 0.0);
+    }
+  }
+  if (!any) return false;
+  // rhs = grad + J^T (gamma - gamma~) = A (v - v*) - J^T gamma~.
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q], o = reduced_offset_[c];
+    VecMap(&rhs_[o], p.clique_size(c)) = ConstVecMap(&grad_[o], p.clique_size(c));
+  }
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q)
+    AddJTransposeTimes(is.constraints[q], gamma_change_.data(), rhs_.data());
+  return true;
+}
+
+bool SapSolver::ComputeSearchDirection(int i, const std::vector<double>& rhs, ThreadScratch& w) {
   IslandState& s = island_[i];
   Clock::time_point start = Clock::now();
   newton_.AssembleIsland(i, G_.data(), G_offset_, &w.newton);
@@ -247,7 +275,7 @@ bool SapSolver::ComputeSearchDirection(int i, ThreadScratch& w) {
     // dv = -H^{-1} grad on the island.
     for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
       const int c = islands_.cliques[q], o = reduced_offset_[c], m = problem_->clique_size(c);
-      VecMap(&dv_[o], m) = -ConstVecMap(&grad_[o], m);
+      VecMap(&dv_[o], m) = -ConstVecMap(&rhs[o], m);
     }
     newton_.SolveIsland(i, dv_.data(), &w.newton);
     for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
@@ -397,11 +425,24 @@ bool SapSolver::IslandStopped(int i) {
 }
 
 bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
-  if (!ComputeSearchDirection(i, w)) {
+  IslandState& s = island_[i];
+  s.predicted = s.iterations == 0 && parameters_.predict_regions && ApplyPredictions(i);
+  if (!ComputeSearchDirection(i, s.predicted ? rhs_ : grad_, w)) {
     FailIsland(i, SapTermination::kNonFinite, "Hessian factorization");
     return false;
   }
-  const double d1_0 = DirectionalDerivative(i);
+  double d1_0 = DirectionalDerivative(i);
+  if (s.predicted && !(d1_0 < 0.0)) {
+    // The predicted model points uphill on the true cost: plain Newton from the same v
+    // (EvalIsland restores the true G; v did not change, so nothing else does).
+    s.prediction_fallback = true;
+    EvalIsland(i);
+    if (!ComputeSearchDirection(i, grad_, w)) {
+      FailIsland(i, SapTermination::kNonFinite, "Hessian factorization");
+      return false;
+    }
+    d1_0 = DirectionalDerivative(i);
+  }
   if (!(d1_0 < 0.0)) {
     FailIsland(i, SapTermination::kNotDescent, "ill-conditioned Newton system");
     return false;
@@ -416,7 +457,6 @@ bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
     const int c = islands_.cliques[q], o = reduced_offset_[c], m = problem_->clique_size(c);
     VecMap(&v_[o], m) += alpha * ConstVecMap(&dv_[o], m);  // v <- v + alpha dv
   }
-  IslandState& s = island_[i];
   ++s.iterations;
   s.ell_prev = s.ell;
   s.alpha_prev = alpha;
@@ -460,6 +500,8 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
     stats->assembly_seconds += s.assembly_seconds;
     stats->factorization_seconds += s.factorization_seconds;
     stats->line_search_seconds += s.line_search_seconds;
+    stats->predicted_islands += s.predicted;
+    stats->prediction_fallbacks += s.prediction_fallback;
   }
   stats->mean_island_iterations = nr_ > 0 ? weighted / nr_ : 0.0;
 }

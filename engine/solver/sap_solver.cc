@@ -426,13 +426,15 @@ bool SapSolver::IslandStopped(int i) {
 
 bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
   IslandState& s = island_[i];
-  s.predicted = s.iterations == 0 && parameters_.predict_regions && ApplyPredictions(i);
-  if (!ComputeSearchDirection(i, s.predicted ? rhs_ : grad_, w)) {
+  const bool use_prediction =
+      s.iterations == 0 && parameters_.predict_regions && ApplyPredictions(i);
+  if (use_prediction) s.predicted = true;
+  if (!ComputeSearchDirection(i, use_prediction ? rhs_ : grad_, w)) {
     FailIsland(i, SapTermination::kNonFinite, "Hessian factorization");
     return false;
   }
   double d1_0 = DirectionalDerivative(i);
-  if (s.predicted && !(d1_0 < 0.0)) {
+  if (use_prediction && !(d1_0 < 0.0)) {
     // The predicted model points uphill on the true cost: plain Newton from the same v
     // (EvalIsland restores the true G; v did not change, so nothing else does).
     s.prediction_fallback = true;

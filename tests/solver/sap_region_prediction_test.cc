@@ -89,6 +89,8 @@ TEST_CASE("a wrong stiction prediction changes the path, not the solution", "[so
   const SapSolverResult predicted = SolveDisk(mu, push, true, rest);
   CHECK((predicted.v - plain.v).norm() <= 1e-6 * plain.v.norm());
   CHECK(predicted.v[0] > 0.01);  // it slides
+  CHECK(predicted.stats.iterations > 1);
+  CHECK(predicted.stats.predicted_islands == 1);  // counted once, not per iteration
   for (int i = 0; i < 3; ++i)
     CHECK(std::hypot(predicted.gamma[3 * i], predicted.gamma[3 * i + 1]) ==
           Approx(mu * predicted.gamma[3 * i + 2]).epsilon(1e-6));

@@ -84,9 +84,9 @@ TEST_CASE("a wrong stiction prediction changes the path, not the solution", "[so
   // (as if they had stuck at the previous step), yet the solve converges to the sliding
   // solution of plain SAP.
   const double mu = 0.5, push = 2.0 * mu * 3.0 * 10.0;
-  const VectorXd rest = VectorXd::Zero(4);
-  const SapSolverResult plain = SolveDisk(mu, push, false, rest);
-  const SapSolverResult predicted = SolveDisk(mu, push, true, rest);
+  const VectorXd sinking = Vector4d(0.0, 0.0, -0.03, 0.0);  // compressive: a prediction applies
+  const SapSolverResult plain = SolveDisk(mu, push, false, sinking);
+  const SapSolverResult predicted = SolveDisk(mu, push, true, sinking);
   CHECK((predicted.v - plain.v).norm() <= 1e-6 * plain.v.norm());
   CHECK(predicted.v[0] > 0.01);  // it slides
   CHECK(predicted.stats.iterations > 1);

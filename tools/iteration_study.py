@@ -1,14 +1,15 @@
 #!/usr/bin/python3
-"""Newton iterations per step on the SAP paper's clutter over several seeds, with and
-without csim's stiction prediction (settings.solver.predict_stiction): one run is one
-chaotic pile, whose settled configuration (and with it the settled iteration count) varies
-with the seed, so a claim about iterations needs more than one pile.
+"""Newton iterations per step on the SAP paper's clutter over several seeds, for csim's
+defaults (extrapolated warm start and stiction prediction), each of the two alone, and plain
+SAP (warm start v0, no prediction: the paper's algorithm): one run is one chaotic pile, whose
+settled configuration (and with it the settled iteration count) varies with the seed, so a
+claim about iterations needs more than one pile.
 
-For each seed, time step and prediction setting: tools/make_clutter.py writes the scene,
+For each seed, time step and variant: tools/make_clutter.py writes the scene,
 csim runs it (every step recorded) and the script reads /solver/iterations, /time and
 /energy/kinetic. Prints a Markdown table (means over seeds) and writes one CSV row per run.
 
-Example (results/iterations.md; about a minute on 2 cores):
+Example (results/iterations.md; about 2.5 minutes on 2 cores):
   tools/iteration_study.py --objects 40 --seeds 1 2 3 4 --dt 2e-3 1e-3 --duration 10 \
       --settled 5 --csv results/iterations.csv --markdown results/iterations.md
 """
@@ -26,6 +27,14 @@ from study_common import add_csim_arguments, set_arguments, write_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# (label, settings.solver.warm_start, settings.solver.predict_stiction)
+VARIANTS = [
+    ("csim default: extrapolated warm start + stiction prediction", "extrapolated", "true"),
+    ("extrapolated warm start only", "extrapolated", "false"),
+    ("stiction prediction only", "previous", "true"),
+    ("plain SAP: warm start v0, no prediction", "previous", "false"),
+]
+
 
 def scene_path(args, workdir, seed, dt):
     return os.path.join(workdir, f"clutter_{args.objects}_{seed}_{dt:g}.yaml")
@@ -40,11 +49,13 @@ def make_scene(args, workdir, seed, dt):
     subprocess.run(command, check=True, capture_output=True)
 
 
-def run_one(args, workdir, seed, dt, predict):
+def run_one(args, workdir, seed, dt, variant):
+    label, warm_start, predict = VARIANTS[variant]
     scene = scene_path(args, workdir, seed, dt)
-    out = os.path.join(workdir, f"run_{seed}_{dt:g}_{int(predict)}.h5")
+    out = os.path.join(workdir, f"run_{seed}_{dt:g}_{variant}.h5")
     command = [args.csim, "run", scene, "-o", out, "-q", "--set", "settings.output.every=1",
-               "--set", f"settings.solver.predict_stiction={'true' if predict else 'false'}",
+               "--set", f"settings.solver.warm_start={warm_start}",
+               "--set", f"settings.solver.predict_stiction={predict}",
                *set_arguments(args)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
@@ -56,7 +67,8 @@ def run_one(args, workdir, seed, dt, predict):
     os.remove(out)
     settled = t > t[-1] - args.settled
     return {"objects": args.objects, "walls": 0 if args.no_walls else 1, "seed": seed, "dt": dt,
-            "predict_stiction": int(predict), "steps": int(len(t) - 1),
+            "variant": variant, "warm_start": warm_start, "predict_stiction": predict,
+            "steps": int(len(t) - 1),
             "iterations_mean": float(iterations[1:].mean()),
             "settled_iterations_mean": float(iterations[settled].mean()),
             "iterations_max": int(iterations.max()),
@@ -71,17 +83,17 @@ def markdown(rows, args, command):
              f"over the seeds (per-seed values in brackets). Overall = every step of the "
              f"{args.duration:g} s run; settled = the last {args.settled:g} s. Iterations are "
              f"the step's Newton rounds (the island that took most).", "",
-             "| dt | stiction prediction | overall | settled | max | settled kinetic energy [J] |",
+             "| dt | variant | overall | settled | max | settled kinetic energy [J] |",
              "|---|---|---|---|---|---|"]
     for dt in args.dt:
-        for predict in (True, False):
-            sel = [r for r in rows if r["dt"] == dt and r["predict_stiction"] == int(predict)]
+        for variant, (label, _, _) in enumerate(VARIANTS):
+            sel = [r for r in rows if r["dt"] == dt and r["variant"] == variant]
             if not sel:
                 continue
             o = [r["iterations_mean"] for r in sel]
             s = [r["settled_iterations_mean"] for r in sel]
             lines.append(
-                f"| {dt:g} | {'on' if predict else 'off (plain SAP)'} "
+                f"| {dt:g} | {label} "
                 f"| {np.mean(o):.2f} [{' '.join(f'{x:.2f}' for x in o)}] "
                 f"| {np.mean(s):.2f} [{' '.join(f'{x:.2f}' for x in s)}] "
                 f"| {max(r['iterations_max'] for r in sel)} "
@@ -106,7 +118,7 @@ def main():
     if not os.path.exists(args.csim):
         sys.exit(f"iteration_study.py: csim not found at {args.csim} (build it, or --csim)")
     command = "tools/iteration_study.py " + " ".join(sys.argv[1:])
-    jobs = [(seed, dt, predict) for dt in args.dt for predict in (True, False) for seed in args.seeds]
+    jobs = [(seed, dt, v) for dt in args.dt for v in range(len(VARIANTS)) for seed in args.seeds]
     with tempfile.TemporaryDirectory(prefix="csim_iterations_") as workdir:
         # Scenes first (one per seed and dt), so that parallel runs never race on them.
         for dt in args.dt:
@@ -114,7 +126,7 @@ def main():
                 make_scene(args, workdir, seed, dt)
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             rows = list(pool.map(lambda j: run_one(args, workdir, *j), jobs))
-    rows.sort(key=lambda r: (-r["dt"], -r["predict_stiction"], r["seed"]))
+    rows.sort(key=lambda r: (-r["dt"], r["variant"], r["seed"]))
     write_csv(args.csv, rows, ".6g")
     text = markdown(rows, args, command)
     if args.markdown:

@@ -17,7 +17,10 @@ double SecondsBetween(Clock::time_point start, Clock::time_point end) {
 }  // namespace
 
 ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
-    : builder(model), kinematics0(multibody::MakeWorkspace(model)) {}
+    : builder(model),
+      kinematics0(multibody::MakeWorkspace(model)),
+      v_previous(Eigen::VectorXd::Zero(model.nv)),
+      v_guess(Eigen::VectorXd::Zero(model.nv)) {}
 
 StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
                            const FreeMotionSettings& free_motion,
@@ -33,11 +36,17 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   const contact::StepInputs in{dt, &cws.kinematics0, &state.q, &state.v, &ws.v_star, &ws.A};
   cws.builder.Build(model, contact_parameters, in, &cws.problem);
   const Clock::time_point t2 = Clock::now();
-  status = cws.solver.Solve(cws.problem, state.v, &cws.result);
+  if (cws.has_previous && cws.solver.parameters().extrapolate_warm_start) {
+    cws.v_guess = 2.0 * state.v - cws.v_previous;  // v0 + (v0 - v_-1)
+  } else {
+    cws.v_guess = state.v;
+  }
+  status = cws.solver.Solve(cws.problem, cws.v_guess, &cws.result);
   s.free_motion_seconds = SecondsBetween(t0, t1);
   s.collision_seconds = cws.builder.collision_seconds();
   s.build_seconds = SecondsBetween(t1, t2) - s.collision_seconds;
   s.solve_seconds = SecondsBetween(t2, Clock::now());
+  cws.has_previous = false;  // until this step succeeds
   if (!status.ok()) {
     status.reason = "contact solve of the step starting at t = " + std::to_string(state.t) +
                     " s: " + status.reason;
@@ -56,6 +65,8 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   if (!ws.q_end.allFinite() || !cws.result.v.allFinite())
     return {StepOutcome::kNonFinite,
             "non-finite state after the step starting at t = " + std::to_string(state.t) + " s"};
+  cws.v_previous = state.v;
+  cws.has_previous = true;
   state.q = ws.q_end;
   state.v = cws.result.v;
   state.t += dt;

@@ -71,7 +71,7 @@ sim::IntegratorSettings ReadIntegrator(const NodeReader& node) {
 
 void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
   node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search",
-                  "predict_stiction"});
+                  "predict_stiction", "warm_start"});
   s.predict_stiction = node.BoolOr("predict_stiction", s.predict_stiction);
   s.relative_tolerance = node.PositiveOr("relative_tolerance", s.relative_tolerance);
   s.absolute_tolerance = node.PositiveOr("absolute_tolerance", s.absolute_tolerance);
@@ -85,6 +85,16 @@ void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
       s.line_search = sim::LineSearch::kBacktracking;
     } else {
       ls->Fail("unknown line search '" + name + "' (expected exact or backtracking)");
+    }
+  }
+  if (auto ws = node.Find("warm_start")) {
+    const std::string name = ws->AsString();
+    if (name == "extrapolated") {
+      s.extrapolate_warm_start = true;
+    } else if (name == "previous") {
+      s.extrapolate_warm_start = false;
+    } else {
+      ws->Fail("unknown warm start '" + name + "' (expected extrapolated or previous)");
     }
   }
 }

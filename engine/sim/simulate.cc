@@ -42,6 +42,7 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
   p.near_rigid_threshold = settings.near_rigid_threshold;
   p.stiction_sigma = settings.stiction_sigma;
   p.predict_regions = settings.solver.predict_stiction;
+  p.extrapolate_warm_start = settings.solver.extrapolate_warm_start;
   return p;
 }
 

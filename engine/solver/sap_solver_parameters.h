@@ -63,6 +63,9 @@ struct SapSolverParameters {
   /// uses the regions the constraints predict from the previous step. Only the path to the
   /// solution changes (same cost, same stopping criterion); false gives plain SAP.
   bool predict_regions = true;
+  /// Warm start from v0 + (v0 - v_-1) instead of v0 (integrator/contact_step.h; the solver
+  /// itself takes whatever guess it is given).
+  bool extrapolate_warm_start = true;
 };
 
 }  // namespace csim::solver

@@ -28,7 +28,7 @@ constexpr double kG = 9.81;
 // combined stiffness is K_BALL K_GROUND / (K_BALL + K_GROUND) (series, scene-format.md).
 const char* kSphere = R"(
 csim: 1
-settings: {time_step: DT, duration: DURATION, near_rigid_threshold: BETA}
+settings: {time_step: DT, duration: DURATION, near_rigid_threshold: BETA, solver: {relative_tolerance: 1.0e-10}}
 materials:
   ground: {stiffness: K_GROUND, dissipation_time: TAU, friction: 0.5}
   ball: {stiffness: K_BALL, dissipation_time: TAU, friction: 0.5}

@@ -19,7 +19,7 @@ using Eigen::Vector3d;
 
 const char* kScene = R"(
 csim: 1
-settings: {time_step: 1.0e-3, duration: 1.0, gravity: [GX, 0, GZ]}
+settings: {time_step: 1.0e-3, duration: 1.0, gravity: [GX, 0, GZ], solver: {relative_tolerance: 1.0e-10}}
 materials:
   ground: {stiffness: K_GROUND, dissipation_time: TAU, friction: 1.0}
   ball: {stiffness: .inf, dissipation_time: TAU, friction: 1.0}

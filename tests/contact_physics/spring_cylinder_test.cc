@@ -29,7 +29,7 @@ constexpr double kPhi = -kM * kG / (2 * kK);  // resting penetration, two contac
 // q = [x (world x), z (height), angle about joint z = world -y].
 const char* kScene = R"(
 csim: 1
-settings: {time_step: DT, duration: DURATION, integrator: INTEGRATOR}
+settings: {time_step: DT, duration: DURATION, integrator: INTEGRATOR, solver: {relative_tolerance: 1.0e-10}}
 materials:
   ground: {stiffness: 1.0e4, dissipation_time: 0.02, friction: MU}
   cylinder: {stiffness: .inf, dissipation_time: 0.02, friction: MU}

@@ -35,7 +35,8 @@ log=$(mktemp)
   echo "## Summary"
   sed -n '/^| configuration/,$p' "$log"
   echo
-  /usr/bin/python3 tools/bench_targets.py results/benchmarks.csv
+  /usr/bin/python3 tools/bench_targets.py results/benchmarks.csv \
+    $( [ -f results/iterations.csv ] && echo results/iterations.csv )
   echo "## Raw output"
   echo
   echo '```'

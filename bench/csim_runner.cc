@@ -20,6 +20,7 @@ solver::SapSolverParameters SolverParameters(const sim::Settings& s) {
   p.near_rigid_threshold = s.near_rigid_threshold;
   p.predict_regions = s.solver.predict_stiction;
   p.extrapolate_warm_start = s.solver.extrapolate_warm_start;
+  p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
   p.stiction_sigma = s.stiction_sigma;
   return p;
 }

@@ -43,6 +43,7 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
   p.stiction_sigma = settings.stiction_sigma;
   p.predict_regions = settings.solver.predict_stiction;
   p.extrapolate_warm_start = settings.solver.extrapolate_warm_start;
+  p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
   return p;
 }
 

@@ -408,8 +408,10 @@ bool SapSolver::IslandStopped(int i) {
     FailIsland(i, SapTermination::kNonFinite, "cost or gradient");
     return true;
   }
-  // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1).
-  if (IslandOptimal(s)) {
+  // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1),
+  // unless min_iterations asks for a refining step first.
+  s.optimal = IslandOptimal(s);
+  if (s.optimal && s.iterations >= parameters_.min_iterations) {
     s.stop = SapTermination::kOptimality;
     return true;
   }
@@ -446,12 +448,20 @@ bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
     d1_0 = DirectionalDerivative(i);
   }
   if (!(d1_0 < 0.0)) {
+    if (s.optimal) {  // a refining step with nothing left to refine: the guess stands
+      s.stop = SapTermination::kOptimality;
+      return false;
+    }
     FailIsland(i, SapTermination::kNotDescent, "ill-conditioned Newton system");
     return false;
   }
   double alpha = 0.0;
   const char* why = "";
   if (!LineSearch(i, d1_0, w, &alpha, &why)) {
+    if (s.optimal) {  // the refining step found no decrease: the (optimal) guess stands
+      s.stop = SapTermination::kOptimality;
+      return false;
+    }
     FailIsland(i, SapTermination::kLineSearchFailed, why);
     return false;
   }

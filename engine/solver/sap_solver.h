@@ -151,6 +151,7 @@ class SapSolver {
     double g2 = 0.0, p2 = 0.0, j2 = 0.0;      // ||D grad||^2, ||D p||^2, ||D j_c||^2
     int line_search_iterations = 0;
     bool predicted = false, prediction_fallback = false;  // first direction (see the top)
+    bool optimal = false;          // met SAP eq. 26 at the last evaluation
     double assembly_seconds = 0.0, factorization_seconds = 0.0, line_search_seconds = 0.0;
   };
 

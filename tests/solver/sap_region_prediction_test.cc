@@ -98,3 +98,38 @@ TEST_CASE("a wrong stiction prediction changes the path, not the solution", "[so
 
 }  // namespace
 }  // namespace csim::solver
+
+namespace csim::solver {
+namespace {
+
+TEST_CASE("min_iterations refines an optimal guess once; an exact guess stands", "[solver]") {
+  ContactProblem problem;
+  BuildDisk(1.0, 0.0, false, &problem);
+  SapSolverParameters p;
+  p.min_iterations = 1;
+  SapSolver refining(p);
+  SapSolver plain;  // min_iterations = 0: SAP's rule
+  SapSolverResult exact, r0, r1;
+  // The solution to round-off, from a tight solve.
+  SapSolverParameters tight;
+  tight.relative_tolerance = 1e-13;
+  SapSolver(tight).Solve(problem, Vector4d(0, 0, -0.03, 0), &exact);
+  // A guess that meets eps_r = 1e-6 but is off by ~1e-10 relative (stiction is stiff: a
+  // velocity error of 1e-7 relative already fails the momentum test).
+  const VectorXd guess = exact.v + 1e-10 * exact.v.norm() * Vector4d(1, -1, 0.5, 0.2);
+  REQUIRE(plain.Solve(problem, guess, &r0).ok());
+  REQUIRE(refining.Solve(problem, guess, &r1).ok());
+  CHECK(r0.stats.iterations == 0);  // accepted as is: error ~1e-10
+  CHECK(r1.stats.iterations == 1);  // one Newton step on the (quadratic) stiction piece
+  CHECK((r0.v - exact.v).norm() > 1e-11 * exact.v.norm());
+  CHECK((r1.v - exact.v).norm() < 1e-13 * exact.v.norm());
+  // Starting exactly at the solution, the refining step has nothing to do and must not
+  // fail (no descent direction, no line-search progress).
+  SapSolverResult r2;
+  REQUIRE(refining.Solve(problem, exact.v, &r2).ok());
+  CHECK(r2.stats.termination == SapTermination::kOptimality);
+  CHECK((r2.v - exact.v).norm() <= 1e-12 * exact.v.norm());
+}
+
+}  // namespace
+}  // namespace csim::solver

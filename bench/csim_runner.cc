@@ -4,39 +4,19 @@
 #include <cstdio>
 
 #include "engine/multibody/position_update.h"
+#include "engine/sim/simulate.h"
 
 namespace csim::bench {
-namespace {
-
-// The mapping sim::Simulate applies (engine/sim/simulate.cc), for the fields the scene sets.
-solver::SapSolverParameters SolverParameters(const sim::Settings& s) {
-  solver::SapSolverParameters p;
-  p.relative_tolerance = s.solver.relative_tolerance;
-  p.absolute_tolerance = s.solver.absolute_tolerance;
-  p.max_iterations = s.solver.max_iterations;
-  p.line_search = s.solver.line_search == sim::LineSearch::kExact
-                      ? solver::SapLineSearch::kExact
-                      : solver::SapLineSearch::kBacktracking;
-  p.near_rigid_threshold = s.near_rigid_threshold;
-  p.predict_regions = s.solver.predict_stiction;
-  p.extrapolate_warm_start = s.solver.extrapolate_warm_start;
-  p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
-  p.stiction_sigma = s.stiction_sigma;
-  return p;
-}
-
-}  // namespace
 
 CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
     : scene_(scene),
       theta_{scene.settings.integrator.theta, scene.settings.integrator.theta_q},
-      contact_{scene.settings.near_rigid_threshold, scene.settings.stiction_sigma,
-               scene.settings.contact_margin},
+      contact_(sim::ContactParametersFor(scene.settings)),
       ws_(integrator::MakeStepWorkspace(scene.model)),
       cws_(scene.model),
       state_{0.0, scene.model.InitialQ(), scene.model.InitialV()} {
   multibody::NormalizeQuaternions(scene.model, &state_.q);
-  cws_.solver.set_parameters(SolverParameters(scene.settings));
+  cws_.solver.set_parameters(sim::SolverParameters(scene.settings));
   cws_.solver.set_num_threads(threads);
 }
 

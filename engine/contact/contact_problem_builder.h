@@ -74,8 +74,6 @@ class ContactProblemBuilder {
   /// next Build's prediction (see the top of this file). Allocation free once warmed up.
   void RememberStiction(const solver::ContactProblem& problem,
                         const solver::SapSolverResult& result);
-  /// Forgets the recorded stiction (e.g. after the state was reset).
-  void ForgetStiction() { stuck_.clear(); }
 
   /// Point contacts of the last Build, in the geometry layer's order.
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }

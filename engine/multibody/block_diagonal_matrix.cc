@@ -29,21 +29,22 @@ BlockDiagonalMatrix::ConstBlockMap BlockDiagonalMatrix::block(int k) const {
   return {values_.data() + offset_[k], m, m, Eigen::OuterStride<>(m)};
 }
 
-BlockDiagonalMatrix::BlockMap BlockDiagonalMatrix::sub(int row, int col, int rows, int cols) {
+int BlockDiagonalMatrix::SubOffset(int row, int col, int rows, int cols) const {
   const int k = block_of_[row];
   const VelocityBlock& b = blocks_[k];
   CSIM_CHECK(block_of_[col] == k && row + rows <= b.start + b.size && col + cols <= b.start + b.size);
-  double* first = values_.data() + offset_[k] + (col - b.start) * b.size + (row - b.start);
-  return {first, rows, cols, Eigen::OuterStride<>(b.size)};
+  return offset_[k] + (col - b.start) * b.size + (row - b.start);
+}
+
+BlockDiagonalMatrix::BlockMap BlockDiagonalMatrix::sub(int row, int col, int rows, int cols) {
+  const int stride = blocks_[block_of_[row]].size;
+  return {values_.data() + SubOffset(row, col, rows, cols), rows, cols, Eigen::OuterStride<>(stride)};
 }
 
 BlockDiagonalMatrix::ConstBlockMap BlockDiagonalMatrix::sub(int row, int col, int rows,
                                                             int cols) const {
-  const int k = block_of_[row];
-  const VelocityBlock& b = blocks_[k];
-  CSIM_CHECK(block_of_[col] == k && row + rows <= b.start + b.size && col + cols <= b.start + b.size);
-  const double* first = values_.data() + offset_[k] + (col - b.start) * b.size + (row - b.start);
-  return {first, rows, cols, Eigen::OuterStride<>(b.size)};
+  const int stride = blocks_[block_of_[row]].size;
+  return {values_.data() + SubOffset(row, col, rows, cols), rows, cols, Eigen::OuterStride<>(stride)};
 }
 
 void BlockDiagonalMatrix::Multiply(const Eigen::Ref<const Eigen::VectorXd>& x,

@@ -47,6 +47,10 @@ class BlockDiagonalMatrix {
   Eigen::MatrixXd ToDense() const;
 
  private:
+  // Offset in values_ of entry (row, col) of a rows x cols sub-matrix inside one block
+  // (checked); the block's size is the stride.
+  int SubOffset(int row, int col, int rows, int cols) const;
+
   int n_ = 0;
   std::vector<VelocityBlock> blocks_;
   std::vector<int> offset_;    // per block: first entry in values_

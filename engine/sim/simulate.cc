@@ -31,6 +31,18 @@ struct Totals {
   double max_momentum_error = 0.0;
 };
 
+
+// The step's contacts into the row; the row's vector keeps its capacity.
+void CopyContacts(const std::vector<contact::ContactReport>& reports, std::vector<ContactRow>* rows) {
+  rows->resize(reports.size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const contact::ContactReport& r = reports[i];
+    (*rows)[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W, r.slip_speed};
+  }
+}
+
+}  // namespace
+
 solver::SapSolverParameters SolverParameters(const Settings& settings) {
   solver::SapSolverParameters p;
   p.relative_tolerance = settings.solver.relative_tolerance;
@@ -47,16 +59,9 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
   return p;
 }
 
-// The step's contacts into the row; the row's vector keeps its capacity.
-void CopyContacts(const std::vector<contact::ContactReport>& reports, std::vector<ContactRow>* rows) {
-  rows->resize(reports.size());
-  for (size_t i = 0; i < reports.size(); ++i) {
-    const contact::ContactReport& r = reports[i];
-    (*rows)[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W, r.slip_speed};
-  }
+contact::ContactParameters ContactParametersFor(const Settings& settings) {
+  return {settings.near_rigid_threshold, settings.stiction_sigma, settings.contact_margin};
 }
-
-}  // namespace
 
 RunResult Simulate(const multibody::Model& model, const Settings& settings, const RunInfo& info,
                    Recorder& recorder, const RunControl& control) {
@@ -71,8 +76,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   integrator::ContactStepWorkspace cws(model);
   cws.solver.set_parameters(SolverParameters(settings));
   cws.solver.set_num_threads(settings.threads);  // islands in parallel; same results
-  const contact::ContactParameters contact_parameters{
-      settings.near_rigid_threshold, settings.stiction_sigma, settings.contact_margin};
+  const contact::ContactParameters contact_parameters = ContactParametersFor(settings);
   multibody::Workspace record_ws = multibody::MakeWorkspace(model);
   Row row = MakeRow(model);
 

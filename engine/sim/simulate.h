@@ -8,9 +8,11 @@
 #include <functional>
 #include <string>
 
+#include "engine/contact/contact_parameters.h"
 #include "engine/multibody/model.h"
 #include "engine/sim/recorder.h"
 #include "engine/sim/settings.h"
+#include "engine/solver/sap_solver_parameters.h"
 
 namespace csim::sim {
 
@@ -39,6 +41,12 @@ struct RunResult {
   int max_iterations = 0;
   double max_momentum_error = 0.0;
 };
+
+/// The SAP solver parameters Simulate uses for `settings` (one mapping, shared with the
+/// benchmark so that both run the same solver).
+solver::SapSolverParameters SolverParameters(const Settings& settings);
+/// The contact parameters Simulate uses for `settings`.
+contact::ContactParameters ContactParametersFor(const Settings& settings);
 
 /// Runs the whole simulation. Calls recorder.Begin(info), Record for step 0 and every
 /// settings.output.every-th step and the last one, and Finish.

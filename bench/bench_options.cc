@@ -1,5 +1,6 @@
 #include "bench/bench_options.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <CLI/CLI.hpp>
@@ -10,7 +11,8 @@ std::vector<ClutterConfig> BenchOptions::Configurations() const {
   std::vector<ClutterConfig> out;
   for (int n : objects)
     for (bool w : walls)
-      for (double dt : dts) out.push_back({n, w, dt});
+      for (double dt : dts)
+        out.push_back({n, w, dt, per_column > 0 ? (n + per_column - 1) / per_column : 0});
   return out;
 }
 
@@ -46,6 +48,12 @@ BenchOptions ParseOptions(int argc, char** argv) {
   app.add_option("--generator", o.generator, "path of tools/make_clutter.py");
   app.add_option("--threads", o.threads, "csim's contact-solve threads (islands in parallel)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--per-column", o.per_column,
+                 "objects per column (make_clutter.py --columns ceil(N/P)); needs --walls without")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repeat", o.repeat,
+                 "csim runs per configuration, fastest per window reported; needs --no-mujoco")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +64,14 @@ BenchOptions ParseOptions(int argc, char** argv) {
   if (walls == "with") o.walls = {true};
   if (walls == "without") o.walls = {false};
   o.mujoco = !no_mujoco;
+  if (o.per_column > 0 && (o.walls.size() != 1 || o.walls[0])) {
+    std::fprintf(stderr, "csim_bench: --per-column needs --walls without (the container holds four columns)\n");
+    std::exit(2);
+  }
+  if (o.repeat > 1 && o.mujoco) {
+    std::fprintf(stderr, "csim_bench: --repeat needs --no-mujoco (MuJoCo alternates with one csim run)\n");
+    std::exit(2);
+  }
   if (o.generator.empty()) o.generator = std::string(CSIM_SOURCE_DIR) + "/tools/make_clutter.py";
   return o;
 }

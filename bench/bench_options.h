@@ -12,6 +12,7 @@ struct ClutterConfig {
   int objects = 40;      ///< number of dropped objects, 10..400
   bool walls = true;     ///< container walls (false: floor only)
   double dt = 2.0e-3;    ///< time step, also the material's tau_d [s]
+  int columns = 0;       ///< make_clutter.py --columns (0: the generator's four)
 };
 
 struct BenchOptions {
@@ -31,6 +32,12 @@ struct BenchOptions {
   std::string generator;     ///< tools/make_clutter.py (default: in the source tree)
   bool quick = false;        ///< reduced configuration (CI smoke run)
   int threads = 1;           ///< csim's contact-solve threads (csim run --threads), >= 1
+  /// > 0: stack `per_column` objects per column (make_clutter.py --columns ceil(N / P), no
+  /// walls), so the columns, and the energy per object, do not grow with N.
+  int per_column = 0;
+  /// csim runs per configuration (csim only): each window reports the run whose mean time
+  /// per step there was lowest (the simulation is deterministic; only the times differ).
+  int repeat = 1;
 
   /// Every configuration, objects outermost, then walls, then dt.
   std::vector<ClutterConfig> Configurations() const;

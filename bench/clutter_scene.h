@@ -10,13 +10,15 @@
 
 namespace csim::bench {
 
-/// Runs `python generator -n N [--no-walls] --dt DT --duration D --seed S -o TMP` and
+/// Runs `python generator -n N [--no-walls] --dt DT --duration D --seed S [--columns K]
+/// -o TMP` and
 /// returns the scene text, plus the command (for the report) in *command.
 /// Throws std::runtime_error when the generator fails.
 std::string GenerateClutterScene(const BenchOptions& options, const ClutterConfig& config,
                                  std::string* command);
 
-/// Short name of a configuration: "clutter-40 walls dt=2e-3".
+/// Short name of a configuration: "clutter-40 walls dt=2e-3", "clutter-160 no-walls
+/// 16-columns dt=2e-3".
 std::string ConfigName(const ClutterConfig& config);
 
 }  // namespace csim::bench

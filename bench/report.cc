@@ -58,6 +58,18 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
                r.csim_settled.mean.kinetic_energy);
   PrintSplit(out, "all", r.csim_all.mean);
   PrintSplit(out, "settled", r.csim_settled.mean);
+  const SeriesSummary& l = r.csim_last_second;
+  std::fprintf(out, "  last second (steps %d..%d): csim ms/step mean %.3f median %.3f | iters %.2f "
+               "(size-weighted %.2f) | kinetic energy %.3g J", r.last_second_first, r.steps,
+               Ms(l.mean_seconds), Ms(l.median_seconds), l.mean_iterations,
+               l.mean_island_iterations, l.mean.kinetic_energy);
+  if (r.has_mujoco)
+    std::fprintf(out, " | MuJoCo ms/step mean %.3f, iters %.2f (%d steps)",
+                 Ms(r.mujoco_last_second.mean_seconds), r.mujoco_last_second.mean_iterations,
+                 r.mujoco_last_second.steps);
+  std::fprintf(out, "\n");
+  if (r.repeats > 1)
+    std::fprintf(out, "  csim times: fastest of %d runs per window (same simulation)\n", r.repeats);
   if (r.has_mujoco) {
     PrintLine(out, "MuJoCo", r.mujoco_all, r.mujoco_settled, r.dt);
     if (!r.mujoco_note.empty()) std::fprintf(out, "  MuJoCo: %s\n", r.mujoco_note.c_str());
@@ -101,7 +113,12 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "assembly_ms,factorization_ms,line_search_ms,solve_ms,mujoco_steps,"
                "mujoco_ms_mean,mujoco_ms_median,mujoco_settled_ms_mean,mujoco_iters_mean,"
                "mujoco_settled_iters_mean,mujoco_contacts_mean,csim_common_ms_mean,"
-               "mujoco_over_csim,csim_kinetic_energy_mean,csim_settled_kinetic_energy_mean\n");
+               "mujoco_over_csim,csim_kinetic_energy_mean,csim_settled_kinetic_energy_mean,"
+               "columns,csim_last_second_ms_mean,csim_last_second_ms_median,"
+               "csim_last_second_iters_mean,csim_last_second_island_iters_mean,"
+               "csim_last_second_kinetic_energy_mean,mujoco_last_second_ms_mean,"
+               "mujoco_last_second_iters_mean,csim_repeats,csim_settled_free_motion_ms,"
+               "csim_settled_collision_ms,csim_settled_build_ms,csim_settled_solve_ms\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -126,8 +143,21 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
     } else {
       std::fprintf(f, "0,,,,,,,,,");
     }
-    std::fprintf(f, "%.6g,%.6g\n", r.csim_all.mean.kinetic_energy,
+    std::fprintf(f, "%.6g,%.6g,", r.csim_all.mean.kinetic_energy,
                  r.csim_settled.mean.kinetic_energy);
+    const SeriesSummary& l = r.csim_last_second;
+    std::fprintf(f, "%d,%.6f,%.6f,%.4f,%.4f,%.6g,", r.config.columns, Ms(l.mean_seconds),
+                 Ms(l.median_seconds), l.mean_iterations, l.mean_island_iterations,
+                 l.mean.kinetic_energy);
+    if (r.has_mujoco) {
+      std::fprintf(f, "%.6f,%.4f,", Ms(r.mujoco_last_second.mean_seconds),
+                   r.mujoco_last_second.mean_iterations);
+    } else {
+      std::fprintf(f, ",,");
+    }
+    const StepSample& s = r.csim_settled.mean;
+    std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", r.repeats, Ms(s.free_motion), Ms(s.collision),
+                 Ms(s.build), Ms(s.solve));
   }
   std::fclose(f);
 }

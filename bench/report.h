@@ -18,13 +18,16 @@ struct ConfigResult {
   double dt = 0.0;                  ///< [s]
   int steps = 0;                    ///< csim steps taken
   int settled_first = 0;            ///< first step of the settled window
+  int last_second_first = 0;        ///< first step of the last simulated second
+  int repeats = 1;                  ///< csim runs (--repeat); windows: the fastest run's
   bool csim_failed = false;
   std::string csim_error;
   SeriesSummary csim_all, csim_settled;
+  SeriesSummary csim_last_second;   ///< the issue's "settled last second"
   bool has_mujoco = false;
   int mujoco_steps = 0;             ///< MuJoCo steps taken (budget may cut them)
   std::string mujoco_note;          ///< why MuJoCo stopped early, if it did
-  SeriesSummary mujoco_all, mujoco_settled;
+  SeriesSummary mujoco_all, mujoco_settled, mujoco_last_second;
   SeriesSummary csim_common;        ///< csim over MuJoCo's steps [0, mujoco_steps)
 };
 

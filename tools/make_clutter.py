@@ -13,6 +13,12 @@ placed one bounding-sphere radius above the top of the object below plus a clear
 so no two geometries overlap at t = 0 and nothing touches the floor or the walls. The
 output is a pure function of the arguments (same arguments, same bytes).
 
+`--columns K` (default 4) stacks the objects in K columns on a square grid 40 cm apart
+(the default four are the container's quadrants), without walls only. With K = N / 10 the
+columns keep the height of clutter-40's while N grows, so the energy per object does not
+grow with N: the scene csim_bench uses to measure how the cost scales with the number of
+objects when the physics per object stays the same (bench/README.md, --per-column).
+
 Example (what scenes/clutter_40.yaml and scenes/clutter_40_no_walls.yaml were made with):
   tools/make_clutter.py -n 40 --seed 1 -o scenes/clutter_40.yaml
   tools/make_clutter.py -n 40 --seed 1 --no-walls -o scenes/clutter_40_no_walls.yaml
@@ -55,17 +61,28 @@ def num(x):
     return repr(float(x))
 
 
-def layout(n, seed):
-    """Objects as (name, kind, x, y, z, roll, pitch, yaw), four columns, bottom up."""
+def column_positions(k):
+    """Centres (x, y) of k columns: a square grid 2 * COLUMN_OFFSET apart, centred on the
+    origin, filled row by row (k = 4: the quadrants (+-0.2, +-0.2))."""
+    if k == 4:
+        return [(-COLUMN_OFFSET, -COLUMN_OFFSET), (COLUMN_OFFSET, -COLUMN_OFFSET),
+                (-COLUMN_OFFSET, COLUMN_OFFSET), (COLUMN_OFFSET, COLUMN_OFFSET)]
+    side = math.ceil(math.sqrt(k))
+    spacing = 2 * COLUMN_OFFSET
+    centre = 0.5 * (side - 1)
+    return [((j % side - centre) * spacing, (j // side - centre) * spacing) for j in range(k)]
+
+
+def layout(n, seed, k=4):
+    """Objects as (name, kind, x, y, z, roll, pitch, yaw), k columns, bottom up."""
     rng = random.Random(seed)
     kinds = ["sphere"] * (n // 2) + ["box"] * (n - n // 2)
     rng.shuffle(kinds)
-    columns = [(-COLUMN_OFFSET, -COLUMN_OFFSET), (COLUMN_OFFSET, -COLUMN_OFFSET),
-               (-COLUMN_OFFSET, COLUMN_OFFSET), (COLUMN_OFFSET, COLUMN_OFFSET)]
-    tops = [FIRST_CLEARANCE] * 4   # height of each column's top (plus clearance)
+    columns = column_positions(k)
+    tops = [FIRST_CLEARANCE] * k   # height of each column's top (plus clearance)
     objects = []
     for i, kind in enumerate(kinds):
-        c = i % 4                  # round robin: the columns hold the same number (+-1)
+        c = i % k                  # round robin: the columns hold the same number (+-1)
         r = bounding_radius(kind)
         x = columns[c][0] + rng.uniform(-MAX_SHIFT, MAX_SHIFT)
         y = columns[c][1] + rng.uniform(-MAX_SHIFT, MAX_SHIFT)
@@ -76,34 +93,36 @@ def layout(n, seed):
     return objects
 
 
-def check_no_overlap(objects):
-    """Bounding spheres pairwise disjoint, above the floor and inside the walls."""
+def check_no_overlap(objects, walls):
+    """Bounding spheres pairwise disjoint, above the floor and (walls) inside them."""
     half = 0.5 * CONTAINER
     for a, oa in enumerate(objects):
         ra = bounding_radius(oa[1])
         assert oa[4] - ra > 0.0, oa[0]
-        assert abs(oa[2]) + ra < half and abs(oa[3]) + ra < half, oa[0]
+        assert not walls or (abs(oa[2]) + ra < half and abs(oa[3]) + ra < half), oa[0]
         for ob in objects[a + 1:]:
             rb = bounding_radius(ob[1])
             d = math.dist(oa[2:5], ob[2:5])
             assert d > ra + rb, (oa[0], ob[0])
 
 
-def scene_text(n, seed, dt, duration, walls, every, command):
-    objects = layout(n, seed)
-    check_no_overlap(objects)
+def scene_text(n, seed, dt, duration, walls, every, command, k=4):
+    objects = layout(n, seed, k)
+    check_no_overlap(objects, walls)
     n_spheres = sum(1 for o in objects if o[1] == "sphere")
     m_sphere = DENSITY * 4.0 / 3.0 * math.pi * SPHERE_RADIUS ** 3
     m_box = DENSITY * BOX_EDGE ** 3
     top = max(o[4] + bounding_radius(o[1]) for o in objects)
-    name = f"clutter_{n}" + ("" if walls else "_no_walls")
+    name = f"clutter_{n}" + ("" if walls else "_no_walls") + ("" if k == 4 else f"_{k}_columns")
     half = 0.5 * CONTAINER
     out = []
     w = out.append
     w(f"# Clutter after the SAP paper (Castro, Permenter, Han, 2022), sec. VI-C: {n} objects")
     w(f"# ({n_spheres} spheres r = {SPHERE_RADIUS} m, {n - n_spheres} boxes {BOX_EDGE} m edge, density "
       f"{DENSITY:g} kg/m^3: {m_sphere:.3f} kg")
-    w(f"# and {m_box:.3f} kg) dropped in four columns (x, y = +-{COLUMN_OFFSET}) "
+    where = (f"four columns (x, y = +-{COLUMN_OFFSET})" if k == 4 else
+             f"{k} columns ({2 * COLUMN_OFFSET:g} m apart on a square grid)")
+    w(f"# and {m_box:.3f} kg) dropped in {where} "
       + ("into an 80 x 80 cm container" if walls else "onto the floor"))
     w(("# (halfspace floor and four 0.4 m walls welded to the world)." if walls
        else "# (a halfspace; no walls, so the objects spread over the ground)."))
@@ -169,10 +188,16 @@ def main():
     p.add_argument("--duration", type=float, default=2.0)
     p.add_argument("--every", type=int, default=5, help="output.every of the scene")
     p.add_argument("--no-walls", dest="walls", action="store_false")
+    p.add_argument("--columns", type=int, default=4,
+                   help="number of columns (default 4; other counts need --no-walls)")
     p.add_argument("-o", "--output", required=True, help="scene file to write")
     a = p.parse_args()
     if not 10 <= a.objects <= 400:
         p.error("--objects must be in 10..400")
+    if not 1 <= a.columns <= a.objects:
+        p.error("--columns must be in 1..objects")
+    if a.walls and a.columns > 4:
+        p.error("more than 4 columns do not fit in the container: add --no-walls")
     if a.dt <= 0 or a.duration <= 0 or a.every < 1:
         p.error("--dt and --duration must be positive, --every at least 1")
     args = [f"-n {a.objects}", f"--seed {a.seed}"]
@@ -184,8 +209,10 @@ def main():
         args.append(f"--every {a.every}")
     if not a.walls:
         args.append("--no-walls")
+    if a.columns != 4:
+        args.append(f"--columns {a.columns}")
     command = "tools/make_clutter.py " + " ".join(args) + f" -o {a.output}"
-    text = scene_text(a.objects, a.seed, a.dt, a.duration, a.walls, a.every, command)
+    text = scene_text(a.objects, a.seed, a.dt, a.duration, a.walls, a.every, command, a.columns)
     with open(a.output, "w") as f:
         f.write(text)
 

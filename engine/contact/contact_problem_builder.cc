@@ -75,7 +75,11 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
       max_dissipation_time_ = std::max(max_dissipation_time_, m.dissipation_time);
       max_friction_ = std::max(max_friction_, m.friction);
     }
-  for (auto* J : {&J_a_, &J_b_, &J_W_}) J->setZero(3, max_tree_nv_);
+  moved_by_prescribed_.assign(model.num_bodies(), 0);
+  for (int b = 0; b < model.num_bodies(); ++b)
+    for (int i = b; i >= 0 && !moved_by_prescribed_[b]; i = model.parent[i])
+      moved_by_prescribed_[b] = model.joints[i].prescribed;
+  for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
   J_C_a_.setZero(3, max_tree_nv_);
   J_C_b_.setZero(3, max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
@@ -142,15 +146,17 @@ void ContactProblemBuilder::TreeBlock(const Model& model, const StepInputs& in, 
 }
 
 Vector3d ContactProblemBuilder::KnownVelocity(const Model& model, const StepInputs& in, int b,
-                                              const Vector3d& p_W) {
+                                              const Vector3d& p_W,
+                                              const Eigen::Ref<const Eigen::Matrix3Xd>& J_tree) const {
+  if (b < 0) return Vector3d::Zero();  // the world
+  const int tree = topology_.body_tree[b];
+  // Outside every tree the body moves only as its prescribed joints say: all is known.
+  if (tree < 0) return multibody::CalcPointVelocity(model, *in.kinematics, b, p_W);
+  // The unknowns carry all of it (total - J_tree v0 would only add round-off).
+  if (!moved_by_prescribed_[b]) return Vector3d::Zero();
   // Total point velocity at (q0, v0) minus what the unknowns carry, J_tree v0.
   const Vector3d total = multibody::CalcPointVelocity(model, *in.kinematics, b, p_W);
-  if (b < 0 || topology_.body_tree[b] < 0) return total;
-  const int tree = topology_.body_tree[b];
-  const int start = topology_.tree_v_start[tree], nv = topology_.tree_nv[tree];
-  auto J = J_W_.leftCols(nv);
-  TreeBlock(model, in, b, tree, p_W, J);
-  return total - J * in.v0->segment(start, nv);
+  return total - J_tree * in.v0->segment(topology_.tree_v_start[tree], topology_.tree_nv[tree]);
 }
 
 void ContactProblemBuilder::AddContact(const Model& model, const ContactParameters& parameters,
@@ -161,8 +167,13 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   if (tree_a < 0 && tree_b < 0) return;  // nothing can move: not resolvable
   const Matrix3d R_WC = ContactFrame(c.nhat_AB_W);
   R_WC_[i] = R_WC;
-  bias_C_[i] = R_WC.transpose() * (KnownVelocity(model, in, c.body_b, c.p_WC) -
-                                   KnownVelocity(model, in, c.body_a, c.p_WC));
+  // Each body's point Jacobian on its own tree's columns, once.
+  auto Ja = J_a_.leftCols(tree_a >= 0 ? topology_.tree_nv[tree_a] : 0);
+  auto Jb = J_b_.leftCols(tree_b >= 0 ? topology_.tree_nv[tree_b] : 0);
+  if (tree_a >= 0) TreeBlock(model, in, c.body_a, tree_a, c.p_WC, Ja);
+  if (tree_b >= 0) TreeBlock(model, in, c.body_b, tree_b, c.p_WC, Jb);
+  bias_C_[i] = R_WC.transpose() * (KnownVelocity(model, in, c.body_b, c.p_WC, Jb) -
+                                   KnownVelocity(model, in, c.body_a, c.p_WC, Ja));
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
   solver::SapFrictionConeParameters p;
   p.mu = m.friction;
@@ -176,22 +187,27 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   const solver::SapFrictionConeConstraint constraint(p);
   contact_constraint_[i] = problem->num_constraints();
 
-  // v_c = R_WC^T (v_Bc - v_Ac): each tree's block is R_WC^T (J_b - J_a) on its columns.
-  auto block = [&](int tree, Eigen::MatrixXd& out) {
-    const int nv = topology_.tree_nv[tree];
-    auto Ja = J_a_.leftCols(nv);
-    auto Jb = J_b_.leftCols(nv);
-    TreeBlock(model, in, c.body_a, tree, c.p_WC, Ja);
-    TreeBlock(model, in, c.body_b, tree, c.p_WC, Jb);
+  // v_c = R_WC^T (v_Bc - v_Ac): each tree's block is R_WC^T (J_b - J_a) on its columns,
+  // with J_a = 0 on a tree that holds only B and J_b = 0 on one that holds only A.
+  auto with_b = J_C_b_.leftCols(Jb.cols());
+  auto without_b = J_C_a_.leftCols(Ja.cols());
+  if (tree_a == tree_b) {
     Jb -= Ja;  // in place: a difference inside the product would be a heap temporary
-    out.leftCols(nv).noalias() = R_WC.transpose() * Jb;
-    return out.leftCols(nv);
-  };
-  if (tree_a < 0 || tree_b < 0 || tree_a == tree_b) {
-    const int tree = tree_a >= 0 ? tree_a : tree_b;
-    problem->AddConstraint(tree, block(tree, J_C_a_), constraint);
+    with_b.noalias() = R_WC.transpose() * Jb;
+    problem->AddConstraint(tree_b, with_b, constraint);
+    return;
+  }
+  if (tree_b >= 0) with_b.noalias() = R_WC.transpose() * Jb;
+  if (tree_a >= 0) {
+    without_b.noalias() = R_WC.transpose() * Ja;
+    without_b = -without_b;
+  }
+  if (tree_a < 0) {
+    problem->AddConstraint(tree_b, with_b, constraint);
+  } else if (tree_b < 0) {
+    problem->AddConstraint(tree_a, without_b, constraint);
   } else {
-    problem->AddConstraint(tree_a, block(tree_a, J_C_a_), tree_b, block(tree_b, J_C_b_), constraint);
+    problem->AddConstraint(tree_a, without_b, tree_b, with_b, constraint);
   }
 }
 

@@ -94,8 +94,12 @@ class ContactProblemBuilder {
   // in world axes; and the part of b's point velocity that no unknown carries.
   void TreeBlock(const multibody::Model& model, const StepInputs& in, int b, int tree,
                  const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) const;
+  // Velocity of point p_W of body b that the unknowns do not carry (prescribed joints on
+  // its path to the root, or a body outside every tree); J_tree is b's tree block of the
+  // point Jacobian when b is in a tree.
   Eigen::Vector3d KnownVelocity(const multibody::Model& model, const StepInputs& in, int b,
-                                const Eigen::Vector3d& p_W);
+                                const Eigen::Vector3d& p_W,
+                                const Eigen::Ref<const Eigen::Matrix3Xd>& J_tree) const;
 
   geometry::CollisionWorld world_;
   multibody::TreeTopology topology_;
@@ -121,6 +125,8 @@ class ContactProblemBuilder {
   std::vector<ContactKey> key_;                    ///< per contact of the last Build
   std::vector<ContactKey> stuck_;                  ///< sorted: in stiction after the last solve
 
+  std::vector<char> moved_by_prescribed_;          ///< per body: a prescribed joint on its
+                                                   ///< path to the root
   std::vector<double> extra_margin_;               ///< per body, this step [m]
   std::vector<double> body_radius_;                ///< max distance of collision geometry
                                                    ///< from the body origin [m]
@@ -128,7 +134,7 @@ class ContactProblemBuilder {
   double max_friction_ = 0.0;                      ///< over all material pairs [1]
   int max_tree_nv_ = 0;
   double collision_seconds_ = 0.0;                 ///< of the last Build [s]
-  Eigen::Matrix3Xd J_a_, J_b_, J_W_;               ///< (3, max_tree_nv) scratch
+  Eigen::Matrix3Xd J_a_, J_b_;                     ///< (3, max_tree_nv) scratch
   Eigen::MatrixXd J_C_a_, J_C_b_;                  ///< (3, max_tree_nv) scratch
   Eigen::MatrixXd J_limit_;                        ///< (2, max_tree_nv) scratch
 };

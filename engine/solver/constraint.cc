@@ -5,6 +5,17 @@
 
 namespace csim::solver {
 
+double Constraint::CalcAlong(const double* v_c, const double* dv_c, double* gamma,
+                             double* curvature, double* scratch) const {
+  const double cost = Calc(v_c, gamma, scratch);
+  const int n = num_rows();
+  double sum = 0.0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) sum += dv_c[i] * scratch[j * n + i] * dv_c[j];
+  *curvature = sum;
+  return cost;
+}
+
 double NearRigidRegularization(double dt, double k, double tau_d, double beta, double w) {
   constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
   // SAP eq. 29: the period of the contact oscillator is capped at beta * dt.

@@ -41,6 +41,14 @@ class Constraint {
   /// Precondition: Prepare() was called. Never allocates.
   virtual double Calc(const double* v_c, double* gamma, double* G) const = 0;
 
+  /// Calc for the line search, which needs the cost, gamma and only the curvature of the
+  /// cost along a direction, c = dv_c^T G dv_c (G as in Calc; dv_c: n_k values), not G.
+  /// Writes gamma and *curvature; returns the cost [J]. `scratch` holds n_k x n_k doubles
+  /// for kinds that form G to get c (the default: Calc, then the quadratic form); kinds
+  /// with a closed form override it. Same preconditions as Calc. Never allocates.
+  virtual double CalcAlong(const double* v_c, const double* dv_c, double* gamma,
+                           double* curvature, double* scratch) const;
+
   /// A prediction of the region the solution will be in, from the previous step (a warm
   /// start of the active set; the solver uses it for its first Newton direction only, see
   /// sap_solver.h). When the kind has one, writes the gamma and G of the predicted region's

@@ -89,4 +89,24 @@ Eigen::Matrix3d CalcFrictionConeHessian(const FrictionConeMetric& m,
   return G;
 }
 
+double CalcFrictionConeCurvature(const FrictionConeMetric& m, const FrictionConeProjection& p,
+                                 const Eigen::Vector3d& d) {
+  switch (p.region) {
+    case FrictionConeRegion::kStiction:
+      return (d[0] * d[0] + d[1] * d[1]) / m.R_t + d[2] * d[2] / m.R_n;
+    case FrictionConeRegion::kSliding: {
+      // d^T G d with G of CalcFrictionConeHessian, u = d_t, s = t.u:
+      //   mu gamma_n / (R_t y_r) (|u|^2 - s^2) + mu^2 f / R_n s^2 + 2 mu f / R_n s d_n
+      //   + f / R_n d_n^2  =  mu gamma_n / (R_t y_r) (|u|^2 - s^2) + f / R_n (mu s + d_n)^2.
+      const double u2 = d[0] * d[0] + d[1] * d[1];
+      const double s = p.t_hat[0] * d[0] + p.t_hat[1] * d[1];
+      const double along = m.mu * s + d[2];
+      return m.mu * p.gamma[2] / (m.R_t * p.y_r) * (u2 - s * s) + m.f / m.R_n * along * along;
+    }
+    case FrictionConeRegion::kNoContact:
+      break;
+  }
+  return 0.0;
+}
+
 }  // namespace csim::solver

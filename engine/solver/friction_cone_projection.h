@@ -52,4 +52,10 @@ FrictionConeProjection ProjectOntoFrictionCone(const FrictionConeMetric& m,
 Eigen::Matrix3d CalcFrictionConeHessian(const FrictionConeMetric& m,
                                         const FrictionConeProjection& p);
 
+/// d^T G d for the G of CalcFrictionConeHessian, in closed form (the line search needs
+/// only this curvature along its direction): R^-1 in stiction; mu gamma_n / (R_t y_r)
+/// (|d_t|^2 - (t.d_t)^2) + f / R_n (mu t.d_t + d_n)^2 when sliding; 0 out of contact.
+double CalcFrictionConeCurvature(const FrictionConeMetric& m, const FrictionConeProjection& p,
+                                 const Eigen::Vector3d& d);
+
 }  // namespace csim::solver

@@ -48,6 +48,18 @@ double SapFrictionConeConstraint::Calc(const double* v_c, double* gamma, double*
   return p.cost;
 }
 
+double SapFrictionConeConstraint::CalcAlong(const double* v_c, const double* dv_c,
+                                            double* gamma, double* curvature,
+                                            double* scratch) const {
+  (void)scratch;
+  const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
+  const FrictionConeProjection p = ProjectOntoFrictionCone(metric_, y);
+  Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
+  gamma_out = p.gamma;
+  *curvature = CalcFrictionConeCurvature(metric_, p, Eigen::Map<const Eigen::Vector3d>(dv_c));
+  return p.cost;
+}
+
 bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, double* gamma, double* G) const {
   if (!parameters_.predict_stiction) return false;
   const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));

@@ -47,6 +47,9 @@ class SapFrictionConeConstraint final : public Constraint {
 
   /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here).
   double Calc(const double* v_c, double* gamma, double* G) const override;
+  /// Closed-form curvature (CalcFrictionConeCurvature): no 3 x 3 G is formed.
+  double CalcAlong(const double* v_c, const double* dv_c, double* gamma, double* curvature,
+                   double* scratch) const override;
 
   /// With parameters().predict_stiction and a compressive un-projected impulse (y_n > 0):
   /// the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c, even where v_c

@@ -36,14 +36,6 @@ bool Succeeded(SapTermination t) {
          t == SapTermination::kCostStagnation;
 }
 
-// x^T G x for the n x n column-major G (no temporaries: an Eigen product nested in a dot
-// product would allocate).
-double QuadraticForm(const double* G, const double* x, int n) {
-  double sum = 0.0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) sum += x[i] * G[j * n + i] * x[j];
-  return sum;
-}
 
 }  // namespace
 
@@ -79,11 +71,16 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
       const ConstraintEntry& e = p.entry(is.constraints[q]);
       const int r = e.row_offset, n = e.num_rows;
       for (int i = r; i < r + n; ++i) s_.vc_trial_[i] = s_.vc_[i] + alpha * s_.dvc_[i];
-      double* G = d2 != nullptr ? G_trial_ : nullptr;
-      cost += e.constraint->Calc(&s_.vc_trial_[r], &s_.gamma_trial_[r], G);
+      if (d2 != nullptr) {
+        double curvature = 0.0;
+        cost += e.constraint->CalcAlong(&s_.vc_trial_[r], &s_.dvc_[r], &s_.gamma_trial_[r],
+                                        &curvature, G_trial_);
+        dvc_G_dvc += curvature;
+      } else {
+        cost += e.constraint->Calc(&s_.vc_trial_[r], &s_.gamma_trial_[r], nullptr);
+      }
       const ConstVecMap dvc(&s_.dvc_[r], n);
       dvc_gamma += dvc.dot(ConstVecMap(&s_.gamma_trial_[r], n));
-      if (G != nullptr) dvc_G_dvc += QuadraticForm(G, &s_.dvc_[r], n);
     }
     *ell = ell_A_ + alpha * c1_ + 0.5 * alpha * alpha * a2_ + cost;
     *d1 = c1_ + alpha * a2_ - dvc_gamma;

@@ -45,5 +45,36 @@ TEST_CASE("Delassus estimate of a two-clique contact sums both blocks", "[solver
   CHECK(EstimateDelassus(Aa, Ja, Ab, Jb) == Approx(W.norm() / 3.0).epsilon(1e-14));
 }
 
+TEST_CASE("Delassus estimate of contacts on free bodies (fixed-size path)", "[solver]") {
+  // A free body's velocities are (omega, v_com): a point at offset d from the com moves
+  // with v_com - [d]x omega, so J = [-[d]x, I3] and W = I3/m + [d]x diag(I)^-1 [d]x^T.
+  auto skew = [](const Eigen::Vector3d& d) {
+    Eigen::Matrix3d S;
+    S << 0, -d.z(), d.y(), d.z(), 0, -d.x(), -d.y(), d.x(), 0;
+    return S;
+  };
+  auto body = [&](double m, const Eigen::Vector3d& I, const Eigen::Vector3d& d, MatrixXd* A,
+                  MatrixXd* J, Eigen::Matrix3d* W) {
+    *A = MatrixXd::Random(6, 6);  // only the diagonal is read
+    A->diagonal() << I, m, m, m;
+    J->resize(3, 6);
+    J->leftCols(3) = -skew(d);
+    J->rightCols(3).setIdentity();
+    *W = Eigen::Matrix3d::Identity() / m + skew(d) * I.cwiseInverse().asDiagonal() * skew(d).transpose();
+  };
+  MatrixXd A1, J1, A2, J2;
+  Eigen::Matrix3d W1, W2;
+  body(0.7, {0.01, 0.02, 0.015}, {0.05, -0.02, 0.03}, &A1, &J1, &W1);
+  body(2.0, {0.3, 0.1, 0.2}, {-0.1, 0.04, -0.2}, &A2, &J2, &W2);
+  CHECK(EstimateDelassus(A1, J1) == Approx(W1.norm() / 3.0).epsilon(1e-14));
+  // Two bodies: the blocks add (the pair's relative velocity is J2 v2 - J1 v1).
+  CHECK(EstimateDelassus(A1, -J1, A2, J2) == Approx((W1 + W2).norm() / 3.0).epsilon(1e-14));
+  // A free body against a 4-velocity tree takes the general path: the same formula.
+  const MatrixXd Jt = MatrixXd::Random(3, 4), At = MatrixXd::Identity(4, 4) * 3.0;
+  const Eigen::Matrix3d Wt = Jt * At.diagonal().cwiseInverse().asDiagonal() * Jt.transpose();
+  CHECK(EstimateDelassus(A1, J1, At, Jt) == Approx((W1 + Wt).norm() / 3.0).epsilon(1e-14));
+  CHECK(EstimateDelassus(At, Jt, A1, J1) == Approx((W1 + Wt).norm() / 3.0).epsilon(1e-14));
+}
+
 }  // namespace
 }  // namespace csim::solver

@@ -171,6 +171,30 @@ TEST_CASE("Friction cone G equals the projection's Jacobian times R^-1", "[solve
   }
 }
 
+TEST_CASE("Friction cone curvature d^T G d in closed form", "[solver]") {
+  // Against the quadratic form of G, and against central differences of the projection
+  // along the direction: y = -R^-1 (v_c + ...), so d^T G d = d^T (dP/dy) R^-1 d.
+  std::mt19937 rng(11);
+  std::normal_distribution<double> n(0.0, 1.0);
+  for (FrictionConeRegion region : kRegions) {
+    for (int trial = 0; trial < 100; ++trial) {
+      const FrictionConeMetric m = RandomMetric(rng);
+      const Vector3d y = RandomY(m, region, rng);
+      const Vector3d d(n(rng), n(rng), n(rng));
+      const FrictionConeProjection p = ProjectOntoFrictionCone(m, y);
+      const double c = CalcFrictionConeCurvature(m, p, d);
+      const Eigen::Matrix3d G = CalcFrictionConeHessian(m, p);
+      CHECK(c == Approx(d.dot(G * d)).epsilon(1e-12).margin(1e-12 * G.norm() * d.squaredNorm()));
+      const Vector3d Rinv_d(d[0] / m.R_t, d[1] / m.R_t, d[2] / m.R_n);
+      const double h = 1e-6 * y.norm() / Rinv_d.norm();
+      const double c_fd = d.dot(ProjectOntoFrictionCone(m, y + h * Rinv_d).gamma -
+                                ProjectOntoFrictionCone(m, y - h * Rinv_d).gamma) / (2 * h);
+      CHECK(c == Approx(c_fd).epsilon(1e-5).margin(1e-6 * G.norm() * d.squaredNorm()));
+      CHECK(c >= 0.0);
+    }
+  }
+}
+
 TEST_CASE("Friction cone sliding impulse lies exactly on the cone", "[solver]") {
   std::mt19937 rng(13);
   for (int trial = 0; trial < 100; ++trial) {

@@ -111,6 +111,34 @@ TEST_CASE("SAP contact impulse and G are the cost's derivatives", "[solver]") {
   }
 }
 
+TEST_CASE("SAP contact along a line search: CalcAlong equals Calc and d^T G d", "[solver]") {
+  // The override (closed-form curvature) against the interface's default (Calc forming G,
+  // then the quadratic form), called non-virtually on the same object, in every region.
+  std::mt19937 rng(23);
+  std::normal_distribution<double> n(0.0, 1.0);
+  SapFrictionConeParameters p = Compliant();
+  p.bias_velocity = Vector3d(-0.02, 0.01, 0.004);
+  SapFrictionConeConstraint c(p);
+  c.Prepare(0.01, 0.8);
+  for (FrictionConeRegion region : {FrictionConeRegion::kStiction, FrictionConeRegion::kSliding,
+                                    FrictionConeRegion::kNoContact}) {
+    for (int trial = 0; trial < 50; ++trial) {
+      const Vector3d v_c = VelocityInRegion(c, region, rng);
+      const Vector3d dv(n(rng), n(rng), n(rng));
+      Vector3d gamma_fast, gamma_default;
+      double curvature_fast = -1, curvature_default = -1;
+      Matrix3d scratch;
+      const double cost_fast = c.CalcAlong(v_c.data(), dv.data(), gamma_fast.data(),
+                                           &curvature_fast, scratch.data());
+      const double cost_default = c.Constraint::CalcAlong(v_c.data(), dv.data(), gamma_default.data(),
+                                                          &curvature_default, scratch.data());
+      CHECK(cost_fast == cost_default);
+      CHECK(gamma_fast == gamma_default);
+      CHECK(curvature_fast == Approx(curvature_default).epsilon(1e-12).margin(1e-12 * scratch.norm() * dv.squaredNorm()));
+    }
+  }
+}
+
 TEST_CASE("SAP contact at rest on its compliant equilibrium", "[solver]") {
   // Stiction with v_c = 0 gives gamma_n = v_hat_n / R_n = dt k (-phi0) (math.md §2.7).
   SapFrictionConeParameters p = Compliant();

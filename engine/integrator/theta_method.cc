@@ -9,6 +9,7 @@
 #include "engine/multibody/kinematics.h"
 #include "engine/multibody/position_update.h"
 #include "engine/multibody/rnea.h"
+#include "engine/solver/block_cholesky.h"
 
 namespace csim::integrator {
 namespace {
@@ -22,11 +23,26 @@ std::string FormatNumber(double x) {
   return buffer;
 }
 
+// A 6 x 6 block of A (a free body, the tree of a clutter scene) is factorized and solved by
+// the fixed-size kernels of the block Cholesky (solver::CholeskySix), which give the dynamic
+// LLT's results bit for bit (default build) at a fraction of the cost. Callgrind on
+// clutter-40 (40 free bodies, 500 steps), CalcFreeMotion inclusive: 166.9 M instructions
+// with the dynamic LLT, 142.1 M with Eigen::LLT<Matrix6> (its generic unblocked loop and
+// l1 norm), 128.9 M with these kernels. Other blocks keep the dynamic LLT.
+bool IsSix(const StepWorkspace& ws, int k) { return ws.A.range(k).size == 6; }
+
 // Solves A x = rhs in place, block by block.
 void SolveInPlace(StepWorkspace& ws, Eigen::VectorXd* rhs) {
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
-    auto segment = rhs->segment(ws.A.range(k).start, ws.A.range(k).size);
-    ws.A_llt[k].solveInPlace(segment);
+    const multibody::VelocityBlock& b = ws.A.range(k);
+    if (IsSix(ws, k)) {
+      double* x = rhs->data() + b.start;
+      solver::SolveLowerSix(ws.A_six[k].data(), x);
+      solver::SolveLowerTransposedSix(ws.A_six[k].data(), x);
+    } else {
+      auto segment = rhs->segment(b.start, b.size);
+      ws.A_llt[k].solveInPlace(segment);
+    }
   }
 }
 
@@ -71,8 +87,13 @@ bool FactorLinearizedDynamics(const ThetaParameters& p, double dt, StepWorkspace
     A = ws.mb.M.block(k);
     A.diagonal() += (dt * dt * p.theta * p.theta_q) * ws.K_diag.segment(b.start, b.size) +
                     (dt * p.theta) * ws.D_diag.segment(b.start, b.size);
-    ws.A_llt[k].compute(A);
-    if (ws.A_llt[k].info() != Eigen::Success) return false;
+    if (IsSix(ws, k)) {
+      ws.A_six[k] = A;
+      if (!solver::CholeskySix(ws.A_six[k].data())) return false;
+    } else {
+      ws.A_llt[k].compute(A);
+      if (ws.A_llt[k].info() != Eigen::Success) return false;
+    }
   }
   return true;
 }
@@ -102,7 +123,10 @@ StepWorkspace MakeStepWorkspace(const Model& model) {
   const int nq = model.nq, nv = model.nv;
   ws.v_star.setZero(nv);
   ws.A = multibody::BlockDiagonalMatrix(multibody::MassMatrixBlocks(model));
-  for (int k = 0; k < ws.A.num_blocks(); ++k) ws.A_llt.emplace_back(ws.A.range(k).size);
+  ws.A_llt.resize(ws.A.num_blocks());
+  ws.A_six.resize(ws.A.num_blocks());
+  for (int k = 0; k < ws.A.num_blocks(); ++k)
+    if (!IsSix(ws, k)) ws.A_llt[k] = Eigen::LLT<Eigen::MatrixXd>(ws.A.range(k).size);
   ws.q_end.setZero(nq);
   ws.q_theta.setZero(nq);
   for (auto* x : {&ws.v_theta, &ws.v_bar, &ws.k, &ws.residual, &ws.scale, &ws.work}) x->setZero(nv);

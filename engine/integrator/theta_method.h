@@ -47,7 +47,11 @@ struct StepWorkspace {
   Eigen::VectorXd v_star;        ///< (nv) free-motion velocity (CalcFreeMotion)
   multibody::BlockDiagonalMatrix A;  ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion),
                                      ///< one block per tree like M
-  std::vector<Eigen::LLT<Eigen::MatrixXd>> A_llt;    ///< Cholesky factor of each block of A
+  std::vector<Eigen::LLT<Eigen::MatrixXd>> A_llt;    ///< Cholesky factor of each block k of A
+                                                     ///< that is not 6 x 6 (else unused)
+  std::vector<Eigen::Matrix<double, 6, 6>> A_six;    ///< lower triangle: Cholesky factor of
+                                                     ///< each 6 x 6 block k of A (a free body,
+                                                     ///< solver::CholeskySix), else unused
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
   Eigen::VectorXd k;             ///< (nv) non-constraint forces k(q_theta, v_theta) [N, N m]
   Eigen::VectorXd residual;      ///< (nv) momentum residual m(v) [N s, N m s]

@@ -14,7 +14,8 @@
 //     pattern no larger than one seen before does not allocate.
 //   - Factor: right-looking block Cholesky over the precomputed update list; dense kernels
 //     on the (small) blocks through Eigen maps of the flat storage: no allocation. When
-//     every block is 6 x 6 (scenes of free bodies) fixed-size kernels are used (unrolled).
+//     every block is 6 x 6 (scenes of free bodies) fixed-size kernels are used (unrolled),
+//     in the factorization and in the solves.
 //   - Solve: block forward and backward substitution in elimination order.
 //   - Parts (SetPartition): when the node graph falls apart into independent groups (the
 //     SAP islands), each group's columns, in elimination order, are factorized and solved
@@ -99,6 +100,9 @@ class BlockCholesky {
   // Forward (L y = x) and backward (L^T x = y) substitution steps of column p.
   void ForwardColumn(int p, double* x) const;
   void BackwardColumn(int p, double* x) const;
+  // The same when every block is 6 x 6: fixed-size kernels.
+  void ForwardColumnSix(int p, double* x) const;
+  void BackwardColumnSix(int p, double* x) const;
   // Minimum-degree order; fills position_, order_ and every column's row list.
   void Order();
   // Block storage offsets and the Schur-update list from the row lists.
@@ -135,5 +139,19 @@ class BlockCholesky {
   int num_analyses_ = 0;
   bool all_six_ = false;  // every node has 6 rows
 };
+
+/// Dense 6 x 6 kernels of the free-body path (a 6 x 6 block column-major, entry (i, j) at
+/// a[i + 6 j]), also used by the free-motion solve of the theta method (one block per free
+/// body). Unrolled, no allocation; they give Eigen's LLT results bit for bit in the default
+/// x86-64 build (block_cholesky.cc says why they exist and how they match).
+///
+/// In-place Cholesky factor of the lower triangle (the strict upper triangle is neither read
+/// nor written). Returns false on a pivot <= 0, Eigen's test (the block is then partly
+/// overwritten).
+bool CholeskySix(double* a);
+/// x = L^{-1} x, with L the lower triangle of a factor from CholeskySix.
+void SolveLowerSix(const double* L, double* x);
+/// x = L^{-T} x, with L the lower triangle of a factor from CholeskySix.
+void SolveLowerTransposedSix(const double* L, double* x);
 
 }  // namespace csim::solver

@@ -220,6 +220,42 @@ TEST_CASE("implicit step reports non-convergence instead of returning a wrong st
   CHECK(s.t == before.t);
 }
 
+// The free-motion solve factorizes 6 x 6 blocks of A (free bodies) with fixed-size kernels
+// and the others with Eigen's LLT: both factors reproduce A, and the explicit step's v*
+// satisfies M (v* - v0) = dt k to round-off.
+TEST_CASE("free-motion factors reproduce every block of A, 6 x 6 or not", "[integrator][free-body]") {
+  int six = 0, other = 0;
+  std::vector<Model> models;  // one tree each: a spinning free body, random trees
+  models.push_back(testing::FreeBody(Eigen::Vector3d(1.0, 2.0, 3.0), Eigen::Vector3d(0.01, 3.0, 0.5)));
+  models.back().gravity = Eigen::Vector3d(0, 0, -9.81);
+  for (unsigned seed = 1; seed <= 3; ++seed) models.push_back(testing::RandomTree(12, seed));
+  for (const Model& model : models) {
+    for (const ThetaParameters& p : {kSymplectic, kMidpoint}) {
+      StepWorkspace ws = MakeStepWorkspace(model);
+      const State s{0.0, model.InitialQ(), model.InitialV()};
+      REQUIRE(CalcFreeMotion(model, p, FreeMotionSettings{}, 1e-3, s, ws).ok());
+      for (int k = 0; k < ws.A.num_blocks(); ++k) {
+        const Eigen::MatrixXd A = ws.A.block(k);
+        Eigen::MatrixXd LLt;
+        if (A.rows() == 6) {
+          const Eigen::MatrixXd L = ws.A_six[k].triangularView<Eigen::Lower>();
+          LLt = L * L.transpose();
+          ++six;
+        } else {
+          LLt = ws.A_llt[k].reconstructedMatrix();
+          ++other;
+        }
+        INFO("model " << &model - models.data() << ", block " << k << " (" << A.rows() << " velocities)");
+        CHECK((LLt - A).norm() <= 1e-13 * A.norm());
+      }
+      if (p.theta == 0.0) CHECK(ws.momentum_error < 1e-14);
+    }
+  }
+  INFO(six << " blocks of 6 velocities, " << other << " others");
+  CHECK(six > 0);
+  CHECK(other > 0);
+}
+
 TEST_CASE("a warmed-up step allocates nothing", "[integrator][allocation]") {
   const Model model = testing::RandomTree(12, 3);
   for (const ThetaParameters& p : {kSymplectic, kMidpoint, kImplicit}) {

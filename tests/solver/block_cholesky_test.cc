@@ -1,12 +1,15 @@
 // BlockCholesky against a dense reference: random block-sparse SPD matrices on random node
 // graphs (mixed block sizes, fill-in), reuse of the symbolic analysis, no allocation in the
 // numeric phase; parts (independent groups of nodes) factorized and solved one by one give
-// the whole factorization's result bit for bit.
+// the whole factorization's result bit for bit. Most cases run with mixed block sizes and
+// with all blocks 6 x 6 (the fixed-size path of free bodies), whose kernels are also
+// checked against Eigen's LLT directly.
 
 #include "engine/solver/block_cholesky.h"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -109,13 +112,104 @@ TEST_CASE("block Cholesky reuses its analysis while the pattern holds", "[solver
 
 TEST_CASE("block Cholesky rejects a matrix that is not positive definite", "[solver][block_cholesky]") {
   std::mt19937 rng(5);
-  const RandomPattern p = MakePattern(6, 8, rng);
-  MatrixXd H = RandomBlockSpd(p, rng);
-  H(p.n - 1, p.n - 1) = -1.0;
-  BlockCholesky L;
-  L.Analyze(p.size, p.offset, p.edges);
-  Load(H, p, &L);
-  CHECK_FALSE(L.Factor());
+  for (const bool all_six : {false, true}) {
+    const RandomPattern p = MakePattern(6, 8, rng, all_six);
+    MatrixXd H = RandomBlockSpd(p, rng);
+    H(p.n - 1, p.n - 1) = -1.0;
+    BlockCholesky L;
+    L.Analyze(p.size, p.offset, p.edges);
+    Load(H, p, &L);
+    INFO("all six " << all_six);
+    CHECK_FALSE(L.Factor());
+  }
+}
+
+// The fixed-size kernels form their sums in the order of the Eigen code of the general path
+// (block_cholesky.cc); with two-double packets and no FMA (the default x86-64 build) the
+// results are the same bit for bit, otherwise to round-off.
+#if defined(EIGEN_VECTORIZE_SSE2) && !defined(EIGEN_VECTORIZE_AVX) && !defined(EIGEN_VECTORIZE_FMA)
+constexpr double kSixTolerance = 0.0;
+#else
+constexpr double kSixTolerance = 1e-14;
+#endif
+
+TEST_CASE("block Cholesky: the 6 x 6 path gives the general path's result", "[solver][block_cholesky]") {
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int nodes = 2 + trial;
+    const RandomPattern six = MakePattern(nodes, trial % 2 == 0 ? nodes : 3 * nodes, rng, true);
+    const MatrixXd H = RandomBlockSpd(six, rng);
+    // The same matrix with one more node of one row, coupled to nothing: the general path,
+    // with the same elimination order of the other nodes (it is taken whenever it has the
+    // least degree, 0, without changing the others' degrees).
+    RandomPattern mixed = six;
+    mixed.size.push_back(1);
+    mixed.offset.push_back(six.n);
+    mixed.n = six.n + 1;
+    MatrixXd H_mixed = MatrixXd::Zero(mixed.n, mixed.n);
+    H_mixed.topLeftCorner(six.n, six.n) = H;
+    H_mixed(six.n, six.n) = 2.0;
+    const VectorXd b = VectorXd::Random(six.n);
+    BlockCholesky L_six, L_mixed;
+    L_six.Analyze(six.size, six.offset, six.edges);
+    Load(H, six, &L_six);
+    REQUIRE(L_six.Factor());
+    VectorXd x_six = b;
+    L_six.Solve(x_six.data());
+    L_mixed.Analyze(mixed.size, mixed.offset, mixed.edges);
+    Load(H_mixed, mixed, &L_mixed);
+    REQUIRE(L_mixed.Factor());
+    VectorXd x_mixed(mixed.n);
+    x_mixed << b, 1.0;
+    L_mixed.Solve(x_mixed.data());
+    INFO("trial " << trial << ", " << nodes << " nodes, " << six.edges.size() << " edges");
+    CHECK((x_six - x_mixed.head(six.n)).norm() <= kSixTolerance * x_six.norm());
+  }
+}
+
+TEST_CASE("6 x 6 kernels factorize and solve like Eigen's LLT", "[solver][block_cholesky]") {
+  using Matrix6 = Eigen::Matrix<double, 6, 6>;
+  using Vector6 = Eigen::Matrix<double, 6, 1>;
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 50; ++trial) {
+    Matrix6 R;
+    for (int i = 0; i < 36; ++i) R.data()[i] = u(rng);
+    // Condition numbers up to ~1e6: a small diagonal shift on an often near-singular R R^T.
+    const Matrix6 H = R * R.transpose() + std::pow(10.0, -(trial % 7)) * Matrix6::Identity();
+    // The dynamic LLT is what the theta method used; LLT<Matrix6> the previous 6 x 6 path.
+    const Eigen::LLT<MatrixXd> llt(H);
+    REQUIRE(llt.info() == Eigen::Success);
+    Matrix6 A = H;
+    REQUIRE(CholeskySix(A.data()));
+    const Matrix6 L_ref = MatrixXd(llt.matrixL());
+    const Matrix6 L_ref6 = Eigen::LLT<Matrix6>(H).matrixL();
+    const Matrix6 L = A.triangularView<Eigen::Lower>();
+    INFO("trial " << trial);
+    CHECK((L - L_ref).norm() <= kSixTolerance * L_ref.norm());
+    CHECK((L - L_ref6).norm() <= kSixTolerance * L_ref.norm());
+    CHECK((L * L.transpose() - H).norm() <= 1e-14 * H.norm());
+    CHECK(A.triangularView<Eigen::StrictlyUpper>().toDenseMatrix() ==
+          H.triangularView<Eigen::StrictlyUpper>().toDenseMatrix());  // not touched
+    Vector6 b;
+    for (int i = 0; i < 6; ++i) b[i] = u(rng);
+    Vector6 x = b;
+    SolveLowerSix(A.data(), x.data());
+    SolveLowerTransposedSix(A.data(), x.data());
+    VectorXd x_ref = b;
+    llt.solveInPlace(x_ref);
+    CHECK((x - x_ref).norm() <= kSixTolerance * x_ref.norm());
+    CHECK((H * x - b).norm() <= 1e-12 * H.norm() * x.norm());  // backward error
+  }
+  // A non-positive pivot at every position k is reported, as by Eigen's LLT.
+  for (int k = 0; k < 6; ++k) {
+    Matrix6 H = Matrix6::Identity();
+    H(k, k) = k % 2 == 0 ? 0.0 : -1.0;
+    Matrix6 A = H;
+    INFO("pivot " << k);
+    CHECK(Eigen::LLT<Matrix6>(H).info() != Eigen::Success);
+    CHECK_FALSE(CholeskySix(A.data()));
+  }
 }
 
 // Nodes in `parts` groups (node i in group i % parts), edges only within a group.
@@ -148,6 +242,8 @@ TEST_CASE("block Cholesky parts give the whole factorization bit for bit",
     REQUIRE(whole.Factor());
     VectorXd x_whole = b;
     whole.Solve(x_whole.data());
+    const VectorXd x_ref = H.llt().solve(b);
+    CHECK((x_whole - x_ref).norm() <= 1e-12 * x_ref.norm());
     split.Analyze(p.size, p.offset, p.edges);
     split.SetPartition(part_of_node, parts);
     Load(H, p, &split);
@@ -176,19 +272,47 @@ TEST_CASE("block Cholesky parts give the whole factorization bit for bit",
 
 TEST_CASE("block Cholesky factor and solve do not allocate", "[solver][block_cholesky][allocation]") {
   std::mt19937 rng(11);
-  const RandomPattern p = MakePattern(200, 500, rng);  // a large problem (~700 unknowns)
-  const MatrixXd H = RandomBlockSpd(p, rng);
-  BlockCholesky L;
-  L.Analyze(p.size, p.offset, p.edges);
-  Load(H, p, &L);
-  VectorXd x = VectorXd::Random(p.n);
-  const std::size_t before = testing::AllocationCount();
-  const bool reused = !L.Analyze(p.size, p.offset, p.edges);
-  const bool ok = L.Factor();
-  L.Solve(x.data());
-  CHECK(testing::AllocationCount() - before == 0);
-  CHECK(reused);
-  CHECK(ok);
+  for (const bool all_six : {false, true}) {
+    const RandomPattern p = MakePattern(200, 500, rng, all_six);  // large: ~700 or 1200 unknowns
+    const MatrixXd H = RandomBlockSpd(p, rng);
+    BlockCholesky L;
+    L.Analyze(p.size, p.offset, p.edges);
+    Load(H, p, &L);
+    VectorXd x = VectorXd::Random(p.n);
+    const std::size_t before = testing::AllocationCount();
+    const bool reused = !L.Analyze(p.size, p.offset, p.edges);
+    const bool ok = L.Factor();
+    L.Solve(x.data());
+    INFO("all six " << all_six);
+    CHECK(testing::AllocationCount() - before == 0);
+    CHECK(reused);
+    CHECK(ok);
+  }
+}
+
+TEST_CASE("block Cholesky parts factor and solve do not allocate", "[solver][block_cholesky][allocation]") {
+  std::mt19937 rng(19);
+  for (const bool all_six : {false, true}) {
+    std::vector<int> part_of_node;
+    const int parts = 4;
+    const RandomPattern p = MakeGroupedPattern(60, parts, 120, rng, all_six, &part_of_node);
+    const MatrixXd H = RandomBlockSpd(p, rng);
+    BlockCholesky L;
+    L.Analyze(p.size, p.offset, p.edges);
+    L.SetPartition(part_of_node, parts);
+    Load(H, p, &L);
+    VectorXd x = VectorXd::Random(p.n);
+    bool ok = true;
+    const std::size_t before = testing::AllocationCount();
+    L.SetPartition(part_of_node, parts);
+    for (int q = 0; q < parts; ++q) {
+      ok = L.FactorPart(q) && ok;
+      L.SolvePart(q, x.data());
+    }
+    INFO("all six " << all_six);
+    CHECK(testing::AllocationCount() - before == 0);
+    CHECK(ok);
+  }
 }
 
 }  // namespace

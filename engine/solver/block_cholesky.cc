@@ -1,6 +1,7 @@
 #include "engine/solver/block_cholesky.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 
 #include "engine/common/check.h"
@@ -241,11 +242,23 @@ void BlockCholesky::Order() {
   position_.resize(n);
   column_start_.assign(1, 0);
   rows_.clear();
+  // Candidates (degree, node) in a min-heap: the least pair is the node of least scalar
+  // degree (sum of its neighbours' sizes), lowest index on ties. A node whose degree changes
+  // gets a new entry; entries that no longer match are dropped when they surface. A scan
+  // of every node per elimination made the ordering quadratic in the nodes of the whole
+  // problem (2.6x per object from 80 to 160 objects).
+  heap_.clear();
+  for (int i = 0; i < n; ++i) heap_.emplace_back(degree_[i], i);
+  const std::greater<std::pair<int, int>> later;
+  std::make_heap(heap_.begin(), heap_.end(), later);
   for (int p = 0; p < n; ++p) {
-    // Node of least scalar degree (sum of its neighbours' sizes), lowest index on ties.
     int best = -1;
-    for (int i = 0; i < n; ++i)
-      if (!eliminated_[i] && (best < 0 || degree_[i] < degree_[best])) best = i;
+    while (best < 0) {
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      const auto [degree, node] = heap_.back();
+      heap_.pop_back();
+      if (!eliminated_[node] && degree == degree_[node]) best = node;
+    }
     order_[p] = best;
     position_[best] = p;
     eliminated_[best] = 1;
@@ -258,6 +271,8 @@ void BlockCholesky::Order() {
       MergeWithout(adjacency_[u], adjacency_[best], u, best, &merged_);
       adjacency_[u].swap(merged_);
       degree_[u] = ScalarDegree(u);
+      heap_.emplace_back(degree_[u], u);
+      std::push_heap(heap_.begin(), heap_.end(), later);
     }
     adjacency_[best].clear();
   }

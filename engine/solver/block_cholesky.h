@@ -123,6 +123,7 @@ class BlockCholesky {
   std::vector<int> merged_;                  // scratch of Order()
   std::vector<char> eliminated_;             // scratch of Order()
   std::vector<int> degree_;                  // scratch of Order(): scalar degree per node
+  std::vector<std::pair<int, int>> heap_;    // scratch of Order(): (degree, node) min-heap
   // Column p (in elimination order) holds the diagonal block and one block per later row
   // position in rows_[column_start_[p] + 1 .. column_start_[p + 1]) (the first entry is p
   // itself), sorted; block b is at values_[block_offset_[b]].

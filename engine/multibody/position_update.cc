@@ -39,11 +39,15 @@ void IntegratePositions(const Model& model, const Eigen::VectorXd& q0,
       q->segment(j.q_start, j.nq) = q0.segment(j.q_start, j.nq) + dt * v_bar.segment(j.v_start, j.nv);
       continue;
     }
-    const Eigen::Matrix4d W = QuaternionRateMatrix(j, v_bar.segment<3>(j.v_start));
-    const Eigen::Matrix4d lhs = Eigen::Matrix4d::Identity() - (theta * dt / 2) * W;
+    const Eigen::Vector3d w = v_bar.segment<3>(j.v_start);
+    const Eigen::Matrix4d W = QuaternionRateMatrix(j, w);
     const Eigen::Vector4d rhs = q0.segment<4>(j.q_start) + ((1 - theta) * dt / 2) * (W * q0.segment<4>(j.q_start));
-    // lhs = I - c W with W skew-symmetric is always invertible (eigenvalues 1 - c i|w|/... ).
-    q->segment<4>(j.q_start) = lhs.partialPivLu().solve(rhs).normalized();
+    // Solve (I - c W) q = rhs, c = theta dt / 2. W is the matrix of a product with the pure
+    // quaternion (0, w), so W^2 = -|w|^2 I and (I - c W)^-1 = (I + c W) / (1 + c^2 |w|^2):
+    // always invertible, and in closed form (an LU of the 4 x 4 cost 2 % of a clutter step).
+    const double c = theta * dt / 2;
+    const Eigen::Vector4d solution = (rhs + c * (W * rhs)) / (1.0 + c * c * w.squaredNorm());
+    q->segment<4>(j.q_start) = solution.normalized();
     if (j.type == JointType::kFree)
       q->segment<3>(j.q_start + 4) = q0.segment<3>(j.q_start + 4) + dt * v_bar.segment<3>(j.v_start + 3);
   }

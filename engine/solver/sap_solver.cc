@@ -180,6 +180,11 @@ void SapSolver::AddJTransposeTimes(int k, const double* gamma, double* out) cons
 
 void SapSolver::MultiplyByA(int c, const double* x, double* out) const {
   const int o = reduced_offset_[c], m = problem_->clique_size(c);
+  if (m == 6) {  // a free body: fixed size (the dynamic product was 3 % of a clutter run)
+    Eigen::Map<Eigen::Matrix<double, 6, 1>>(out + o).noalias() =
+        Eigen::Map<const Eigen::Matrix<double, 6, 6>>(problem_->A(c).data()) * Vector6Map(x + o);
+    return;
+  }
   VecMap(out + o, m).noalias() = problem_->A(c) * ConstVecMap(x + o, m);
 }
 

@@ -63,10 +63,12 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
                "(size-weighted %.2f) | kinetic energy %.3g J", r.last_second_first, r.steps,
                Ms(l.mean_seconds), Ms(l.median_seconds), l.mean_iterations,
                l.mean_island_iterations, l.mean.kinetic_energy);
-  if (r.has_mujoco)
+  if (r.has_mujoco && r.mujoco_last_second.steps > 0)
     std::fprintf(out, " | MuJoCo ms/step mean %.3f, iters %.2f (%d steps)",
                  Ms(r.mujoco_last_second.mean_seconds), r.mujoco_last_second.mean_iterations,
                  r.mujoco_last_second.steps);
+  if (r.has_mujoco && r.mujoco_last_second.steps == 0)
+    std::fprintf(out, " | MuJoCo did not reach it");
   std::fprintf(out, "\n");
   if (r.repeats > 1)
     std::fprintf(out, "  csim times: fastest of %d runs per window (same simulation)\n", r.repeats);
@@ -149,7 +151,7 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
     std::fprintf(f, "%d,%.6f,%.6f,%.4f,%.4f,%.6g,", r.config.columns, Ms(l.mean_seconds),
                  Ms(l.median_seconds), l.mean_iterations, l.mean_island_iterations,
                  l.mean.kinetic_energy);
-    if (r.has_mujoco) {
+    if (r.has_mujoco && r.mujoco_last_second.steps > 0) {  // empty if its budget ran out
       std::fprintf(f, "%.6f,%.4f,", Ms(r.mujoco_last_second.mean_seconds),
                    r.mujoco_last_second.mean_iterations);
     } else {

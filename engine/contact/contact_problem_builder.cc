@@ -135,14 +135,10 @@ void ContactProblemBuilder::CalcExtraMargins(const StepInputs& in) {
   }
 }
 
-void ContactProblemBuilder::TreeBlock(const Model& model, const StepInputs& in, int b, int tree,
+void ContactProblemBuilder::TreeBlock(const Model& model, const StepInputs& in, int b,
                                       const Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) const {
-  if (b < 0 || topology_.body_tree[b] != tree) {
-    J.setZero();
-    return;
-  }
   multibody::CalcPointJacobianColumns(model, *in.kinematics, b, p_W,
-                                      topology_.tree_v_start[tree], J);
+                                      topology_.tree_v_start[topology_.body_tree[b]], J);
 }
 
 Vector3d ContactProblemBuilder::KnownVelocity(const Model& model, const StepInputs& in, int b,
@@ -170,8 +166,8 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   // Each body's point Jacobian on its own tree's columns, once.
   auto Ja = J_a_.leftCols(tree_a >= 0 ? topology_.tree_nv[tree_a] : 0);
   auto Jb = J_b_.leftCols(tree_b >= 0 ? topology_.tree_nv[tree_b] : 0);
-  if (tree_a >= 0) TreeBlock(model, in, c.body_a, tree_a, c.p_WC, Ja);
-  if (tree_b >= 0) TreeBlock(model, in, c.body_b, tree_b, c.p_WC, Jb);
+  if (tree_a >= 0) TreeBlock(model, in, c.body_a, c.p_WC, Ja);
+  if (tree_b >= 0) TreeBlock(model, in, c.body_b, c.p_WC, Jb);
   bias_C_[i] = R_WC.transpose() * (KnownVelocity(model, in, c.body_b, c.p_WC, Jb) -
                                    KnownVelocity(model, in, c.body_a, c.p_WC, Ja));
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);

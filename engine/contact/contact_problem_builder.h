@@ -90,9 +90,8 @@ class ContactProblemBuilder {
                   const StepInputs& in, int i, solver::ContactProblem* problem);
   void AddJointLimits(const multibody::Model& model, const StepInputs& in,
                       solver::ContactProblem* problem) const;
-  // J_i restricted to tree t's columns for the point p_W on body b (zero if b is not in t),
-  // in world axes; and the part of b's point velocity that no unknown carries.
-  void TreeBlock(const multibody::Model& model, const StepInputs& in, int b, int tree,
+  // The point Jacobian of p_W on body b (in a tree) on its tree's columns, world axes.
+  void TreeBlock(const multibody::Model& model, const StepInputs& in, int b,
                  const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) const;
   // Velocity of point p_W of body b that the unknowns do not carry (prescribed joints on
   // its path to the root, or a body outside every tree); J_tree is b's tree block of the

@@ -52,6 +52,8 @@ void FindIslands(const ContactProblem& problem, const std::vector<int>& reduced_
     }
   }
   GroupBy(island, nc, out->num_islands, &out->clique_start, &out->cliques);
+  out->num_velocities.assign(out->num_islands, 0);
+  for (int c : out->cliques) out->num_velocities[island[c]] += problem.clique_size(c);
   // Constraint k belongs to the island of its first clique.
   out->constraint_island.resize(nk);
   for (int k = 0; k < nk; ++k) out->constraint_island[k] = island[problem.entry(k).clique[0]];

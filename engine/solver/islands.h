@@ -24,6 +24,7 @@ struct Islands {
   std::vector<int> constraint_start;  ///< island i owns constraints[constraint_start[i] .. [i+1])
   std::vector<int> constraints;       ///< constraints grouped by island, ascending
   std::vector<int> constraint_island; ///< island of each constraint
+  std::vector<int> num_velocities;    ///< per island: sum of its cliques' sizes
 };
 
 /// Fills `out` for `problem`; reduced_offset[c] >= 0 marks the cliques touched by a

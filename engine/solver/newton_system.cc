@@ -53,9 +53,13 @@ void NewtonSystem::SetupWholeIsland() {
   w.num_islands = 1;
   w.island_of_clique.resize(p.num_cliques());
   w.cliques.clear();
+  w.num_velocities.assign(1, 0);
   for (int c = 0; c < p.num_cliques(); ++c) {
     w.island_of_clique[c] = off[c] >= 0 ? 0 : -1;
-    if (off[c] >= 0) w.cliques.push_back(c);
+    if (off[c] >= 0) {
+      w.cliques.push_back(c);
+      w.num_velocities[0] += p.clique_size(c);
+    }
   }
   w.clique_start = {0, static_cast<int>(w.cliques.size())};
   w.constraints.resize(p.num_constraints());
@@ -64,12 +68,7 @@ void NewtonSystem::SetupWholeIsland() {
   w.constraint_start = {0, p.num_constraints()};
 }
 
-int NewtonSystem::IslandSize(int i) const {
-  int m = 0;
-  for (int q = islands_->clique_start[i]; q < islands_->clique_start[i + 1]; ++q)
-    m += problem_->clique_size(islands_->cliques[q]);
-  return m;
-}
+int NewtonSystem::IslandSize(int i) const { return islands_->num_velocities[i]; }
 
 void NewtonSystem::ReserveScratch(Scratch* scratch) const {
   const ContactProblem& p = *problem_;

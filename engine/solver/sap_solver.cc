@@ -36,7 +36,6 @@ bool Succeeded(SapTermination t) {
          t == SapTermination::kCostStagnation;
 }
 
-
 }  // namespace
 
 const char* SapTerminationName(SapTermination t) {
@@ -383,12 +382,6 @@ void SapSolver::SetupIslands() {
   for (ThreadScratch& w : scratch_) newton_.ReserveScratch(&w.newton);
   const int K = islands_.num_islands;
   island_.assign(K, IslandState{});
-  island_size_.resize(K);
-  for (int i = 0; i < K; ++i) {
-    island_size_[i] = 0;
-    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q)
-      island_size_[i] += problem_->clique_size(islands_.cliques[q]);
-  }
   // One island: exactly SAP eq. 26. K > 1: ||D g_i|| <= eps_a / sqrt(K) + eps_r / sqrt(2)
   // max(||D p_i||, ||D j_i||) on every island implies, by Minkowski's inequality and
   // sum_i max(P_i, J_i)^2 <= ||D p||^2 + ||D j||^2 <= 2 max(||D p||, ||D j||)^2,
@@ -493,7 +486,8 @@ void SapSolver::SolveIslands() {
   schedule_.resize(K);
   for (int i = 0; i < K; ++i) schedule_[i] = i;
   std::sort(schedule_.begin(), schedule_.end(), [this](int a, int b) {
-    return island_size_[a] != island_size_[b] ? island_size_[a] > island_size_[b] : a < b;
+    const std::vector<int>& size = islands_.num_velocities;
+    return size[a] != size[b] ? size[a] > size[b] : a < b;
   });
   auto body = [this](int index, int thread) { SolveIsland(schedule_[index], scratch_[thread]); };
   pool_->ParallelFor(K, body);
@@ -508,7 +502,7 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
   double weighted = 0.0;
   for (int i = 0; i < islands_.num_islands; ++i) {
     const IslandState& s = island_[i];
-    weighted += static_cast<double>(island_size_[i]) * s.iterations;
+    weighted += static_cast<double>(islands_.num_velocities[i]) * s.iterations;
     stats->iterations = std::max(stats->iterations, s.iterations);
     stats->line_search_iterations += s.line_search_iterations;
     stats->assembly_seconds += s.assembly_seconds;

@@ -219,7 +219,6 @@ class SapSolver {
   int nc_ = 0;                       // constraint rows
   Islands islands_;                  // of the current problem
   std::vector<IslandState> island_;  // per island
-  std::vector<int> island_size_;     // per island: participating velocities
   std::vector<int> schedule_;        // islands in the order they are handed out
   double island_absolute_tolerance_ = 0.0, island_relative_tolerance_ = 0.0;
   // Reduced workspaces (size nr_): iterate, free motion, gradient, A v, J^T gamma,

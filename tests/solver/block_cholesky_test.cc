@@ -76,6 +76,17 @@ void Load(const MatrixXd& H, const RandomPattern& p, BlockCholesky* L) {
     if (done.insert({std::min(a, b), std::max(a, b)}).second) put(a, b);
 }
 
+// Analyzes p, loads H, factorizes the whole matrix (REQUIREd) and returns H^{-1} b.
+VectorXd FactorAndSolve(const MatrixXd& H, const RandomPattern& p, const VectorXd& b,
+                        BlockCholesky* L) {
+  L->Analyze(p.size, p.offset, p.edges);
+  Load(H, p, L);
+  REQUIRE(L->Factor());
+  VectorXd x = b;
+  L->Solve(x.data());
+  return x;
+}
+
 TEST_CASE("block Cholesky solves like a dense Cholesky", "[solver][block_cholesky]") {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 40; ++trial) {
@@ -151,17 +162,10 @@ TEST_CASE("block Cholesky: the 6 x 6 path gives the general path's result", "[so
     H_mixed(six.n, six.n) = 2.0;
     const VectorXd b = VectorXd::Random(six.n);
     BlockCholesky L_six, L_mixed;
-    L_six.Analyze(six.size, six.offset, six.edges);
-    Load(H, six, &L_six);
-    REQUIRE(L_six.Factor());
-    VectorXd x_six = b;
-    L_six.Solve(x_six.data());
-    L_mixed.Analyze(mixed.size, mixed.offset, mixed.edges);
-    Load(H_mixed, mixed, &L_mixed);
-    REQUIRE(L_mixed.Factor());
-    VectorXd x_mixed(mixed.n);
-    x_mixed << b, 1.0;
-    L_mixed.Solve(x_mixed.data());
+    const VectorXd x_six = FactorAndSolve(H, six, b, &L_six);
+    VectorXd b_mixed(mixed.n);
+    b_mixed << b, 1.0;
+    const VectorXd x_mixed = FactorAndSolve(H_mixed, mixed, b_mixed, &L_mixed);
     INFO("trial " << trial << ", " << nodes << " nodes, " << six.edges.size() << " edges");
     CHECK((x_six - x_mixed.head(six.n)).norm() <= kSixTolerance * x_six.norm());
   }
@@ -237,11 +241,7 @@ TEST_CASE("block Cholesky parts give the whole factorization bit for bit",
     const MatrixXd H = RandomBlockSpd(p, rng);
     const VectorXd b = VectorXd::Random(p.n);
     BlockCholesky whole, split;
-    whole.Analyze(p.size, p.offset, p.edges);
-    Load(H, p, &whole);
-    REQUIRE(whole.Factor());
-    VectorXd x_whole = b;
-    whole.Solve(x_whole.data());
+    const VectorXd x_whole = FactorAndSolve(H, p, b, &whole);
     const VectorXd x_ref = H.llt().solve(b);
     CHECK((x_whole - x_ref).norm() <= 1e-12 * x_ref.norm());
     split.Analyze(p.size, p.offset, p.edges);

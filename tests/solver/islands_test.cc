@@ -45,6 +45,7 @@ TEST_CASE("islands are the connected components of the clique graph", "[solver][
   CHECK(is.cliques == std::vector<int>{0, 1, 2, 4, 5});
   CHECK(is.constraint_start == std::vector<int>{0, 2, 3, 4});
   CHECK(is.constraints == std::vector<int>{2, 3, 1, 0});
+  CHECK(is.num_velocities == std::vector<int>{4, 2, 4});  // two-velocity cliques
 }
 
 // Cliques of a pile of n six-velocity cliques from `seed` (added before any constraint).

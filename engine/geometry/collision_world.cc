@@ -1,35 +1,14 @@
 #include "engine/geometry/collision_world.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <utility>
-
-#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
-#include <fcl/narrowphase/collision_object.h>
 
 #include "engine/common/check.h"
 #include "engine/geometry/contact_shape.h"
 #include "engine/geometry/narrow_phase.h"
+#include "engine/geometry/sweep_and_prune.h"
 
 namespace csim::geometry {
-namespace {
-
-// An FCL collision object whose bounding box we set ourselves: tight per shape and
-// inflated by the margin (FCL's own box of a rotated object is a loose bounding sphere).
-class BroadPhaseObject : public fcl::CollisionObjectd {
- public:
-  BroadPhaseObject(std::shared_ptr<fcl::CollisionGeometryd> geometry, int entry)
-      : fcl::CollisionObjectd(std::move(geometry)) {
-    setUserData(reinterpret_cast<void*>(static_cast<std::intptr_t>(entry)));
-  }
-  void SetBounds(const Eigen::Vector3d& lo, const Eigen::Vector3d& hi) {
-    aabb.min_ = lo;
-    aabb.max_ = hi;
-  }
-  int entry() const { return static_cast<int>(reinterpret_cast<std::intptr_t>(getUserData())); }
-};
-
-}  // namespace
 
 struct CollisionWorld::Impl {
   // One colliding geometry.
@@ -40,13 +19,6 @@ struct CollisionWorld::Impl {
     ContactShape shape;
     math::RigidTransform X_WG;     // filled by UpdatePoses()
     Eigen::Vector3d lo, hi;        // tight world bounds at X_WG [m]
-    std::unique_ptr<BroadPhaseObject> object;  // null for halfspaces
-  };
-
-  // Broad-phase callback context.
-  struct Candidates {
-    const Impl* impl;
-    std::vector<std::pair<int, int>>* pairs;
   };
 
   int num_specs = 0;
@@ -54,23 +26,17 @@ struct CollisionWorld::Impl {
   std::vector<Entry> entries;
   std::vector<int> entry_of_geometry;  // spec index -> entry, -1 for visual geometry
   std::vector<int> halfspaces;         // entries that are halfspaces
+  std::vector<int> swept;              // the other entries; box k of the sweep is swept[k]
   std::vector<math::RigidTransform> visual_poses;  // X_BG of visual specs (geometry_pose)
-  fcl::DynamicAABBTreeCollisionManagerd manager;
+  SweepAndPrune sweep;
+  std::vector<std::pair<int, int>> boxes;  // overlapping box pairs (scratch, reused)
   std::vector<std::pair<int, int>> pairs;  // candidate entry pairs (scratch, reused)
 
   bool Allowed(int i, int j) const {
     return !filter.Excludes(entries[i].body, entries[j].body);
   }
 
-  static bool Collect(fcl::CollisionObjectd* o1, fcl::CollisionObjectd* o2, void* data) {
-    auto* c = static_cast<Candidates*>(data);
-    const int i = static_cast<BroadPhaseObject*>(o1)->entry();
-    const int j = static_cast<BroadPhaseObject*>(o2)->entry();
-    if (c->impl->Allowed(i, j)) c->pairs->emplace_back(std::min(i, j), std::max(i, j));
-    return false;  // keep going
-  }
-
-  void UpdateBounds(double margin, const std::vector<double>& extra);
+  void AddSweptPairs(double margin, const std::vector<double>& extra);
   void AddHalfspacePairs(double margin, const std::vector<double>& extra);
   double Extra(const std::vector<double>& extra, int entry) const {
     const int body = entries[entry].body;
@@ -78,15 +44,21 @@ struct CollisionWorld::Impl {
   }
 };
 
-// Inflates every tree object's tight bounds by margin / 2 plus its body's extra margin per
-// side and refits the tree: two boxes overlap when the pair is within its pair margin.
-void CollisionWorld::Impl::UpdateBounds(double margin, const std::vector<double>& extra) {
-  for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
-    Entry& e = entries[i];
-    const Eigen::Vector3d pad = Eigen::Vector3d::Constant(0.5 * margin + Extra(extra, i));
-    if (e.object) e.object->SetBounds(e.lo - pad, e.hi + pad);
+// Inflates every swept entry's tight bounds by margin / 2 plus its body's extra margin per
+// side, so two boxes overlap when the pair is within its pair margin, and adds the allowed
+// overlapping pairs.
+void CollisionWorld::Impl::AddSweptPairs(double margin, const std::vector<double>& extra) {
+  for (int k = 0; k < static_cast<int>(swept.size()); ++k) {
+    const Entry& e = entries[swept[k]];
+    const Eigen::Vector3d pad = Eigen::Vector3d::Constant(0.5 * margin + Extra(extra, swept[k]));
+    sweep.SetBox(k, e.lo - pad, e.hi + pad);
   }
-  manager.update();
+  boxes.clear();
+  sweep.FindOverlaps(&boxes);
+  for (const auto& [k, l] : boxes) {
+    const int i = swept[k], j = swept[l];
+    if (Allowed(i, j)) pairs.emplace_back(std::min(i, j), std::max(i, j));
+  }
 }
 
 // Halfspace h against every other geometry whose bounds dip below height margin.
@@ -95,7 +67,7 @@ void CollisionWorld::Impl::AddHalfspacePairs(double margin, const std::vector<do
     const Eigen::Vector3d n = entries[h].X_WG.R.col(2);
     for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
       const Entry& e = entries[i];
-      if (i == h || !e.object || !Allowed(h, i)) continue;
+      if (i == h || e.shape.type() == ShapeType::kHalfspace || !Allowed(h, i)) continue;
       const Eigen::Vector3d centre = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
       const double lowest = n.dot(centre - entries[h].X_WG.p) - n.cwiseAbs().dot(half);
       if (lowest < margin + Extra(extra, i)) pairs.emplace_back(std::min(h, i), std::max(h, i));
@@ -117,24 +89,19 @@ CollisionWorld::CollisionWorld(const std::vector<CollisionObjectSpec>& specs,
     if (!spec.geometry.collide) continue;
     w.entry_of_geometry[g] = static_cast<int>(w.entries.size());
     w.entries.push_back({g, spec.body, spec.geometry.X_BG, ContactShape(spec.geometry),
-                         spec.geometry.X_BG, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(),
-                         nullptr});
+                         spec.geometry.X_BG, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero()});
   }
-  std::vector<fcl::CollisionObjectd*> objects;
   for (int i = 0; i < static_cast<int>(w.entries.size()); ++i) {
     Impl::Entry& e = w.entries[i];
     e.shape.CalcWorldBounds(e.X_WG, &e.lo, &e.hi);
     if (e.shape.type() == ShapeType::kHalfspace) {
       CSIM_CHECK(w.filter.IsFixed(e.body));
       w.halfspaces.push_back(i);
-      continue;
+    } else {
+      w.swept.push_back(i);
     }
-    e.object = std::make_unique<BroadPhaseObject>(e.shape.shared_fcl_geometry(), i);
-    e.object->SetBounds(e.lo, e.hi);
-    objects.push_back(e.object.get());
   }
-  w.manager.registerObjects(objects);
-  w.manager.setup();
+  w.sweep.Resize(static_cast<int>(w.swept.size()));
 }
 
 CollisionWorld::~CollisionWorld() = default;
@@ -170,9 +137,7 @@ void CollisionWorld::FindContacts(double margin, const std::vector<double>& extr
   Impl& w = *impl_;
   out->clear();
   w.pairs.clear();
-  w.UpdateBounds(margin, extra);
-  Impl::Candidates candidates{&w, &w.pairs};
-  w.manager.collide(&candidates, &Impl::Collect);
+  w.AddSweptPairs(margin, extra);
   w.AddHalfspacePairs(margin, extra);
   std::sort(w.pairs.begin(), w.pairs.end());
   w.pairs.erase(std::unique(w.pairs.begin(), w.pairs.end()), w.pairs.end());

@@ -10,10 +10,10 @@
 // filter from the model's topology (collision_filter.h).
 //
 // Pipeline of FindContacts():
-//   1. broad phase: each geometry's tight world AABB, inflated by margin / 2 per side, is
-//      refitted into an FCL DynamicAABBTree manager; its self-collision query yields the
-//      candidate pairs whose bounds are within the margin. Halfspaces have infinite bounds
-//      and stay out of the tree: each is tested against every other geometry's bounds.
+//   1. broad phase: each geometry's tight world AABB, inflated by margin / 2 per side, goes
+//      to a sweep and prune (sweep_and_prune.h), which yields the candidate pairs whose
+//      bounds are within the margin. Halfspaces have infinite bounds and stay out of the
+//      sweep: each is tested against every other geometry's bounds.
 //   2. filter: same body, directly jointed bodies without `collide: true`, and pairs whose
 //      bodies are both fixed to the world are dropped (collision_filter.h).
 //   3. the candidates are sorted by (geometry_a, geometry_b), which makes the output

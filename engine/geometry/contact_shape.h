@@ -1,7 +1,7 @@
 #pragma once
 // The pose-independent contact data of one collision geometry, built once (style.md habit
 // 1): the shape parameters, the polytope of a box or mesh, and the FCL geometry used by the
-// broad phase and by the narrow phase of pairs without an analytic routine.
+// narrow phase of pairs without an analytic routine.
 //
 // FCL types are only forward-declared here so that FCL stays inside engine/geometry/*.cc.
 
@@ -37,10 +37,6 @@ class ContactShape {
   const Polytope& polytope() const { return polytope_; }
   /// The FCL geometry in frame G (a halfspace is n = +z, d = 0).
   const fcl::CollisionGeometry<double>* fcl_geometry() const { return fcl_geometry_.get(); }
-  /// Shared ownership of the same FCL geometry, for FCL collision objects.
-  const std::shared_ptr<fcl::CollisionGeometry<double>>& shared_fcl_geometry() const {
-    return fcl_geometry_;
-  }
 
   /// The point of the shape farthest along d_W (world, need not be unit), in world [m],
   /// given the pose X_WG. Ties resolve deterministically. Not defined for a halfspace.

@@ -12,7 +12,8 @@ std::vector<ClutterConfig> BenchOptions::Configurations() const {
   for (int n : objects)
     for (bool w : walls)
       for (double dt : dts)
-        out.push_back({n, w, dt, per_column > 0 ? (n + per_column - 1) / per_column : 0});
+        out.push_back({n, w, dt, per_column > 0 ? (n + per_column - 1) / per_column : 0,
+                       column_spacing});
   return out;
 }
 
@@ -51,6 +52,9 @@ BenchOptions ParseOptions(int argc, char** argv) {
   app.add_option("--per-column", o.per_column,
                  "objects per column (make_clutter.py --columns ceil(N/P)); needs --walls without")
       ->check(CLI::PositiveNumber);
+  app.add_option("--column-spacing", o.column_spacing,
+                 "distance between columns [m] (make_clutter.py --column-spacing); needs --walls without")
+      ->check(CLI::PositiveNumber);
   app.add_option("--repeat", o.repeat,
                  "csim runs per configuration, fastest per window reported; needs --no-mujoco")
       ->check(CLI::PositiveNumber);
@@ -66,6 +70,10 @@ BenchOptions ParseOptions(int argc, char** argv) {
   o.mujoco = !no_mujoco;
   if (o.per_column > 0 && (o.walls.size() != 1 || o.walls[0])) {
     std::fprintf(stderr, "csim_bench: --per-column needs --walls without (the container holds four columns)\n");
+    std::exit(2);
+  }
+  if (o.column_spacing > 0 && (o.walls.size() != 1 || o.walls[0])) {
+    std::fprintf(stderr, "csim_bench: --column-spacing needs --walls without (the container holds the columns)\n");
     std::exit(2);
   }
   if (o.repeat > 1 && o.mujoco) {

@@ -13,6 +13,7 @@ struct ClutterConfig {
   bool walls = true;     ///< container walls (false: floor only)
   double dt = 2.0e-3;    ///< time step, also the material's tau_d [s]
   int columns = 0;       ///< make_clutter.py --columns (0: the generator's four)
+  double column_spacing = 0.0;  ///< make_clutter.py --column-spacing [m] (0: its 0.4 m)
 };
 
 struct BenchOptions {
@@ -35,6 +36,9 @@ struct BenchOptions {
   /// > 0: stack `per_column` objects per column (make_clutter.py --columns ceil(N / P), no
   /// walls), so the columns, and the energy per object, do not grow with N.
   int per_column = 0;
+  /// > 0: the columns this far apart [m] (make_clutter.py --column-spacing, no walls); far
+  /// enough that the collapsed piles never meet, the work per object does not depend on N.
+  double column_spacing = 0.0;
   /// csim runs per configuration (csim only): each window reports the run whose mean time
   /// per step there was lowest (the simulation is deterministic; only the times differ).
   int repeat = 1;

@@ -29,7 +29,9 @@ std::string MakeTempDir() {
 
 std::string ConfigName(const ClutterConfig& c) {
   return "clutter-" + std::to_string(c.objects) + (c.walls ? " walls" : " no-walls") +
-         (c.columns > 0 ? " " + std::to_string(c.columns) + "-columns" : "") + " dt=" + FormatG(c.dt);
+         (c.columns > 0 ? " " + std::to_string(c.columns) + "-columns" : "") +
+         (c.column_spacing > 0 ? " " + FormatG(c.column_spacing) + "m-apart" : "") +
+         " dt=" + FormatG(c.dt);
 }
 
 std::string GenerateClutterScene(const BenchOptions& o, const ClutterConfig& c,
@@ -39,7 +41,8 @@ std::string GenerateClutterScene(const BenchOptions& o, const ClutterConfig& c,
   std::string args = " -n " + std::to_string(c.objects) + (c.walls ? "" : " --no-walls") +
                      " --dt " + FormatG(c.dt) + " --duration " + FormatG(o.duration) +
                      " --seed " + std::to_string(o.seed) +
-                     (c.columns > 0 ? " --columns " + std::to_string(c.columns) : "");
+                     (c.columns > 0 ? " --columns " + std::to_string(c.columns) : "") +
+                     (c.column_spacing > 0 ? " --column-spacing " + FormatG(c.column_spacing) : "");
   *command = "tools/make_clutter.py" + args;
   const std::string shell = "'" + o.python + "' '" + o.generator + "'" + args + " -o '" + path + "'";
   const int status = std::system(shell.c_str());

@@ -120,7 +120,8 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "csim_last_second_iters_mean,csim_last_second_island_iters_mean,"
                "csim_last_second_kinetic_energy_mean,mujoco_last_second_ms_mean,"
                "mujoco_last_second_iters_mean,csim_repeats,csim_settled_free_motion_ms,"
-               "csim_settled_collision_ms,csim_settled_build_ms,csim_settled_solve_ms\n");
+               "csim_settled_collision_ms,csim_settled_build_ms,csim_settled_solve_ms,"
+               "column_spacing\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -158,8 +159,8 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
       std::fprintf(f, ",,");
     }
     const StepSample& s = r.csim_settled.mean;
-    std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", r.repeats, Ms(s.free_motion), Ms(s.collision),
-                 Ms(s.build), Ms(s.solve));
+    std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%g\n", r.repeats, Ms(s.free_motion),
+                 Ms(s.collision), Ms(s.build), Ms(s.solve), r.config.column_spacing);
   }
   std::fclose(f);
 }

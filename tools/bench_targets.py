@@ -3,7 +3,8 @@
 issue and prints a Markdown section: every figure is read from the CSV, nothing typed in.
 
 Usage: tools/bench_targets.py results/benchmarks.csv [--iterations results/iterations.csv]
-           [--growth results/growth.csv] [--density results/growth_density.csv] > section.md
+           [--growth results/growth.csv] [--density results/growth_density.csv]
+           [--isolated results/growth_isolated.csv] > section.md
 (tools/run_benchmarks.sh appends its output to results/benchmarks.md.)
 
 - benchmarks.csv: csim_bench with MuJoCo alternating (the MuJoCo targets).
@@ -15,6 +16,10 @@ Usage: tools/bench_targets.py results/benchmarks.csv [--iterations results/itera
 - --density: the same with --per-column 10 (the column height, and the energy per object,
   fixed while the count grows): how the cost scales when the physics per object does not
   change; a diagnostic, not the target's scene.
+- --isolated: the same with --per-column 10 --column-spacing 2: the columns so far apart
+  that the collapsed piles never meet, so the work per object does not depend on the count
+  at all (with 0.4 m, neighbouring piles merge into larger islands as the grid grows):
+  csim's own scaling; a diagnostic, not the target's scene.
 
 Windows: "last second" is the speed issue's settled window; "last 5 s" (the benchmark's
 --settled 5) is a stricter one, reported alongside.
@@ -75,8 +80,8 @@ def growth_section(rows, title, verdicts, out):
     out.append(title)
     out.append("")
     out.append("| dt | objects | " + " | ".join(f"{w} ms/step | us/object | vs previous" for w, _ in WINDOWS)
-               + " | size-weighted iterations all / last second |")
-    out.append("|---|---|" + "---|---|---|" * len(WINDOWS) + "---|")
+               + " | contacts per object | size-weighted iterations all / last second |")
+    out.append("|---|---|" + "---|---|---|" * len(WINDOWS) + "---|---|")
     fits = []
     for dt in dts:
         series = sorted((r for r in rows if int(r["walls"]) == 0 and abs(r["dt"] - dt) < 1e-12
@@ -90,6 +95,7 @@ def growth_section(rows, title, verdicts, out):
                 ratio = f"{(t / n) / (prev[key] / prev['objects']):.2f}" if prev else "-"
                 cells.append(f"{t:.3f} | {1e3 * t / n:.2f} | {ratio}")
             out.append(f"| {dt:g} | {n} | " + " | ".join(cells)
+                       + f" | {r['csim_contacts_mean'] / n:.2f}"
                        + f" | {r['csim_island_iters_mean']:.2f} / {r['csim_last_second_island_iters_mean']:.2f} |")
             prev = r
         fit_points = [r for r in series if int(r["objects"]) >= 40]
@@ -124,6 +130,7 @@ def main():
     parser.add_argument("--iterations")
     parser.add_argument("--growth")
     parser.add_argument("--density")
+    parser.add_argument("--isolated")
     args = parser.parse_args()
     rows = load(args.benchmarks)
     seeds = load(args.iterations) if args.iterations else []
@@ -223,6 +230,12 @@ def main():
                        "Diagnostic: the same objects stacked ten per column (csim_bench "
                        "--per-column 10, results/growth_density.csv), so that the column height "
                        "and the energy per object do not grow with the count:", False, out)
+    if args.isolated:
+        growth_section(load(args.isolated),
+                       "Diagnostic: ten per column with the columns 2 m apart (csim_bench "
+                       "--per-column 10 --column-spacing 2, results/growth_isolated.csv), so that "
+                       "the collapsed piles never meet and the work per object does not depend on "
+                       "the count: csim's own scaling:", False, out)
     print("\n".join(out))
 
 

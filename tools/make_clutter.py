@@ -18,6 +18,9 @@ output is a pure function of the arguments (same arguments, same bytes).
 columns keep the height of clutter-40's while N grows, so the energy per object does not
 grow with N: the scene csim_bench uses to measure how the cost scales with the number of
 objects when the physics per object stays the same (bench/README.md, --per-column).
+`--column-spacing S` (no walls only) puts the columns S metres apart instead of 0.4 m: far
+enough apart, the collapsed piles do not reach each other, so each column stays its own
+set of islands and the work per object does not depend on how many columns there are.
 
 Example (what scenes/clutter_40.yaml and scenes/clutter_40_no_walls.yaml were made with):
   tools/make_clutter.py -n 40 --seed 1 -o scenes/clutter_40.yaml
@@ -61,24 +64,23 @@ def num(x):
     return repr(float(x))
 
 
-def column_positions(k):
-    """Centres (x, y) of k columns: a square grid 2 * COLUMN_OFFSET apart, centred on the
-    origin, filled row by row (k = 4: the quadrants (+-0.2, +-0.2))."""
-    if k == 4:
+def column_positions(k, spacing=2 * COLUMN_OFFSET):
+    """Centres (x, y) of k columns: a square grid `spacing` apart, centred on the origin,
+    filled row by row (k = 4 at the default spacing: the quadrants (+-0.2, +-0.2))."""
+    if k == 4 and spacing == 2 * COLUMN_OFFSET:
         return [(-COLUMN_OFFSET, -COLUMN_OFFSET), (COLUMN_OFFSET, -COLUMN_OFFSET),
                 (-COLUMN_OFFSET, COLUMN_OFFSET), (COLUMN_OFFSET, COLUMN_OFFSET)]
     side = math.ceil(math.sqrt(k))
-    spacing = 2 * COLUMN_OFFSET
     centre = 0.5 * (side - 1)
     return [((j % side - centre) * spacing, (j // side - centre) * spacing) for j in range(k)]
 
 
-def layout(n, seed, k=4):
-    """Objects as (name, kind, x, y, z, roll, pitch, yaw), k columns, bottom up."""
+def layout(n, seed, k=4, spacing=2 * COLUMN_OFFSET):
+    """Objects as (name, kind, x, y, z, roll, pitch, yaw), k columns `spacing` apart, bottom up."""
     rng = random.Random(seed)
     kinds = ["sphere"] * (n // 2) + ["box"] * (n - n // 2)
     rng.shuffle(kinds)
-    columns = column_positions(k)
+    columns = column_positions(k, spacing)
     tops = [FIRST_CLEARANCE] * k   # height of each column's top (plus clearance)
     objects = []
     for i, kind in enumerate(kinds):
@@ -106,8 +108,8 @@ def check_no_overlap(objects, walls):
             assert d > ra + rb, (oa[0], ob[0])
 
 
-def scene_text(n, seed, dt, duration, walls, every, command, k=4):
-    objects = layout(n, seed, k)
+def scene_text(n, seed, dt, duration, walls, every, command, k=4, spacing=2 * COLUMN_OFFSET):
+    objects = layout(n, seed, k, spacing)
     check_no_overlap(objects, walls)
     n_spheres = sum(1 for o in objects if o[1] == "sphere")
     m_sphere = DENSITY * 4.0 / 3.0 * math.pi * SPHERE_RADIUS ** 3
@@ -120,8 +122,8 @@ def scene_text(n, seed, dt, duration, walls, every, command, k=4):
     w(f"# Clutter after the SAP paper (Castro, Permenter, Han, 2022), sec. VI-C: {n} objects")
     w(f"# ({n_spheres} spheres r = {SPHERE_RADIUS} m, {n - n_spheres} boxes {BOX_EDGE} m edge, density "
       f"{DENSITY:g} kg/m^3: {m_sphere:.3f} kg")
-    where = (f"four columns (x, y = +-{COLUMN_OFFSET})" if k == 4 else
-             f"{k} columns ({2 * COLUMN_OFFSET:g} m apart on a square grid)")
+    where = (f"four columns (x, y = +-{COLUMN_OFFSET})" if k == 4 and spacing == 2 * COLUMN_OFFSET
+             else f"{k} columns ({spacing:g} m apart on a square grid)")
     w(f"# and {m_box:.3f} kg) dropped in {where} "
       + ("into an 80 x 80 cm container" if walls else "onto the floor"))
     w(("# (halfspace floor and four 0.4 m walls welded to the world)." if walls
@@ -190,6 +192,9 @@ def main():
     p.add_argument("--no-walls", dest="walls", action="store_false")
     p.add_argument("--columns", type=int, default=4,
                    help="number of columns (default 4; other counts need --no-walls)")
+    p.add_argument("--column-spacing", type=float, default=2 * COLUMN_OFFSET,
+                   help=f"distance between neighbouring columns [m] (default {2 * COLUMN_OFFSET:g}; "
+                        "another spacing needs --no-walls)")
     p.add_argument("-o", "--output", required=True, help="scene file to write")
     a = p.parse_args()
     if not 10 <= a.objects <= 400:
@@ -198,6 +203,10 @@ def main():
         p.error("--columns must be in 1..objects")
     if a.walls and a.columns > 4:
         p.error("more than 4 columns do not fit in the container: add --no-walls")
+    if a.column_spacing != 2 * COLUMN_OFFSET and a.walls:
+        p.error("--column-spacing moves the columns out of the container: add --no-walls")
+    if a.column_spacing < 2 * COLUMN_OFFSET:
+        p.error(f"--column-spacing must be at least {2 * COLUMN_OFFSET:g} m (objects would overlap)")
     if a.dt <= 0 or a.duration <= 0 or a.every < 1:
         p.error("--dt and --duration must be positive, --every at least 1")
     args = [f"-n {a.objects}", f"--seed {a.seed}"]
@@ -211,8 +220,11 @@ def main():
         args.append("--no-walls")
     if a.columns != 4:
         args.append(f"--columns {a.columns}")
+    if a.column_spacing != 2 * COLUMN_OFFSET:
+        args.append(f"--column-spacing {a.column_spacing:g}")
     command = "tools/make_clutter.py " + " ".join(args) + f" -o {a.output}"
-    text = scene_text(a.objects, a.seed, a.dt, a.duration, a.walls, a.every, command, a.columns)
+    text = scene_text(a.objects, a.seed, a.dt, a.duration, a.walls, a.every, command, a.columns,
+                      a.column_spacing)
     with open(a.output, "w") as f:
         f.write(text)
 

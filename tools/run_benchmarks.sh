@@ -5,7 +5,9 @@
 #   BUILD_DIR (default: build) is configured and csim_bench built there (Release).
 # Then the growth runs without walls, csim alone (no MuJoCo steps in between to evict its
 # data from the caches), fastest of three runs per window: the benchmark's scenes
-# (results/growth.csv) and the same counts stacked ten per column (results/growth_density.csv).
+# (results/growth.csv), the same counts stacked ten per column (results/growth_density.csv),
+# and ten per column with the columns 2 m apart, so the piles never meet
+# (results/growth_isolated.csv).
 # Takes about 20 minutes on the 2-core reference machine (MuJoCo dominates at 160 objects;
 # see --mujoco-budget). Run on an otherwise idle machine: the figures are wall times.
 set -euo pipefail
@@ -22,11 +24,18 @@ growth_args=(--objects 10,40,80,160 --walls without --dt 2e-3,1e-3 --duration 10
              --no-mujoco --repeat 3 --csv results/growth.csv)
 density_args=(--objects 40,80,160,320 --per-column 10 --walls without --dt 2e-3,1e-3
               --duration 10 --settled 5 --no-mujoco --repeat 3 --csv results/growth_density.csv)
+isolated_args=(--objects 40,80,160,320 --per-column 10 --column-spacing 2 --walls without
+               --dt 2e-3,1e-3 --duration 10 --settled 5 --no-mujoco --repeat 3
+               --csv results/growth_isolated.csv)
 log=$(mktemp)
 "$build_dir/bench/csim_bench" "${args[@]}" | tee "$log"
-growth_log=$(mktemp)
+growth_isolated_args=(--objects 40,80,160,320 --per-column 10 --column-spacing 2 --walls without
+               --dt 2e-3,1e-3 --duration 10 --settled 5 --no-mujoco --repeat 3
+               --csv results/growth_isolated.csv)
+log=$(mktemp)
 "$build_dir/bench/csim_bench" "${growth_args[@]}" | tee "$growth_log"
 "$build_dir/bench/csim_bench" "${density_args[@]}" | tee -a "$growth_log"
+"$build_dir/bench/csim_bench" "${isolated_args[@]}" | tee -a "$growth_log"
 {
   echo "# csim_bench: clutter (SAP paper sec. VI-C), csim vs MuJoCo 2.2.2"
   echo
@@ -38,19 +47,22 @@ growth_log=$(mktemp)
   echo "    $command"
   echo "    $build_dir/bench/csim_bench ${growth_args[*]}"
   echo "    $build_dir/bench/csim_bench ${density_args[*]}"
+  echo "    $build_dir/bench/csim_bench ${isolated_args[*]}"
   echo
   echo "Per-configuration rows are also in \`results/benchmarks.csv\`. Times are wall times per"
   echo "step; csim and MuJoCo are stepped alternately in the same process. MuJoCo/csim > 1"
   echo "means csim is faster. The evaluation against the targets of the speed issue follows the"
   echo "summary; it is generated from the CSVs by tools/bench_targets.py (growth without"
-  echo "walls from results/growth.csv and results/growth_density.csv, csim alone)."
+  echo "walls from results/growth.csv, results/growth_density.csv and"
+  echo "results/growth_isolated.csv, csim alone)."
   echo
   echo "## Summary"
   sed -n '/^| configuration/,$p' "$log"
   echo
   /usr/bin/python3 tools/bench_targets.py results/benchmarks.csv \
     $( [ -f results/iterations.csv ] && echo --iterations results/iterations.csv ) \
-    --growth results/growth.csv --density results/growth_density.csv
+    --growth results/growth.csv --density results/growth_density.csv \
+    --isolated results/growth_isolated.csv
   echo "## Raw output"
   echo
   echo '```'

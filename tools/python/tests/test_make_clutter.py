@@ -61,3 +61,23 @@ def test_more_columns_need_no_walls(tmp_path):
                         "-o", str(tmp_path / "x.yaml")], capture_output=True, text=True)
     assert r.returncode == 2 and "--no-walls" in r.stderr
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_column_spacing_moves_the_grid_and_needs_no_walls(tmp_path):
+    # The default spacing is the 0.4 m grid the other tests check.
+    assert make_clutter.column_positions(8, 0.4) == make_clutter.column_positions(8)
+    centres = make_clutter.column_positions(9, 2.0)
+    assert centres[0] == (-2.0, -2.0) and centres[4] == (0.0, 0.0) and centres[8] == (2.0, 2.0)
+    # Far apart, every object stays within MAX_SHIFT of its own column's centre.
+    objects = make_clutter.layout(90, 1, 9, 2.0)
+    for i, o in enumerate(objects):
+        cx, cy = centres[i % 9]
+        assert abs(o[2] - cx) <= make_clutter.MAX_SHIFT and abs(o[3] - cy) <= make_clutter.MAX_SHIFT
+    text = generate(tmp_path, "-n", "90", "--columns", "9", "--no-walls", "--column-spacing", "2")
+    assert "--column-spacing 2" in text and "9 columns (2 m apart" in text
+    for bad, why in ((["--column-spacing", "2"], "out of the container"),
+                     (["--columns", "8", "--no-walls", "--column-spacing", "0.3"], "at least")):
+        r = subprocess.run(["/usr/bin/python3", TOOL, "-n", "80", *bad,
+                            "-o", str(tmp_path / "y.yaml")], capture_output=True, text=True)
+        assert r.returncode == 2 and why in r.stderr
+        assert not (tmp_path / "y.yaml").exists()

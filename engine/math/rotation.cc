@@ -27,12 +27,6 @@ Eigen::Matrix3d RotationAboutAxis(const Eigen::Vector3d& axis, double angle) {
   return Eigen::AngleAxisd(angle, axis).toRotationMatrix();
 }
 
-Eigen::Matrix3d Skew(const Eigen::Vector3d& a) {
-  Eigen::Matrix3d S;
-  S << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
-  return S;
-}
-
 Eigen::Matrix4d OmegaLeft(const Eigen::Vector3d& w) {
   // (0, w) (x) (q0, qv) = (-w.qv, q0 w + w x qv)
   Eigen::Matrix4d O;

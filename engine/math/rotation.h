@@ -20,8 +20,13 @@ Vector4 QuaternionFromRotation(const Eigen::Matrix3d& R);
 /// Rotation by `angle` [rad] about the unit axis `axis`.
 Eigen::Matrix3d RotationAboutAxis(const Eigen::Vector3d& axis, double angle);
 
-/// Skew-symmetric matrix [a]x with [a]x b = a x b.
-Eigen::Matrix3d Skew(const Eigen::Vector3d& a);
+/// Skew-symmetric matrix [a]x with [a]x b = a x b. Inline: MotionTransformToChild, once
+/// per body and step, builds one.
+inline Eigen::Matrix3d Skew(const Eigen::Vector3d& a) {
+  Eigen::Matrix3d S;
+  S << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return S;
+}
 
 /// 4x4 matrix of left multiplication by the pure quaternion (0, w): (0,w) (x) q = OmegaLeft(w) q.
 /// q_dot = 1/2 OmegaLeft(w_world) q for an angular velocity in the parent (world) frame.

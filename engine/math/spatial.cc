@@ -4,23 +4,6 @@
 
 namespace csim::math {
 
-Matrix6 MotionTransformToChild(const RigidTransform& X_AB) {
-  // w_B = R^T w_A;  v_B = R^T (v_A - p x w_A)   (Featherstone eq. 2.24 with E = R^T, r = p)
-  const Eigen::Matrix3d Rt = X_AB.R.transpose();
-  Matrix6 X = Matrix6::Zero();
-  X.topLeftCorner<3, 3>() = Rt;
-  X.bottomRightCorner<3, 3>() = Rt;
-  X.bottomLeftCorner<3, 3>() = -Rt * Skew(X_AB.p);
-  return X;
-}
-
-Vector6 MotionToParent(const RigidTransform& X_AB, const Vector6& m_B) {
-  Vector6 m_A;
-  m_A.head<3>() = X_AB.R * m_B.head<3>();
-  m_A.tail<3>() = X_AB.R * m_B.tail<3>() + X_AB.p.cross(m_A.head<3>());
-  return m_A;
-}
-
 Vector6 CrossMotion(const Vector6& v, const Vector6& m) {
   const Eigen::Vector3d w = v.head<3>(), vo = v.tail<3>();
   Vector6 out;

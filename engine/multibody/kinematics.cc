@@ -1,5 +1,7 @@
 #include "engine/multibody/kinematics.h"
 
+#include "engine/multibody/motion_subspace_products.h"
+
 namespace csim::multibody {
 namespace {
 
@@ -27,8 +29,8 @@ void CalcWorldMotionSubspace(const math::RigidTransform& X_WB, const MotionSubsp
 
 }  // namespace
 
-void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,
-                    const Eigen::VectorXd& v, Workspace& ws) {
+void CalcDynamicsKinematics(const Model& model, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v, Workspace& ws) {
   ws.t = t;
   for (int i = 0; i < model.num_bodies(); ++i) {
     const Joint& joint = model.joints[i];
@@ -39,10 +41,16 @@ void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,
     ws.X_PB[i] = joint.X_PJ * jk.X_JC;
     ws.X_WB[i] = p < 0 ? ws.X_PB[i] : ws.X_WB[p] * ws.X_PB[i];
     ws.Xup[i] = math::MotionTransformToChild(ws.X_PB[i]);
-    ws.V_B[i].noalias() = jk.S * ws.v_j[i];
+    ws.V_B[i] = SubspaceTimes(jk.S, ws.v_j[i]);
     if (p >= 0) ws.V_B[i].noalias() += ws.Xup[i] * ws.V_B[p];
-    CalcWorldMotionSubspace(ws.X_WB[i], jk.S, &ws.S_W[i]);
   }
+}
+
+void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,
+                    const Eigen::VectorXd& v, Workspace& ws) {
+  CalcDynamicsKinematics(model, t, q, v, ws);
+  for (int i = 0; i < model.num_bodies(); ++i)
+    CalcWorldMotionSubspace(ws.X_WB[i], ws.joint[i].S, &ws.S_W[i]);
 }
 
 Eigen::Vector3d BodyAngularVelocityWorld(const Workspace& ws, int b) {

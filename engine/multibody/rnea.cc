@@ -1,24 +1,40 @@
 #include "engine/multibody/rnea.h"
 
+#include "engine/multibody/motion_subspace_products.h"
+
 namespace csim::multibody {
 namespace {
 
 // Joint i's contribution to its body's acceleration: S vdot_j (free DOF) or the known
-// prescribed acceleration; fixed joints contribute nothing.
-void AddJointAcceleration(const Joint& joint, const Eigen::VectorXd& vdot,
+// prescribed acceleration; fixed joints contribute nothing. vdot = nullptr stands for
+// vdot = 0 (CalcBiasForces): S 0 is +0 in every entry for a finite S (the product's sum
+// starts at +0 and adds only zeros), so a + S 0 is a + 0: the same bits, 120 fewer
+// instructions a free body (callgrind, clutter-40 without walls, 500 steps: CalcBiasForces
+// 13.6 M -> 11.2 M). The + 0 stays: it turns a -0 entry of a into +0, as S 0 did.
+void AddJointAcceleration(const Joint& joint, const Eigen::VectorXd* vdot,
                           const Workspace& ws, int i, math::Vector6* a) {
   const MotionSubspace& S = ws.joint[i].S;
   if (joint.prescribed) {
-    a->noalias() += S * ws.a_prescribed[i];
+    *a += SubspaceTimes(S, ws.a_prescribed[i]);
   } else if (joint.v_start >= 0) {
-    a->noalias() += S * vdot.segment(joint.v_start, joint.nv);
+    if (vdot == nullptr) {
+      a->array() += 0.0;
+    } else {
+      *a += SubspaceTimes(S, vdot->segment(joint.v_start, joint.nv));
+    }
   }
 }
 
-}  // namespace
+// The joint's spatial velocity vJ = S v_j. A root body's velocity V_B is that very product
+// (CalcKinematics, same operands and kernel), so it is reused, bit for bit.
+math::Vector6 JointVelocity(const Model& model, const Workspace& ws, int i) {
+  if (model.parent[i] < 0) return ws.V_B[i];
+  return SubspaceTimes(ws.joint[i].S, ws.v_j[i]);
+}
 
-void CalcInverseDynamics(const Model& model, const Eigen::VectorXd& vdot, Workspace& ws,
-                         Eigen::VectorXd* tau) {
+// CalcInverseDynamics, with vdot = nullptr for vdot = 0.
+void InverseDynamics(const Model& model, const Eigen::VectorXd* vdot, Workspace& ws,
+                     Eigen::VectorXd* tau) {
   const int nb = model.num_bodies();
   math::Vector6 a_world;
   a_world << 0, 0, 0, -model.gravity;
@@ -29,7 +45,7 @@ void CalcInverseDynamics(const Model& model, const Eigen::VectorXd& vdot, Worksp
     math::Vector6& a = ws.A_B[i];
     a.noalias() = ws.Xup[i] * (p < 0 ? a_world : ws.A_B[p]);
     AddJointAcceleration(model.joints[i], vdot, ws, i, &a);
-    const math::Vector6 vJ = jk.S * ws.v_j[i];
+    const math::Vector6 vJ = JointVelocity(model, ws, i);
     a += jk.cJ + math::CrossMotion(ws.V_B[i], vJ);
     const math::Vector6 h = ws.I_B[i] * ws.V_B[i];
     ws.F_B[i].noalias() = ws.I_B[i] * a;
@@ -39,17 +55,21 @@ void CalcInverseDynamics(const Model& model, const Eigen::VectorXd& vdot, Worksp
   for (int i = nb - 1; i >= 0; --i) {
     const Joint& joint = model.joints[i];
     if (joint.v_start >= 0)
-      tau->segment(joint.v_start, joint.nv).noalias() = ws.joint[i].S.transpose() * ws.F_B[i];
+      SubspaceTransposeTimes(ws.joint[i].S, ws.F_B[i], tau->segment(joint.v_start, joint.nv));
     const int p = model.parent[i];
     if (p >= 0) ws.F_B[p].noalias() += ws.Xup[i].transpose() * ws.F_B[i];
   }
 }
 
+}  // namespace
+
+void CalcInverseDynamics(const Model& model, const Eigen::VectorXd& vdot, Workspace& ws,
+                         Eigen::VectorXd* tau) {
+  InverseDynamics(model, &vdot, ws, tau);
+}
+
 void CalcBiasForces(const Model& model, Workspace& ws) {
-  // The zero acceleration is read only through segments of free joints; reuse bias as it
-  // is overwritten only in the inward pass after every read.
-  ws.bias.setZero();
-  CalcInverseDynamics(model, ws.bias, ws, &ws.bias);
+  InverseDynamics(model, /*vdot=*/nullptr, ws, &ws.bias);
 }
 
 }  // namespace csim::multibody

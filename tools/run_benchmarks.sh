@@ -29,10 +29,7 @@ isolated_args=(--objects 40,80,160,320 --per-column 10 --column-spacing 2 --wall
                --csv results/growth_isolated.csv)
 log=$(mktemp)
 "$build_dir/bench/csim_bench" "${args[@]}" | tee "$log"
-growth_isolated_args=(--objects 40,80,160,320 --per-column 10 --column-spacing 2 --walls without
-               --dt 2e-3,1e-3 --duration 10 --settled 5 --no-mujoco --repeat 3
-               --csv results/growth_isolated.csv)
-log=$(mktemp)
+growth_log=$(mktemp)
 "$build_dir/bench/csim_bench" "${growth_args[@]}" | tee "$growth_log"
 "$build_dir/bench/csim_bench" "${density_args[@]}" | tee -a "$growth_log"
 "$build_dir/bench/csim_bench" "${isolated_args[@]}" | tee -a "$growth_log"

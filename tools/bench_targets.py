@@ -67,10 +67,16 @@ def exponent(points):
 
 
 # Growth counts as linear when the fitted exponent is at most this: the VM's run-to-run
-# spread of a window mean is 10-20 %, a few percent after --repeat 3.
+# spread of a window mean is 10-20 %, a few percent after --repeat 5.
 LINEAR_EXPONENT = 1.05
 WINDOWS = [("all steps", "csim_ms_mean"), ("last 5 s", "csim_settled_ms_mean"),
            ("last second", "csim_last_second_ms_mean")]
+
+
+def repeats(rows):
+    """The --repeat of a csim_bench CSV (column csim_repeats), as text ("?" if absent)."""
+    values = {int(r["csim_repeats"]) for r in rows if r.get("csim_repeats") is not None}
+    return "/".join(str(v) for v in sorted(values)) if values else "?"
 
 
 def growth_section(rows, title, verdicts, out):
@@ -219,7 +225,8 @@ def main():
               "without walls (time per object per step flat)")
     if args.growth:
         growth_section(load(args.growth),
-                       f"Growth target: {target}. csim alone (csim_bench --no-mujoco --repeat 3, "
+                       f"Growth target: {target}. csim alone (csim_bench --no-mujoco "
+                       f"--repeat {repeats(load(args.growth))}, "
                        "results/growth.csv), the benchmark's scenes:", True, out)
     if has_last:
         growth_section([r for r in rows if int(r["walls"]) == 0],

@@ -4,7 +4,7 @@
 # Usage: tools/run_benchmarks.sh [extra csim_bench options]
 #   BUILD_DIR (default: build) is configured and csim_bench built there (Release).
 # Then the growth runs without walls, csim alone (no MuJoCo steps in between to evict its
-# data from the caches), fastest of three runs per window: the benchmark's scenes
+# data from the caches), fastest of five runs per window: the benchmark's scenes
 # (results/growth.csv), the same counts stacked ten per column (results/growth_density.csv),
 # and ten per column with the columns 2 m apart, so the piles never meet
 # (results/growth_isolated.csv).
@@ -21,11 +21,11 @@ args=(--objects 10,40,80,160 --walls both --dt 2e-3,1e-3 --duration 10 --settled
       --mujoco-budget 120 --csv results/benchmarks.csv "$@")
 command="$build_dir/bench/csim_bench ${args[*]}"
 growth_args=(--objects 10,40,80,160 --walls without --dt 2e-3,1e-3 --duration 10 --settled 5
-             --no-mujoco --repeat 3 --csv results/growth.csv)
+             --no-mujoco --repeat 5 --csv results/growth.csv)
 density_args=(--objects 40,80,160,320 --per-column 10 --walls without --dt 2e-3,1e-3
-              --duration 10 --settled 5 --no-mujoco --repeat 3 --csv results/growth_density.csv)
+              --duration 10 --settled 5 --no-mujoco --repeat 5 --csv results/growth_density.csv)
 isolated_args=(--objects 40,80,160,320 --per-column 10 --column-spacing 2 --walls without
-               --dt 2e-3,1e-3 --duration 10 --settled 5 --no-mujoco --repeat 3
+               --dt 2e-3,1e-3 --duration 10 --settled 5 --no-mujoco --repeat 5
                --csv results/growth_isolated.csv)
 log=$(mktemp)
 "$build_dir/bench/csim_bench" "${args[@]}" | tee "$log"

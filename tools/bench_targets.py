@@ -224,9 +224,10 @@ def main():
     target = ("time per step growing no faster than linearly with the number of objects "
               "without walls (time per object per step flat)")
     if args.growth:
-        growth_section(load(args.growth),
+        growth_rows = load(args.growth)
+        growth_section(growth_rows,
                        f"Growth target: {target}. csim alone (csim_bench --no-mujoco "
-                       f"--repeat {repeats(load(args.growth))}, "
+                       f"--repeat {repeats(growth_rows)}, "
                        "results/growth.csv), the benchmark's scenes:", True, out)
     if has_last:
         growth_section([r for r in rows if int(r["walls"]) == 0],

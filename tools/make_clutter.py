@@ -66,10 +66,8 @@ def num(x):
 
 def column_positions(k, spacing=2 * COLUMN_OFFSET):
     """Centres (x, y) of k columns: a square grid `spacing` apart, centred on the origin,
-    filled row by row (k = 4 at the default spacing: the quadrants (+-0.2, +-0.2))."""
-    if k == 4 and spacing == 2 * COLUMN_OFFSET:
-        return [(-COLUMN_OFFSET, -COLUMN_OFFSET), (COLUMN_OFFSET, -COLUMN_OFFSET),
-                (-COLUMN_OFFSET, COLUMN_OFFSET), (COLUMN_OFFSET, COLUMN_OFFSET)]
+    filled row by row (k = 4 at the default spacing: the quadrants (+-0.2, +-0.2), exactly,
+    since (0 - 0.5) * 0.4 is the double -0.2)."""
     side = math.ceil(math.sqrt(k))
     centre = 0.5 * (side - 1)
     return [((j % side - centre) * spacing, (j // side - centre) * spacing) for j in range(k)]

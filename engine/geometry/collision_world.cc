@@ -139,8 +139,9 @@ void CollisionWorld::FindContacts(double margin, const std::vector<double>& extr
   w.pairs.clear();
   w.AddSweptPairs(margin, extra);
   w.AddHalfspacePairs(margin, extra);
+  // Each pair is found once (the sweep reports a pair of boxes once, halfspaces are not
+  // swept), so sorting alone gives the deterministic order.
   std::sort(w.pairs.begin(), w.pairs.end());
-  w.pairs.erase(std::unique(w.pairs.begin(), w.pairs.end()), w.pairs.end());
   for (const auto& [i, j] : w.pairs) {
     const Impl::Entry& a = w.entries[i];
     const Impl::Entry& b = w.entries[j];

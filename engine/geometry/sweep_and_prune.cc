@@ -60,9 +60,9 @@ int SweepAndPrune::ChooseAxis() const {
   return variance[best] > kAxisSwitchRatio * variance[axis_] ? best : axis_;
 }
 
-// Sorts order_ by (lo along the sweep axis, index); no key is NaN (SetBox). The last call's order is nearly sorted when the bodies
-// moved little, and insertion sort then does O(n + swaps) work; a new axis or a new set of
-// boxes gets a full sort.
+// Sorts order_ by (lo along the sweep axis, index); no key is NaN (SetBox). The last
+// call's order is nearly sorted when the bodies moved little, and insertion sort then does
+// O(n + swaps) work; a new axis or a new set of boxes gets a full sort.
 void SweepAndPrune::SortOrder(bool axis_changed) {
   const auto less = [this](int i, int j) {
     const double ki = boxes_[i].lo[axis_], kj = boxes_[j].lo[axis_];

@@ -40,7 +40,8 @@ class SweepAndPrune {
   void FindOverlaps(std::vector<std::pair<int, int>>* pairs);
 
   /// The axis (0, 1, 2) the last FindOverlaps() swept: the one along which the box centres
-  /// spread most, so the fewest boxes share an interval along it.
+  /// spread most (so the fewest boxes share an interval along it), kept until another axis
+  /// spreads them 1.5 times as much (a switch costs a full sort).
   int sweep_axis() const { return axis_; }
 
  private:

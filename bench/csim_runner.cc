@@ -65,7 +65,7 @@ std::string CsimRunner::SettingsLine() const {
                 p.line_search == solver::SapLineSearch::kExact ? "exact" : "backtracking",
                 p.max_iterations, s.contact_margin, s.near_rigid_threshold, s.stiction_sigma,
                 p.predict_regions ? "on" : "off",
-                p.extrapolate_warm_start ? "v0 + (v0 - v_-1) on steady trees, else v0" : "v0");
+                p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0");
   return buffer;
 }
 

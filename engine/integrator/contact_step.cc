@@ -19,6 +19,7 @@ double SecondsBetween(Clock::time_point start, Clock::time_point end) {
 ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
     : builder(model),
       kinematics0(multibody::MakeWorkspace(model)),
+      v_previous(Eigen::VectorXd::Zero(model.nv)),
       v_guess(Eigen::VectorXd::Zero(model.nv)) {}
 
 StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
@@ -35,16 +36,18 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   const contact::StepInputs in{dt, &cws.kinematics0, &state.q, &state.v, &ws.v_star, &ws.A};
   cws.builder.Build(model, contact_parameters, in, &cws.problem);
   const Clock::time_point t2 = Clock::now();
-  const solver::SapSolverParameters& sp = cws.solver.parameters();
-  cws.history.CalcGuess(cws.problem, state.v, sp.extrapolate_warm_start,
-                        sp.extrapolation_tolerance, &cws.v_guess);
+  if (cws.has_previous && cws.solver.parameters().extrapolate_warm_start) {
+    cws.v_guess = 2.0 * state.v - cws.v_previous;  // v0 + (v0 - v_-1)
+  } else {
+    cws.v_guess = state.v;
+  }
   status = cws.solver.Solve(cws.problem, cws.v_guess, &cws.result);
   s.free_motion_seconds = SecondsBetween(t0, t1);
   s.collision_seconds = cws.builder.collision_seconds();
   s.build_seconds = SecondsBetween(t1, t2) - s.collision_seconds;
   s.solve_seconds = SecondsBetween(t2, Clock::now());
+  cws.has_previous = false;  // until this step succeeds
   if (!status.ok()) {
-    cws.history.Reset();  // the next attempt starts from v0
     status.reason = "contact solve of the step starting at t = " + std::to_string(state.t) +
                     " s: " + status.reason;
     return status;
@@ -59,12 +62,11 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   if (report_contacts) cws.builder.Report(cws.problem, cws.result, dt, &cws.contacts);
 
   AdvancePositions(model, params, dt, state, cws.result.v, ws, &ws.q_end);
-  if (!ws.q_end.allFinite() || !cws.result.v.allFinite()) {
-    cws.history.Reset();
+  if (!ws.q_end.allFinite() || !cws.result.v.allFinite())
     return {StepOutcome::kNonFinite,
             "non-finite state after the step starting at t = " + std::to_string(state.t) + " s"};
-  }
-  cws.history.Push(state.v);
+  cws.v_previous = state.v;
+  cws.has_previous = true;
   state.q = ws.q_end;
   state.v = cws.result.v;
   state.t += dt;

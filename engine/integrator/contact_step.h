@@ -3,21 +3,20 @@
 //   1. free motion v* and the SPD matrix A (theta_method.h);
 //   2. contacts and joint limits at q0, assembled into a convex problem around v*
 //      (contact/contact_problem_builder.h);
-//   3. v = argmin of the SAP cost (solver/sap_solver.h), warm-started from v0 or, per tree,
-//      from the extrapolation v0 + (v0 - v_-1) of a steady velocity increment (warm_start.h);
+//   3. v = argmin of the SAP cost (solver/sap_solver.h), warm-started from the velocity
+//      extrapolated from the last two steps, v0 + (v0 - v_-1), or from v0 (see below);
 //   4. q = q0 + dt N(q_theta) v_theta_q.
 // Without any constraint step 3 returns v = v* at no cost.
 // Warm start (SapSolverParameters::extrapolate_warm_start): a pile that creeps or keeps
 // rolling changes its velocity steadily, so the linear extrapolation starts Newton closer
-// than v0 does; on clutter-40 (6 seeds, 10 s), extrapolating every tree cut the mean Newton
-// iterations per step from 3.11 to 2.84 at dt = 2e-3 and from 2.74 to 2.34 at dt = 1e-3
-// (tools/iteration_study.py); restricting it to steady trees (warm_start.h) cut the settled
-// iterations further. Any warm start leaves SAP's solution and stopping criterion unchanged.
-// The first two steps, and the first two after a failed one, start from v0. An extrapolated
-// guess is always refined by at least one Newton step (SapSolverParameters::min_iterations
-// = 1): accepting it as soon as it met eps_r biased smooth motion by up to the tolerance
-// every step (an e_q floor of 2.2e-4 on the rolling spring-cylinder), while one step from it
-// is exact to round-off on a quadratic piece.
+// than v0 does; on clutter-40 (6 seeds, 10 s) it cut the mean Newton iterations per step
+// from 3.11 to 2.84 at dt = 2e-3 and from 2.74 to 2.34 at dt = 1e-3 (tools/iteration_study.py).
+// Any warm start leaves SAP's solution and stopping criterion unchanged. The first step, and
+// the first after a failed one, start from v0. An extrapolated guess is always refined by at
+// least one Newton step (SapSolverParameters::min_iterations = 1): accepting it as soon as
+// it met eps_r biased smooth motion by up to the tolerance every step (an e_q floor of
+// 2.2e-4 on the rolling spring-cylinder), while one step from it is exact to round-off on a
+// quadratic piece.
 
 #include <vector>
 
@@ -25,7 +24,6 @@
 #include "engine/contact/contact_parameters.h"
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/integrator/theta_method.h"
-#include "engine/integrator/warm_start.h"
 #include "engine/solver/contact_problem.h"
 #include "engine/solver/sap_solver.h"
 
@@ -56,8 +54,9 @@ struct ContactStepWorkspace {
   multibody::Workspace kinematics0;            ///< kinematics at the start of the step
   std::vector<contact::ContactReport> contacts;///< contacts of the last step (if reported)
   StepStats stats;
-  WarmStartHistory history;    ///< v0 of the last successful steps, for the warm start
-  Eigen::VectorXd v_guess;     ///< (nv) the warm start of the current solve (warm_start.h)
+  Eigen::VectorXd v_previous;  ///< v0 of the last successful step (nv), for the warm start
+  bool has_previous = false;   ///< v_previous is valid
+  Eigen::VectorXd v_guess;     ///< (nv) the warm start of the current solve
 };
 
 /// Advances `state` by dt with contact and joint limits. On failure the state is left

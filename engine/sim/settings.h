@@ -33,9 +33,8 @@ struct SolverSettings {
   /// Warm start of the active set: contacts stuck at the end of a step are modelled as
   /// stuck in the next solve's first Newton direction (sap_solver.h); false: plain SAP.
   bool predict_stiction = true;
-  /// Warm start of each solve: per tree, v0 + (v0 - v_-1) where its velocity increment was
-  /// steady, else v0 (true, "extrapolated"), or v0 (false, "previous"; the SAP paper's
-  /// choice). See integrator/warm_start.h.
+  /// Warm start of each solve: v0 + (v0 - v_-1) (true, "extrapolated") or v0 (false,
+  /// "previous"; the SAP paper's choice). See integrator/contact_step.h.
   bool extrapolate_warm_start = true;
 };
 

@@ -63,12 +63,9 @@ struct SapSolverParameters {
   /// uses the regions the constraints predict from the previous step. Only the path to the
   /// solution changes (same cost, same stopping criterion); false gives plain SAP.
   bool predict_regions = true;
-  /// Warm start from v0 + (v0 - v_-1) instead of v0, on the trees whose velocity increment
-  /// was steady (integrator/warm_start.h; the solver itself takes whatever guess it is given).
+  /// Warm start from v0 + (v0 - v_-1) instead of v0 (integrator/contact_step.h; the solver
+  /// itself takes whatever guess it is given).
   bool extrapolate_warm_start = true;
-  /// A tree is extrapolated when ||d0 - d1||_A <= this * ||d0||_A, d0 and d1 its last two
-  /// velocity increments (integrator/warm_start.h, where the value is measured) [1].
-  double extrapolation_tolerance = 0.35;
   /// Newton iterations an island takes before the optimality test may stop it. 0 (SAP): an
   /// optimal guess is returned as is. The extrapolated warm start sets 1: a guess that
   /// merely meets eps_r is accepted with an error up to the tolerance, every step, in the

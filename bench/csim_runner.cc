@@ -46,6 +46,14 @@ bool CsimRunner::Step(StepSample* sample) {
   sample->assembly = sap.assembly_seconds;
   sample->factorization = sap.factorization_seconds;
   sample->line_search = sap.line_search_seconds;
+  sample->work_by_size.fill(0.0);
+  sample->work_by_iterations.fill(0.0);
+  const solver::SapSolver& solver = cws_.solver;
+  for (int i = 0; i < solver.num_islands(); ++i) {
+    const int trees = solver.island_num_cliques(i), iterations = solver.island_iterations(i);
+    sample->work_by_size[WorkSizeBucket(trees)] += trees * iterations;
+    sample->work_by_iterations[WorkIterationBucket(iterations)] += trees * iterations;
+  }
   ws_.mb.M.Multiply(state_.v, ws_.work);
   sample->kinetic_energy = 0.5 * state_.v.dot(ws_.work);
   return true;

@@ -44,6 +44,24 @@ void PrintSplit(std::FILE* out, const char* label, const StepSample& m) {
                Ms(m.factorization), Ms(m.line_search), Ms(other_solve), Ms(rest));
 }
 
+// Total Newton work of a (mean) step in tree-iterations.
+double TotalWork(const StepSample& m) {
+  double total = 0.0;
+  for (double w : m.work_by_size) total += w;
+  return total;
+}
+
+// csim's Newton work per step (tree-iterations) by island size and by island iterations.
+void PrintWork(std::FILE* out, const char* label, const StepSample& m) {
+  std::fprintf(out, "  work %-8s tree-iterations/step %.1f | by island trees", label, TotalWork(m));
+  for (int b = 0; b < kWorkSizeBuckets; ++b)
+    std::fprintf(out, " %s: %.1f", WorkSizeLabel(b), m.work_by_size[b]);
+  std::fprintf(out, " | by island iterations");
+  for (int b = 0; b < kWorkIterationBuckets; ++b)
+    std::fprintf(out, " %s: %.1f", WorkIterationLabel(b), m.work_by_iterations[b]);
+  std::fprintf(out, "\n");
+}
+
 }  // namespace
 
 void PrintConfig(const ConfigResult& r, std::FILE* out) {
@@ -58,6 +76,8 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
                r.csim_settled.mean.kinetic_energy);
   PrintSplit(out, "all", r.csim_all.mean);
   PrintSplit(out, "settled", r.csim_settled.mean);
+  PrintWork(out, "all", r.csim_all.mean);
+  PrintWork(out, "settled", r.csim_settled.mean);
   const SeriesSummary& l = r.csim_last_second;
   std::fprintf(out, "  last second (steps %d..%d): csim ms/step mean %.3f median %.3f | iters %.2f "
                "(size-weighted %.2f) | kinetic energy %.3g J", r.last_second_first, r.steps,
@@ -121,7 +141,8 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "csim_last_second_kinetic_energy_mean,mujoco_last_second_ms_mean,"
                "mujoco_last_second_iters_mean,csim_repeats,csim_settled_free_motion_ms,"
                "csim_settled_collision_ms,csim_settled_build_ms,csim_settled_solve_ms,"
-               "column_spacing\n");
+               "column_spacing,csim_work_mean,csim_settled_work_mean,"
+               "csim_last_second_work_mean\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -159,8 +180,9 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
       std::fprintf(f, ",,");
     }
     const StepSample& s = r.csim_settled.mean;
-    std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%g\n", r.repeats, Ms(s.free_motion),
+    std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%g,", r.repeats, Ms(s.free_motion),
                  Ms(s.collision), Ms(s.build), Ms(s.solve), r.config.column_spacing);
+    std::fprintf(f, "%.3f,%.3f,%.3f\n", TotalWork(m), TotalWork(s), TotalWork(l.mean));
   }
   std::fclose(f);
 }

@@ -24,9 +24,38 @@ void Accumulate(const StepSample& s, double w, StepSample* sum) {
   sum->line_search += w * s.line_search;
   sum->solve += w * s.solve;
   sum->kinetic_energy += w * s.kinetic_energy;
+  for (int b = 0; b < kWorkSizeBuckets; ++b) sum->work_by_size[b] += w * s.work_by_size[b];
+  for (int b = 0; b < kWorkIterationBuckets; ++b)
+    sum->work_by_iterations[b] += w * s.work_by_iterations[b];
 }
 
 }  // namespace
+
+int WorkSizeBucket(int trees) {
+  int b = 0;
+  while (b + 1 < kWorkSizeBuckets && trees >= (2 << b)) ++b;  // [2^b, 2^(b+1))
+  return b;
+}
+
+int WorkIterationBucket(int iterations) {
+  if (iterations <= 1) return 0;
+  if (iterations <= 4) return 1;
+  if (iterations <= 9) return 2;
+  if (iterations <= 19) return 3;
+  return 4;
+}
+
+const char* WorkSizeLabel(int bucket) {
+  static const char* const kLabels[kWorkSizeBuckets] = {"1", "2-3", "4-7", "8-15", "16-31",
+                                                         "32-63", "64+"};
+  return kLabels[bucket];
+}
+
+const char* WorkIterationLabel(int bucket) {
+  static const char* const kLabels[kWorkIterationBuckets] = {"0-1", "2-4", "5-9", "10-19",
+                                                              "20+"};
+  return kLabels[bucket];
+}
 
 SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int last) {
   SeriesSummary r;

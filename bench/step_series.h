@@ -2,9 +2,21 @@
 // Per-step measurements of one simulator on one configuration, and their summaries over a
 // window of steps (all steps, or the settled phase at the end).
 
+#include <array>
 #include <vector>
 
 namespace csim::bench {
+
+/// Buckets of csim's Newton work (StepSample::work_by_size, work_by_iterations): island
+/// size in trees 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+ (powers of two), and the island's
+/// Newton iterations 0-1, 2-4, 5-9, 10-19, 20+.
+constexpr int kWorkSizeBuckets = 7;
+constexpr int kWorkIterationBuckets = 5;
+int WorkSizeBucket(int trees);
+int WorkIterationBucket(int iterations);
+/// Labels of the buckets ("1", "2-3", ..., "64+"; "0-1", ..., "20+").
+const char* WorkSizeLabel(int bucket);
+const char* WorkIterationLabel(int bucket);
 
 /// One step. Stage times are 0 when a simulator does not report them (MuJoCo).
 struct StepSample {
@@ -24,6 +36,11 @@ struct StepSample {
   /// csim: 1/2 v^T M v after the step, M from the step's start (outside the timed region):
   /// shows whether the "settled" window is settled [J]
   double kinetic_energy = 0.0;
+  /// csim: the step's Newton work in tree-iterations (each island's trees times its Newton
+  /// iterations), split by island size and by the island's iterations (buckets above).
+  /// Shows which islands the work of a growing pile goes to.
+  std::array<double, kWorkSizeBuckets> work_by_size{};
+  std::array<double, kWorkIterationBuckets> work_by_iterations{};
 };
 
 /// Summary of a window of steps [first, last).

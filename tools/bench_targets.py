@@ -71,6 +71,9 @@ def exponent(points):
 LINEAR_EXPONENT = 1.05
 WINDOWS = [("all steps", "csim_ms_mean"), ("last 5 s", "csim_settled_ms_mean"),
            ("last second", "csim_last_second_ms_mean")]
+# csim_bench's Newton work per step of each window (tree-iterations: each island's trees
+# times its Newton iterations; CSV columns appended later, absent from older CSVs).
+WORK = ["csim_work_mean", "csim_settled_work_mean", "csim_last_second_work_mean"]
 
 
 def repeats(rows):
@@ -127,6 +130,43 @@ def growth_section(rows, title, verdicts, out):
                          " NOT met |")
             out.append(line)
         out.append("")
+    work_section(rows, dts, out)
+
+
+def work_section(rows, dts, out):
+    """Fitted exponents of the Newton work per step and of the time per unit of work: whether
+    the growth is in the work the scene asks for or in csim's cost per unit of work."""
+    fits = []
+    for dt in dts:
+        series = sorted((r for r in rows if int(r["walls"]) == 0 and abs(r["dt"] - dt) < 1e-12
+                         and int(r["objects"]) >= 40 and r.get(WORK[-1]) is not None),
+                        key=lambda r: r["objects"])
+        if len(series) < 2:
+            continue
+        work = [exponent([(r["objects"], r[w]) for r in series]) for w in WORK]
+        per_work = [exponent([(r["objects"], r[key] / r[w]) for r in series])
+                    for (_, key), w in zip(WINDOWS, WORK)]
+        per_object = " / ".join(f"{r[WORK[0]] / r['objects']:.2f}" for r in series)
+        fits.append((dt, f"{int(series[0]['objects'])}-{int(series[-1]['objects'])}", work,
+                     per_work, per_object))
+    if not fits:
+        return
+    out.append("Where the growth goes: csim's Newton work per step (tree-iterations: each "
+               "island's bodies times its Newton iterations) ~ objects^p, and the time per unit "
+               "of that work (time per step / work per step) ~ objects^p. Work growing faster "
+               "than the objects means the scene asks more Newton iterations per body; time "
+               "per unit of work falling means csim's cost per iteration grows no faster than "
+               "the work (collision and free motion, which do not scale with the iterations, "
+               "are included, so this is a crude split):")
+    out.append("")
+    out.append("| dt | objects | work per object, all steps | " +
+               " | ".join(f"work {w}" for w, _ in WINDOWS) + " | " +
+               " | ".join(f"time per work {w}" for w, _ in WINDOWS) + " |")
+    out.append("|---|---|---|" + "---|" * (2 * len(WINDOWS)))
+    for dt, span, work, per_work, per_object in fits:
+        out.append(f"| {dt:g} | {span} | {per_object} | " + " | ".join(f"{p:.2f}" for p in work)
+                   + " | " + " | ".join(f"{p:.2f}" for p in per_work) + " |")
+    out.append("")
 
 
 def main():

@@ -527,6 +527,7 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
                             const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                             SapSolverResult* result) {
   CSIM_CHECK(v_guess.size() == problem.num_velocities());
+  islands_.num_islands = 0;  // until SetupIslands (num_islands() of a problem without constraints)
   Setup(problem);
   LoadGuess(v_guess);
   SapSolverStats& stats = result->stats;

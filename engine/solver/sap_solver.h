@@ -137,6 +137,15 @@ class SapSolver {
   StepStatus Solve(const ContactProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                    SapSolverResult* result);
 
+  /// The islands of the last Solve, for statistics (where the Newton work goes): their
+  /// number (0 when the problem had no constraint), and for island i < num_islands() its
+  /// cliques and the Newton iterations it took.
+  int num_islands() const { return islands_.num_islands; }
+  int island_num_cliques(int i) const {
+    return islands_.clique_start[i + 1] - islands_.clique_start[i];
+  }
+  int island_iterations(int i) const { return island_[i].iterations; }
+
  private:
   class AlongDirection;
 

@@ -2,7 +2,8 @@
 // statistic but the timings are bit-identical for 1, 2 and 4 threads; each island's
 // velocities equal the island solved alone as its own problem with the same (split)
 // tolerances, and `iterations` is the largest island's count; a failure reports the
-// lowest-numbered failing island whatever the thread count; a warmed-up solve with two
+// lowest-numbered failing island whatever the thread count; the per-island sizes and
+// iterations the solver reports add up to its statistics; a warmed-up solve with two
 // threads does not allocate.
 
 #include <catch2/catch.hpp>
@@ -209,6 +210,40 @@ std::vector<int> PilesInIslandOrder(const ManyPiles& piles) {
   for (int pile : piles.pile_of_clique)
     if (std::find(order.begin(), order.end(), pile) == order.end()) order.push_back(pile);
   return order;
+}
+
+TEST_CASE("SAP solver: per-island sizes and iterations of the last solve", "[solver][threads]") {
+  const ManyPiles piles;
+  ContactProblem problem;
+  std::vector<int> local;
+  piles.Build(-1, &problem, &local);
+  SapSolver solver;
+  SapSolverResult r;
+  REQUIRE(solver.Solve(problem, VectorXd::Zero(problem.num_velocities()), &r).ok());
+  REQUIRE(solver.num_islands() == ManyPiles::kPiles);
+  // Island sizes are the piles' sizes (as multisets: islands are numbered by first clique).
+  std::vector<int> sizes, pile_sizes(ManyPiles::kPiles, 0);
+  for (int pile : piles.pile_of_clique) ++pile_sizes[pile];
+  int max_iterations = 0;
+  double weighted = 0.0;
+  for (int i = 0; i < solver.num_islands(); ++i) {
+    sizes.push_back(solver.island_num_cliques(i));
+    max_iterations = std::max(max_iterations, solver.island_iterations(i));
+    weighted += 6.0 * solver.island_num_cliques(i) * solver.island_iterations(i);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  std::sort(pile_sizes.begin(), pile_sizes.end());
+  CHECK(sizes == pile_sizes);
+  // The step statistics are these islands' summaries.
+  CHECK(max_iterations == r.stats.iterations);
+  CHECK(weighted / problem.num_velocities() == Approx(r.stats.mean_island_iterations).epsilon(1e-12));
+  // A problem without constraints has no islands (nothing stale from the last solve).
+  ContactProblem empty;
+  empty.Clear(1e-3);
+  empty.AddClique(MatrixXd::Identity(6, 6));
+  empty.SetFreeMotionVelocity(VectorXd::Ones(6));
+  REQUIRE(solver.Solve(empty, VectorXd::Zero(6), &r).ok());
+  CHECK(solver.num_islands() == 0);
 }
 
 TEST_CASE("SAP solver: a failure reports the lowest-numbered failing island on any thread count",

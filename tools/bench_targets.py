@@ -82,6 +82,12 @@ def repeats(rows):
     return "/".join(str(v) for v in sorted(values)) if values else "?"
 
 
+def no_wall_series(rows, dt):
+    """The rows without walls at time step dt, by object count."""
+    return sorted((r for r in rows if int(r["walls"]) == 0 and abs(r["dt"] - dt) < 1e-12),
+                  key=lambda r: r["objects"])
+
+
 def growth_section(rows, title, verdicts, out):
     dts = sorted({r["dt"] for r in rows if int(r["walls"]) == 0}, reverse=True)
     if not dts:
@@ -93,8 +99,7 @@ def growth_section(rows, title, verdicts, out):
     out.append("|---|---|" + "---|---|---|" * len(WINDOWS) + "---|---|")
     fits = []
     for dt in dts:
-        series = sorted((r for r in rows if int(r["walls"]) == 0 and abs(r["dt"] - dt) < 1e-12
-                         and r.get(WINDOWS[-1][1]) is not None), key=lambda r: r["objects"])
+        series = [r for r in no_wall_series(rows, dt) if r.get(WINDOWS[-1][1]) is not None]
         prev = None
         for r in series:
             n = int(r["objects"])
@@ -138,9 +143,8 @@ def work_section(rows, dts, out):
     the growth is in the work the scene asks for or in csim's cost per unit of work."""
     fits = []
     for dt in dts:
-        series = sorted((r for r in rows if int(r["walls"]) == 0 and abs(r["dt"] - dt) < 1e-12
-                         and int(r["objects"]) >= 40 and r.get(WORK[-1]) is not None),
-                        key=lambda r: r["objects"])
+        series = [r for r in no_wall_series(rows, dt)
+                  if int(r["objects"]) >= 40 and r.get(WORK[-1]) is not None]
         if len(series) < 2:
             continue
         work = [exponent([(r["objects"], r[w]) for r in series]) for w in WORK]

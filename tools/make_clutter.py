@@ -40,6 +40,7 @@ CONTAINER = 0.80         # m, inner width of the container (early notes sec. 6.3
 WALL_HEIGHT = 0.40       # m (early notes sec. 6.3)
 WALL_THICKNESS = 0.02    # m
 COLUMN_OFFSET = 0.20     # m, columns at (+-0.2, +-0.2): the centres of the four quadrants
+COLUMN_SPACING = 2 * COLUMN_OFFSET  # m, default distance between neighbouring columns
 FIRST_CLEARANCE = 0.02   # m, floor to the lowest object of a column
 CLEARANCE = 0.02         # m, between consecutive objects of a column
 MAX_SHIFT = 0.01         # m, random horizontal offset per object (each axis)
@@ -64,7 +65,7 @@ def num(x):
     return repr(float(x))
 
 
-def column_positions(k, spacing=2 * COLUMN_OFFSET):
+def column_positions(k, spacing=COLUMN_SPACING):
     """Centres (x, y) of k columns: a square grid `spacing` apart, centred on the origin,
     filled row by row (k = 4 at the default spacing: the quadrants (+-0.2, +-0.2), exactly,
     since (0 - 0.5) * 0.4 is the double -0.2)."""
@@ -73,7 +74,7 @@ def column_positions(k, spacing=2 * COLUMN_OFFSET):
     return [((j % side - centre) * spacing, (j // side - centre) * spacing) for j in range(k)]
 
 
-def layout(n, seed, k=4, spacing=2 * COLUMN_OFFSET):
+def layout(n, seed, k=4, spacing=COLUMN_SPACING):
     """Objects as (name, kind, x, y, z, roll, pitch, yaw), k columns `spacing` apart, bottom up."""
     rng = random.Random(seed)
     kinds = ["sphere"] * (n // 2) + ["box"] * (n - n // 2)
@@ -106,7 +107,7 @@ def check_no_overlap(objects, walls):
             assert d > ra + rb, (oa[0], ob[0])
 
 
-def scene_text(n, seed, dt, duration, walls, every, command, k=4, spacing=2 * COLUMN_OFFSET):
+def scene_text(n, seed, dt, duration, walls, every, command, k=4, spacing=COLUMN_SPACING):
     objects = layout(n, seed, k, spacing)
     check_no_overlap(objects, walls)
     n_spheres = sum(1 for o in objects if o[1] == "sphere")
@@ -120,7 +121,7 @@ def scene_text(n, seed, dt, duration, walls, every, command, k=4, spacing=2 * CO
     w(f"# Clutter after the SAP paper (Castro, Permenter, Han, 2022), sec. VI-C: {n} objects")
     w(f"# ({n_spheres} spheres r = {SPHERE_RADIUS} m, {n - n_spheres} boxes {BOX_EDGE} m edge, density "
       f"{DENSITY:g} kg/m^3: {m_sphere:.3f} kg")
-    where = (f"four columns (x, y = +-{COLUMN_OFFSET})" if k == 4 and spacing == 2 * COLUMN_OFFSET
+    where = (f"four columns (x, y = +-{COLUMN_OFFSET})" if k == 4 and spacing == COLUMN_SPACING
              else f"{k} columns ({spacing:g} m apart on a square grid)")
     w(f"# and {m_box:.3f} kg) dropped in {where} "
       + ("into an 80 x 80 cm container" if walls else "onto the floor"))
@@ -190,8 +191,8 @@ def main():
     p.add_argument("--no-walls", dest="walls", action="store_false")
     p.add_argument("--columns", type=int, default=4,
                    help="number of columns (default 4; other counts need --no-walls)")
-    p.add_argument("--column-spacing", type=float, default=2 * COLUMN_OFFSET,
-                   help=f"distance between neighbouring columns [m] (default {2 * COLUMN_OFFSET:g}; "
+    p.add_argument("--column-spacing", type=float, default=COLUMN_SPACING,
+                   help=f"distance between neighbouring columns [m] (default {COLUMN_SPACING:g}; "
                         "another spacing needs --no-walls)")
     p.add_argument("-o", "--output", required=True, help="scene file to write")
     a = p.parse_args()
@@ -201,10 +202,10 @@ def main():
         p.error("--columns must be in 1..objects")
     if a.walls and a.columns > 4:
         p.error("more than 4 columns do not fit in the container: add --no-walls")
-    if a.column_spacing != 2 * COLUMN_OFFSET and a.walls:
+    if a.column_spacing != COLUMN_SPACING and a.walls:
         p.error("--column-spacing moves the columns out of the container: add --no-walls")
-    if a.column_spacing < 2 * COLUMN_OFFSET:
-        p.error(f"--column-spacing must be at least {2 * COLUMN_OFFSET:g} m (objects would overlap)")
+    if a.column_spacing < COLUMN_SPACING:
+        p.error(f"--column-spacing must be at least {COLUMN_SPACING:g} m (objects would overlap)")
     if a.dt <= 0 or a.duration <= 0 or a.every < 1:
         p.error("--dt and --duration must be positive, --every at least 1")
     args = [f"-n {a.objects}", f"--seed {a.seed}"]
@@ -218,7 +219,7 @@ def main():
         args.append("--no-walls")
     if a.columns != 4:
         args.append(f"--columns {a.columns}")
-    if a.column_spacing != 2 * COLUMN_OFFSET:
+    if a.column_spacing != COLUMN_SPACING:
         args.append(f"--column-spacing {a.column_spacing:g}")
     command = "tools/make_clutter.py " + " ".join(args) + f" -o {a.output}"
     text = scene_text(a.objects, a.seed, a.dt, a.duration, a.walls, a.every, command, a.columns,

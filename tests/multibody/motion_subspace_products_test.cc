@@ -68,7 +68,6 @@ TEST_CASE("fixed-size free-joint subspace products give the dynamic kernels' bit
     tau_dynamic.segment(0, 6).noalias() = S.transpose() * f;
     SubspaceTransposeTimes(S, f, tau_fixed.segment(0, 6));
     REQUIRE(SameBits(tau_fixed, tau_dynamic));
-
   }
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates results/benchmarks.md and results/benchmarks.csv: the full clutter grid of
-# csim_bench (bench/README.md), csim against MuJoCo 2.2.2 when libmujoco-dev is installed.
+# Regenerates results/benchmarks.md, results/benchmarks.csv and results/growth.png: the full
+# clutter grid of csim_bench (bench/README.md), csim against MuJoCo 2.2.2 when libmujoco-dev
+# is installed.
 # Usage: tools/run_benchmarks.sh [extra csim_bench options]
 #   BUILD_DIR (default: build) is configured and csim_bench built there (Release).
 # Then the growth runs without walls, csim alone (no MuJoCo steps in between to evict its
@@ -74,4 +75,5 @@ growth_log=$(mktemp)
 } > results/benchmarks.md.new
 mv results/benchmarks.md.new results/benchmarks.md
 rm -f "$log" "$growth_log"
-echo "wrote results/benchmarks.md and results/benchmarks.csv"
+/usr/bin/python3 tools/plot_growth.py -o results/growth.png
+echo "wrote results/benchmarks.md, results/benchmarks.csv and results/growth.png"

@@ -43,18 +43,8 @@ void ContactProblem::SetFreeMotionVelocity(const Eigen::Ref<const Eigen::VectorX
   Eigen::Map<Eigen::VectorXd>(v_star_.data(), num_velocities_) = v_star;
 }
 
-Eigen::Map<const Eigen::MatrixXd> ContactProblem::A(int c) const {
-  return {A_data_.data() + A_offset_[c], clique_size_[c], clique_size_[c]};
-}
-
 Eigen::Map<const Eigen::VectorXd> ContactProblem::v_star() const {
   return {v_star_.data(), num_velocities_};
-}
-
-Eigen::Map<const Eigen::MatrixXd> ContactProblem::jacobian(int k, int b) const {
-  const ConstraintEntry& e = entries_[k];
-  CSIM_CHECK(b < e.num_cliques);
-  return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
 }
 
 Eigen::Map<Eigen::MatrixXd> ContactProblem::MutableJacobian(int k, int b) {

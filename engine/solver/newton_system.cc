@@ -196,12 +196,12 @@ void NewtonSystem::AddContactBlocks(const ContactProblem& p, int k, const double
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
   const ConstraintEntry& e = p.entry(k);
   const Eigen::Map<const Eigen::Matrix3d> G(G_data);
-  const Eigen::Map<const Matrix36> Ja(p.jacobian(k, 0).data());
+  const Eigen::Map<const Matrix36> Ja(p.jacobian_block(k, 0));
   const Matrix36 GJa = G * Ja;
   double* v = block_.data();
   Eigen::Map<Matrix6>(v + slots_[k][0].offset).noalias() += Ja.transpose() * GJa;
   if (e.num_cliques == 1) return;
-  const Eigen::Map<const Matrix36> Jb(p.jacobian(k, 1).data());
+  const Eigen::Map<const Matrix36> Jb(p.jacobian_block(k, 1));
   const Matrix36 GJb = G * Jb;
   Eigen::Map<Matrix6>(v + slots_[k][1].offset).noalias() += Jb.transpose() * GJb;
   if (slots_[k][2].transposed) {
@@ -226,7 +226,13 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
   block_.SetZeroPart(i);
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
     const int c = is.cliques[q], m = p.clique_size(c);
-    Map(block_.data() + diagonal_slot_[node_of_clique_[c]].offset, m, m) += p.A(c);
+    double* diagonal = block_.data() + diagonal_slot_[node_of_clique_[c]].offset;
+    if (m == 6) {  // a free body: an unrolled fixed-size sum (entry by entry, the same bits)
+      using Matrix6 = Eigen::Matrix<double, 6, 6>;
+      Eigen::Map<Matrix6>(diagonal) += Eigen::Map<const Matrix6>(p.A(c).data());
+    } else {
+      Map(diagonal, m, m) += p.A(c);
+    }
   }
   for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
     const int k = is.constraints[q];

@@ -66,13 +66,14 @@ std::string CsimRunner::SettingsLine() const {
   std::snprintf(buffer, sizeof buffer,
                 "csim: SAP (block-sparse Cholesky, islands), %s (theta %g, theta_q %g), dt per configuration (first %g s), eps_r %g, eps_a %g, "
                 "%s line search, max %d iterations, contact margin %g m, near-rigid beta %g, "
-                "sigma %g, stiction prediction %s, warm start %s, contact stiffness and tau_d "
+                "sigma %g, stiction prediction %s (first %d Newton directions), warm start %s, "
+                "contact stiffness and tau_d "
                 "from the scene",
                 s.integrator.name.c_str(), s.integrator.theta, s.integrator.theta_q,
                 s.time_step, p.relative_tolerance, p.absolute_tolerance,
                 p.line_search == solver::SapLineSearch::kExact ? "exact" : "backtracking",
                 p.max_iterations, s.contact_margin, s.near_rigid_threshold, s.stiction_sigma,
-                p.predict_regions ? "on" : "off",
+                p.predict_regions ? "on" : "off", p.prediction_iterations,
                 p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0");
   return buffer;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Newton iterations per step on the SAP paper's clutter over several seeds, for csim's
-defaults (extrapolated warm start and stiction prediction), each of the two alone, and plain
-SAP (warm start v0, no prediction: the paper's algorithm): one run is one chaotic pile, whose
+defaults (extrapolated warm start and stiction prediction in the first 8 Newton directions),
+the defaults with the prediction in the first direction only (csim before 2026-11-22), each
+of warm start and prediction alone, and plain SAP (warm start v0, no prediction: the paper's
+algorithm): one run is one chaotic pile, whose
 settled configuration (and with it the settled iteration count) varies with the seed, so a
 claim about iterations needs more than one pile.
 
@@ -27,12 +29,16 @@ from study_common import add_csim_arguments, set_arguments, write_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# (label, settings.solver.warm_start, settings.solver.predict_stiction)
+# (label, settings.solver.warm_start, settings.solver.predict_stiction,
+#  settings.solver.prediction_iterations)
 VARIANTS = [
-    ("csim default: extrapolated warm start + stiction prediction", "extrapolated", "true"),
-    ("extrapolated warm start only", "extrapolated", "false"),
-    ("stiction prediction only", "previous", "true"),
-    ("plain SAP: warm start v0, no prediction", "previous", "false"),
+    ("csim default: extrapolated warm start + stiction prediction (8 directions)",
+     "extrapolated", "true", 8),
+    ("extrapolated warm start + stiction prediction in the first direction only",
+     "extrapolated", "true", 1),
+    ("extrapolated warm start only", "extrapolated", "false", 8),
+    ("stiction prediction only (8 directions)", "previous", "true", 8),
+    ("plain SAP: warm start v0, no prediction", "previous", "false", 8),
 ]
 
 
@@ -50,12 +56,13 @@ def make_scene(args, workdir, seed, dt):
 
 
 def run_one(args, workdir, seed, dt, variant):
-    label, warm_start, predict = VARIANTS[variant]
+    label, warm_start, predict, prediction_iterations = VARIANTS[variant]
     scene = scene_path(args, workdir, seed, dt)
     out = os.path.join(workdir, f"run_{seed}_{dt:g}_{variant}.h5")
     command = [args.csim, "run", scene, "-o", out, "-q", "--set", "settings.output.every=1",
                "--set", f"settings.solver.warm_start={warm_start}",
                "--set", f"settings.solver.predict_stiction={predict}",
+               "--set", f"settings.solver.prediction_iterations={prediction_iterations}",
                *set_arguments(args)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
@@ -69,6 +76,7 @@ def run_one(args, workdir, seed, dt, variant):
     last_second = t > t[-1] - 1.0  # the speed issue's "settled last second"
     return {"objects": args.objects, "walls": 0 if args.no_walls else 1, "seed": seed, "dt": dt,
             "variant": variant, "warm_start": warm_start, "predict_stiction": predict,
+            "prediction_iterations": prediction_iterations,
             "steps": int(len(t) - 1),
             "iterations_mean": float(iterations[1:].mean()),
             "settled_iterations_mean": float(iterations[settled].mean()),
@@ -89,7 +97,7 @@ def markdown(rows, args, command):
              "| dt | variant | overall | settled | last second | max | settled kinetic energy [J] |",
              "|---|---|---|---|---|---|---|"]
     for dt in args.dt:
-        for variant, (label, _, _) in enumerate(VARIANTS):
+        for variant, (label, *_) in enumerate(VARIANTS):
             sel = [r for r in rows if r["dt"] == dt and r["variant"] == variant]
             if not sel:
                 continue

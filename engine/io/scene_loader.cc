@@ -71,8 +71,11 @@ sim::IntegratorSettings ReadIntegrator(const NodeReader& node) {
 
 void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
   node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search",
-                  "predict_stiction", "warm_start"});
+                  "predict_stiction", "prediction_iterations", "warm_start"});
   s.predict_stiction = node.BoolOr("predict_stiction", s.predict_stiction);
+  s.prediction_iterations = node.IntOr("prediction_iterations", s.prediction_iterations);
+  if (s.prediction_iterations < 1)
+    node.Get("prediction_iterations").Fail("prediction_iterations must be >= 1");
   s.relative_tolerance = node.PositiveOr("relative_tolerance", s.relative_tolerance);
   s.absolute_tolerance = node.PositiveOr("absolute_tolerance", s.absolute_tolerance);
   s.max_iterations = node.IntOr("max_iterations", s.max_iterations);

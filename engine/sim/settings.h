@@ -31,8 +31,12 @@ struct SolverSettings {
   int max_iterations = 100;             ///< Newton iterations per step before the step fails
   LineSearch line_search = LineSearch::kExact;
   /// Warm start of the active set: contacts stuck at the end of a step are modelled as
-  /// stuck in the next solve's first Newton direction (sap_solver.h); false: plain SAP.
+  /// stuck in the next solve's first prediction_iterations Newton directions (sap_solver.h);
+  /// false: plain SAP.
   bool predict_stiction = true;
+  /// Newton directions per island that use the predicted stiction (>= 1; see
+  /// solver::SapSolverParameters::prediction_iterations).
+  int prediction_iterations = 8;
   /// Warm start of each solve: v0 + (v0 - v_-1) (true, "extrapolated") or v0 (false,
   /// "previous"; the SAP paper's choice). See integrator/contact_step.h.
   bool extrapolate_warm_start = true;

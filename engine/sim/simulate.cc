@@ -54,6 +54,7 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
   p.near_rigid_threshold = settings.near_rigid_threshold;
   p.stiction_sigma = settings.stiction_sigma;
   p.predict_regions = settings.solver.predict_stiction;
+  p.prediction_iterations = settings.solver.prediction_iterations;
   p.extrapolate_warm_start = settings.solver.extrapolate_warm_start;
   p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
   return p;

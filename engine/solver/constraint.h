@@ -50,7 +50,7 @@ class Constraint {
                            double* curvature, double* scratch) const;
 
   /// A prediction of the region the solution will be in, from the previous step (a warm
-  /// start of the active set; the solver uses it for its first Newton direction only, see
+  /// start of the active set; the solver uses it for an island's first Newton directions, see
   /// sap_solver.h). When the kind has one, writes the gamma and G of the predicted region's
   /// model at v_c (extended beyond that region where needed) and returns true; otherwise
   /// returns false and writes nothing. Same units and preconditions as Calc. Default: none.

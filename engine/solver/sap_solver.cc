@@ -450,7 +450,11 @@ bool SapSolver::IslandStopped(int i) {
     s.stop = SapTermination::kOptimality;
     return true;
   }
-  if (s.iterations > 0 && CostStagnated(s.ell, s.ell_prev, s.alpha_prev)) {
+  // Only after a plain Newton step: a predicted direction can be poor for the true cost
+  // (a wrong prediction), and a step along it that barely changes the cost says nothing
+  // about optimality (clutter runs stopped there with momentum errors up to 1e-3).
+  if (s.iterations > 0 && !s.last_step_predicted &&
+      CostStagnated(s.ell, s.ell_prev, s.alpha_prev)) {
     s.stop = SapTermination::kCostStagnation;
     return true;
   }
@@ -463,55 +467,52 @@ bool SapSolver::IslandStopped(int i) {
 
 bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
   IslandState& s = island_[i];
-  const bool use_prediction =
-      s.iterations == 0 && parameters_.predict_regions && ApplyPredictions(i);
-  if (use_prediction) s.predicted = true;
-  if (!ComputeSearchDirection(i, use_prediction ? rhs_ : grad_, w)) {
-    FailIsland(i, SapTermination::kNonFinite, "Hessian factorization");
-    return false;
-  }
-  double d1_0 = DirectionalDerivative(i);
-  if (use_prediction && !(d1_0 < 0.0)) {
-    // The predicted model points uphill on the true cost: plain Newton from the same v
-    // (EvalIsland restores the true G; v did not change, so nothing else does).
-    s.prediction_fallback = true;
-    EvalIsland(i);
-    if (!ComputeSearchDirection(i, grad_, w)) {
+  bool predicted = s.iterations < parameters_.prediction_iterations &&
+                   parameters_.predict_regions && ApplyPredictions(i);
+  if (predicted) s.predicted = true;
+  for (;;) {  // at most twice: the predicted direction, then the plain one
+    if (!ComputeSearchDirection(i, predicted ? rhs_ : grad_, w)) {
       FailIsland(i, SapTermination::kNonFinite, "Hessian factorization");
       return false;
     }
-    d1_0 = DirectionalDerivative(i);
-  }
-  if (!(d1_0 < 0.0)) {
-    if (s.optimal) {  // a refining step with nothing left to refine: the guess stands
+    const double d1_0 = DirectionalDerivative(i);
+    double alpha = 0.0;
+    const char* why = "";
+    if (d1_0 < 0.0 && LineSearch(i, d1_0, w, &alpha, &why)) {
+      for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+        const int c = islands_.cliques[q], o = reduced_offset_[c], m = problem_->clique_size(c);
+        if (m == 6) {  // a free body: fixed size (entry by entry, the same bits)
+          Eigen::Map<Eigen::Matrix<double, 6, 1>>(&v_[o]) += alpha * Vector6Map(&dv_[o]);
+        } else {
+          VecMap(&v_[o], m) += alpha * ConstVecMap(&dv_[o], m);  // v <- v + alpha dv
+        }
+      }
+      ++s.iterations;
+      s.last_step_predicted = predicted;
+      s.ell_prev = s.ell;
+      s.alpha_prev = alpha;
+      return true;
+    }
+    if (predicted) {
+      // The predicted model points uphill on the true cost, or the true cost does not
+      // decrease along it: plain Newton from the same v (EvalIsland restores the true G;
+      // v did not change, so nothing else does).
+      s.prediction_fallback = true;
+      predicted = false;
+      EvalIsland(i);
+      continue;
+    }
+    if (s.optimal) {  // a refining step with nothing to refine or no decrease: the guess stands
       s.stop = SapTermination::kOptimality;
       return false;
     }
-    FailIsland(i, SapTermination::kNotDescent, "ill-conditioned Newton system");
-    return false;
-  }
-  double alpha = 0.0;
-  const char* why = "";
-  if (!LineSearch(i, d1_0, w, &alpha, &why)) {
-    if (s.optimal) {  // the refining step found no decrease: the (optimal) guess stands
-      s.stop = SapTermination::kOptimality;
-      return false;
-    }
-    FailIsland(i, SapTermination::kLineSearchFailed, why);
-    return false;
-  }
-  for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
-    const int c = islands_.cliques[q], o = reduced_offset_[c], m = problem_->clique_size(c);
-    if (m == 6) {  // a free body: fixed size (entry by entry, the same bits)
-      Eigen::Map<Eigen::Matrix<double, 6, 1>>(&v_[o]) += alpha * Vector6Map(&dv_[o]);
+    if (d1_0 < 0.0) {
+      FailIsland(i, SapTermination::kLineSearchFailed, why);
     } else {
-      VecMap(&v_[o], m) += alpha * ConstVecMap(&dv_[o], m);  // v <- v + alpha dv
+      FailIsland(i, SapTermination::kNotDescent, "ill-conditioned Newton system");
     }
+    return false;
   }
-  ++s.iterations;
-  s.ell_prev = s.ell;
-  s.alpha_prev = alpha;
-  return true;
 }
 
 void SapSolver::SolveIsland(int i, ThreadScratch& w) {

@@ -27,18 +27,24 @@
 // between threads).
 //
 // Warm start of the active set (csim's addition to SAP; SapSolverParameters::predict_regions):
-// the first Newton direction of an island uses, for each constraint that offers one
-// (Constraint::CalcPredicted: contacts that ended the previous step in stiction), the model
-// of the predicted region instead of the region its impulse falls in at v0:
+// the first prediction_iterations (default 8) Newton directions of an island use, for each
+// constraint that offers one (Constraint::CalcPredicted: contacts that ended the previous
+// step in stiction and are compressive at the current iterate), the model of the predicted
+// region instead of the region its impulse falls in at the iterate v:
 //   dv = -H~^{-1} (grad - J^T (gamma~ - gamma)),   H~ = A + J^T G~ J,
 // i.e. the Newton step of the cost with those constraints' stiction quadratic continued
-// to v0. Why: v0 is the previous solution, but the contact points and frames moved with the
+// to v. Why: v0 is the previous solution, but the contact points and frames moved with the
 // step, so J v0 carries slips of ~1 mm/s that the tiny R_t turns into sliding impulses;
 // plain Newton then rediscovers stiction one contact per iteration, with short line-search
-// steps (measured on clutter-40: 11 % fewer iterations over 4 seeds, csim_bench). The step
-// is still taken by the exact line search on the true cost, and only if dv is a descent
-// direction of the true cost (otherwise the plain Newton direction is used), so the cost
-// decreases monotonically; from the second iteration on the iteration is SAP's, whose global
+// steps (measured on clutter-40: 11 % fewer iterations over 4 seeds, csim_bench). Why more
+// than the first direction: in a collapsing pile the line search cuts that step short, the
+// predicted contacts keep part of their slip, and the same rediscovery starts from the
+// second iteration (traced on clutter-160: the predictions were right for 85-95 % of the
+// contacts, yet islands of 40-70 bodies took 16-28 iterations; see
+// SapSolverParameters::prediction_iterations for the measured gain). Each step is still
+// taken by the exact line search on the true cost, and only if dv is a descent direction of
+// the true cost (otherwise the plain Newton direction is used), so the cost decreases
+// monotonically; after the predicted directions the iteration is SAP's, whose global
 // convergence (SAP appendix E) holds from any starting point.
 //
 // Stopping (math.md §4.2, §4.3), checked before each factorization, so an optimal warm start
@@ -46,7 +52,9 @@
 //   optimality (SAP eq. 26): ||D grad|| <= eps_a + eps_r max(||D p||, ||D j_c||),
 //     D = diag(A)^{-1/2}, p = A v, j_c = J^T gamma  (Drake's scaling);
 //   cost stagnation: |ell^m - ell^{m-1}| < eps_a^c + eps_r^c (|ell^m| + |ell^{m-1}|)/2 with
-//     the last step alpha > 0.5.
+//     the last step alpha > 0.5, and that step along a plain (not a predicted) Newton
+//     direction: a wrong prediction can give a direction along which the true cost barely
+//     changes far from the optimum.
 // Failure is a status, never an exception (style.md habit 9): kNotConverged after
 // max_iterations or when a line search fails; kNonFinite when a NaN/inf shows up.
 //
@@ -104,8 +112,9 @@ struct SapSolverStats {
   double assembly_seconds = 0.0;       ///< Hessian assembly, summed [s]
   double factorization_seconds = 0.0;  ///< Cholesky factorization and solve, summed [s]
   double line_search_seconds = 0.0;    ///< line searches, summed [s]
-  /// Islands whose first direction used predicted regions, and of those the ones whose
-  /// predicted direction was not a descent direction (the plain one was used instead).
+  /// Islands whose directions used predicted regions (at least one), and of those the ones
+  /// where a predicted direction was not a descent direction at least once (the plain one
+  /// was used instead).
   int predicted_islands = 0;
   int prediction_fallbacks = 0;
 };
@@ -159,7 +168,8 @@ class SapSolver {
     double ell_prev = 0.0, alpha_prev = 0.0;  // for the cost criterion
     double g2 = 0.0, p2 = 0.0, j2 = 0.0;      // ||D grad||^2, ||D p||^2, ||D j_c||^2
     int line_search_iterations = 0;
-    bool predicted = false, prediction_fallback = false;  // first direction (see the top)
+    bool predicted = false, prediction_fallback = false;  // any direction (see the top)
+    bool last_step_predicted = false;  // the last step followed a predicted direction
     bool optimal = false;          // met SAP eq. 26 at the last evaluation
     double assembly_seconds = 0.0, factorization_seconds = 0.0, line_search_seconds = 0.0;
   };

@@ -187,10 +187,22 @@ TEST_CASE("defaults: name from the file stem, settings from the format", "[loade
   CHECK(s.settings.output.file == "drop.h5");
   CHECK(s.settings.time_step == 1e-3);
   CHECK(s.settings.integrator.name == "symplectic_euler");
+  CHECK(s.settings.solver.predict_stiction);
+  CHECK(s.settings.solver.prediction_iterations == 8);
   CHECK(s.model.gravity.isApprox(Eigen::Vector3d(0, 0, -9.81)));
   CHECK(s.model.default_material == -1);
   CHECK(s.model.bodies[0].geometry[0].material == -1);
   CHECK(s.model.bodies[0].inertia(0, 0) == Approx(2.0 / 12 * (4 + 9)));
+}
+
+TEST_CASE("solver settings: prediction and warm start are read", "[loader]") {
+  const LoadedScene s = LoadSceneFromText(
+      "csim: 1\nsettings: {solver: {predict_stiction: false, prediction_iterations: 3, "
+      "warm_start: previous}}\n",
+      "t.yaml", {});
+  CHECK_FALSE(s.settings.solver.predict_stiction);
+  CHECK(s.settings.solver.prediction_iterations == 3);
+  CHECK_FALSE(s.settings.solver.extrapolate_warm_start);
 }
 
 TEST_CASE("explicit com shifts the geometric inertia (parallel axis)", "[loader]") {
@@ -264,6 +276,8 @@ TEST_CASE("rejects non-positive quantities", "[loader]") {
   CheckRejected("csim: 1\nsettings: {time_step: 0}\n", 2, 23, "must be positive");
   CheckRejected("csim: 1\nsettings:\n  duration: -1\n", 3, 13, "must be positive");
   CheckRejected("csim: 1\nsettings: {output: {every: 0}}\n", 2, 28, "every must be >= 1");
+  CheckRejected("csim: 1\nsettings: {solver: {prediction_iterations: 0}}\n", 2, 44,
+                "prediction_iterations must be >= 1");
 }
 
 TEST_CASE("rejects bad mass and inertia", "[loader]") {

@@ -45,11 +45,13 @@ void BuildDisk(double mu, double push, bool predict_stiction, ContactProblem* pr
   }
 }
 
-SapSolverResult SolveDisk(double mu, double push, bool predicted, const VectorXd& guess) {
+SapSolverResult SolveDisk(double mu, double push, bool predicted, const VectorXd& guess,
+                          int prediction_iterations = 8) {
   ContactProblem problem;
   BuildDisk(mu, push, predicted, &problem);
   SapSolverParameters p;
   p.predict_regions = true;  // the constraints decide whether they predict
+  p.prediction_iterations = prediction_iterations;
   SapSolver solver(p);
   SapSolverResult r;
   REQUIRE(solver.Solve(problem, guess, &r).ok());
@@ -86,14 +88,20 @@ TEST_CASE("a wrong stiction prediction changes the path, not the solution", "[so
   const double mu = 0.5, push = 2.0 * mu * 3.0 * 10.0;
   const VectorXd sinking = Vector4d(0.0, 0.0, -0.03, 0.0);  // compressive: a prediction applies
   const SapSolverResult plain = SolveDisk(mu, push, false, sinking);
-  const SapSolverResult predicted = SolveDisk(mu, push, true, sinking);
-  CHECK((predicted.v - plain.v).norm() <= 1e-6 * plain.v.norm());
-  CHECK(predicted.v[0] > 0.01);  // it slides
-  CHECK(predicted.stats.iterations > 1);
-  CHECK(predicted.stats.predicted_islands == 1);  // counted once, not per iteration
-  for (int i = 0; i < 3; ++i)
-    CHECK(std::hypot(predicted.gamma[3 * i], predicted.gamma[3 * i + 1]) ==
-          Approx(mu * predicted.gamma[3 * i + 2]).epsilon(1e-6));
+  // Predicted in the first direction only, in the first 8, and in every direction up to
+  // the iteration limit: the fallback to the plain direction (a predicted direction that
+  // is not a descent direction of the true cost) still reaches the sliding solution.
+  for (int k : {1, 8, 100}) {
+    INFO("prediction_iterations " << k);
+    const SapSolverResult predicted = SolveDisk(mu, push, true, sinking, k);
+    CHECK((predicted.v - plain.v).norm() <= 1e-6 * plain.v.norm());
+    CHECK(predicted.v[0] > 0.01);  // it slides
+    CHECK(predicted.stats.iterations > 1);
+    CHECK(predicted.stats.predicted_islands == 1);  // counted once, not per iteration
+    for (int i = 0; i < 3; ++i)
+      CHECK(std::hypot(predicted.gamma[3 * i], predicted.gamma[3 * i + 1]) ==
+            Approx(mu * predicted.gamma[3 * i + 2]).epsilon(1e-6));
+  }
 }
 
 }  // namespace
@@ -129,6 +137,66 @@ TEST_CASE("min_iterations refines an optimal guess once; an exact guess stands",
   REQUIRE(refining.Solve(problem, exact.v, &r2).ok());
   CHECK(r2.stats.termination == SapTermination::kOptimality);
   CHECK((r2.v - exact.v).norm() <= 1e-12 * exact.v.norm());
+}
+
+}  // namespace
+}  // namespace csim::solver
+
+namespace csim::solver {
+namespace {
+
+// The disk of BuildDisk with a fourth, unpredicted contact that is open at the guess (a
+// step `gap` [m] above the ground under a point on the rim) and closes during the step: the
+// line search stops the first predicted step where that contact engages.
+SapSolverResult SolveDiskWithStep(double gap, int prediction_iterations, const VectorXd& guess) {
+  ContactProblem problem;
+  BuildDisk(1.0, 0.0, true, &problem);
+  SapFrictionConeParameters step;
+  step.mu = 1.0;
+  step.stiffness = 1e4;
+  step.dissipation_time = 0.01;
+  step.phi0 = gap;
+  step.near_rigid_threshold = 0.0;
+  MatrixXd J(3, 4);
+  J << 1, 0, 0, 0, 0, 1, 0, 1.5, 0, 0, 1, 0;  // the rim point at angle 0
+  problem.AddConstraint(0, J, SapFrictionConeConstraint(step));
+  SapSolverParameters p;
+  p.prediction_iterations = prediction_iterations;
+  SapSolver solver(p);
+  SapSolverResult r;
+  REQUIRE(solver.Solve(problem, guess, &r).ok());
+  REQUIRE(r.stats.termination == SapTermination::kOptimality);
+  return r;
+}
+
+TEST_CASE("predicting again after a step the line search cut short", "[solver]") {
+  // A stale guess slipping by up to 0.1 m/s and sinking at 0.3 m/s: along the predicted
+  // step the fourth contact (2 mm below the rim) engages, the line search stops near there
+  // and the three predicted contacts keep part of their slip. Predicted once, plain Newton then
+  // finds their stiction again (4 iterations); predicted in every direction, the second
+  // step lands (2). The solution is the same either way.
+  const VectorXd stale = Vector4d(0.1, -0.05, -0.3, 0.05);
+  const SapSolverResult once = SolveDiskWithStep(2e-3, 1, stale);
+  const SapSolverResult again = SolveDiskWithStep(2e-3, 8, stale);
+  INFO("iterations predicted once " << once.stats.iterations << ", again "
+                                    << again.stats.iterations);
+  CHECK(once.stats.iterations == 4);
+  CHECK(again.stats.iterations == 2);
+  CHECK(again.stats.prediction_fallbacks == 0);
+  CHECK((again.v - once.v).norm() <= 1e-6 * once.v.norm());
+  // Physics: the disk rests on its three feet, stuck and pressed; the step below stays
+  // open (it only stopped the line search on the way).
+  double sum_n = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    const double gamma_n = again.gamma[3 * i + 2];
+    CHECK(gamma_n > 0.0);
+    CHECK(std::hypot(again.gamma[3 * i], again.gamma[3 * i + 1]) < gamma_n);
+    sum_n += gamma_n;
+  }
+  CHECK(again.gamma.tail<3>().norm() == 0.0);
+  // The feet carry the weight over the step: sum gamma_n = m (v_z - v*_z), v*_z = -g dt.
+  const double m = 3.0, g = 10.0, dt = 0.01;
+  CHECK(sum_n == Approx(m * g * dt + m * again.v[2]).epsilon(1e-6));
 }
 
 }  // namespace

@@ -58,6 +58,13 @@ class Constraint {
     (void)v_c, (void)gamma, (void)G;
     return false;
   }
+  /// Whether the predicted region's model is consistent at v_c, i.e. its impulse there lies
+  /// in that region. The solver asks at the minimum of a predicted Newton model (the full
+  /// step) and stops predicting a constraint whose own model contradicts it. Default: true.
+  virtual bool PredictionHoldsAt(const double* v_c) const {
+    (void)v_c;
+    return true;
+  }
 
  protected:
   Constraint() = default;

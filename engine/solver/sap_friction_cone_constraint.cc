@@ -72,6 +72,11 @@ bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, double* gamma, 
   return true;
 }
 
+bool SapFrictionConeConstraint::PredictionHoldsAt(const double* v_c) const {
+  const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
+  return y[2] > 0.0 && std::hypot(y[0], y[1]) <= parameters_.mu * y[2];
+}
+
 FrictionConeRegion SapFrictionConeConstraint::RegionAt(const double* v_c) const {
   return ProjectOntoFrictionCone(metric_, CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c)))
       .region;

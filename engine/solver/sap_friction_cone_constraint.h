@@ -58,6 +58,8 @@ class SapFrictionConeConstraint final : public Constraint {
   /// turns into a sliding impulse; Newton from v0 then rediscovers stiction one contact per
   /// iteration (short line-search steps). Otherwise returns false.
   bool CalcPredicted(const double* v_c, double* gamma, double* G) const override;
+  /// The stiction model holds where its impulse y is in the friction cone (region I).
+  bool PredictionHoldsAt(const double* v_c) const override;
 
   /// Region of the projection at v_c (3 values, without the bias), for the next step's
   /// prediction.

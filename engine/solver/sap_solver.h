@@ -27,10 +27,13 @@
 // between threads).
 //
 // Warm start of the active set (csim's addition to SAP; SapSolverParameters::predict_regions):
-// the first prediction_iterations (default 8) Newton directions of an island use, for each
-// constraint that offers one (Constraint::CalcPredicted: contacts that ended the previous
-// step in stiction and are compressive at the current iterate), the model of the predicted
-// region instead of the region its impulse falls in at the iterate v:
+// the first Newton direction of an island, and each of the next ones (up to
+// prediction_iterations, default 8) while the line search cut the previous predicted step
+// short (alpha < 0.9), use, for each constraint that offers one (Constraint::CalcPredicted:
+// contacts that ended the previous step in stiction and are compressive at the current
+// iterate) and whose model has not contradicted itself in this solve (its impulse at the
+// model's minimum outside the predicted region, Constraint::PredictionHoldsAt), the model
+// of the predicted region instead of the region its impulse falls in at the iterate v:
 //   dv = -H~^{-1} (grad - J^T (gamma~ - gamma)),   H~ = A + J^T G~ J,
 // i.e. the Newton step of the cost with those constraints' stiction quadratic continued
 // to v. Why: v0 is the previous solution, but the contact points and frames moved with the
@@ -217,6 +220,10 @@ class SapSolver {
   // Replaces G_ of island i's constraints that offer a prediction and writes the matching
   // right-hand side grad - J^T (gamma~ - gamma) into rhs_; false if none offers one.
   bool ApplyPredictions(int i);
+  // After a step along a predicted direction of island i: marks refuted_ the predicted
+  // constraints whose model's own minimum (v_c + dv_c, the full step) lies outside the
+  // predicted region.
+  void RefutePredictions(int i);
   // grad^T dv on island i.
   double DirectionalDerivative(int i) const;
   // Runs the configured line search along dv_ on island i; false and a reason on failure.
@@ -246,8 +253,11 @@ class SapSolver {
   // Constraint-row workspaces (size nc_): J v, J dv, gamma, line-search trial v_c and gamma.
   std::vector<double> vc_, dvc_, gamma_, vc_trial_, gamma_trial_;
   // Warm start of the active set: gamma - gamma~ per constraint row (nc_) and the predicted
-  // right-hand side (nr_).
+  // right-hand side (nr_); per constraint, whether the current direction predicts it and
+  // whether a predicted model has contradicted itself there in this solve (not predicted
+  // again).
   std::vector<double> gamma_change_, rhs_;
+  std::vector<char> predicted_now_, refuted_;
   std::vector<double> G_;               // stacked G blocks
   std::vector<ThreadScratch> scratch_;  // per thread
 };

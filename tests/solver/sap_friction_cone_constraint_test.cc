@@ -198,6 +198,19 @@ TEST_CASE("predicted stiction is the stiction model extended to every region", "
   CHECK(gamma.head<2>().norm() > 10 * gamma_true.head<2>().norm());  // y is far outside the cone
   // Separating fast (y_n <= 0): stiction would pull, so no prediction.
   CHECK_FALSE(predicted.CalcPredicted(Vector3d(0, 0, 1.0).data(), gamma.data(), G.data()));
+  // The prediction holds exactly where the true region is stiction: y in the friction cone.
+  CHECK(predicted.PredictionHoldsAt(stuck.data()));
+  CHECK_FALSE(predicted.PredictionHoldsAt(slipping.data()));
+  CHECK_FALSE(predicted.PredictionHoldsAt(Vector3d(0, 0, 1.0).data()));
+  // On the cone's edge: a slip whose y_t has norm mu y_n (just inside, just outside).
+  const double y_n = predicted.CalcUnprojectedImpulse(Vector3d::Zero())[2];
+  const double edge_slip = p.mu * y_n * predicted.R_t();  // |y_t| = slip / R_t
+  CHECK(predicted.PredictionHoldsAt(Vector3d(0.999 * edge_slip, 0, 0).data()));
+  CHECK_FALSE(predicted.PredictionHoldsAt(Vector3d(1.001 * edge_slip, 0, 0).data()));
+  for (const Vector3d& v_c : {stuck, slipping, Vector3d(0.999 * edge_slip, 0, 0),
+                              Vector3d(1.001 * edge_slip, 0, 0)})
+    CHECK(predicted.PredictionHoldsAt(v_c.data()) ==
+          (predicted.RegionAt(v_c.data()) == FrictionConeRegion::kStiction));
 }
 
 }  // namespace

@@ -98,6 +98,9 @@ TEST_CASE("a wrong stiction prediction changes the path, not the solution", "[so
     CHECK(predicted.v[0] > 0.01);  // it slides
     CHECK(predicted.stats.iterations > 1);
     CHECK(predicted.stats.predicted_islands == 1);  // counted once, not per iteration
+    // Refuted by its own model after the first predicted step (or stopped by the full step):
+    // the wrong prediction costs no more than one iteration over plain SAP.
+    CHECK(predicted.stats.iterations <= plain.stats.iterations + 1);
     for (int i = 0; i < 3; ++i)
       CHECK(std::hypot(predicted.gamma[3 * i], predicted.gamma[3 * i + 1]) ==
             Approx(mu * predicted.gamma[3 * i + 2]).epsilon(1e-6));
@@ -169,19 +172,17 @@ SapSolverResult SolveDiskWithStep(double gap, int prediction_iterations, const V
   return r;
 }
 
-TEST_CASE("predicting again after a step the line search cut short", "[solver]") {
+TEST_CASE("a predicted step cut short by a contact closing in", "[solver]") {
   // A stale guess slipping by up to 0.1 m/s and sinking at 0.3 m/s: along the predicted
-  // step the fourth contact (2 mm below the rim) engages, the line search stops near there
-  // and the three predicted contacts keep part of their slip. Predicted once, plain Newton then
-  // finds their stiction again (4 iterations); predicted in every direction, the second
-  // step lands (2). The solution is the same either way.
+  // step the fourth contact (2 mm below the rim) engages and the line search stops short of
+  // the full step. Predicted once or in up to 8 directions, the solution is the same, and
+  // predicting more never costs iterations here.
   const VectorXd stale = Vector4d(0.1, -0.05, -0.3, 0.05);
   const SapSolverResult once = SolveDiskWithStep(2e-3, 1, stale);
   const SapSolverResult again = SolveDiskWithStep(2e-3, 8, stale);
   INFO("iterations predicted once " << once.stats.iterations << ", again "
                                     << again.stats.iterations);
-  CHECK(once.stats.iterations == 4);
-  CHECK(again.stats.iterations == 2);
+  CHECK(again.stats.iterations <= once.stats.iterations);
   CHECK(again.stats.prediction_fallbacks == 0);
   CHECK((again.v - once.v).norm() <= 1e-6 * once.v.norm());
   // Physics: the disk rests on its three feet, stuck and pressed; the step below stays

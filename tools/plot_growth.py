@@ -29,8 +29,10 @@ from bench_targets import exponent, load, no_wall_series  # noqa: E402
 FIT_FROM = 40
 
 
-def per_object(rows, column):
-    return [(int(r["objects"]), 1e3 * r[column] / r["objects"]) for r in rows
+def per_object(rows, column, scale=1e3):
+    """(objects, scale * column / objects) for the rows that have the column (ms -> us by
+    default)."""
+    return [(int(r["objects"]), scale * r[column] / r["objects"]) for r in rows
             if r.get(column) is not None]
 
 
@@ -85,8 +87,7 @@ def main():
             n, us = zip(*points)
             top.plot(n, us, style, label=f"{label} (p = {fitted(rows, column):.2f})")
             if work is not None:
-                work_points = [(int(r["objects"]), r[work] / r["objects"]) for r in rows
-                               if r.get(work) is not None]
+                work_points = per_object(rows, work, scale=1.0)
                 if work_points:
                     wn, w = zip(*work_points)
                     bottom.plot(wn, w, style, label=f"{label} (p = {fitted(rows, work):.2f})")

@@ -73,8 +73,8 @@ bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, double* gamma, 
 }
 
 bool SapFrictionConeConstraint::PredictionHoldsAt(const double* v_c) const {
-  const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
-  return y[2] > 0.0 && std::hypot(y[0], y[1]) <= parameters_.mu * y[2];
+  // The projection's own region test (soft norm and all), not a second copy of it.
+  return RegionAt(v_c) == FrictionConeRegion::kStiction;
 }
 
 FrictionConeRegion SapFrictionConeConstraint::RegionAt(const double* v_c) const {

@@ -43,11 +43,22 @@ class Constraint {
 
   /// Calc for the line search, which needs the cost, gamma and only the curvature of the
   /// cost along a direction, c = dv_c^T G dv_c (G as in Calc; dv_c: n_k values), not G.
-  /// Writes gamma and *curvature; returns the cost [J]. `scratch` holds n_k x n_k doubles
-  /// for kinds that form G to get c (the default: Calc, then the quadratic form); kinds
-  /// with a closed form override it. Same preconditions as Calc. Never allocates.
+  /// Writes gamma, *curvature and *piece = QuadraticPieceAt(v_c); returns the cost [J].
+  /// `scratch` holds n_k x n_k doubles for kinds that form G to get c (the default: Calc,
+  /// then the quadratic form); kinds with a closed form override it. Same preconditions as
+  /// Calc. Never allocates.
   virtual double CalcAlong(const double* v_c, const double* dv_c, double* gamma,
-                           double* curvature, double* scratch) const;
+                           double* curvature, int* piece, double* scratch) const;
+
+  /// The piece of the piecewise cost that contains v_c, as an id >= 0 when that piece is a
+  /// convex set on which ell_k is a single quadratic (so two points with the same id bound
+  /// a segment along which ell_k is exactly that quadratic), else -1. The exact line search
+  /// uses it to stop re-evaluating constraints that stay on one quadratic piece over its
+  /// whole bracket (sap_solver.h). Default: -1, never assumed quadratic.
+  virtual int QuadraticPieceAt(const double* v_c) const {
+    (void)v_c;
+    return -1;
+  }
 
   /// A prediction of the region the solution will be in, from the previous step (a warm
   /// start of the active set; the solver uses it for an island's first Newton directions, see

@@ -26,15 +26,24 @@ FrictionConeRegion Classify(const FrictionConeMetric& m, double y_r, double y_n)
   return FrictionConeRegion::kNoContact;
 }
 
+// The soft radial norm y_r = sqrt(||y_t||^2 + eps^2) (math.md §2.4).
+double SoftRadialNorm(const Eigen::Vector3d& y) {
+  constexpr double kEpsSq = kFrictionConeSoftNorm * kFrictionConeSoftNorm;
+  return std::sqrt(y.head<2>().squaredNorm() + kEpsSq);
+}
+
 }  // namespace
+
+FrictionConeRegion ClassifyFrictionCone(const FrictionConeMetric& m, const Eigen::Vector3d& y) {
+  return Classify(m, SoftRadialNorm(y), y[2]);
+}
 
 FrictionConeProjection ProjectOntoFrictionCone(const FrictionConeMetric& m,
                                                const Eigen::Vector3d& y) {
   FrictionConeProjection p;
   const Eigen::Vector2d y_t = y.head<2>();
   const double y_n = y[2];
-  constexpr double kEpsSq = kFrictionConeSoftNorm * kFrictionConeSoftNorm;
-  p.y_r = std::sqrt(y_t.squaredNorm() + kEpsSq);
+  p.y_r = SoftRadialNorm(y);
   p.t_hat = y_t / p.y_r;
   p.region = Classify(m, p.y_r, y_n);
   switch (p.region) {

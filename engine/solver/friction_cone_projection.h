@@ -42,6 +42,10 @@ struct FrictionConeProjection {
   Eigen::Vector2d t_hat = Eigen::Vector2d::Zero();  ///< y_t / y_r
 };
 
+/// The region of y (contact frame, [N s]) alone, as ProjectOntoFrictionCone finds it (the same
+/// soft norm and tests), without forming the projection.
+FrictionConeRegion ClassifyFrictionCone(const FrictionConeMetric& m, const Eigen::Vector3d& y);
+
 /// Projects y (contact frame, [N s]) onto the friction cone in the R norm (SAP eq. 23),
 /// with the analytic formulas of math.md §2.4 and the cost of SAP eq. 35.
 FrictionConeProjection ProjectOntoFrictionCone(const FrictionConeMetric& m,

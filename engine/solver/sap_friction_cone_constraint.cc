@@ -48,8 +48,24 @@ double SapFrictionConeConstraint::Calc(const double* v_c, double* gamma, double*
   return p.cost;
 }
 
+namespace {
+
+int QuadraticPieceOf(FrictionConeRegion region) {
+  switch (region) {
+    case FrictionConeRegion::kStiction:
+      return 0;
+    case FrictionConeRegion::kNoContact:
+      return 1;
+    case FrictionConeRegion::kSliding:
+      break;
+  }
+  return -1;
+}
+
+}  // namespace
+
 double SapFrictionConeConstraint::CalcAlong(const double* v_c, const double* dv_c,
-                                            double* gamma, double* curvature,
+                                            double* gamma, double* curvature, int* piece,
                                             double* scratch) const {
   (void)scratch;
   const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
@@ -57,7 +73,12 @@ double SapFrictionConeConstraint::CalcAlong(const double* v_c, const double* dv_
   Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
   gamma_out = p.gamma;
   *curvature = CalcFrictionConeCurvature(metric_, p, Eigen::Map<const Eigen::Vector3d>(dv_c));
+  *piece = QuadraticPieceOf(p.region);
   return p.cost;
+}
+
+int SapFrictionConeConstraint::QuadraticPieceAt(const double* v_c) const {
+  return QuadraticPieceOf(RegionAt(v_c));
 }
 
 bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, double* gamma, double* G) const {
@@ -78,8 +99,8 @@ bool SapFrictionConeConstraint::PredictionHoldsAt(const double* v_c) const {
 }
 
 FrictionConeRegion SapFrictionConeConstraint::RegionAt(const double* v_c) const {
-  return ProjectOntoFrictionCone(metric_, CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c)))
-      .region;
+  return ClassifyFrictionCone(metric_,
+                              CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c)));
 }
 
 }  // namespace csim::solver

@@ -49,7 +49,11 @@ class SapFrictionConeConstraint final : public Constraint {
   double Calc(const double* v_c, double* gamma, double* G) const override;
   /// Closed-form curvature (CalcFrictionConeCurvature): no 3 x 3 G is formed.
   double CalcAlong(const double* v_c, const double* dv_c, double* gamma, double* curvature,
-                   double* scratch) const override;
+                   int* piece, double* scratch) const override;
+  /// Stiction (region I, gamma = y: quadratic) is piece 0, no contact (region III, zero) is
+  /// piece 1; both regions are convex cones in y, hence convex in v_c. Sliding is not
+  /// quadratic: -1.
+  int QuadraticPieceAt(const double* v_c) const override;
 
   /// With parameters().predict_stiction and a compressive un-projected impulse (y_n > 0):
   /// the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c, even where v_c

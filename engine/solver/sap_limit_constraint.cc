@@ -43,6 +43,13 @@ double SapLimitConstraint::Calc(const double* v_c, double* gamma, double* G) con
   return cost;
 }
 
+int SapLimitConstraint::QuadraticPieceAt(const double* v_c) const {
+  int mask = 0;
+  for (int r = 0; r < num_rows_; ++r)
+    if ((v_hat_[r] - v_c[r]) / R_ > 0.0) mask |= 1 << r;  // the test of Calc
+  return mask;
+}
+
 void SapLimitConstraint::FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const {
   CSIM_CHECK(J.rows() == num_rows_ && dof >= 0 && dof < J.cols());
   J.setZero();

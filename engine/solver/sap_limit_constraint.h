@@ -47,6 +47,9 @@ class SapLimitConstraint final : public Constraint {
 
   /// gamma (num_rows), cost, optional G (num_rows x num_rows) at v_c = J v.
   double Calc(const double* v_c, double* gamma, double* G) const override;
+  /// Each row is quadratic on either side of y = 0 (active: y > 0, inactive: y <= 0, both
+  /// half-lines): the piece is the bit mask of the active rows.
+  int QuadraticPieceAt(const double* v_c) const override;
 
   double R() const { return R_; }  ///< regularization [1/kg], valid after Prepare()
   /// Stabilization velocity of row r [m/s or rad/s], valid after Prepare().

@@ -62,59 +62,136 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
   AlongDirection(SapSolver& s, int island, double ell_A, double c1, double a2, double* G_trial)
       : s_(s), island_(island), ell_A_(ell_A), c1_(c1), a2_(a2), G_trial_(G_trial) {}
 
+  // Constraints that stay on one quadratic piece of their cost over the search's bracket
+  // [0, alpha_1] (alpha_1: the first evaluation, alpha_max for the exact search, which never
+  // leaves that bracket) are evaluated once: from the second evaluation on, their part of
+  // ell, ell' and ell'' is the exact quadratic through their values at alpha_1, summed
+  // once. Why: in a collapsing pile most contacts of a large island stay stuck (or apart)
+  // along the direction while a few slide or change region, and the exact search takes 3-6
+  // evaluations there. A piece is a convex set (Constraint::QuadraticPieceAt), so the same
+  // piece at both ends of the bracket means the same piece in between. Only the evaluation
+  // order of the sums changes (round-off).
   void Eval(double alpha, double* ell, double* d1, double* d2) override {
-    const ContactProblem& p = *s_.problem_;
-    const Islands& is = s_.islands_;
-    // Plain pointers, loaded once: across the virtual calls below the compiler would
-    // otherwise reload each workspace's data pointer for every constraint. With the
-    // unrolled contact rows below: 134 M -> 80 M instructions in Eval (callgrind, clutter-40,
-    // 500 steps), the same bits.
-    const double* const vc = s_.vc_.data();
-    const double* const dvc = s_.dvc_.data();
-    double* const vc_trial = s_.vc_trial_.data();
-    double* const gamma_trial = s_.gamma_trial_.data();
-    const int* const constraints = is.constraints.data();
-    const int begin = is.constraint_start[island_], end = is.constraint_start[island_ + 1];
     double cost = 0.0, dvc_gamma = 0.0, dvc_G_dvc = 0.0;
-    for (int q = begin; q < end; ++q) {
-      const ConstraintEntry& e = p.entry(constraints[q]);
-      const int r = e.row_offset, n = e.num_rows;
-      if (n == 3) {  // a contact, unrolled
-        vc_trial[r] = vc[r] + alpha * dvc[r];
-        vc_trial[r + 1] = vc[r + 1] + alpha * dvc[r + 1];
-        vc_trial[r + 2] = vc[r + 2] + alpha * dvc[r + 2];
+    if (evaluations_ == 1 && alpha_1_has_curvature_ && d2 != nullptr) SplitConstraints();
+    if (split_) {
+      // The frozen constraints' quadratic, from alpha_1.
+      const double da = alpha - alpha_1_;
+      cost = frozen_cost_ + da * frozen_slope_ + 0.5 * da * da * frozen_curvature_;
+      dvc_gamma = -(frozen_slope_ + da * frozen_curvature_);  // ell_k' = -(J_k dv)^T gamma_k
+      dvc_G_dvc = frozen_curvature_;
+      const int* const active = s_.along_active_.data();
+      const int begin = s_.islands_.constraint_start[island_];
+      for (int q = begin; q < begin + num_active_; ++q)
+        EvalConstraint<false>(active[q], alpha, d2 != nullptr, &cost, &dvc_gamma, &dvc_G_dvc);
+    } else {
+      const int* const constraints = s_.islands_.constraints.data();
+      const int begin = s_.islands_.constraint_start[island_];
+      const int end = s_.islands_.constraint_start[island_ + 1];
+      if (evaluations_ == 0 && d2 != nullptr) {
+        for (int q = begin; q < end; ++q)
+          EvalConstraint<true>(constraints[q], alpha, true, &cost, &dvc_gamma, &dvc_G_dvc);
+        alpha_1_ = alpha;
+        alpha_1_has_curvature_ = true;
       } else {
-        for (int i = r; i < r + n; ++i) vc_trial[i] = vc[i] + alpha * dvc[i];
-      }
-      if (d2 != nullptr) {
-        double curvature = 0.0;
-        cost += e.constraint->CalcAlong(&vc_trial[r], &dvc[r], &gamma_trial[r], &curvature,
-                                        G_trial_);
-        dvc_G_dvc += curvature;
-      } else {
-        cost += e.constraint->Calc(&vc_trial[r], &gamma_trial[r], nullptr);
-      }
-      if (n == 3) {
-        // The sum of Eigen's dynamic-size dot below for three entries, (d0 g0 + d1 g1) + d2 g2
-        // (one packet of two, then the tail), without its size and alignment dispatch.
-        dvc_gamma += (dvc[r] * gamma_trial[r] + dvc[r + 1] * gamma_trial[r + 1]) +
-                     dvc[r + 2] * gamma_trial[r + 2];
-      } else {
-        dvc_gamma += ConstVecMap(&dvc[r], n).dot(ConstVecMap(&gamma_trial[r], n));
+        for (int q = begin; q < end; ++q)
+          EvalConstraint<false>(constraints[q], alpha, d2 != nullptr, &cost, &dvc_gamma,
+                                &dvc_G_dvc);
       }
     }
+    ++evaluations_;
     *ell = ell_A_ + alpha * c1_ + 0.5 * alpha * alpha * a2_ + cost;
     *d1 = c1_ + alpha * a2_ - dvc_gamma;
     if (d2 != nullptr) *d2 = a2_ + dvc_G_dvc;
   }
 
  private:
+  // Adds constraint k's ell_k, (J_k dv)^T gamma_k and, with curvature, (J_k dv)^T G_k (J_k dv)
+  // at alpha; with kRecord also keeps them, and its piece, for SplitConstraints.
+  template <bool kRecord>
+  void EvalConstraint(int k, double alpha, bool curvature, double* cost, double* dvc_gamma,
+                      double* dvc_G_dvc) {
+    // Plain pointers into the workspaces: across the virtual calls below the compiler would
+    // otherwise reload each workspace's data pointer (with the unrolled contact rows: 134 M
+    // -> 80 M instructions in Eval, callgrind, clutter-40, 500 steps).
+    const double* const vc = s_.vc_.data();
+    const double* const dvc = s_.dvc_.data();
+    double* const vc_trial = s_.vc_trial_.data();
+    double* const gamma_trial = s_.gamma_trial_.data();
+    const ConstraintEntry& e = s_.problem_->entry(k);
+    const int r = e.row_offset, n = e.num_rows;
+    if (n == 3) {  // a contact, unrolled
+      vc_trial[r] = vc[r] + alpha * dvc[r];
+      vc_trial[r + 1] = vc[r + 1] + alpha * dvc[r + 1];
+      vc_trial[r + 2] = vc[r + 2] + alpha * dvc[r + 2];
+    } else {
+      for (int i = r; i < r + n; ++i) vc_trial[i] = vc[i] + alpha * dvc[i];
+    }
+    double cost_k, curvature_k = 0.0;
+    int piece = -1;
+    if (curvature) {
+      cost_k = e.constraint->CalcAlong(&vc_trial[r], &dvc[r], &gamma_trial[r], &curvature_k,
+                                       &piece, G_trial_);
+    } else {
+      cost_k = e.constraint->Calc(&vc_trial[r], &gamma_trial[r], nullptr);
+    }
+    double dvc_gamma_k;
+    if (n == 3) {
+      // Eigen's dynamic-size dot for three entries, (d0 g0 + d1 g1) + d2 g2 (one packet of
+      // two, then the tail), without its size and alignment dispatch.
+      dvc_gamma_k = (dvc[r] * gamma_trial[r] + dvc[r + 1] * gamma_trial[r + 1]) +
+                    dvc[r + 2] * gamma_trial[r + 2];
+    } else {
+      dvc_gamma_k = ConstVecMap(&dvc[r], n).dot(ConstVecMap(&gamma_trial[r], n));
+    }
+    *cost += cost_k;
+    *dvc_gamma += dvc_gamma_k;
+    *dvc_G_dvc += curvature_k;
+    if (kRecord) {
+      s_.along_piece_[k] = piece;
+      s_.along_cost_[k] = cost_k;
+      s_.along_slope_[k] = -dvc_gamma_k;
+      s_.along_curvature_[k] = curvature_k;
+    }
+  }
+
+  // After the first evaluation (at alpha_1, vc_trial still holds its constraint velocities):
+  // the constraints on the same quadratic piece at alpha = 0 and alpha_1 go into the frozen
+  // sums, the others into the island's range of along_active_.
+  void SplitConstraints() {
+    const ContactProblem& p = *s_.problem_;
+    const Islands& is = s_.islands_;
+    int* const active = s_.along_active_.data();
+    const int begin = is.constraint_start[island_], end = is.constraint_start[island_ + 1];
+    num_active_ = 0;
+    for (int q = begin; q < end; ++q) {
+      const int k = is.constraints[q];
+      const int piece = s_.along_piece_[k];
+      if (piece >= 0 &&
+          p.entry(k).constraint->QuadraticPieceAt(&s_.vc_[p.entry(k).row_offset]) == piece) {
+        frozen_cost_ += s_.along_cost_[k];
+        frozen_slope_ += s_.along_slope_[k];
+        frozen_curvature_ += s_.along_curvature_[k];
+      } else {
+        active[begin + num_active_++] = k;
+      }
+    }
+    split_ = true;
+  }
+
   SapSolver& s_;
   int island_;
   double ell_A_;  // 1/2 ||v - v*||_A^2 on the island
   double c1_;     // dv^T A (v - v*)
   double a2_;     // dv^T A dv
   double* G_trial_;  // the calling thread's scratch
+  int evaluations_ = 0;
+  double alpha_1_ = 0.0;              // the first evaluation's alpha
+  bool alpha_1_has_curvature_ = false;  // it recorded pieces and curvatures
+  bool split_ = false;                // SplitConstraints ran
+  int num_active_ = 0;                // constraints still evaluated
+  // Sums over the frozen constraints at alpha_1: ell_k, ell_k' and ell_k''.
+  double frozen_cost_ = 0.0, frozen_slope_ = 0.0, frozen_curvature_ = 0.0;
 };
 
 SapSolver::SapSolver(const SapSolverParameters& parameters) : parameters_(parameters) {}
@@ -151,6 +228,9 @@ void SapSolver::Setup(const ContactProblem& problem) {
   for (auto* x : {&vc_, &dvc_, &gamma_, &vc_trial_, &gamma_trial_, &gamma_change_}) x->resize(nc_);
   G_.resize(G_size);
   predicted_now_.assign(problem.num_constraints(), 0);
+  for (auto* x : {&along_cost_, &along_slope_, &along_curvature_}) x->resize(problem.num_constraints());
+  along_piece_.resize(problem.num_constraints());
+  along_active_.resize(problem.num_constraints());
   refuted_.assign(problem.num_constraints(), 0);
   // Per-thread scratch, sized here so that no thread allocates during the solve.
   if (scratch_.size() < static_cast<size_t>(num_threads())) scratch_.resize(num_threads());

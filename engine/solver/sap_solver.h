@@ -258,6 +258,11 @@ class SapSolver {
   // again).
   std::vector<double> gamma_change_, rhs_;
   std::vector<char> predicted_now_, refuted_;
+  // Line search (AlongDirection), per constraint: ell_k, ell_k' and ell_k'' at the first
+  // evaluation and its quadratic piece there; per island's range of constraint positions,
+  // the constraints still evaluated after the first evaluation.
+  std::vector<double> along_cost_, along_slope_, along_curvature_;
+  std::vector<int> along_piece_, along_active_;
   std::vector<double> G_;               // stacked G blocks
   std::vector<ThreadScratch> scratch_;  // per thread
 };

@@ -128,15 +128,65 @@ TEST_CASE("SAP contact along a line search: CalcAlong equals Calc and d^T G d", 
       Vector3d gamma_fast, gamma_default;
       double curvature_fast = -1, curvature_default = -1;
       Matrix3d scratch;
+      int piece_fast = -2, piece_default = -2;
       const double cost_fast = c.CalcAlong(v_c.data(), dv.data(), gamma_fast.data(),
-                                           &curvature_fast, scratch.data());
+                                           &curvature_fast, &piece_fast, scratch.data());
       const double cost_default = c.Constraint::CalcAlong(v_c.data(), dv.data(), gamma_default.data(),
-                                                          &curvature_default, scratch.data());
+                                                          &curvature_default, &piece_default,
+                                                          scratch.data());
       CHECK(cost_fast == cost_default);
       CHECK(gamma_fast == gamma_default);
+      CHECK(piece_fast == piece_default);
+      CHECK(piece_fast == (region == FrictionConeRegion::kStiction    ? 0
+                           : region == FrictionConeRegion::kNoContact ? 1
+                                                                      : -1));
       CHECK(curvature_fast == Approx(curvature_default).epsilon(1e-12).margin(1e-12 * scratch.norm() * dv.squaredNorm()));
     }
   }
+}
+
+TEST_CASE("SAP contact: the cost is one quadratic between two points of the same piece",
+          "[solver]") {
+  // What the exact line search relies on (Constraint::QuadraticPieceAt): stiction and no
+  // contact are convex in v_c and the cost is a quadratic on each, so on a segment whose ends
+  // share a piece the cost at every point is the Taylor polynomial of degree two from one
+  // end, with the curvature there. Segments whose ends lie in different pieces are skipped.
+  std::mt19937 rng(29);
+  std::normal_distribution<double> n(0.0, 1.0);
+  SapFrictionConeParameters p = Compliant();
+  p.bias_velocity = Vector3d(0.01, -0.02, 0.003);
+  SapFrictionConeConstraint c(p);
+  c.Prepare(0.01, 0.8);
+  int segments[2] = {0, 0};
+  for (FrictionConeRegion region : {FrictionConeRegion::kStiction, FrictionConeRegion::kNoContact}) {
+    for (int trial = 0; trial < 400; ++trial) {
+      const Vector3d a = VelocityInRegion(c, region, rng);
+      const Vector3d b = VelocityInRegion(c, region, rng);
+      const int piece = c.QuadraticPieceAt(a.data());
+      REQUIRE(piece >= 0);
+      if (c.QuadraticPieceAt(b.data()) != piece) continue;
+      ++segments[piece];
+      const Vector3d d = b - a;
+      Vector3d gamma_a;
+      double curvature = 0.0;
+      int piece_a = -2;
+      Matrix3d scratch;
+      const double cost_a = c.CalcAlong(a.data(), d.data(), gamma_a.data(), &curvature, &piece_a,
+                                        scratch.data());
+      CHECK(piece_a == piece);
+      for (double t : {0.1, 0.37, 0.5, 0.81, 1.0}) {
+        const Vector3d x = a + t * d;
+        Vector3d gamma;
+        const double cost = Cost(c, x, &gamma);
+        // d ell / d t = -d . gamma (gamma = -d ell / d v_c).
+        const double taylor = cost_a - t * d.dot(gamma_a) + 0.5 * t * t * curvature;
+        CHECK(cost == Approx(taylor).epsilon(1e-10).margin(1e-12));
+        CHECK(c.QuadraticPieceAt(x.data()) == piece);
+      }
+    }
+  }
+  CHECK(segments[0] > 50);  // both pieces were exercised
+  CHECK(segments[1] > 50);
 }
 
 TEST_CASE("SAP contact at rest on its compliant equilibrium", "[solver]") {

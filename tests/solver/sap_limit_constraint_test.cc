@@ -75,6 +75,47 @@ TEST_CASE("Limit constraint impulse and G are the cost's derivatives", "[solver]
   }
 }
 
+TEST_CASE("Limit constraint: one quadratic between two points of the same piece", "[solver]") {
+  // Constraint::QuadraticPieceAt: the piece is the set of active rows; on a segment whose
+  // ends share it the cost is its Taylor polynomial of degree two from one end, and every
+  // point of the segment has the same piece.
+  SapLimitParameters p;
+  p.q0 = 0.0;
+  p.lower = -0.01;
+  p.upper = 0.01;
+  SapLimitConstraint c(p);
+  c.Prepare(0.01, 1.0);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  int pieces_seen = 0, segments = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const Eigen::Vector2d a(u(rng), u(rng)), b(u(rng), u(rng));
+    const int piece = c.QuadraticPieceAt(a.data());
+    REQUIRE(piece >= 0);
+    pieces_seen |= 1 << piece;
+    if (c.QuadraticPieceAt(b.data()) != piece) continue;
+    ++segments;
+    const Eigen::Vector2d d = b - a;
+    Eigen::Vector2d gamma_a, gamma;
+    Eigen::Matrix2d scratch;
+    double curvature = 0.0;
+    int piece_a = -2;
+    const double cost_a =
+        c.CalcAlong(a.data(), d.data(), gamma_a.data(), &curvature, &piece_a, scratch.data());
+    CHECK(piece_a == piece);
+    for (double t : {0.2, 0.5, 0.9, 1.0}) {
+      const Eigen::Vector2d x = a + t * d;
+      const double cost = c.Calc(x.data(), gamma.data(), nullptr);
+      CHECK(cost == Approx(cost_a - t * d.dot(gamma_a) + 0.5 * t * t * curvature)
+                        .epsilon(1e-10)
+                        .margin(1e-12));
+      CHECK(c.QuadraticPieceAt(x.data()) == piece);
+    }
+  }
+  CHECK(pieces_seen == 0b1111);  // all four combinations of active rows
+  CHECK(segments > 50);
+}
+
 // One dof, A = [a], free motion v*, a limit; returns the solve.
 SapSolverResult SolveOneDof(double a, double v_star, const SapLimitParameters& p, double dt,
                             SapLineSearch ls) {

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Newton iterations per step on the SAP paper's clutter over several seeds, for csim's
-defaults (extrapolated warm start and stiction prediction in the first 8 Newton directions),
+defaults (extrapolated warm start and stiction prediction in up to 20 Newton directions),
 the defaults with the prediction in the first direction only (csim before 2026-11-22), each
 of warm start and prediction alone, and plain SAP (warm start v0, no prediction: the paper's
 algorithm): one run is one chaotic pile, whose
@@ -32,13 +32,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # (label, settings.solver.warm_start, settings.solver.predict_stiction,
 #  settings.solver.prediction_iterations)
 VARIANTS = [
-    ("csim default: extrapolated warm start + stiction prediction (8 directions)",
-     "extrapolated", "true", 8),
+    ("csim default: extrapolated warm start + stiction prediction (up to 20 directions)",
+     "extrapolated", "true", 20),
     ("extrapolated warm start + stiction prediction in the first direction only",
      "extrapolated", "true", 1),
-    ("extrapolated warm start only", "extrapolated", "false", 8),
-    ("stiction prediction only (8 directions)", "previous", "true", 8),
-    ("plain SAP: warm start v0, no prediction", "previous", "false", 8),
+    ("extrapolated warm start only", "extrapolated", "false", 20),
+    ("stiction prediction only (up to 20 directions)", "previous", "true", 20),
+    ("plain SAP: warm start v0, no prediction", "previous", "false", 20),
 ]
 
 

@@ -36,7 +36,7 @@ struct SolverSettings {
   bool predict_stiction = true;
   /// Newton directions per island that use the predicted stiction (>= 1; see
   /// solver::SapSolverParameters::prediction_iterations).
-  int prediction_iterations = 8;
+  int prediction_iterations = 20;
   /// Warm start of each solve: v0 + (v0 - v_-1) (true, "extrapolated") or v0 (false,
   /// "previous"; the SAP paper's choice). See integrator/contact_step.h.
   bool extrapolate_warm_start = true;

@@ -28,7 +28,7 @@
 //
 // Warm start of the active set (csim's addition to SAP; SapSolverParameters::predict_regions):
 // the first Newton direction of an island, and each of the next ones (up to
-// prediction_iterations, default 8) while the line search cut the previous predicted step
+// prediction_iterations, default 20) while the line search cut the previous predicted step
 // short (alpha < 0.9), use, for each constraint that offers one (Constraint::CalcPredicted:
 // contacts that ended the previous step in stiction and are compressive at the current
 // iterate) and whose model has not contradicted itself in this solve (its impulse at the

@@ -188,7 +188,7 @@ TEST_CASE("defaults: name from the file stem, settings from the format", "[loade
   CHECK(s.settings.time_step == 1e-3);
   CHECK(s.settings.integrator.name == "symplectic_euler");
   CHECK(s.settings.solver.predict_stiction);
-  CHECK(s.settings.solver.prediction_iterations == 8);
+  CHECK(s.settings.solver.prediction_iterations == 20);
   CHECK(s.model.gravity.isApprox(Eigen::Vector3d(0, 0, -9.81)));
   CHECK(s.model.default_material == -1);
   CHECK(s.model.bodies[0].geometry[0].material == -1);

@@ -174,6 +174,7 @@ class SapSolver {
     bool predicted = false, prediction_fallback = false;  // any direction (see the top)
     bool last_step_predicted = false;  // the last step followed a predicted direction
     bool optimal = false;          // met SAP eq. 26 at the last evaluation
+    bool kinematics_current = false;  // vc_ = J v and p_ = A v hold for the current v
     double assembly_seconds = 0.0, factorization_seconds = 0.0, line_search_seconds = 0.0;
   };
 

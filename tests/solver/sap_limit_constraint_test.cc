@@ -44,13 +44,19 @@ TEST_CASE("Limit constraint rows, R and v_hat", "[solver]") {
   CHECK(soft.R() == Approx(1.0 / (dt * 100.0 * dt)).epsilon(1e-14));
 }
 
-TEST_CASE("Limit constraint impulse and G are the cost's derivatives", "[solver]") {
+// Limits at +-0.01 around q0 = 0, prepared for dt = 0.01, w = 1.
+SapLimitConstraint TwoSidedLimit() {
   SapLimitParameters p;
   p.q0 = 0.0;
   p.lower = -0.01;
   p.upper = 0.01;
   SapLimitConstraint c(p);
   c.Prepare(0.01, 1.0);
+  return c;
+}
+
+TEST_CASE("Limit constraint impulse and G are the cost's derivatives", "[solver]") {
+  const SapLimitConstraint c = TwoSidedLimit();
   std::mt19937 rng(1);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   for (int trial = 0; trial < 200; ++trial) {
@@ -79,12 +85,7 @@ TEST_CASE("Limit constraint: one quadratic between two points of the same piece"
   // Constraint::QuadraticPieceAt: the piece is the set of active rows; on a segment whose
   // ends share it the cost is its Taylor polynomial of degree two from one end, and every
   // point of the segment has the same piece.
-  SapLimitParameters p;
-  p.q0 = 0.0;
-  p.lower = -0.01;
-  p.upper = 0.01;
-  SapLimitConstraint c(p);
-  c.Prepare(0.01, 1.0);
+  const SapLimitConstraint c = TwoSidedLimit();
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   int pieces_seen = 0, segments = 0;

@@ -56,7 +56,8 @@ BenchOptions ParseOptions(int argc, char** argv) {
                  "distance between columns [m] (make_clutter.py --column-spacing); needs --walls without")
       ->check(CLI::PositiveNumber);
   app.add_option("--repeat", o.repeat,
-                 "csim runs per configuration, fastest per window reported; needs --no-mujoco")
+                 "csim runs per configuration, fastest per window reported; the runs go round the "
+                 "configurations; needs --no-mujoco")
       ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);

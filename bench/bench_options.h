@@ -41,6 +41,8 @@ struct BenchOptions {
   double column_spacing = 0.0;
   /// csim runs per configuration (csim only): each window reports the run whose mean time
   /// per step there was lowest (the simulation is deterministic; only the times differ).
+  /// The repeats go round all configurations (main.cc), so a slow phase of the machine
+  /// does not fall on one configuration only.
   int repeat = 1;
 
   /// Every configuration, objects outermost, then walls, then dt.

@@ -115,7 +115,7 @@ void KeepFaster(const SeriesSummary& candidate, SeriesSummary* best) {
 }
 
 // One configuration's first run (with MuJoCo alternating when enabled). Its scene is kept in
-// *scene for the repeats (RepeatCsim).
+// *scene_out for the repeats (RepeatCsim).
 ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first,
                        std::unique_ptr<io::LoadedScene>* scene_out) {
   ConfigResult r;

@@ -34,8 +34,8 @@ double SapLimitConstraint::Calc(const double* v_c, double* gamma, double* G) con
   double cost = 0.0;
   if (G != nullptr) std::fill(G, G + num_rows_ * num_rows_, 0.0);
   for (int r = 0; r < num_rows_; ++r) {
-    // y = R^{-1} (v_hat - v_c), gamma = max(0, y), ell = 1/2 R gamma^2.
-    const double y = (v_hat_[r] - v_c[r]) / R_;
+    // gamma = max(0, y), ell = 1/2 R gamma^2.
+    const double y = UnprojectedImpulse(r, v_c);
     gamma[r] = y > 0.0 ? y : 0.0;
     cost += 0.5 * R_ * gamma[r] * gamma[r];
     if (G != nullptr && y > 0.0) G[r * num_rows_ + r] = 1.0 / R_;
@@ -46,7 +46,7 @@ double SapLimitConstraint::Calc(const double* v_c, double* gamma, double* G) con
 int SapLimitConstraint::QuadraticPieceAt(const double* v_c) const {
   int mask = 0;
   for (int r = 0; r < num_rows_; ++r)
-    if ((v_hat_[r] - v_c[r]) / R_ > 0.0) mask |= 1 << r;  // the test of Calc
+    if (UnprojectedImpulse(r, v_c) > 0.0) mask |= 1 << r;
   return mask;
 }
 

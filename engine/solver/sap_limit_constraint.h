@@ -60,6 +60,10 @@ class SapLimitConstraint final : public Constraint {
   void FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const;
 
  private:
+  // Row r's un-projected impulse y = R^{-1} (v_hat - v_c) (math.md §7.2); the row is active
+  // (gamma = y) where y > 0. Calc and QuadraticPieceAt share this one test.
+  double UnprojectedImpulse(int r, const double* v_c) const { return (v_hat_[r] - v_c[r]) / R_; }
+
   SapLimitParameters parameters_;
   int num_rows_ = 0;
   bool has_lower_ = false;

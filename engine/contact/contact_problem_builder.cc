@@ -47,6 +47,21 @@ int MaxTreeVelocities(const multibody::TreeTopology& topology) {
   return n;
 }
 
+// out = R_WC^T J, or -R_WC^T J when `negate`, J a tree's block of a point Jacobian
+// (3 x tree velocities). A free body's block (6 columns: every contact of the clutter)
+// takes a fixed-size product, since the build forms one or two per contact, every step.
+void RotateToContactFrame(const Matrix3d& R_WC, const Eigen::Ref<const Eigen::Matrix3Xd>& J,
+                          bool negate, Eigen::Map<Eigen::MatrixXd> out) {
+  if (J.cols() == 6) {
+    Eigen::Map<Eigen::Matrix<double, 3, 6>> out6(out.data());
+    out6.noalias() = R_WC.transpose() * J.leftCols<6>();
+    if (negate) out6 = -out6;
+  } else {
+    out.noalias() = R_WC.transpose() * J;
+    if (negate) out = -out;
+  }
+}
+
 }  // namespace
 
 Matrix3d ContactFrame(const Vector3d& n) {
@@ -80,8 +95,6 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
     for (int i = b; i >= 0 && !moved_by_prescribed_[b]; i = model.parent[i])
       moved_by_prescribed_[b] = model.joints[i].prescribed;
   for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
-  J_C_a_.setZero(3, max_tree_nv_);
-  J_C_b_.setZero(3, max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
 }
 
@@ -184,26 +197,32 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   contact_constraint_[i] = problem->num_constraints();
 
   // v_c = R_WC^T (v_Bc - v_Ac): each tree's block is R_WC^T (J_b - J_a) on its columns,
-  // with J_a = 0 on a tree that holds only B and J_b = 0 on one that holds only A.
-  auto with_b = J_C_b_.leftCols(Jb.cols());
-  auto without_b = J_C_a_.leftCols(Ja.cols());
+  // with J_a = 0 on a tree that holds only B and J_b = 0 on one that holds only A. The
+  // blocks are written straight into the problem's storage.
   if (tree_a == tree_b) {
     Jb -= Ja;  // in place: a difference inside the product would be a heap temporary
-    with_b.noalias() = R_WC.transpose() * Jb;
-    problem->AddConstraint(tree_b, with_b, constraint);
+    problem->AddConstraintWith(
+        tree_b, [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Jb, false, J); },
+        constraint);
     return;
   }
-  if (tree_b >= 0) with_b.noalias() = R_WC.transpose() * Jb;
-  if (tree_a >= 0) {
-    without_b.noalias() = R_WC.transpose() * Ja;
-    without_b = -without_b;
-  }
   if (tree_a < 0) {
-    problem->AddConstraint(tree_b, with_b, constraint);
+    problem->AddConstraintWith(
+        tree_b, [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Jb, false, J); },
+        constraint);
   } else if (tree_b < 0) {
-    problem->AddConstraint(tree_a, without_b, constraint);
+    problem->AddConstraintWith(
+        tree_a,
+        [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Ja, true, J); },
+        constraint);
   } else {
-    problem->AddConstraint(tree_a, without_b, tree_b, with_b, constraint);
+    problem->AddConstraintWith(
+        tree_a, tree_b,
+        [&](Eigen::Map<Eigen::MatrixXd> J_a, Eigen::Map<Eigen::MatrixXd> J_b) {
+          RotateToContactFrame(R_WC, Ja, true, J_a);
+          RotateToContactFrame(R_WC, Jb, false, J_b);
+        },
+        constraint);
   }
 }
 

@@ -134,7 +134,6 @@ class ContactProblemBuilder {
   int max_tree_nv_ = 0;
   double collision_seconds_ = 0.0;                 ///< of the last Build [s]
   Eigen::Matrix3Xd J_a_, J_b_;                     ///< (3, max_tree_nv) scratch
-  Eigen::MatrixXd J_C_a_, J_C_b_;                  ///< (3, max_tree_nv) scratch
   Eigen::MatrixXd J_limit_;                        ///< (2, max_tree_nv) scratch
 };
 

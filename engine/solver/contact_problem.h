@@ -122,6 +122,18 @@ class ContactProblem {
     return *stored;
   }
 
+  /// As above, the two Jacobian blocks written in place by fill(Eigen::Map<MatrixXd> J0,
+  /// Eigen::Map<MatrixXd> J1), which receives them zeroed (no copy through a temporary: the
+  /// contact build adds every contact this way, every step).
+  template <class T, class Fill>
+  T& AddConstraintWith(int c0, int c1, Fill&& fill, const T& c) {
+    T* stored = Pool<T>().Add(c);
+    const int index = AppendEntry(stored, c0, c1);
+    fill(MutableJacobian(index, 0), MutableJacobian(index, 1));
+    FinishEntry(index);
+    return *stored;
+  }
+
   double dt() const { return dt_; }
   int num_cliques() const { return static_cast<int>(clique_size_.size()); }
   int num_velocities() const { return num_velocities_; }

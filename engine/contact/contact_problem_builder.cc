@@ -94,6 +94,16 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
   for (int b = 0; b < model.num_bodies(); ++b)
     for (int i = b; i >= 0 && !moved_by_prescribed_[b]; i = model.parent[i])
       moved_by_prescribed_[b] = model.joints[i].prescribed;
+  free_root_.assign(model.num_bodies(), 0);
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const multibody::Joint& joint = model.joints[b];
+    const int tree = topology_.body_tree[b];
+    // Its velocities are (w, v) in world axes, v that of the body origin, only when the
+    // joint frame is not rotated against the world (multibody/joint_motion.cc, Free).
+    free_root_[b] = model.parent[b] < 0 && joint.type == multibody::JointType::kFree &&
+                    joint.v_start >= 0 && tree >= 0 && topology_.tree_nv[tree] == 6 &&
+                    joint.X_PJ.R == Matrix3d::Identity();
+  }
   for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
 }
@@ -176,11 +186,17 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   if (tree_a < 0 && tree_b < 0) return;  // nothing can move: not resolvable
   const Matrix3d R_WC = ContactFrame(c.nhat_AB_W);
   R_WC_[i] = R_WC;
-  // Each body's point Jacobian on its own tree's columns, once.
-  auto Ja = J_a_.leftCols(tree_a >= 0 ? topology_.tree_nv[tree_a] : 0);
-  auto Jb = J_b_.leftCols(tree_b >= 0 ? topology_.tree_nv[tree_b] : 0);
-  if (tree_a >= 0) TreeBlock(model, in, c.body_a, c.p_WC, Ja);
-  if (tree_b >= 0) TreeBlock(model, in, c.body_b, c.p_WC, Jb);
+  contact_constraint_[i] = problem->num_constraints();
+  // Between free bodies, or a free body and the world or a body outside every tree, the
+  // Jacobian is known in factored form (solver::PointContactJacobian) and no point
+  // Jacobian is formed: the unknowns carry a free body's velocity entirely, so only a body
+  // outside every tree has a known velocity, which needs no Jacobian either.
+  const bool factored = tree_a != tree_b && (tree_a < 0 || free_root_[c.body_a]) &&
+                        (tree_b < 0 || free_root_[c.body_b]);
+  auto Ja = J_a_.leftCols(tree_a >= 0 && !factored ? topology_.tree_nv[tree_a] : 0);
+  auto Jb = J_b_.leftCols(tree_b >= 0 && !factored ? topology_.tree_nv[tree_b] : 0);
+  if (Ja.cols() > 0) TreeBlock(model, in, c.body_a, c.p_WC, Ja);
+  if (Jb.cols() > 0) TreeBlock(model, in, c.body_b, c.p_WC, Jb);
   bias_C_[i] = R_WC.transpose() * (KnownVelocity(model, in, c.body_b, c.p_WC, Jb) -
                                    KnownVelocity(model, in, c.body_a, c.p_WC, Ja));
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
@@ -194,8 +210,25 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   p.bias_velocity = bias_C_[i];
   p.predict_stiction = std::binary_search(stuck_.begin(), stuck_.end(), key_[i]);
   const solver::SapFrictionConeConstraint constraint(p);
-  contact_constraint_[i] = problem->num_constraints();
 
+  if (factored) {
+    const std::vector<math::RigidTransform>& X_WB = in.kinematics->X_WB;
+    solver::PointContactJacobian f;
+    f.R_WC = R_WC;
+    if (tree_a >= 0 && tree_b >= 0) {
+      f.r_W = {c.p_WC - X_WB[c.body_a].p, c.p_WC - X_WB[c.body_b].p};
+      f.sign = {-1.0, 1.0};
+      problem->AddPointContact(tree_a, tree_b, f, constraint);
+    } else if (tree_b >= 0) {
+      f.r_W[0] = c.p_WC - X_WB[c.body_b].p;
+      problem->AddPointContact(tree_b, -1, f, constraint);
+    } else {
+      f.r_W[0] = c.p_WC - X_WB[c.body_a].p;
+      f.sign[0] = -1.0;
+      problem->AddPointContact(tree_a, -1, f, constraint);
+    }
+    return;
+  }
   // v_c = R_WC^T (v_Bc - v_Ac): each tree's block is R_WC^T (J_b - J_a) on its columns,
   // with J_a = 0 on a tree that holds only B and J_b = 0 on one that holds only A. The
   // blocks are written straight into the problem's storage.
@@ -204,9 +237,7 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
     problem->AddConstraintWith(
         tree_b, [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Jb, false, J); },
         constraint);
-    return;
-  }
-  if (tree_a < 0) {
+  } else if (tree_a < 0) {
     problem->AddConstraintWith(
         tree_b, [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Jb, false, J); },
         constraint);

@@ -124,6 +124,9 @@ class ContactProblemBuilder {
   std::vector<ContactKey> key_;                    ///< per contact of the last Build
   std::vector<ContactKey> stuck_;                  ///< sorted: in stiction after the last solve
 
+  std::vector<char> free_root_;                    ///< per body: the root of its tree on a free
+                                                   ///< joint with world-aligned velocities, the
+                                                   ///< tree's only velocities
   std::vector<char> moved_by_prescribed_;          ///< per body: a prescribed joint on its
                                                    ///< path to the root
   std::vector<double> extra_margin_;               ///< per body, this step [m]

@@ -20,6 +20,7 @@ void ContactProblem::Clear(double dt) {
   v_star_.clear();
   jacobian_data_.clear();
   entries_.clear();
+  point_contacts_.clear();
   for (auto& pool : pools_) pool->Clear();
 }
 
@@ -72,6 +73,23 @@ int ContactProblem::AppendEntry(Constraint* c, int c0, int c1) {
   max_rows_ = std::max(max_rows_, e.num_rows);
   entries_.push_back(e);
   return num_constraints() - 1;
+}
+
+void ContactProblem::SetPointContactJacobian(int k, const PointContactJacobian& f) {
+  ConstraintEntry& e = entries_[k];
+  CSIM_CHECK(e.num_rows == 3);
+  e.point_contact = static_cast<int>(point_contacts_.size());
+  point_contacts_.push_back(f);
+  for (int b = 0; b < e.num_cliques; ++b) {
+    CSIM_CHECK(clique_size_[e.clique[b]] == 6);
+    CSIM_CHECK(f.sign[b] == 1.0 || f.sign[b] == -1.0);
+    const Eigen::Vector3d& r = f.r_W[b];
+    Eigen::Matrix3d minus_skew_r;  // -[r]x: w -> w x r
+    minus_skew_r << 0, r.z(), -r.y(), -r.z(), 0, r.x(), r.y(), -r.x(), 0;
+    Eigen::Map<Eigen::Matrix<double, 3, 6>> J(MutableJacobian(k, b).data());
+    J.leftCols<3>().noalias() = f.sign[b] * f.R_WC.transpose() * minus_skew_r;
+    J.rightCols<3>() = f.sign[b] * f.R_WC.transpose();
+  }
 }
 
 void ContactProblem::FinishEntry(int k) {

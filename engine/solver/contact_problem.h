@@ -13,6 +13,10 @@
 // prepared (Constraint::Prepare with dt and its Delassus estimate, math.md §3.3) as soon as
 // it is added, so the problem is always ready to solve.
 //
+// A contact between rigid bodies (3 rows on cliques of 6) may also come with its
+// Jacobian in factored form (PointContactJacobian): the solver's products with J and
+// J^T G J use it instead of the dense blocks, which are stored as well.
+//
 // Storage: A blocks, v*, Jacobian blocks live in flat std::vector<double> buffers, and the
 // constraint objects in one pool per kind; Clear() resets sizes but keeps all capacity, so a
 // problem rebuilt every step with the same (or smaller) sizes does not allocate.
@@ -38,6 +42,21 @@ struct ConstraintEntry {
   std::array<int, 2> clique{{-1, -1}};           ///< clique indices (second -1 if one)
   std::array<int, 2> jacobian_offset{{-1, -1}};  ///< into the Jacobian buffer
   double delassus = 0.0;             ///< w_k [1/kg] used by Prepare (math.md §3.3)
+  int point_contact = -1;            ///< its PointContactJacobian, or -1 (dense only)
+};
+
+/// The Jacobian of a point contact on cliques of six velocities (w, v) that move the
+/// point at v + w x r: a rigid body's angular velocity and the velocity of the point r
+/// away from the contact point, both in world axes. Block b is
+///   J_b = sign[b] R^T [-[r_b]x  I]   (3 x 6),
+/// with R = R_WC the contact frame (columns t1, t2, n) and sign +1 for the body the
+/// normal points into (B) and -1 for the other (A). With it, J v is one cross product and
+/// one rotation per contact, J^T gamma the same, and J^T G J a third of the dense
+/// product's flops (newton_system.cc): the clutter's every contact is of this kind.
+struct PointContactJacobian {
+  Eigen::Matrix3d R_WC;
+  std::array<Eigen::Vector3d, 2> r_W;  ///< from the clique's reference point to the contact point [m]
+  std::array<double, 2> sign{{1.0, 1.0}};
 };
 
 /// Type-erased pool of constraint objects of one kind (implementation detail).
@@ -134,6 +153,21 @@ class ContactProblem {
     return *stored;
   }
 
+  /// Adds a 3-row constraint on one clique (c1 = -1) or two cliques of six velocities whose
+  /// Jacobian is `f` (block b of clique b); writes the dense blocks from it as well.
+  template <class T>
+  T& AddPointContact(int c0, int c1, const PointContactJacobian& f, const T& c) {
+    T* stored = Pool<T>().Add(c);
+    const int index = AppendEntry(stored, c0, c1);
+    SetPointContactJacobian(index, f);
+    FinishEntry(index);
+    return *stored;
+  }
+  /// Entry k's factored Jacobian. Precondition: entry(k).point_contact >= 0.
+  const PointContactJacobian& point_contact(int k) const {
+    return point_contacts_[entries_[k].point_contact];
+  }
+
   double dt() const { return dt_; }
   int num_cliques() const { return static_cast<int>(clique_size_.size()); }
   int num_velocities() const { return num_velocities_; }
@@ -180,6 +214,8 @@ class ContactProblem {
   // Computes the Delassus estimate of entry k and calls Prepare(dt, w).
   void FinishEntry(int k);
   Eigen::Map<Eigen::MatrixXd> MutableJacobian(int k, int b);
+  // Records f for entry k and writes its dense blocks.
+  void SetPointContactJacobian(int k, const PointContactJacobian& f);
 
   double dt_ = 0.0;
   int num_velocities_ = 0;
@@ -192,6 +228,7 @@ class ContactProblem {
   std::vector<double> v_star_;
   std::vector<double> jacobian_data_;  // column-major blocks
   std::vector<ConstraintEntry> entries_;
+  std::vector<PointContactJacobian> point_contacts_;
   std::vector<std::unique_ptr<ConstraintPoolBase>> pools_;
 };
 

@@ -211,6 +211,72 @@ void NewtonSystem::AddContactBlocks(const ContactProblem& p, int k, const double
   }
 }
 
+namespace {
+
+using Matrix6 = Eigen::Matrix<double, 6, 6>;
+
+// C = W (-[r]x), i.e. column j is W (e_j x r).
+inline Eigen::Matrix3d TimesMinusSkew(const Eigen::Matrix3d& W, const Eigen::Vector3d& r) {
+  Eigen::Matrix3d C;
+  C.col(0) = r.y() * W.col(2) - r.z() * W.col(1);
+  C.col(1) = r.z() * W.col(0) - r.x() * W.col(2);
+  C.col(2) = r.x() * W.col(1) - r.y() * W.col(0);
+  return C;
+}
+
+// [r]x C, i.e. column j is r x C(:, j).
+inline Eigen::Matrix3d SkewTimes(const Eigen::Vector3d& r, const Eigen::Matrix3d& C) {
+  Eigen::Matrix3d out;
+  for (int j = 0; j < 3; ++j) out.col(j) = r.cross(C.col(j));
+  return out;
+}
+
+// H += [[top_left, top_right], [bottom_left, bottom_right]] (6 x 6, column-major), or
+// H -= that when `subtract` (the cross block of two bodies of opposite signs).
+inline void AddBlocks(bool subtract, const Eigen::Matrix3d& top_left,
+                      const Eigen::Matrix3d& top_right, const Eigen::Matrix3d& bottom_left,
+                      const Eigen::Matrix3d& bottom_right, double* H) {
+  Eigen::Map<Matrix6> h(H);
+  if (subtract) {
+    h.topLeftCorner<3, 3>() -= top_left;
+    h.topRightCorner<3, 3>() -= top_right;
+    h.bottomLeftCorner<3, 3>() -= bottom_left;
+    h.bottomRightCorner<3, 3>() -= bottom_right;
+  } else {
+    h.topLeftCorner<3, 3>() += top_left;
+    h.topRightCorner<3, 3>() += top_right;
+    h.bottomLeftCorner<3, 3>() += bottom_left;
+    h.bottomRightCorner<3, 3>() += bottom_right;
+  }
+}
+
+}  // namespace
+
+// J^T G J of a contact with a factored Jacobian (PointContactJacobian): with W = R G R^T
+// (G in world axes) and X_b = -[r_b]x, block (a, b) is
+//   sign_a sign_b [[X_a^T W X_b, X_a^T W], [W X_b, W]],
+// where X_a^T = [r_a]x and X_a^T W = (W X_a)^T. W X_b and [r_a]x (W X_b) are cross
+// products, 18 multiplications each: 144 for a contact between two bodies against 432
+// for the dense 3 x 6 products of AddContactBlocks.
+void NewtonSystem::AddPointContactBlocks(const ContactProblem& p, int k, const double* G_data) {
+  const ConstraintEntry& e = p.entry(k);
+  const PointContactJacobian& f = p.point_contact(k);
+  const Eigen::Map<const Eigen::Matrix3d> G(G_data);
+  const Eigen::Matrix3d W = f.R_WC * G * f.R_WC.transpose();
+  const Eigen::Matrix3d C_a = TimesMinusSkew(W, f.r_W[0]);  // W X_a
+  double* v = block_.data();
+  AddBlocks(false, SkewTimes(f.r_W[0], C_a), C_a.transpose(), C_a, W, v + slots_[k][0].offset);
+  if (e.num_cliques == 1) return;
+  const Eigen::Matrix3d C_b = TimesMinusSkew(W, f.r_W[1]);  // W X_b
+  AddBlocks(false, SkewTimes(f.r_W[1], C_b), C_b.transpose(), C_b, W, v + slots_[k][1].offset);
+  const bool subtract = f.sign[0] != f.sign[1];
+  if (slots_[k][2].transposed) {  // block (b, a): [[X_b^T W X_a, X_b^T W], [W X_a, W]]
+    AddBlocks(subtract, SkewTimes(f.r_W[1], C_a), C_b.transpose(), C_a, W, v + slots_[k][2].offset);
+  } else {
+    AddBlocks(subtract, SkewTimes(f.r_W[0], C_b), C_a.transpose(), C_b, W, v + slots_[k][2].offset);
+  }
+}
+
 bool NewtonSystem::IsFreeBodyContact(const ContactProblem& p, int k) {
   const ConstraintEntry& e = p.entry(k);
   if (e.num_rows != 3) return false;
@@ -237,6 +303,10 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
   for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
     const int k = is.constraints[q];
     if (IsZeroBlock(G_data + G_offset[k], p.entry(k).num_rows)) continue;
+    if (p.entry(k).point_contact >= 0) {
+      AddPointContactBlocks(p, k, G_data + G_offset[k]);
+      continue;
+    }
     if (IsFreeBodyContact(p, k)) {
       AddContactBlocks(p, k, G_data + G_offset[k]);
       continue;

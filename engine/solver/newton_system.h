@@ -92,6 +92,8 @@ class NewtonSystem {
   void SetupSparse();
   // Fixed-size assembly of constraint k when IsFreeBodyContact(p, k).
   void AddContactBlocks(const ContactProblem& p, int k, const double* G_data);
+  // The same from the factored Jacobian of a point contact (PointContactJacobian).
+  void AddPointContactBlocks(const ContactProblem& p, int k, const double* G_data);
   // Three rows on cliques of six velocities (a contact between free bodies).
   static bool IsFreeBodyContact(const ContactProblem& p, int k);
   // Scratch view of size rows x cols.

@@ -262,6 +262,18 @@ void SapSolver::Setup(const ContactProblem& problem) {
 void SapSolver::ConstraintVelocity(int k, const double* v, double* v_c) const {
   const ContactProblem& p = *problem_;
   const ConstraintEntry& e = p.entry(k);
+  if (e.point_contact >= 0) {
+    // v_c = R^T sum_b sign_b (v_b + w_b x r_b) (PointContactJacobian).
+    const PointContactJacobian& f = p.point_contact(k);
+    Eigen::Vector3d u = Eigen::Vector3d::Zero();
+    for (int b = 0; b < e.num_cliques; ++b) {
+      const double* v_b = v + reduced_offset_[e.clique[b]];
+      const Eigen::Map<const Eigen::Vector3d> w(v_b), v_o(v_b + 3);
+      u += f.sign[b] * (v_o + w.cross(f.r_W[b]));
+    }
+    Eigen::Map<Eigen::Vector3d>(v_c + e.row_offset).noalias() = f.R_WC.transpose() * u;
+    return;
+  }
   VecMap vc_k(v_c + e.row_offset, e.num_rows);
   if (e.num_rows == 3) {
     // Three stores: the dynamic-size setZero was a memset call per constraint per
@@ -284,6 +296,18 @@ void SapSolver::ConstraintVelocity(int k, const double* v, double* v_c) const {
 void SapSolver::AddJTransposeTimes(int k, const double* gamma, double* out) const {
   const ContactProblem& p = *problem_;
   const ConstraintEntry& e = p.entry(k);
+  if (e.point_contact >= 0) {
+    // J_b^T gamma = sign_b (r_b x F, F) with F = R gamma, the impulse in world axes.
+    const PointContactJacobian& f = p.point_contact(k);
+    const Eigen::Vector3d F = f.R_WC * Eigen::Map<const Eigen::Vector3d>(gamma + e.row_offset);
+    for (int b = 0; b < e.num_cliques; ++b) {
+      double* out_b = out + reduced_offset_[e.clique[b]];
+      const Eigen::Vector3d F_b = f.sign[b] * F;
+      Eigen::Map<Eigen::Vector3d>(out_b) += f.r_W[b].cross(F_b);
+      Eigen::Map<Eigen::Vector3d>(out_b + 3) += F_b;
+    }
+    return;
+  }
   const ConstVecMap gamma_k(gamma + e.row_offset, e.num_rows);
   for (int b = 0; b < e.num_cliques; ++b) {
     const int c = e.clique[b];

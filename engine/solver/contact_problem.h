@@ -224,9 +224,11 @@ class ContactProblem {
   std::vector<int> clique_size_;
   std::vector<int> clique_offset_;
   std::vector<int> A_offset_;        // offset of A_c in A_data_
-  std::vector<double> A_data_;       // column-major blocks
-  std::vector<double> v_star_;
-  std::vector<double> jacobian_data_;  // column-major blocks
+  std::vector<double> A_data_;       // column-major blocks; the first A_size_ in use
+  size_t A_size_ = 0;
+  std::vector<double> v_star_;       // the first num_velocities_ in use
+  std::vector<double> jacobian_data_;  // column-major blocks; the first jacobian_size_ in use
+  size_t jacobian_size_ = 0;
   std::vector<ConstraintEntry> entries_;
   std::vector<PointContactJacobian> point_contacts_;
   std::vector<std::unique_ptr<ConstraintPoolBase>> pools_;

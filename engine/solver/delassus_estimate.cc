@@ -78,4 +78,30 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
   return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (math.md §3.3)
 }
 
+double EstimatePointContactDelassus(int num_cliques, const Eigen::Map<const Eigen::MatrixXd>* A,
+                                    const Eigen::Vector3d* r) {
+  CSIM_CHECK(num_cliques == 1 || num_cliques == 2);
+  Eigen::Matrix3d M = Eigen::Matrix3d::Zero();
+  for (int c = 0; c < num_cliques; ++c) {
+    CSIM_CHECK(A[c].rows() == 6 && A[c].cols() == 6);
+    double d[6];
+    for (int i = 0; i < 6; ++i) {
+      CSIM_CHECK(A[c](i, i) > 0.0);
+      d[i] = 1.0 / A[c](i, i);
+    }
+    const double x = r[c].x(), y = r[c].y(), z = r[c].z();
+    // X D_w X^T with X = -[r]x (rows (0, z, -y), (-z, 0, x), (y, -x, 0)), plus D_v.
+    M(0, 0) += d[1] * z * z + d[2] * y * y + d[3];
+    M(1, 1) += d[0] * z * z + d[2] * x * x + d[4];
+    M(2, 2) += d[0] * y * y + d[1] * x * x + d[5];
+    M(0, 1) -= d[2] * x * y;
+    M(0, 2) -= d[1] * x * z;
+    M(1, 2) -= d[0] * y * z;
+  }
+  M(1, 0) = M(0, 1);
+  M(2, 0) = M(0, 2);
+  M(2, 1) = M(1, 2);
+  return M.norm() / 3.0;  // w = ||W||_F / n (math.md §3.3), ||R^T M R||_F = ||M||_F
+}
+
 }  // namespace csim::solver

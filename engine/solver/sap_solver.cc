@@ -296,6 +296,11 @@ void SapSolver::ConstraintVelocity(int k, const double* v, double* v_c) const {
 void SapSolver::AddJTransposeTimes(int k, const double* gamma, double* out) const {
   const ContactProblem& p = *problem_;
   const ConstraintEntry& e = p.entry(k);
+  // Most impulses of a step are zero (candidates apart, constraints not predicted): adding
+  // J^T 0 would only turn -0 into +0.
+  bool zero = true;
+  for (int r = e.row_offset; r < e.row_offset + e.num_rows; ++r) zero = zero && gamma[r] == 0.0;
+  if (zero) return;
   if (e.point_contact >= 0) {
     // J_b^T gamma = sign_b (r_b x F, F) with F = R gamma, the impulse in world axes.
     const PointContactJacobian& f = p.point_contact(k);

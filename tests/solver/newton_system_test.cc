@@ -120,7 +120,9 @@ TEST_CASE("Newton system from factored point-contact Jacobians equals the dense 
   for (int k = 0; k < problem.num_constraints(); ++k) {
     G_offset.push_back(static_cast<int>(G_data.size()));
     const MatrixXd B = RandomMatrix(3, 3, rng);
-    const MatrixXd G = B * B.transpose();
+    MatrixXd G = B * B.transpose();
+    // Every other one as in stiction, diag(g_t, g_t, g_n): WorldFrameHessian's short cut.
+    if (k % 2 == 0) G = Eigen::Vector3d(2.0 + k, 2.0 + k, 0.5).asDiagonal();
     G_data.insert(G_data.end(), G.data(), G.data() + 9);
   }
   MatrixXd H = MatrixXd::Zero(24, 24);

@@ -94,12 +94,14 @@ void ContactProblem::SetPointContactJacobian(int k, const PointContactJacobian& 
   for (int b = 0; b < e.num_cliques; ++b) {
     CSIM_CHECK(clique_size_[e.clique[b]] == 6);
     CSIM_CHECK(f.sign[b] == 1.0 || f.sign[b] == -1.0);
-    const Eigen::Vector3d& r = f.r_W[b];
-    Eigen::Matrix3d minus_skew_r;  // -[r]x: w -> w x r
-    minus_skew_r << 0, r.z(), -r.y(), -r.z(), 0, r.x(), r.y(), -r.x(), 0;
-    Eigen::Map<Eigen::Matrix<double, 3, 6>> J(MutableJacobian(k, b).data());
-    J.leftCols<3>().noalias() = f.sign[b] * f.R_WC.transpose() * minus_skew_r;
-    J.rightCols<3>() = f.sign[b] * f.R_WC.transpose();
+    // Row i of R^T [-[r]x I] is ((r x R_i)^T, R_i^T) with R_i column i of R, since
+    // R_i . (w x r) = w . (r x R_i).
+    Eigen::Map<Eigen::Matrix<double, 3, 6>> J(jacobian_data_.data() + e.jacobian_offset[b]);
+    for (int i = 0; i < 3; ++i) {
+      const Eigen::Vector3d R_i = f.sign[b] * f.R_WC.col(i);
+      J.block<1, 3>(i, 0) = f.r_W[b].cross(R_i).transpose();
+      J.block<1, 3>(i, 3) = R_i.transpose();
+    }
   }
 }
 

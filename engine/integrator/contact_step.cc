@@ -32,8 +32,15 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   StepStatus status = CalcFreeMotion(model, params, free_motion, dt, state, ws);
   if (!status.ok()) return status;
   const Clock::time_point t1 = Clock::now();
-  multibody::CalcKinematics(model, state.t, state.q, state.v, cws.kinematics0);
-  const contact::StepInputs in{dt, &cws.kinematics0, &state.q, &state.v, &ws.v_star, &ws.A};
+  // The contact problem is built at (t0, q0, v0). With theta = 0 the free motion evaluated
+  // its dynamics exactly there (q_theta = q0, v_theta = v0, once), so its kinematics are
+  // reused: a second CalcKinematics was 2.3 % of a clutter-40 run.
+  const multibody::Workspace* kinematics0 = &ws.mb;
+  if (params.theta != 0.0) {
+    multibody::CalcKinematics(model, state.t, state.q, state.v, cws.kinematics0);
+    kinematics0 = &cws.kinematics0;
+  }
+  const contact::StepInputs in{dt, kinematics0, &state.q, &state.v, &ws.v_star, &ws.A};
   cws.builder.Build(model, contact_parameters, in, &cws.problem);
   const Clock::time_point t2 = Clock::now();
   if (cws.has_previous && cws.solver.parameters().extrapolate_warm_start) {

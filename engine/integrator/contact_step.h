@@ -51,7 +51,8 @@ struct ContactStepWorkspace {
   solver::ContactProblem problem;
   solver::SapSolver solver;
   solver::SapSolverResult result;
-  multibody::Workspace kinematics0;            ///< kinematics at the start of the step
+  multibody::Workspace kinematics0;            ///< kinematics at the start of the step when
+                                               ///< theta != 0 (else the free motion's)
   std::vector<contact::ContactReport> contacts;///< contacts of the last step (if reported)
   StepStats stats;
   Eigen::VectorXd v_previous;  ///< v0 of the last successful step (nv), for the warm start

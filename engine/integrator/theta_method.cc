@@ -69,8 +69,7 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   multibody::IntegratePositions(model, s0.q, ws.v_bar, dt, p.theta, &ws.q_end);
   ws.q_theta = p.theta * ws.q_end + (1 - p.theta) * s0.q;
   ws.v_theta = p.theta * v + (1 - p.theta) * s0.v;
-  // No Jacobian is formed here, so the world-frame motion subspaces are not computed.
-  multibody::CalcDynamicsKinematics(model, s0.t + p.theta * dt, ws.q_theta, ws.v_theta, ws.mb);
+  multibody::CalcKinematics(model, s0.t + p.theta * dt, ws.q_theta, ws.v_theta, ws.mb);
   multibody::CalcMassMatrix(model, ws.mb);
   multibody::CalcBiasForces(model, ws.mb);
   multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);

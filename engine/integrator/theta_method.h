@@ -41,8 +41,7 @@ struct FreeMotionSettings {
 
 /// Scratch of one step; sized by MakeStepWorkspace, reused every step.
 struct StepWorkspace {
-  multibody::Workspace mb;       ///< kinematics (not S_W: no Jacobian is formed) and
-                                 ///< dynamics at the last evaluation
+  multibody::Workspace mb;       ///< kinematics and dynamics at the last evaluation
   Eigen::VectorXd K_diag;        ///< (nv) joint stiffnesses, constant [N/m, N m/rad]
   Eigen::VectorXd D_diag;        ///< (nv) joint damping, constant [N s/m, N m s/rad]
   Eigen::VectorXd v_star;        ///< (nv) free-motion velocity (CalcFreeMotion)

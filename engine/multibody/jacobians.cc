@@ -1,9 +1,16 @@
 #include "engine/multibody/jacobians.h"
 
 #include "engine/common/check.h"
+#include "engine/math/spatial.h"
 
 namespace csim::multibody {
 namespace {
+
+// Column k of joint i's motion subspace in world axes about the world origin, [w; v_O]:
+// w = R w_B, v_O = R v_B + p x w for the body pose X_WB = (R, p).
+math::Vector6 WorldColumn(const Workspace& ws, int i, int k) {
+  return math::MotionToParent(ws.X_WB[i], ws.joint[i].S.col(k));
+}
 
 // A world-frame motion column [w; v_O] (about the world origin) moves the point p at
 // v_O + w x p.
@@ -20,7 +27,7 @@ void CalcPointJacobian(const Model& model, const Workspace& ws, int b,
     const Joint& joint = model.joints[i];
     if (joint.v_start < 0) continue;
     for (int k = 0; k < joint.nv; ++k)
-      J.col(joint.v_start + k) = PointColumn(ws.S_W[i].col(k), p_W);
+      J.col(joint.v_start + k) = PointColumn(WorldColumn(ws, i, k), p_W);
   }
 }
 
@@ -33,7 +40,7 @@ void CalcPointJacobianColumns(const Model& model, const Workspace& ws, int b,
     if (joint.v_start < 0) continue;
     const int column = joint.v_start - first_column;
     CSIM_CHECK(column >= 0 && column + joint.nv <= J.cols());
-    for (int k = 0; k < joint.nv; ++k) J.col(column + k) = PointColumn(ws.S_W[i].col(k), p_W);
+    for (int k = 0; k < joint.nv; ++k) J.col(column + k) = PointColumn(WorldColumn(ws, i, k), p_W);
   }
 }
 
@@ -45,8 +52,9 @@ void CalcFrameJacobian(const Model& model, const Workspace& ws, int b,
     const Joint& joint = model.joints[i];
     if (joint.v_start < 0) continue;
     for (int k = 0; k < joint.nv; ++k) {
-      J.col(joint.v_start + k).head<3>() = ws.S_W[i].col(k).head<3>();
-      J.col(joint.v_start + k).tail<3>() = PointColumn(ws.S_W[i].col(k), p_W);
+      const math::Vector6 s_W = WorldColumn(ws, i, k);
+      J.col(joint.v_start + k).head<3>() = s_W.head<3>();
+      J.col(joint.v_start + k).tail<3>() = PointColumn(s_W, p_W);
     }
   }
 }

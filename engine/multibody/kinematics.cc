@@ -18,19 +18,10 @@ void GatherJointCoordinates(const Model& model, double t, const Eigen::VectorXd&
   }
 }
 
-// World-frame motion subspace about the world origin: w_W = R w_C,
-// v_W(origin) = R v_C + p x w_W, column by column.
-void CalcWorldMotionSubspace(const math::RigidTransform& X_WB, const MotionSubspace& S,
-                             MotionSubspace* S_W) {
-  S_W->resize(6, S.cols());
-  for (int k = 0; k < S.cols(); ++k)
-    S_W->col(k) = math::MotionToParent(X_WB, S.col(k));
-}
-
 }  // namespace
 
-void CalcDynamicsKinematics(const Model& model, double t, const Eigen::VectorXd& q,
-                            const Eigen::VectorXd& v, Workspace& ws) {
+void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,
+                    const Eigen::VectorXd& v, Workspace& ws) {
   ws.t = t;
   for (int i = 0; i < model.num_bodies(); ++i) {
     const Joint& joint = model.joints[i];
@@ -44,13 +35,6 @@ void CalcDynamicsKinematics(const Model& model, double t, const Eigen::VectorXd&
     ws.V_B[i] = SubspaceTimes(jk.S, ws.v_j[i]);
     if (p >= 0) ws.V_B[i].noalias() += ws.Xup[i] * ws.V_B[p];
   }
-}
-
-void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,
-                    const Eigen::VectorXd& v, Workspace& ws) {
-  CalcDynamicsKinematics(model, t, q, v, ws);
-  for (int i = 0; i < model.num_bodies(); ++i)
-    CalcWorldMotionSubspace(ws.X_WB[i], ws.joint[i].S, &ws.S_W[i]);
 }
 
 Eigen::Vector3d BodyAngularVelocityWorld(const Workspace& ws, int b) {

@@ -23,7 +23,6 @@ Workspace MakeWorkspace(const Model& model) {
   ws.X_WB.resize(nb);
   ws.Xup.assign(nb, math::Matrix6::Identity());
   ws.V_B.assign(nb, math::Vector6::Zero());
-  ws.S_W.resize(nb);
   ws.Ic.assign(nb, math::Matrix6::Zero());
   ws.M = BlockDiagonalMatrix(MassMatrixBlocks(model));
   ws.A_B.assign(nb, math::Vector6::Zero());

@@ -27,8 +27,6 @@ struct Workspace {
   std::vector<math::RigidTransform> X_WB;///< body in world
   std::vector<math::Matrix6> Xup;        ///< motion transform parent coords -> body coords
   std::vector<math::Vector6> V_B;        ///< spatial velocity of B, B coords [rad/s; m/s]
-  std::vector<MotionSubspace> S_W;       ///< joint motion subspace in world coords about
-                                         ///< the world origin (for Jacobians)
 
   // CalcMassMatrix.
   std::vector<math::Matrix6> Ic;         ///< composite inertia of the subtree at B, B coords

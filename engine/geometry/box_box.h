@@ -10,6 +10,8 @@
 // Chosen over FCL's GJK/EPA for this pair because it is exact, cheap, and its normal is
 // exactly a face normal, which is what the face-clipping manifold needs.
 
+#include <limits>
+
 #include <Eigen/Dense>
 
 #include "engine/geometry/signed_distance.h"
@@ -19,8 +21,11 @@ namespace csim::geometry {
 
 /// Box A (pose X_WA, full edge lengths size_a [m]) against box B. Deepest point: for a
 /// face axis, the deepest corner of the other box; for an edge axis, the midpoint of the
-/// closest points of the two support edges.
+/// closest points of the two support edges. When a face axis separates the boxes by
+/// `cutoff` [m] or more, returns early with only phi0 (>= cutoff) and the normal set: a
+/// caller that keeps pairs with phi0 < cutoff (the contact margin) loses nothing.
 SignedDistanceResult BoxBox(const math::RigidTransform& X_WA, const Eigen::Vector3d& size_a,
-                            const math::RigidTransform& X_WB, const Eigen::Vector3d& size_b);
+                            const math::RigidTransform& X_WB, const Eigen::Vector3d& size_b,
+                            double cutoff = std::numeric_limits<double>::infinity());
 
 }  // namespace csim::geometry

@@ -28,8 +28,10 @@ SignedDistanceResult Flipped(SignedDistanceResult r) {
 }
 
 // Closed form for (a, b) in this order, if there is one.
+// cutoff: pairs found apart by that much or more may return a partial result with only
+// phi0 >= cutoff (BoxBox).
 bool OrderedClosedForm(const ContactShape& a, const RigidTransform& X_WA, const ContactShape& b,
-                       const RigidTransform& X_WB, SignedDistanceResult* r) {
+                       const RigidTransform& X_WB, double cutoff, SignedDistanceResult* r) {
   const ShapeType ta = a.type(), tb = b.type();
   if (ta == ShapeType::kSphere && tb == ShapeType::kSphere) {
     *r = SphereSphere(X_WA.p, a.radius(), X_WB.p, b.radius());
@@ -40,19 +42,21 @@ bool OrderedClosedForm(const ContactShape& a, const RigidTransform& X_WA, const 
   } else if (ta == ShapeType::kCapsule && tb == ShapeType::kCapsule) {
     *r = CapsuleCapsule(X_WA, a.radius(), a.length(), X_WB, b.radius(), b.length());
   } else if (ta == ShapeType::kBox && tb == ShapeType::kBox) {
-    *r = BoxBox(X_WA, a.size(), X_WB, b.size());
+    *r = BoxBox(X_WA, a.size(), X_WB, b.size(), cutoff);
   } else {
     return false;
   }
   return true;
 }
 
-// The deepest point of a pair of non-halfspace shapes.
+// The deepest point of a pair of non-halfspace shapes; only phi0 (>= cutoff) is meaningful
+// for a pair apart by cutoff or more.
 SignedDistanceResult DeepestPoint(const ContactShape& a, const RigidTransform& X_WA,
-                                  const ContactShape& b, const RigidTransform& X_WB) {
+                                  const ContactShape& b, const RigidTransform& X_WB,
+                                  double cutoff) {
   SignedDistanceResult r;
-  if (OrderedClosedForm(a, X_WA, b, X_WB, &r)) return r;
-  if (OrderedClosedForm(b, X_WB, a, X_WA, &r)) return Flipped(r);
+  if (OrderedClosedForm(a, X_WA, b, X_WB, cutoff, &r)) return r;
+  if (OrderedClosedForm(b, X_WB, a, X_WA, cutoff, &r)) return Flipped(r);
   return FclSignedDistance(a, X_WA, b, X_WB);
 }
 
@@ -109,7 +113,7 @@ void CalcOrderedPairContacts(const ContactShape& a, const RigidTransform& X_WA,
                              std::vector<PointContact>* out) {
   if (Is(a, ShapeType::kHalfspace)) return HalfspaceContacts(X_WA, b, X_WB, margin, false, out);
   if (Is(b, ShapeType::kHalfspace)) return HalfspaceContacts(X_WB, a, X_WA, margin, true, out);
-  const SignedDistanceResult deepest = DeepestPoint(a, X_WA, b, X_WB);
+  const SignedDistanceResult deepest = DeepestPoint(a, X_WA, b, X_WB, margin);
   if (!(deepest.phi0 < margin)) return;
   if (HasExtendedFeatures(a) && HasExtendedFeatures(b)) {
     SupportFeature feature_a, feature_b;

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/geometry/box_box.h"
 #include "engine/geometry/contact_shape.h"
 #include "tests/geometry/contact_test_shapes.h"
 
@@ -234,6 +235,36 @@ TEST_CASE("Box on box: 4-point manifolds with the right gap", "[collision]") {
     CheckVector(c[0].nhat_AB_W, Vector3d::UnitZ(), 1e-12);
     CheckVector(c[0].p_WC, Vector3d(0, 0, 0.7), 1e-12);
   }
+}
+
+TEST_CASE("Box-box cutoff: the same result below it, only phi0 >= cutoff above", "[collision]") {
+  // BoxBox skips the edge axes once a face axis separates the boxes by the cutoff (the
+  // narrow phase passes the contact margin): for random poses near contact, a pair below
+  // the cutoff gets exactly the full result, and one at or above it a phi0 that is too.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Vector3d size_a(0.1, 0.2, 0.1), size_b(0.1, 0.1, 0.15);
+  int below = 0, above = 0;
+  for (int n = 0; n < 2000; ++n) {
+    const RigidTransform X_WA = Rotated(Vector3d(u(rng), u(rng), u(rng)).normalized(), 3 * u(rng),
+                                        Vector3d::Zero());
+    const RigidTransform X_WB = Rotated(Vector3d(u(rng), u(rng), u(rng)).normalized(), 3 * u(rng),
+                                        0.2 * Vector3d(u(rng), u(rng), u(rng)));
+    const double cutoff = 0.01 * u(rng);
+    const SignedDistanceResult full = BoxBox(X_WA, size_a, X_WB, size_b);
+    const SignedDistanceResult cut = BoxBox(X_WA, size_a, X_WB, size_b, cutoff);
+    if (full.phi0 < cutoff) {
+      ++below;
+      CHECK(cut.phi0 == full.phi0);
+      CHECK(cut.nhat_AB_W == full.nhat_AB_W);
+      CHECK(cut.p_WC == full.p_WC);
+    } else {
+      ++above;
+      CHECK(cut.phi0 >= cutoff);
+    }
+  }
+  CHECK(below > 200);
+  CHECK(above > 200);
 }
 
 TEST_CASE("Cylinder on a halfspace: rim points flat, two points on its side", "[collision]") {

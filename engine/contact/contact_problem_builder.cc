@@ -212,18 +212,19 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   const solver::SapFrictionConeConstraint constraint(p);
 
   if (factored) {
-    const std::vector<math::RigidTransform>& X_WB = in.kinematics->X_WB;
+    // From the body's origin to the contact point.
+    const auto lever = [&](int body) -> Vector3d { return c.p_WC - in.kinematics->X_WB[body].p; };
     solver::PointContactJacobian f;
     f.R_WC = R_WC;
     if (tree_a >= 0 && tree_b >= 0) {
-      f.r_W = {c.p_WC - X_WB[c.body_a].p, c.p_WC - X_WB[c.body_b].p};
+      f.r_W = {lever(c.body_a), lever(c.body_b)};
       f.sign = {-1.0, 1.0};
       problem->AddPointContact(tree_a, tree_b, f, constraint);
     } else if (tree_b >= 0) {
-      f.r_W[0] = c.p_WC - X_WB[c.body_b].p;
+      f.r_W[0] = lever(c.body_b);
       problem->AddPointContact(tree_b, -1, f, constraint);
     } else {
-      f.r_W[0] = c.p_WC - X_WB[c.body_a].p;
+      f.r_W[0] = lever(c.body_a);
       f.sign[0] = -1.0;
       problem->AddPointContact(tree_a, -1, f, constraint);
     }
@@ -232,12 +233,10 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   // v_c = R_WC^T (v_Bc - v_Ac): each tree's block is R_WC^T (J_b - J_a) on its columns,
   // with J_a = 0 on a tree that holds only B and J_b = 0 on one that holds only A. The
   // blocks are written straight into the problem's storage.
-  if (tree_a == tree_b) {
-    Jb -= Ja;  // in place: a difference inside the product would be a heap temporary
-    problem->AddConstraintWith(
-        tree_b, [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Jb, false, J); },
-        constraint);
-  } else if (tree_a < 0) {
+  // One tree holding both bodies: its block is R_WC^T (J_b - J_a), formed in place (a
+  // difference inside the product would be a heap temporary).
+  if (tree_a == tree_b) Jb -= Ja;
+  if (tree_a == tree_b || tree_a < 0) {
     problem->AddConstraintWith(
         tree_b, [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Jb, false, J); },
         constraint);

@@ -38,8 +38,10 @@ struct FrictionConeProjection {
   FrictionConeRegion region = FrictionConeRegion::kNoContact;
   Eigen::Vector3d gamma = Eigen::Vector3d::Zero();  ///< P_F(y) [N s]
   double cost = 0.0;  ///< ell_R = 1/2 ||gamma||_R^2 as a function of y (SAP eq. 35) [J]
-  double y_r = 0.0;   ///< soft radial norm of y [N s]
-  Eigen::Vector2d t_hat = Eigen::Vector2d::Zero();  ///< y_t / y_r
+  /// Soft radial norm of y [N s] and y_t / y_r: set in the sliding region only, the one
+  /// whose gamma and G use them (0 elsewhere).
+  double y_r = 0.0;
+  Eigen::Vector2d t_hat = Eigen::Vector2d::Zero();
 };
 
 /// The region of y (contact frame, [N s]) alone, as ProjectOntoFrictionCone finds it (the same

@@ -1,6 +1,7 @@
 // The analytic R-norm projection onto the friction cone (math.md §2.4) against a brute-force
 // minimisation over the cone, the KKT conditions of the projection, G against finite
-// differences of the projection, and the mu = 0 special case.
+// differences of the projection, the mu = 0 special case, and the root-free region test
+// against the root test at the borders.
 
 #include "engine/solver/friction_cone_projection.h"
 
@@ -206,6 +207,58 @@ TEST_CASE("Friction cone sliding impulse lies exactly on the cone", "[solver]") 
     const double soft = t / std::sqrt(t * t + kFrictionConeSoftNorm * kFrictionConeSoftNorm);
     CHECK(g.head<2>().norm() == Approx(m.mu * g[2] * soft).epsilon(1e-14));
   }
+}
+
+}  // namespace
+}  // namespace csim::solver
+
+namespace csim::solver {
+namespace {
+
+// math.md §2.4's region test written out with the root: y_r = sqrt(||y_t||^2 + eps^2),
+// stiction if y_r <= mu y_n, else sliding if -mu_hat y_r < y_n < y_r / mu, else no contact.
+FrictionConeRegion RegionWithRoot(const FrictionConeMetric& m, const Vector3d& y) {
+  const double y_r =
+      std::sqrt(y.head<2>().squaredNorm() + kFrictionConeSoftNorm * kFrictionConeSoftNorm);
+  if (y_r <= m.mu * y[2]) return FrictionConeRegion::kStiction;
+  const bool below_cone = m.mu == 0.0 || y[2] < y_r / m.mu;
+  if (-m.mu_hat * y_r < y[2] && below_cone) return FrictionConeRegion::kSliding;
+  return FrictionConeRegion::kNoContact;
+}
+
+TEST_CASE("Friction cone regions are the root test's, to the last ulp at both borders",
+          "[solver]") {
+  // The classification skips the root when squared values decide; within round-off of a
+  // border it must still agree with the root test, bit for bit (y is walked across each
+  // border one ulp at a time).
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int checked = 0, per_region[3] = {0, 0, 0};
+  for (int trial = 0; trial < 200; ++trial) {
+    const FrictionConeMetric m = trial % 10 == 0 ? MakeFrictionConeMetric(0.0, 1e-3, 0.2)
+                                                 : RandomMetric(rng);
+    const double angle = 2 * M_PI * u(rng);
+    const double y_r = std::pow(10.0, -6 + 8 * u(rng));
+    const Vector3d t(y_r * std::cos(angle), y_r * std::sin(angle), 0.0);
+    const double y_r_soft =
+        std::sqrt(t.squaredNorm() + kFrictionConeSoftNorm * kFrictionConeSoftNorm);
+    const double borders[] = {m.mu > 0 ? y_r_soft / m.mu : 1.0, -m.mu_hat * y_r_soft, 0.0};
+    for (double border : borders) {
+      double y_n = border;
+      for (int s = 0; s < 40; ++s) y_n = std::nextafter(y_n, -HUGE_VAL);
+      for (int s = 0; s < 80; ++s, y_n = std::nextafter(y_n, HUGE_VAL)) {
+        const Vector3d y = t + Vector3d(0, 0, y_n);
+        const FrictionConeRegion expected = RegionWithRoot(m, y);
+        REQUIRE(ClassifyFrictionCone(m, y) == expected);
+        REQUIRE(ProjectOntoFrictionCone(m, y).region == expected);
+        ++per_region[static_cast<int>(expected)];
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 200 * 3 * 80);
+  // Every border was crossed: each region was met.
+  for (int r = 0; r < 3; ++r) CHECK(per_region[r] > 0);
 }
 
 }  // namespace

@@ -7,8 +7,7 @@ namespace csim::solver {
 
 double Constraint::CalcAlong(const double* v_c, const double* dv_c, double* gamma,
                              double* curvature, int* piece, double* scratch) const {
-  const double cost = Calc(v_c, gamma, scratch);
-  *piece = QuadraticPieceAt(v_c);
+  const double cost = Calc(v_c, gamma, scratch, piece);
   const int n = num_rows();
   double sum = 0.0;
   for (int j = 0; j < n; ++j)

@@ -37,9 +37,10 @@ class Constraint {
   /// Evaluates the constraint at v_c = J_k v (n_k values, without any bias: a kind that
   /// has a kinematic bias adds it itself).
   /// Writes gamma (n_k values, = -d ell / d v_c) and, when G != nullptr, the n_k x n_k
-  /// column-major matrix G = d^2 ell / d v_c^2. Returns the cost ell [J].
-  /// Precondition: Prepare() was called. Never allocates.
-  virtual double Calc(const double* v_c, double* gamma, double* G) const = 0;
+  /// column-major matrix G = d^2 ell / d v_c^2, and when piece != nullptr,
+  /// *piece = QuadraticPieceAt(v_c) (from the same region test, not a second one). Returns
+  /// the cost ell [J]. Precondition: Prepare() was called. Never allocates.
+  virtual double Calc(const double* v_c, double* gamma, double* G, int* piece) const = 0;
 
   /// Calc for the line search, which needs the cost, gamma and only the curvature of the
   /// cost along a direction, c = dv_c^T G dv_c (G as in Calc; dv_c: n_k values), not G.

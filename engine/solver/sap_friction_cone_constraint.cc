@@ -36,18 +36,6 @@ Eigen::Vector3d SapFrictionConeConstraint::CalcUnprojectedImpulse(
                          (v_hat_n_ - u[2]) / metric_.R_n);
 }
 
-double SapFrictionConeConstraint::Calc(const double* v_c, double* gamma, double* G) const {
-  const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
-  const FrictionConeProjection p = ProjectOntoFrictionCone(metric_, y);
-  Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
-  gamma_out = p.gamma;
-  if (G != nullptr) {
-    Eigen::Map<Eigen::Matrix3d> G_out(G);
-    G_out = CalcFrictionConeHessian(metric_, p);
-  }
-  return p.cost;
-}
-
 namespace {
 
 int QuadraticPieceOf(FrictionConeRegion region) {
@@ -63,6 +51,20 @@ int QuadraticPieceOf(FrictionConeRegion region) {
 }
 
 }  // namespace
+
+double SapFrictionConeConstraint::Calc(const double* v_c, double* gamma, double* G,
+                                       int* piece) const {
+  const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
+  const FrictionConeProjection p = ProjectOntoFrictionCone(metric_, y);
+  Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
+  gamma_out = p.gamma;
+  if (G != nullptr) {
+    Eigen::Map<Eigen::Matrix3d> G_out(G);
+    G_out = CalcFrictionConeHessian(metric_, p);
+  }
+  if (piece != nullptr) *piece = QuadraticPieceOf(p.region);
+  return p.cost;
+}
 
 double SapFrictionConeConstraint::CalcAlong(const double* v_c, const double* dv_c,
                                             double* gamma, double* curvature, int* piece,

@@ -46,7 +46,7 @@ class SapFrictionConeConstraint final : public Constraint {
   void Prepare(double dt, double w) override;
 
   /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here).
-  double Calc(const double* v_c, double* gamma, double* G) const override;
+  double Calc(const double* v_c, double* gamma, double* G, int* piece) const override;
   /// Closed-form curvature (CalcFrictionConeCurvature): no 3 x 3 G is formed.
   double CalcAlong(const double* v_c, const double* dv_c, double* gamma, double* curvature,
                    int* piece, double* scratch) const override;

@@ -30,16 +30,19 @@ void SapLimitConstraint::Prepare(double dt, double w) {
   if (has_upper_) v_hat_[r++] = -(p.upper - p.q0) / (dt + tau_d);
 }
 
-double SapLimitConstraint::Calc(const double* v_c, double* gamma, double* G) const {
+double SapLimitConstraint::Calc(const double* v_c, double* gamma, double* G, int* piece) const {
   double cost = 0.0;
+  int mask = 0;
   if (G != nullptr) std::fill(G, G + num_rows_ * num_rows_, 0.0);
   for (int r = 0; r < num_rows_; ++r) {
     // gamma = max(0, y), ell = 1/2 R gamma^2.
     const double y = UnprojectedImpulse(r, v_c);
     gamma[r] = y > 0.0 ? y : 0.0;
+    if (y > 0.0) mask |= 1 << r;  // QuadraticPieceAt's bit
     cost += 0.5 * R_ * gamma[r] * gamma[r];
     if (G != nullptr && y > 0.0) G[r * num_rows_ + r] = 1.0 / R_;
   }
+  if (piece != nullptr) *piece = mask;
   return cost;
 }
 

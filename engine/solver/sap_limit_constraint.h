@@ -46,7 +46,7 @@ class SapLimitConstraint final : public Constraint {
   void Prepare(double dt, double w) override;
 
   /// gamma (num_rows), cost, optional G (num_rows x num_rows) at v_c = J v.
-  double Calc(const double* v_c, double* gamma, double* G) const override;
+  double Calc(const double* v_c, double* gamma, double* G, int* piece) const override;
   /// Each row is quadratic on either side of y = 0 (active: y > 0, inactive: y <= 0, both
   /// half-lines): the piece is the bit mask of the active rows.
   int QuadraticPieceAt(const double* v_c) const override;

@@ -144,7 +144,7 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
       cost_k = e.constraint->CalcAlong(&vc_trial[r], &dvc[r], &gamma_trial[r], &curvature_k,
                                        &piece, G_trial_);
     } else {
-      cost_k = e.constraint->Calc(&vc_trial[r], &gamma_trial[r], nullptr);
+      cost_k = e.constraint->Calc(&vc_trial[r], &gamma_trial[r], nullptr, nullptr);
     }
     double dvc_gamma_k;
     if (n == 3) {
@@ -168,7 +168,8 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
 
   // After the first evaluation (at alpha_1, vc_trial still holds its constraint velocities):
   // the constraints on the same quadratic piece at alpha = 0 and alpha_1 go into the frozen
-  // sums, the others into the island's range of along_active_.
+  // sums, the others into the island's range of along_active_. The piece at alpha = 0 is
+  // the one EvalIsland's Calc found at the same v (piece_).
   void SplitConstraints() {
     const ContactProblem& p = *s_.problem_;
     const Islands& is = s_.islands_;
@@ -178,8 +179,7 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
     for (int q = begin; q < end; ++q) {
       const int k = is.constraints[q];
       const int piece = s_.along_piece_[k];
-      if (piece >= 0 &&
-          p.entry(k).constraint->QuadraticPieceAt(&s_.vc_[p.entry(k).row_offset]) == piece) {
+      if (piece >= 0 && s_.piece_[k] == piece) {
         frozen_cost_ += s_.along_cost_[k];
         frozen_slope_ += s_.along_slope_[k];
         frozen_curvature_ += s_.along_curvature_[k];
@@ -241,6 +241,7 @@ void SapSolver::Setup(const ContactProblem& problem) {
   predicted_now_.assign(problem.num_constraints(), 0);
   for (auto* x : {&along_cost_, &along_slope_, &along_curvature_}) x->resize(problem.num_constraints());
   along_piece_.resize(problem.num_constraints());
+  piece_.resize(problem.num_constraints());
   along_active_.resize(problem.num_constraints());
   refuted_.assign(problem.num_constraints(), 0);
   // Per-thread scratch, sized here so that no thread allocates during the solve.
@@ -350,7 +351,8 @@ void SapSolver::EvalIsland(int i) {
     const int k = is.constraints[q];
     const ConstraintEntry& e = p.entry(k);
     if (form_kinematics) ConstraintVelocity(k, v_.data(), vc_.data());
-    cost += e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]]);
+    cost += e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]],
+                               &piece_[k]);
   }
   // p = A v, j_c = J^T gamma, grad = A (v - v*) - J^T gamma (math.md §2.6).
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {

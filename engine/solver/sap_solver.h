@@ -265,6 +265,7 @@ class SapSolver {
   std::vector<double> along_cost_, along_slope_, along_curvature_;
   std::vector<int> along_piece_, along_active_;
   std::vector<double> G_;               // stacked G blocks
+  std::vector<int> piece_;              // per constraint: its quadratic piece at v (EvalIsland)
   std::vector<ThreadScratch> scratch_;  // per thread
 };
 

@@ -31,7 +31,7 @@ double Cost(const SapFrictionConeConstraint& c, const Vector3d& v_c, Vector3d* g
             Matrix3d* G = nullptr) {
   Vector3d g;
   Matrix3d H;
-  const double cost = c.Calc(v_c.data(), g.data(), G != nullptr ? H.data() : nullptr);
+  const double cost = c.Calc(v_c.data(), g.data(), G != nullptr ? H.data() : nullptr, nullptr);
   if (gamma != nullptr) *gamma = g;
   if (G != nullptr) *G = H;
   return cost;
@@ -141,6 +141,28 @@ TEST_CASE("SAP contact along a line search: CalcAlong equals Calc and d^T G d", 
                            : region == FrictionConeRegion::kNoContact ? 1
                                                                       : -1));
       CHECK(curvature_fast == Approx(curvature_default).epsilon(1e-12).margin(1e-12 * scratch.norm() * dv.squaredNorm()));
+    }
+  }
+}
+
+TEST_CASE("SAP contact: Calc reports QuadraticPieceAt's piece", "[solver]") {
+  // The line search freezes a constraint when the piece Calc found at alpha = 0 equals the
+  // one at its first trial; a wrong piece from Calc would freeze a sliding contact.
+  std::mt19937 rng(31);
+  SapFrictionConeConstraint c(Compliant());
+  c.Prepare(0.01, 0.8);
+  for (FrictionConeRegion region : {FrictionConeRegion::kStiction, FrictionConeRegion::kSliding,
+                                    FrictionConeRegion::kNoContact}) {
+    for (int trial = 0; trial < 100; ++trial) {
+      const Vector3d v_c = VelocityInRegion(c, region, rng);
+      Vector3d gamma;
+      Matrix3d G;
+      int with_G = -2, without_G = -2;
+      c.Calc(v_c.data(), gamma.data(), G.data(), &with_G);
+      c.Calc(v_c.data(), gamma.data(), nullptr, &without_G);
+      CHECK(with_G == c.QuadraticPieceAt(v_c.data()));
+      CHECK(without_G == with_G);
+      CHECK((with_G == -1) == (region == FrictionConeRegion::kSliding));
     }
   }
 }

@@ -63,14 +63,14 @@ TEST_CASE("Limit constraint impulse and G are the cost's derivatives", "[solver]
     const Eigen::Vector2d v_c(u(rng), u(rng));
     Eigen::Vector2d gamma, gp, gm, grad_fd;
     Eigen::Matrix2d G, dgamma;
-    c.Calc(v_c.data(), gamma.data(), G.data());
+    c.Calc(v_c.data(), gamma.data(), G.data(), nullptr);
     const double h = 1e-7;
     for (int j = 0; j < 2; ++j) {
       Eigen::Vector2d vp = v_c, vm = v_c;
       vp[j] += h;
       vm[j] -= h;
-      const double ell_p = c.Calc(vp.data(), gp.data(), nullptr);
-      const double ell_m = c.Calc(vm.data(), gm.data(), nullptr);
+      const double ell_p = c.Calc(vp.data(), gp.data(), nullptr, nullptr);
+      const double ell_m = c.Calc(vm.data(), gm.data(), nullptr, nullptr);
       grad_fd[j] = (ell_p - ell_m) / (2 * h);
       dgamma.col(j) = (gp - gm) / (2 * h);
     }
@@ -106,7 +106,9 @@ TEST_CASE("Limit constraint: one quadratic between two points of the same piece"
     CHECK(piece_a == piece);
     for (double t : {0.2, 0.5, 0.9, 1.0}) {
       const Eigen::Vector2d x = a + t * d;
-      const double cost = c.Calc(x.data(), gamma.data(), nullptr);
+      int piece_x = -2;
+      const double cost = c.Calc(x.data(), gamma.data(), nullptr, &piece_x);
+      CHECK(piece_x == piece);  // Calc reports QuadraticPieceAt's piece
       CHECK(cost == Approx(cost_a - t * d.dot(gamma_a) + 0.5 * t * t * curvature)
                         .epsilon(1e-10)
                         .margin(1e-12));

@@ -105,7 +105,7 @@ TEST_CASE("SAP solver on a large problem: the returned v_c is J v and gamma its 
     max_error = std::max(max_error, (r.v_c.segment(e.row_offset, e.num_rows) - v_c).norm());
     scale = std::max(scale, v_c.norm());
     VectorXd gamma(e.num_rows);
-    e.constraint->Calc(v_c.data(), gamma.data(), nullptr);
+    e.constraint->Calc(v_c.data(), gamma.data(), nullptr, nullptr);
     max_gamma_error = std::max(
         max_gamma_error, (r.gamma.segment(e.row_offset, e.num_rows) - gamma).norm() /
                              std::max(1e-12, gamma.norm()));

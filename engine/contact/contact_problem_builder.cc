@@ -142,6 +142,20 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
                            contacts_[i - 1].geometry_b == c.geometry_b;
     key_[i] = {c.geometry_a, c.geometry_b, same_pair ? key_[i - 1].point + 1 : 0};
   }
+  // Which contacts ended the last solve stuck. The geometry emits pairs in order, so key_
+  // and stuck_ are both sorted and one merge walk finds them (a binary search per contact
+  // was a fifth of AddContact); the search stays for an order that is not sorted.
+  was_stuck_.assign(n, 0);
+  if (std::is_sorted(key_.begin(), key_.end())) {
+    size_t s = 0;
+    for (size_t i = 0; i < n && s < stuck_.size(); ++i) {
+      while (s < stuck_.size() && stuck_[s] < key_[i]) ++s;
+      was_stuck_[i] = s < stuck_.size() && !(key_[i] < stuck_[s]);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      was_stuck_[i] = std::binary_search(stuck_.begin(), stuck_.end(), key_[i]);
+  }
   if (R_WC_.size() < n) {
     R_WC_.resize(n);
     bias_C_.resize(n);
@@ -208,7 +222,7 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   p.near_rigid_threshold = parameters.near_rigid_threshold;
   p.stiction_sigma = parameters.stiction_sigma;
   p.bias_velocity = bias_C_[i];
-  p.predict_stiction = std::binary_search(stuck_.begin(), stuck_.end(), key_[i]);
+  p.predict_stiction = was_stuck_[i];
   const solver::SapFrictionConeConstraint constraint(p);
 
   if (factored) {

@@ -123,6 +123,7 @@ class ContactProblemBuilder {
   };
   std::vector<ContactKey> key_;                    ///< per contact of the last Build
   std::vector<ContactKey> stuck_;                  ///< sorted: in stiction after the last solve
+  std::vector<char> was_stuck_;                    ///< per contact of this Build: in stuck_
 
   std::vector<char> free_root_;                    ///< per body: the root of its tree on a free
                                                    ///< joint with world-aligned velocities, the

@@ -51,6 +51,8 @@ int ContactProblem::AddClique(const Eigen::Ref<const Eigen::MatrixXd>& A) {
   num_velocities_ += m;
   GrowTo(&v_star_, num_velocities_);
   std::fill_n(v_star_.data() + num_velocities_ - m, m, 0.0);
+  GrowTo(&inverse_diagonal_A_, num_velocities_);
+  for (int i = 0; i < m; ++i) inverse_diagonal_A_[num_velocities_ - m + i] = 1.0 / A(i, i);
   return num_cliques() - 1;
 }
 
@@ -114,9 +116,9 @@ void ContactProblem::FinishEntry(int k) {
   ConstraintEntry& e = entries_[k];
   // Drake's diagonal-of-A Delassus estimate (math.md §3.3).
   if (e.point_contact >= 0) {
-    const Eigen::Map<const Eigen::MatrixXd> A_c[2] = {A(e.clique[0]),
-                                                      A(e.clique[e.num_cliques - 1])};
-    e.delassus = EstimatePointContactDelassus(e.num_cliques, A_c,
+    const double* const inverse_diagonal[2] = {inverse_diagonal_of_A(e.clique[0]),
+                                               inverse_diagonal_of_A(e.clique[e.num_cliques - 1])};
+    e.delassus = EstimatePointContactDelassus(e.num_cliques, inverse_diagonal,
                                               point_contacts_[e.point_contact].r_W.data());
   } else if (e.num_cliques == 1) {
     e.delassus = EstimateDelassus(A(e.clique[0]), jacobian(k, 0));

@@ -179,6 +179,11 @@ class ContactProblem {
   }
   /// v* (num_velocities()).
   Eigen::Map<const Eigen::VectorXd> v_star() const;
+  /// diag(A_c)^{-1} of clique c, its size() values: formed once per clique by AddClique
+  /// (the Delassus estimate of every point contact on the clique needs it).
+  const double* inverse_diagonal_of_A(int c) const {
+    return inverse_diagonal_A_.data() + clique_offset_[c];
+  }
 
   int num_constraints() const { return static_cast<int>(entries_.size()); }
   int num_constraint_rows() const { return num_rows_; }
@@ -227,6 +232,7 @@ class ContactProblem {
   std::vector<double> A_data_;       // column-major blocks; the first A_size_ in use
   size_t A_size_ = 0;
   std::vector<double> v_star_;       // the first num_velocities_ in use
+  std::vector<double> inverse_diagonal_A_;  // 1 / A_ii by velocity; the first num_velocities_
   std::vector<double> jacobian_data_;  // column-major blocks; the first jacobian_size_ in use
   size_t jacobian_size_ = 0;
   std::vector<ConstraintEntry> entries_;

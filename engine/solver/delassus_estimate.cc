@@ -78,17 +78,13 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
   return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (math.md §3.3)
 }
 
-double EstimatePointContactDelassus(int num_cliques, const Eigen::Map<const Eigen::MatrixXd>* A,
+double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
                                     const Eigen::Vector3d* r) {
   CSIM_CHECK(num_cliques == 1 || num_cliques == 2);
   Eigen::Matrix3d M = Eigen::Matrix3d::Zero();
   for (int c = 0; c < num_cliques; ++c) {
-    CSIM_CHECK(A[c].rows() == 6 && A[c].cols() == 6);
-    double d[6];
-    for (int i = 0; i < 6; ++i) {
-      CSIM_CHECK(A[c](i, i) > 0.0);
-      d[i] = 1.0 / A[c](i, i);
-    }
+    const double* const d = inverse_diagonal[c];
+    for (int i = 0; i < 6; ++i) CSIM_CHECK(d[i] > 0.0);
     const double x = r[c].x(), y = r[c].y(), z = r[c].z();
     // X D_w X^T with X = -[r]x (rows (0, z, -y), (-z, 0, x), (y, -x, 0)), plus D_v.
     M(0, 0) += d[1] * z * z + d[2] * y * y + d[3];

@@ -26,13 +26,13 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
                         const Eigen::Ref<const Eigen::MatrixXd>& J1);
 
 /// w for a 3-row point contact on one or two cliques of six velocities (w, v) whose blocks
-/// are sign R^T [-[r]x I] (PointContactJacobian in contact_problem.h): A_c and r_c per
-/// clique, num_cliques of them (1 or 2). Then W = R^T (sum_c M_c) R with
+/// are sign R^T [-[r]x I] (PointContactJacobian in contact_problem.h): diag(A_c)^{-1} (six
+/// values, all > 0) and r_c per clique, num_cliques of them (1 or 2). Then W = R^T (sum_c M_c) R with
 /// M_c = X_c D_w X_c^T + D_v, X_c = -[r_c]x and diag(A_c)^{-1} = (D_w, D_v); a rotation
 /// leaves the Frobenius norm unchanged, so w = ||sum_c M_c||_F / 3 needs neither R nor the
 /// dense blocks: about 40 flops per clique against 126 for the 3 x 6 product. Equals
 /// EstimateDelassus on the dense blocks up to round-off. Never allocates.
-double EstimatePointContactDelassus(int num_cliques, const Eigen::Map<const Eigen::MatrixXd>* A,
+double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
                                     const Eigen::Vector3d* r);
 
 }  // namespace csim::solver

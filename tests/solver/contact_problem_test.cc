@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "engine/solver/delassus_estimate.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
 #include "engine/solver/sap_limit_constraint.h"
 #include "tests/support/allocation_counter.h"
@@ -82,6 +83,40 @@ TEST_CASE("Contact problem rebuilt after Clear does not allocate", "[solver]") {
   CHECK(after - before == 0);
   CHECK(problem.num_constraints() == 2);
   CHECK(problem.dt() == 0.02);
+}
+
+TEST_CASE("Contact problem: a point contact's Delassus estimate uses each clique's own A",
+          "[solver]") {
+  // Three free bodies with different diagonal mass blocks; point contacts between bodies 2
+  // and 0, and between body 1 and the world. Each estimate must equal the dense estimate of
+  // its own blocks, so a diagonal taken from the wrong clique (or the wrong velocity offset)
+  // fails.
+  ContactProblem problem;
+  problem.Clear(0.01);
+  const double masses[3] = {0.5, 2.0, 7.0};
+  for (double m : masses) {
+    MatrixXd A = MatrixXd::Zero(6, 6);
+    A.diagonal() << 0.01 * m, 0.02 * m, 0.03 * m, m, m, m;
+    A(0, 1) = A(1, 0) = 0.001 * m;  // off-diagonal entries do not enter the estimate
+    problem.AddClique(A);
+  }
+  problem.SetFreeMotionVelocity(VectorXd::Zero(18));
+  SapFrictionConeParameters contact;
+  contact.stiffness = 1e4;
+  PointContactJacobian pair;
+  pair.R_WC = Eigen::AngleAxisd(0.4, Eigen::Vector3d(1, -1, 2).normalized()).toRotationMatrix();
+  pair.r_W = {Eigen::Vector3d(0.1, -0.05, 0.02), Eigen::Vector3d(-0.03, 0.2, 0.07)};
+  pair.sign = {-1.0, 1.0};
+  problem.AddPointContact(2, 0, pair, SapFrictionConeConstraint(contact));
+  PointContactJacobian single = pair;
+  single.r_W[0] = Eigen::Vector3d(0.0, 0.04, -0.12);
+  problem.AddPointContact(1, -1, single, SapFrictionConeConstraint(contact));
+  CHECK(problem.entry(0).delassus ==
+        Approx(EstimateDelassus(problem.A(2), problem.jacobian(0, 0), problem.A(0),
+                                problem.jacobian(0, 1)))
+            .epsilon(1e-14));
+  CHECK(problem.entry(1).delassus ==
+        Approx(EstimateDelassus(problem.A(1), problem.jacobian(1, 0))).epsilon(1e-14));
 }
 
 }  // namespace

@@ -79,13 +79,14 @@ TEST_CASE("Delassus estimate of contacts on free bodies (fixed-size path)", "[so
   // the same w as the dense blocks R^T [-[d]x I], for one body and for two, without R.
   const Eigen::Matrix3d R = Eigen::AngleAxisd(0.7, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
   const Eigen::Vector3d d[2] = {{0.05, -0.02, 0.03}, {-0.1, 0.04, -0.2}};
-  const Eigen::Map<const MatrixXd> A_map[2] = {{A1.data(), 6, 6}, {A2.data(), 6, 6}};
+  const Eigen::VectorXd D1 = A1.diagonal().cwiseInverse(), D2 = A2.diagonal().cwiseInverse();
+  const double* const inverse_diagonal[2] = {D1.data(), D2.data()};
   const MatrixXd RJ1 = R.transpose() * J1, RJ2 = R.transpose() * J2;
-  CHECK(EstimatePointContactDelassus(1, A_map, d) ==
+  CHECK(EstimatePointContactDelassus(1, inverse_diagonal, d) ==
         Approx(EstimateDelassus(A1, RJ1)).epsilon(1e-14));
-  CHECK(EstimatePointContactDelassus(2, A_map, d) ==
+  CHECK(EstimatePointContactDelassus(2, inverse_diagonal, d) ==
         Approx(EstimateDelassus(A1, -RJ1, A2, RJ2)).epsilon(1e-14));
-  CHECK(EstimatePointContactDelassus(2, A_map, d) == Approx((W1 + W2).norm() / 3.0).epsilon(1e-14));
+  CHECK(EstimatePointContactDelassus(2, inverse_diagonal, d) == Approx((W1 + W2).norm() / 3.0).epsilon(1e-14));
 }
 
 }  // namespace

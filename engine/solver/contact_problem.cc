@@ -70,7 +70,7 @@ Eigen::Map<Eigen::MatrixXd> ContactProblem::MutableJacobian(int k, int b) {
   return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
 }
 
-int ContactProblem::AppendEntry(Constraint* c, int c0, int c1) {
+int ContactProblem::AppendEntry(Constraint* c, int c0, int c1, bool dense_jacobian) {
   CSIM_CHECK(c0 >= 0 && c0 < num_cliques());
   CSIM_CHECK(c1 == -1 || (c1 >= 0 && c1 < num_cliques() && c1 != c0));
   ConstraintEntry e;
@@ -80,7 +80,7 @@ int ContactProblem::AppendEntry(Constraint* c, int c0, int c1) {
   e.row_offset = num_rows_;
   e.num_cliques = c1 < 0 ? 1 : 2;
   e.clique = {{c0, c1}};
-  for (int b = 0; b < e.num_cliques; ++b) {
+  for (int b = 0; b < e.num_cliques && dense_jacobian; ++b) {
     const size_t size = static_cast<size_t>(e.num_rows) * clique_size_[e.clique[b]];
     e.jacobian_offset[b] = static_cast<int>(jacobian_size_);
     jacobian_size_ += size;
@@ -101,15 +101,27 @@ void ContactProblem::SetPointContactJacobian(int k, const PointContactJacobian& 
   for (int b = 0; b < e.num_cliques; ++b) {
     CSIM_CHECK(clique_size_[e.clique[b]] == 6);
     CSIM_CHECK(f.sign[b] == 1.0 || f.sign[b] == -1.0);
-    // Row i of R^T [-[r]x I] is ((r x R_i)^T, R_i^T) with R_i column i of R, since
-    // R_i . (w x r) = w . (r x R_i).
-    Eigen::Map<Eigen::Matrix<double, 3, 6>> J(jacobian_data_.data() + e.jacobian_offset[b]);
-    for (int i = 0; i < 3; ++i) {
-      const Eigen::Vector3d R_i = f.sign[b] * f.R_WC.col(i);
-      J.block<1, 3>(i, 0) = f.r_W[b].cross(R_i).transpose();
-      J.block<1, 3>(i, 3) = R_i.transpose();
-    }
   }
+}
+
+Eigen::Matrix<double, 3, 6> ContactProblem::PointContactBlock(int k, int b) const {
+  const ConstraintEntry& e = entries_[k];
+  CSIM_CHECK(e.point_contact >= 0 && b >= 0 && b < e.num_cliques);
+  const PointContactJacobian& f = point_contacts_[e.point_contact];
+  // Row i of R^T [-[r]x I] is ((r x R_i)^T, R_i^T) with R_i column i of R, since
+  // R_i . (w x r) = w . (r x R_i).
+  Eigen::Matrix<double, 3, 6> J;
+  for (int i = 0; i < 3; ++i) {
+    const Eigen::Vector3d R_i = f.sign[b] * f.R_WC.col(i);
+    J.block<1, 3>(i, 0) = f.r_W[b].cross(R_i).transpose();
+    J.block<1, 3>(i, 3) = R_i.transpose();
+  }
+  return J;
+}
+
+Eigen::MatrixXd ContactProblem::DenseJacobian(int k, int b) const {
+  if (entries_[k].point_contact >= 0) return PointContactBlock(k, b);
+  return jacobian(k, b);
 }
 
 void ContactProblem::FinishEntry(int k) {

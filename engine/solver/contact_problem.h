@@ -13,9 +13,10 @@
 // prepared (Constraint::Prepare with dt and its Delassus estimate, math.md §3.3) as soon as
 // it is added, so the problem is always ready to solve.
 //
-// A contact between rigid bodies (3 rows on cliques of 6) may also come with its
+// A contact between rigid bodies (3 rows on cliques of 6) may instead come with its
 // Jacobian in factored form (PointContactJacobian): the solver's products with J and
-// J^T G J use it instead of the dense blocks, which are stored as well.
+// J^T G J use it, and no dense block is stored (forming and zeroing them for every contact
+// of every step was 2.7 % of a clutter-40 run); PointContactBlock forms one on request.
 //
 // Storage: A blocks, v*, Jacobian blocks live in flat std::vector<double> buffers, and the
 // constraint objects in one pool per kind; Clear() resets sizes but keeps all capacity, so a
@@ -154,11 +155,11 @@ class ContactProblem {
   }
 
   /// Adds a 3-row constraint on one clique (c1 = -1) or two cliques of six velocities whose
-  /// Jacobian is `f` (block b of clique b); writes the dense blocks from it as well.
+  /// Jacobian is `f` (block b of clique b); it stores no dense block (PointContactBlock).
   template <class T>
   T& AddPointContact(int c0, int c1, const PointContactJacobian& f, const T& c) {
     T* stored = Pool<T>().Add(c);
-    const int index = AppendEntry(stored, c0, c1);
+    const int index = AppendEntry(stored, c0, c1, /*dense_jacobian=*/false);
     SetPointContactJacobian(index, f);
     FinishEntry(index);
     return *stored;
@@ -191,16 +192,24 @@ class ContactProblem {
   int max_constraint_rows() const { return max_rows_; }
   const ConstraintEntry& entry(int k) const { return entries_[k]; }
   const Constraint& constraint(int k) const { return *entries_[k].constraint; }
-  /// Jacobian block b (0 or 1) of constraint k: n_k x size(entry(k).clique[b]).
+  /// Jacobian block b (0 or 1) of constraint k: n_k x size(entry(k).clique[b]), stored
+  /// dense. Precondition: k is not a point contact (entry(k).point_contact < 0; for those
+  /// see PointContactBlock, or DenseJacobian for any constraint).
   /// Inline: the solver asks for blocks per constraint per Newton iteration and line-search
   /// step, where an out-of-line call was 1.9 % of a clutter-40 run (callgrind).
   Eigen::Map<const Eigen::MatrixXd> jacobian(int k, int b) const {
     const ConstraintEntry& e = entries_[k];
-    CSIM_CHECK(b < e.num_cliques);
+    CSIM_CHECK(b < e.num_cliques && e.point_contact < 0);
     return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
   }
-  /// The same block's first entry (column-major), for fixed-size kernels that know its
-  /// shape; b < entry(k).num_cliques is the caller's to guarantee.
+  /// Block b of point contact k formed from its factored Jacobian: sign_b R^T [-[r_b]x I].
+  /// Precondition: entry(k).point_contact >= 0, b < entry(k).num_cliques.
+  Eigen::Matrix<double, 3, 6> PointContactBlock(int k, int b) const;
+  /// Block b of any constraint k as a dense matrix (a copy: for tests and diagnostics).
+  Eigen::MatrixXd DenseJacobian(int k, int b) const;
+  /// The stored block's first entry (column-major), for fixed-size kernels that know its
+  /// shape; b < entry(k).num_cliques and a dense block (not a point contact) are the
+  /// caller's to guarantee.
   const double* jacobian_block(int k, int b) const {
     return jacobian_data_.data() + entries_[k].jacobian_offset[b];
   }
@@ -214,12 +223,13 @@ class ContactProblem {
     pools_.back()->key = TypeKey<T>();
     return static_cast<ConstraintPool<T>&>(*pools_.back());
   }
-  // Records the entry for `c` on cliques c0 (and c1 >= 0), reserves zeroed Jacobian storage.
-  int AppendEntry(Constraint* c, int c0, int c1);
+  // Records the entry for `c` on cliques c0 (and c1 >= 0) and, with dense_jacobian,
+  // reserves zeroed storage for its Jacobian blocks.
+  int AppendEntry(Constraint* c, int c0, int c1, bool dense_jacobian = true);
   // Computes the Delassus estimate of entry k and calls Prepare(dt, w).
   void FinishEntry(int k);
   Eigen::Map<Eigen::MatrixXd> MutableJacobian(int k, int b);
-  // Records f for entry k and writes its dense blocks.
+  // Records f for entry k.
   void SetPointContactJacobian(int k, const PointContactJacobian& f);
 
   double dt_ = 0.0;

@@ -161,19 +161,25 @@ void NewtonSystem::AssembleDenseIsland(int i, const double* G_data,
     H.block(off[c], off[c], p.clique_size(c), p.clique_size(c)) = p.A(c);
   }
   // J^T G J: blocks (a, b) += J_a^T (G J_b) for the one or two cliques of each constraint.
+  Eigen::Matrix<double, 3, 6> point_block[2];  // a point contact's blocks, formed here
   for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
     const int k = is.constraints[q];
     const ConstraintEntry& e = p.entry(k);
     if (IsZeroBlock(G_data + G_offset[k], e.num_rows)) continue;
+    for (int b = 0; b < e.num_cliques && e.point_contact >= 0; ++b)
+      point_block[b] = p.PointContactBlock(k, b);
+    const auto J = [&](int b) -> ConstMap {
+      if (e.point_contact >= 0) return {point_block[b].data(), 3, 6};
+      return p.jacobian(k, b);
+    };
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     for (int b = 0; b < e.num_cliques; ++b) {
       const int mb = p.clique_size(e.clique[b]);
       Map GJ = ScratchView(&scratch->GJ[0], e.num_rows, mb);
-      GJ.noalias() = G * p.jacobian(k, b);
+      GJ.noalias() = G * J(b);
       for (int a = 0; a < e.num_cliques; ++a) {
         const int ma = p.clique_size(e.clique[a]);
-        H.block(off[e.clique[a]], off[e.clique[b]], ma, mb).noalias() +=
-            p.jacobian(k, a).transpose() * GJ;
+        H.block(off[e.clique[a]], off[e.clique[b]], ma, mb).noalias() += J(a).transpose() * GJ;
       }
     }
   }

@@ -91,7 +91,7 @@ TEST_CASE("factored contact Jacobians give the contact points' velocities", "[co
         R_WC.transpose() * (point_velocity(c.body_b) - point_velocity(c.body_a));
     Eigen::Vector3d actual = Eigen::Vector3d::Zero();
     for (int b = 0; b < e.num_cliques; ++b)
-      actual += problem.jacobian(k, b) * v.segment(topology.tree_v_start[e.clique[b]], 6);
+      actual += problem.DenseJacobian(k, b) * v.segment(topology.tree_v_start[e.clique[b]], 6);
     CHECK((actual - expected).norm() <= 1e-13 * (1.0 + expected.norm()));
   }
   // Ground-lower and lower-upper contacts are factored; the pendulum's is not.

@@ -112,11 +112,11 @@ TEST_CASE("Contact problem: a point contact's Delassus estimate uses each clique
   single.r_W[0] = Eigen::Vector3d(0.0, 0.04, -0.12);
   problem.AddPointContact(1, -1, single, SapFrictionConeConstraint(contact));
   CHECK(problem.entry(0).delassus ==
-        Approx(EstimateDelassus(problem.A(2), problem.jacobian(0, 0), problem.A(0),
-                                problem.jacobian(0, 1)))
+        Approx(EstimateDelassus(problem.A(2), problem.DenseJacobian(0, 0), problem.A(0),
+                                problem.DenseJacobian(0, 1)))
             .epsilon(1e-14));
   CHECK(problem.entry(1).delassus ==
-        Approx(EstimateDelassus(problem.A(1), problem.jacobian(1, 0))).epsilon(1e-14));
+        Approx(EstimateDelassus(problem.A(1), problem.DenseJacobian(1, 0))).epsilon(1e-14));
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]
     MatrixXd Jk = MatrixXd::Zero(3, 9);
     for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
       const int c = problem.entry(k).clique[b];
-      Jk.middleCols(offset[c], sizes[c]) = problem.jacobian(k, b);
+      Jk.middleCols(offset[c], sizes[c]) = problem.DenseJacobian(k, b);
     }
     H += Jk.transpose() * Eigen::Map<const MatrixXd>(&G_data[G_offset[k]], 3, 3) * Jk;
   }
@@ -138,21 +138,25 @@ TEST_CASE("Newton system from factored point-contact Jacobians equals the dense 
       Eigen::Matrix<double, 6, 1> V;
       V << w, v;
       const Eigen::Vector3d expected = f.sign[b] * f.R_WC.transpose() * (v + w.cross(f.r_W[b]));
-      CHECK((problem.jacobian(k, b) * V - expected).norm() <= 1e-14 * expected.norm());
-      Jk.middleCols(offset[c], 6) = problem.jacobian(k, b);
+      CHECK((problem.DenseJacobian(k, b) * V - expected).norm() <= 1e-14 * expected.norm());
+      Jk.middleCols(offset[c], 6) = problem.DenseJacobian(k, b);
     }
     H += Jk.transpose() * Eigen::Map<const MatrixXd>(&G_data[G_offset[k]], 3, 3) * Jk;
   }
-  NewtonSystem system;
-  system.Setup(problem, offset, 24, 0);
-  REQUIRE_FALSE(system.dense());
-  system.Assemble(G_data.data(), G_offset);
-  REQUIRE(system.Factor());
-  // H^{-1} (H e_i) = e_i for every unit vector: the factor is that of H, entry by entry.
-  for (int i = 0; i < 24; ++i) {
-    VectorXd x = H.col(i);
-    system.Solve(x);
-    CHECK((x - VectorXd::Unit(24, i)).norm() <= 1e-10);
+  // The block path (threshold 0) uses the factored form; the dense path (threshold 24)
+  // forms the point contacts' blocks (the problem stores none).
+  for (int threshold : {0, 24}) {
+    NewtonSystem system;
+    system.Setup(problem, offset, 24, threshold);
+    REQUIRE(system.dense() == (threshold > 0));
+    system.Assemble(G_data.data(), G_offset);
+    REQUIRE(system.Factor());
+    // H^{-1} (H e_i) = e_i for every unit vector: the factor is that of H, entry by entry.
+    for (int i = 0; i < 24; ++i) {
+      VectorXd x = H.col(i);
+      system.Solve(x);
+      CHECK((x - VectorXd::Unit(24, i)).norm() <= 1e-10);
+    }
   }
 }
 

@@ -99,7 +99,7 @@ TEST_CASE("SAP solver on a large problem: the returned v_c is J v and gamma its 
     VectorXd v_c = VectorXd::Zero(e.num_rows);
     for (int b = 0; b < e.num_cliques; ++b) {
       const int c = e.clique[b];
-      v_c += problem.jacobian(k, b) *
+      v_c += problem.DenseJacobian(k, b) *
              r.v.segment(problem.clique_offset(c), problem.clique_size(c));
     }
     max_error = std::max(max_error, (r.v_c.segment(e.row_offset, e.num_rows) - v_c).norm());
@@ -112,7 +112,7 @@ TEST_CASE("SAP solver on a large problem: the returned v_c is J v and gamma its 
     for (int b = 0; b < e.num_cliques; ++b) {
       const int c = e.clique[b];
       jc.segment(problem.clique_offset(c), problem.clique_size(c)) +=
-          problem.jacobian(k, b).transpose() * gamma;
+          problem.DenseJacobian(k, b).transpose() * gamma;
     }
   }
   CHECK(max_error <= 1e-12 * (1.0 + scale));

@@ -450,9 +450,9 @@ void BuildStack(bool factored, ContactProblem* problem) {
       if (factored) {
         problem->AddPointContact(above, below, f, SapFrictionConeConstraint(params));
       } else if (below < 0) {
-        problem->AddConstraint(above, scratch.jacobian(0, 0), SapFrictionConeConstraint(params));
+        problem->AddConstraint(above, scratch.DenseJacobian(0, 0), SapFrictionConeConstraint(params));
       } else {
-        problem->AddConstraint(above, scratch.jacobian(0, 0), below, scratch.jacobian(0, 1),
+        problem->AddConstraint(above, scratch.DenseJacobian(0, 0), below, scratch.DenseJacobian(0, 1),
                                SapFrictionConeConstraint(params));
       }
     }

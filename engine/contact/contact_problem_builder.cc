@@ -181,12 +181,10 @@ void ContactProblemBuilder::TreeBlock(const Model& model, const StepInputs& in, 
 Vector3d ContactProblemBuilder::KnownVelocity(const Model& model, const StepInputs& in, int b,
                                               const Vector3d& p_W,
                                               const Eigen::Ref<const Eigen::Matrix3Xd>& J_tree) const {
-  if (b < 0) return Vector3d::Zero();  // the world
+  if (!HasKnownVelocity(b)) return Vector3d::Zero();
   const int tree = topology_.body_tree[b];
   // Outside every tree the body moves only as its prescribed joints say: all is known.
   if (tree < 0) return multibody::CalcPointVelocity(model, *in.kinematics, b, p_W);
-  // The unknowns carry all of it (total - J_tree v0 would only add round-off).
-  if (!moved_by_prescribed_[b]) return Vector3d::Zero();
   // Total point velocity at (q0, v0) minus what the unknowns carry, J_tree v0.
   const Vector3d total = multibody::CalcPointVelocity(model, *in.kinematics, b, p_W);
   return total - J_tree * in.v0->segment(topology_.tree_v_start[tree], topology_.tree_nv[tree]);
@@ -211,8 +209,14 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   auto Jb = J_b_.leftCols(tree_b >= 0 && !factored ? topology_.tree_nv[tree_b] : 0);
   if (Ja.cols() > 0) TreeBlock(model, in, c.body_a, c.p_WC, Ja);
   if (Jb.cols() > 0) TreeBlock(model, in, c.body_b, c.p_WC, Jb);
-  bias_C_[i] = R_WC.transpose() * (KnownVelocity(model, in, c.body_b, c.p_WC, Jb) -
-                                   KnownVelocity(model, in, c.body_a, c.p_WC, Ja));
+  // Most contacts are between bodies whose velocity the unknowns carry entirely (or the
+  // world): no known part, and no product with R_WC to form.
+  if (HasKnownVelocity(c.body_a) || HasKnownVelocity(c.body_b)) {
+    bias_C_[i] = R_WC.transpose() * (KnownVelocity(model, in, c.body_b, c.p_WC, Jb) -
+                                     KnownVelocity(model, in, c.body_a, c.p_WC, Ja));
+  } else {
+    bias_C_[i].setZero();
+  }
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
   solver::SapFrictionConeParameters p;
   p.mu = m.friction;

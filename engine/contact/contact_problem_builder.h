@@ -99,6 +99,12 @@ class ContactProblemBuilder {
   Eigen::Vector3d KnownVelocity(const multibody::Model& model, const StepInputs& in, int b,
                                 const Eigen::Vector3d& p_W,
                                 const Eigen::Ref<const Eigen::Matrix3Xd>& J_tree) const;
+  // Whether KnownVelocity can be nonzero: body b (-1: the world) is outside every tree or
+  // has a prescribed joint on its path to the root. Otherwise the unknowns carry all of
+  // it (total - J_tree v0 would only add round-off).
+  bool HasKnownVelocity(int b) const {
+    return b >= 0 && (topology_.body_tree[b] < 0 || moved_by_prescribed_[b]);
+  }
 
   geometry::CollisionWorld world_;
   multibody::TreeTopology topology_;

@@ -286,9 +286,9 @@ void ContactProblemBuilder::RememberStiction(const solver::ContactProblem& probl
     if (cone.RegionAt(result.v_c.data() + e.row_offset) == solver::FrictionConeRegion::kStiction)
       stuck_.push_back(key_[i]);
   }
-  // The geometry emits pairs in order, so this is sorted already; sorting keeps the
-  // binary search of the next Build correct regardless.
-  std::sort(stuck_.begin(), stuck_.end());
+  // The geometry emits pairs in order, so this is sorted already (and std::sort would
+  // still take n log n); sorting keeps the next Build's lookup correct regardless.
+  if (!std::is_sorted(stuck_.begin(), stuck_.end())) std::sort(stuck_.begin(), stuck_.end());
 }
 
 void ContactProblemBuilder::AddJointLimits(const Model& model, const StepInputs& in,

@@ -9,6 +9,29 @@
 #include "engine/geometry/sweep_and_prune.h"
 
 namespace csim::geometry {
+namespace {
+
+// Sorts pairs (i, j), 0 <= i < j < n, in lexicographic order in O(n + pairs): a counting
+// sort on i, then insertion sort, which only has to order each run of equal i by j (an
+// entry has a handful of partners). std::sort of the pairs was 1.7 % of a clutter-320 run
+// without walls (perf). `first` and `scratch` are reused buffers.
+void SortPairs(int n, std::vector<std::pair<int, int>>* pairs, std::vector<int>* first,
+               std::vector<std::pair<int, int>>* scratch) {
+  first->assign(n + 1, 0);
+  for (const auto& p : *pairs) ++(*first)[p.first + 1];
+  for (int i = 0; i < n; ++i) (*first)[i + 1] += (*first)[i];
+  scratch->resize(pairs->size());
+  for (const auto& p : *pairs) (*scratch)[(*first)[p.first]++] = p;
+  for (size_t k = 1; k < scratch->size(); ++k) {
+    const std::pair<int, int> moving = (*scratch)[k];
+    size_t q = k;
+    for (; q > 0 && moving < (*scratch)[q - 1]; --q) (*scratch)[q] = (*scratch)[q - 1];
+    (*scratch)[q] = moving;
+  }
+  pairs->swap(*scratch);
+}
+
+}  // namespace
 
 struct CollisionWorld::Impl {
   // One colliding geometry.
@@ -31,6 +54,8 @@ struct CollisionWorld::Impl {
   SweepAndPrune sweep;
   std::vector<std::pair<int, int>> boxes;  // overlapping box pairs (scratch, reused)
   std::vector<std::pair<int, int>> pairs;  // candidate entry pairs (scratch, reused)
+  std::vector<std::pair<int, int>> sorted_pairs;  // SortPairs' scratch
+  std::vector<int> pair_first;                    // SortPairs' scratch
 
   bool Allowed(int i, int j) const {
     return !filter.Excludes(entries[i].body, entries[j].body);
@@ -141,7 +166,7 @@ void CollisionWorld::FindContacts(double margin, const std::vector<double>& extr
   w.AddHalfspacePairs(margin, extra);
   // Each pair is found once (the sweep reports a pair of boxes once, halfspaces are not
   // swept), so sorting alone gives the deterministic order.
-  std::sort(w.pairs.begin(), w.pairs.end());
+  SortPairs(static_cast<int>(w.entries.size()), &w.pairs, &w.pair_first, &w.sorted_pairs);
   for (const auto& [i, j] : w.pairs) {
     const Impl::Entry& a = w.entries[i];
     const Impl::Entry& b = w.entries[j];

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "engine/integrator/contact_step.h"
 #include "engine/io/scene_loader.h"
@@ -13,21 +14,26 @@
 namespace csim::contact {
 namespace {
 
-// A 1 kg, 10 cm box on the ground (4 corner contacts), initial horizontal speed VX.
-std::string BoxScene(double vx) {
-  return R"(
+// 1 kg, 10 cm boxes on the ground (4 corner contacts each), 1 m apart along y, box k with
+// initial horizontal speed vx[k].
+std::string BoxesScene(const std::vector<double>& vx) {
+  std::string scene = R"(
 csim: 1
 settings: {time_step: 1.0e-3, duration: 1.0}
 materials:
   ground: {stiffness: 1.0e6, dissipation_time: 0.01, friction: 0.3}
 world: {geometry: [{shape: halfspace, material: ground}]}
 bodies:
-  - name: box
+)";
+  for (size_t b = 0; b < vx.size(); ++b) {
+    scene += "  - name: box" + std::to_string(b) + R"(
     mass: 1.0
     geometry: [{shape: box, size: [0.1, 0.1, 0.1], material: ground}]
-    pose: {position: [0, 0, 0.0499]}
-    velocity: {linear: [)" + std::to_string(vx) + R"(, 0, 0]}
+    pose: {position: [0, )" + std::to_string(b) + R"(, 0.0499]}
+    velocity: {linear: [)" + std::to_string(vx[b]) + R"(, 0, 0]}
 )";
+  }
+  return scene;
 }
 
 // predict_stiction of every contact constraint of the last Build.
@@ -39,27 +45,6 @@ std::vector<bool> Predictions(const integrator::ContactStepWorkspace& cws) {
     if (cone != nullptr) out.push_back(cone->parameters().predict_stiction);
   }
   return out;
-}
-
-// Three such boxes 1 m apart along y; the middle one slides at VX, the others rest.
-std::string ThreeBoxScene(double vx) {
-  std::string scene = R"(
-csim: 1
-settings: {time_step: 1.0e-3, duration: 1.0}
-materials:
-  ground: {stiffness: 1.0e6, dissipation_time: 0.01, friction: 0.3}
-world: {geometry: [{shape: halfspace, material: ground}]}
-bodies:
-)";
-  for (int b = 0; b < 3; ++b) {
-    scene += "  - name: box" + std::to_string(b) + R"(
-    mass: 1.0
-    geometry: [{shape: box, size: [0.1, 0.1, 0.1], material: ground}]
-    pose: {position: [0, )" + std::to_string(b) + R"(, 0.0499]}
-    velocity: {linear: [)" + std::to_string(b == 1 ? vx : 0.0) + R"(, 0, 0]}
-)";
-  }
-  return scene;
 }
 
 std::vector<bool> StepTwice(const std::string& text) {
@@ -75,19 +60,19 @@ std::vector<bool> StepTwice(const std::string& text) {
 
 TEST_CASE("contacts in stiction are predicted stuck at the next step", "[contact]") {
   SECTION("a box at rest: its four corners stick and are predicted stuck") {
-    const std::vector<bool> p = StepTwice(BoxScene(0.0));
+    const std::vector<bool> p = StepTwice(BoxesScene({0.0}));
     REQUIRE(p.size() == 4);
     for (bool b : p) CHECK(b);
   }
   SECTION("a box sliding at 1 m/s: no corner is predicted stuck") {
-    const std::vector<bool> p = StepTwice(BoxScene(1.0));
+    const std::vector<bool> p = StepTwice(BoxesScene({1.0}));
     REQUIRE(p.size() == 4);
     for (bool b : p) CHECK_FALSE(b);
   }
   SECTION("resting, sliding and resting boxes: each contact keeps its own memory") {
     // Contacts come pair by pair (ground-box0, ground-box1, ground-box2), four corners each;
     // a memory matched to the wrong contact shifts the pattern.
-    const std::vector<bool> p = StepTwice(ThreeBoxScene(1.0));
+    const std::vector<bool> p = StepTwice(BoxesScene({0.0, 1.0, 0.0}));
     REQUIRE(p.size() == 12);
     for (int k = 0; k < 12; ++k) CHECK(p[k] == (k < 4 || k >= 8));
   }

@@ -107,6 +107,14 @@ TEST_CASE("SAP contact impulse and G are the cost's derivatives", "[solver]") {
       CHECK((G - G.transpose()).norm() <= 1e-12 * (1.0 + G.norm()));
       CHECK(Eigen::SelfAdjointEigenSolver<Matrix3d>(G).eigenvalues().minCoeff() >=
             -1e-10 * (1.0 + G.norm()));
+      // Calc reports QuadraticPieceAt's piece, with G or without (the line search freezes a
+      // constraint by it: a wrong piece would freeze a sliding contact), -1 when sliding.
+      int with_G = -2, without_G = -2;
+      c.Calc(v_c.data(), gamma.data(), G.data(), &with_G);
+      c.Calc(v_c.data(), gamma.data(), nullptr, &without_G);
+      CHECK(with_G == c.QuadraticPieceAt(v_c.data()));
+      CHECK(without_G == with_G);
+      CHECK((with_G == -1) == (region == FrictionConeRegion::kSliding));
     }
   }
 }
@@ -141,28 +149,6 @@ TEST_CASE("SAP contact along a line search: CalcAlong equals Calc and d^T G d", 
                            : region == FrictionConeRegion::kNoContact ? 1
                                                                       : -1));
       CHECK(curvature_fast == Approx(curvature_default).epsilon(1e-12).margin(1e-12 * scratch.norm() * dv.squaredNorm()));
-    }
-  }
-}
-
-TEST_CASE("SAP contact: Calc reports QuadraticPieceAt's piece", "[solver]") {
-  // The line search freezes a constraint when the piece Calc found at alpha = 0 equals the
-  // one at its first trial; a wrong piece from Calc would freeze a sliding contact.
-  std::mt19937 rng(31);
-  SapFrictionConeConstraint c(Compliant());
-  c.Prepare(0.01, 0.8);
-  for (FrictionConeRegion region : {FrictionConeRegion::kStiction, FrictionConeRegion::kSliding,
-                                    FrictionConeRegion::kNoContact}) {
-    for (int trial = 0; trial < 100; ++trial) {
-      const Vector3d v_c = VelocityInRegion(c, region, rng);
-      Vector3d gamma;
-      Matrix3d G;
-      int with_G = -2, without_G = -2;
-      c.Calc(v_c.data(), gamma.data(), G.data(), &with_G);
-      c.Calc(v_c.data(), gamma.data(), nullptr, &without_G);
-      CHECK(with_G == c.QuadraticPieceAt(v_c.data()));
-      CHECK(without_G == with_G);
-      CHECK((with_G == -1) == (region == FrictionConeRegion::kSliding));
     }
   }
 }

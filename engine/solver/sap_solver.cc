@@ -171,7 +171,6 @@ class SapSolver::AlongDirection final : public LineSearchFunction {
   // sums, the others into the island's range of along_active_. The piece at alpha = 0 is
   // the one EvalIsland's Calc found at the same v (piece_).
   void SplitConstraints() {
-    const ContactProblem& p = *s_.problem_;
     const Islands& is = s_.islands_;
     int* const active = s_.along_active_.data();
     const int begin = is.constraint_start[island_], end = is.constraint_start[island_ + 1];

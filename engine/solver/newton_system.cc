@@ -166,8 +166,8 @@ void NewtonSystem::AssembleDenseIsland(int i, const double* G_data,
     const int k = is.constraints[q];
     const ConstraintEntry& e = p.entry(k);
     if (IsZeroBlock(G_data + G_offset[k], e.num_rows)) continue;
-    for (int b = 0; b < e.num_cliques && e.point_contact >= 0; ++b)
-      point_block[b] = p.PointContactBlock(k, b);
+    if (e.point_contact >= 0)
+      for (int b = 0; b < e.num_cliques; ++b) point_block[b] = p.PointContactBlock(k, b);
     const auto J = [&](int b) -> ConstMap {
       if (e.point_contact >= 0) return {point_block[b].data(), 3, 6};
       return p.jacobian(k, b);

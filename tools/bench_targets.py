@@ -136,6 +136,8 @@ def growth_section(rows, title, verdicts, out):
             out.append(line)
         out.append("")
     work_section(rows, dts, out)
+    if verdicts:
+        settled_section(rows, dts, fits, out)
 
 
 def work_section(rows, dts, out):
@@ -171,6 +173,60 @@ def work_section(rows, dts, out):
         out.append(f"| {dt:g} | {span} | {per_object} | " + " | ".join(f"{p:.2f}" for p in work)
                    + " | " + " | ".join(f"{p:.2f}" for p in per_work) + " |")
     out.append("")
+
+
+# The last 5 s split of csim_bench by phase (CSV columns; "rest" is the step time the
+# phases do not cover: integration, recording of statistics, timers).
+SETTLED_PHASES = [("free motion", "csim_settled_free_motion_ms"),
+                  ("collision", "csim_settled_collision_ms"),
+                  ("build", "csim_settled_build_ms"),
+                  ("solve", "csim_settled_solve_ms")]
+
+
+def settled_section(rows, dts, fits, out):
+    """Where the settled pile's own growth goes: its time per object by phase over the last
+    5 s, and what the all-steps fit would be if the collapse cost nothing extra."""
+    series_by_dt = []
+    for dt in dts:
+        series = [r for r in no_wall_series(rows, dt) if int(r["objects"]) >= 40
+                  and all(r.get(k) is not None for _, k in SETTLED_PHASES)]
+        if len(series) >= 2:
+            series_by_dt.append((dt, series))
+    if not series_by_dt:
+        return
+    out.append("Where the settled pile's growth goes: time per object per step over the last 5 s "
+               "(after the collapse) by phase, in microseconds, and each phase's fitted exponent "
+               "p (time per step ~ objects^p). Solve is the SAP solve (assembly, factorization, "
+               "line search and the rest of the Newton loop); rest is what the phases leave out "
+               "(integration, statistics):")
+    out.append("")
+    names = [n for n, _ in SETTLED_PHASES] + ["rest", "total"]
+    out.append("| dt | objects | " + " | ".join(names) + " |")
+    out.append("|---|---|" + "---|" * len(names))
+
+    def phases(r):
+        values = [r[k] for _, k in SETTLED_PHASES]
+        total = r["csim_settled_ms_mean"]
+        return values + [total - sum(values), total]
+
+    for dt, series in series_by_dt:
+        for r in series:
+            n = r["objects"]
+            out.append(f"| {dt:g} | {int(n)} | " + " | ".join(f"{1e3 * t / n:.3f}" for t in phases(r)) + " |")
+        fitted = [exponent([(r["objects"], phases(r)[i]) for r in series]) for i in range(len(names))]
+        out.append(f"| {dt:g} | p | " + " | ".join(f"{p:.2f}" for p in fitted) + " |")
+    out.append("")
+    for dt, values, span in fits:
+        settled = dict(values).get("last 5 s")
+        if settled is None:
+            continue
+        out.append(f"dt {dt:g}: if every step of the collapse cost no more than a settled step, at "
+                   f"every size, the all-steps fit would be the last-5 s fit, p = {settled:.2f} "
+                   f"({span} objects), against {dict(values)['all steps']:.2f} measured"
+                   + (f": above the bar of {LINEAR_EXPONENT} even then, so the target needs the "
+                      "settled pile's own cost per object to stop growing, not only a cheaper "
+                      "collapse." if settled > LINEAR_EXPONENT else "."))
+        out.append("")
 
 
 def main():

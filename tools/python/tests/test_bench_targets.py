@@ -1,0 +1,45 @@
+"""tools/bench_targets.py: the fitted growth exponents it prints for csim and MuJoCo."""
+import math
+import os
+import re
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import bench_targets  # noqa: E402
+
+
+def row(n, dt, csim_ms, mujoco_ms, steps=5000, mujoco_steps=5000):
+    return {"objects": float(n), "walls": 0.0, "dt": dt, "steps": float(steps),
+            "mujoco_steps": float(mujoco_steps), "csim_common_ms_mean": csim_ms,
+            "mujoco_ms_mean": mujoco_ms}
+
+
+def test_exponent_recovers_a_power_law():
+    points = [(n, 3e-3 * n ** 1.3) for n in (40, 80, 160)]
+    assert math.isclose(bench_targets.exponent(points), 1.3, rel_tol=1e-12)
+
+
+def test_mujoco_growth_fits_both_simulators_from_40_objects_up():
+    # csim linear, MuJoCo quadratic from 40 objects up; the 10-object row (fixed costs) and
+    # the rows with walls must not enter the fits.
+    rows = [row(n, 2e-3, 2e-3 * n, 1e-4 * n ** 2) for n in (40, 80, 160)]
+    rows.append(row(10, 2e-3, 5.0, 5.0))
+    rows.append(dict(row(160, 2e-3, 50.0, 0.5), walls=1.0))
+    out = []
+    bench_targets.mujoco_growth_section(rows, out)
+    text = "\n".join(out)
+    fit = re.search(r"^\| 0\.002 \| 40-160 \| ([0-9.]+) \| ([0-9.]+) \|$", text, re.M)
+    assert fit, text
+    assert (fit.group(1), fit.group(2)) == ("1.00", "2.00")
+    # MuJoCo/csim per row: at 160 objects 1e-4 * 160^2 / (2e-3 * 160) = 8.
+    assert re.search(r"^\| 0\.002 \| 160 \| 5000 of 5000 \| 0\.320 \| 2\.00 \| 2\.560 \| 16\.00 \| 8\.00 \|$",
+                     text, re.M), text
+
+
+def test_mujoco_growth_is_silent_without_mujoco_rows():
+    rows = [row(n, 2e-3, 2e-3 * n, None) for n in (40, 80, 160)]
+    out = []
+    bench_targets.mujoco_growth_section(rows, out)
+    assert out == []

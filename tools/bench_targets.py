@@ -76,6 +76,15 @@ WINDOWS = [("all steps", "csim_ms_mean"), ("last 5 s", "csim_settled_ms_mean"),
 WORK = ["csim_work_mean", "csim_settled_work_mean", "csim_last_second_work_mean"]
 
 
+# The fits start at this many objects: below it the fixed costs of a step weigh too much.
+FIT_MIN_OBJECTS = 40
+
+
+def fit_rows(series):
+    """The rows of a series that enter the fits (FIT_MIN_OBJECTS objects and up)."""
+    return [r for r in series if int(r["objects"]) >= FIT_MIN_OBJECTS]
+
+
 def repeats(rows):
     """The --repeat of a csim_bench CSV (column csim_repeats), as text ("?" if absent)."""
     values = {int(r["csim_repeats"]) for r in rows if r.get("csim_repeats") is not None}
@@ -112,7 +121,7 @@ def growth_section(rows, title, verdicts, out):
                        + f" | {r['csim_contacts_mean'] / n:.2f}"
                        + f" | {r['csim_island_iters_mean']:.2f} / {r['csim_last_second_island_iters_mean']:.2f} |")
             prev = r
-        fit_points = [r for r in series if int(r["objects"]) >= 40]
+        fit_points = fit_rows(series)
         if len(fit_points) >= 2:
             fits.append((dt, [(w, exponent([(r["objects"], r[key]) for r in fit_points]))
                               for w, key in WINDOWS],
@@ -145,8 +154,7 @@ def work_section(rows, dts, out):
     the growth is in the work the scene asks for or in csim's cost per unit of work."""
     fits = []
     for dt in dts:
-        series = [r for r in no_wall_series(rows, dt)
-                  if int(r["objects"]) >= 40 and r.get(WORK[-1]) is not None]
+        series = [r for r in fit_rows(no_wall_series(rows, dt)) if r.get(WORK[-1]) is not None]
         if len(series) < 2:
             continue
         work = [exponent([(r["objects"], r[w]) for r in series]) for w in WORK]
@@ -188,8 +196,8 @@ def settled_section(rows, dts, fits, out):
     5 s, and what the all-steps fit would be if the collapse cost nothing extra."""
     series_by_dt = []
     for dt in dts:
-        series = [r for r in no_wall_series(rows, dt) if int(r["objects"]) >= 40
-                  and all(r.get(k) is not None for _, k in SETTLED_PHASES)]
+        series = [r for r in fit_rows(no_wall_series(rows, dt))
+                  if all(r.get(k) is not None for _, k in SETTLED_PHASES)]
         if len(series) >= 2:
             series_by_dt.append((dt, series))
     if not series_by_dt:
@@ -237,8 +245,9 @@ def mujoco_growth_section(rows, out):
     for dt in dts:
         series = [r for r in no_wall_series(rows, dt)
                   if r.get("mujoco_ms_mean") and r.get("csim_common_ms_mean")]
-        if len([r for r in series if int(r["objects"]) >= 40]) >= 2:
-            tables.append((dt, series))
+        points = fit_rows(series)
+        if len(points) >= 2:
+            tables.append((dt, series, points))
     if not tables:
         return
     out.append("MuJoCo's growth on the same scenes without walls (benchmarks.csv, the alternating "
@@ -249,13 +258,12 @@ def mujoco_growth_section(rows, out):
     out.append("| dt | objects | steps both ran | csim ms/step | us/object | MuJoCo ms/step | us/object | MuJoCo/csim |")
     out.append("|---|---|---|---|---|---|---|---|")
     fits = []
-    for dt, series in tables:
+    for dt, series, points in tables:
         for r in series:
             n = int(r["objects"])
             c, m = r["csim_common_ms_mean"], r["mujoco_ms_mean"]
             out.append(f"| {dt:g} | {n} | {int(r['mujoco_steps'])} of {int(r['steps'])} | {c:.3f} | "
                        f"{1e3 * c / n:.2f} | {m:.3f} | {1e3 * m / n:.2f} | {m / c:.2f} |")
-        points = [r for r in series if int(r["objects"]) >= 40]
         span = f"{int(points[0]['objects'])}-{int(points[-1]['objects'])}"
         fits.append((dt, span, exponent([(r["objects"], r["csim_common_ms_mean"]) for r in points]),
                      exponent([(r["objects"], r["mujoco_ms_mean"]) for r in points])))

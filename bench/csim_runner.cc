@@ -41,6 +41,9 @@ bool CsimRunner::Step(StepSample* sample) {
   sample->contacts = s.num_constraints;
   sample->free_motion = s.free_motion_seconds;
   sample->collision = s.collision_seconds;
+  sample->narrow_phase_pairs = s.collision_pairs.narrow_phase_pairs;
+  sample->touching_pairs = s.collision_pairs.touching_pairs;
+  sample->feature_pairs = s.collision_pairs.feature_pairs;
   sample->build = s.build_seconds;
   sample->solve = s.solve_seconds;
   sample->assembly = sap.assembly_seconds;

@@ -62,6 +62,15 @@ void PrintWork(std::FILE* out, const char* label, const StepSample& m) {
   std::fprintf(out, "\n");
 }
 
+// What the collision time went to: csim's narrow-phase pairs per (mean) step.
+void PrintPairs(std::FILE* out, const StepSample& all, const StepSample& settled) {
+  std::fprintf(out,
+               "  collision pairs per step (all / settled): narrow phase %.1f / %.1f | touching "
+               "%.1f / %.1f | both with extended features %.1f / %.1f\n",
+               all.narrow_phase_pairs, settled.narrow_phase_pairs, all.touching_pairs,
+               settled.touching_pairs, all.feature_pairs, settled.feature_pairs);
+}
+
 }  // namespace
 
 void PrintConfig(const ConfigResult& r, std::FILE* out) {
@@ -76,6 +85,7 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
                r.csim_settled.mean.kinetic_energy);
   PrintSplit(out, "all", r.csim_all.mean);
   PrintSplit(out, "settled", r.csim_settled.mean);
+  PrintPairs(out, r.csim_all.mean, r.csim_settled.mean);
   PrintWork(out, "all", r.csim_all.mean);
   PrintWork(out, "settled", r.csim_settled.mean);
   const SeriesSummary& l = r.csim_last_second;
@@ -142,7 +152,8 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "mujoco_last_second_iters_mean,csim_repeats,csim_settled_free_motion_ms,"
                "csim_settled_collision_ms,csim_settled_build_ms,csim_settled_solve_ms,"
                "column_spacing,csim_work_mean,csim_settled_work_mean,"
-               "csim_last_second_work_mean\n");
+               "csim_last_second_work_mean,csim_settled_narrow_phase_pairs,"
+               "csim_settled_touching_pairs,csim_settled_feature_pairs\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -182,7 +193,8 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
     const StepSample& s = r.csim_settled.mean;
     std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%g,", r.repeats, Ms(s.free_motion),
                  Ms(s.collision), Ms(s.build), Ms(s.solve), r.config.column_spacing);
-    std::fprintf(f, "%.3f,%.3f,%.3f\n", TotalWork(m), TotalWork(s), TotalWork(l.mean));
+    std::fprintf(f, "%.3f,%.3f,%.3f,", TotalWork(m), TotalWork(s), TotalWork(l.mean));
+    std::fprintf(f, "%.2f,%.2f,%.2f\n", s.narrow_phase_pairs, s.touching_pairs, s.feature_pairs);
   }
   std::fclose(f);
 }

@@ -23,6 +23,9 @@ void Accumulate(const StepSample& s, double w, StepSample* sum) {
   sum->factorization += w * s.factorization;
   sum->line_search += w * s.line_search;
   sum->solve += w * s.solve;
+  sum->narrow_phase_pairs += w * s.narrow_phase_pairs;
+  sum->touching_pairs += w * s.touching_pairs;
+  sum->feature_pairs += w * s.feature_pairs;
   sum->kinetic_energy += w * s.kinetic_energy;
   for (int b = 0; b < kWorkSizeBuckets; ++b) sum->work_by_size[b] += w * s.work_by_size[b];
   for (int b = 0; b < kWorkIterationBuckets; ++b)

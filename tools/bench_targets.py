@@ -147,6 +147,7 @@ def growth_section(rows, title, verdicts, out):
     work_section(rows, dts, out)
     if verdicts:
         settled_section(rows, dts, fits, out)
+        collision_pairs_section(rows, dts, out)
 
 
 def work_section(rows, dts, out):
@@ -235,6 +236,46 @@ def settled_section(rows, dts, fits, out):
                       "settled pile's own cost per object to stop growing, not only a cheaper "
                       "collapse." if settled > LINEAR_EXPONENT else "."))
         out.append("")
+
+
+# The collision query's pairs per step over the last 5 s (csim_bench, CSV columns).
+SETTLED_PAIRS = [("narrow-phase pairs", "csim_settled_narrow_phase_pairs"),
+                 ("touching pairs", "csim_settled_touching_pairs"),
+                 ("pairs of two shapes with extended features", "csim_settled_feature_pairs")]
+
+
+def collision_pairs_section(rows, dts, out):
+    """Why the settled collision time per object grows: the pairs the narrow phase sees per
+    object over the last 5 s, with the collision time per object next to them. Silent for
+    CSVs written before csim_bench counted pairs."""
+    keys = [k for _, k in SETTLED_PAIRS] + ["csim_settled_collision_ms"]
+    tables = []
+    for dt in dts:
+        series = [r for r in fit_rows(no_wall_series(rows, dt))
+                  if all(r.get(k) is not None for k in keys)]
+        if len(series) >= 2:
+            tables.append((dt, series))
+    if not tables:
+        return
+    out.append("What the settled collision time per object grows with: the collision query's "
+               "pairs per object per step over the last 5 s. Narrow-phase pairs are the broad "
+               "phase's candidates; pairs of two shapes with extended features (box, mesh, "
+               "cylinder, capsule) take the narrow phase's costly path (deepest point, then "
+               "clipping of the two support features); p is each column's fitted exponent "
+               "(per step ~ objects^p):")
+    out.append("")
+    names = [n for n, _ in SETTLED_PAIRS] + ["collision us"]
+    out.append("| dt | objects | " + " | ".join(names) + " |")
+    out.append("|---|---|" + "---|" * len(names))
+    for dt, series in tables:
+        for r in series:
+            n = r["objects"]
+            cells = [f"{r[k] / n:.3f}" for _, k in SETTLED_PAIRS]
+            cells.append(f"{1e3 * r['csim_settled_collision_ms'] / n:.3f}")
+            out.append(f"| {dt:g} | {int(n)} | " + " | ".join(cells) + " |")
+        fitted = [exponent([(r["objects"], r[k]) for r in series]) for k in keys]
+        out.append(f"| {dt:g} | p | " + " | ".join(f"{p:.2f}" for p in fitted) + " |")
+    out.append("")
 
 
 def mujoco_growth_section(rows, out):

@@ -81,6 +81,8 @@ class ContactProblemBuilder {
   /// Wall time of the collision query (pose update, broad and narrow phase) of the last
   /// Build [s].
   double collision_seconds() const { return collision_seconds_; }
+  /// Pair counts of the collision query of the last Build (collision_world.h).
+  const geometry::CollisionCounts& collision_counts() const { return world_.counts(); }
 
  private:
   void AddCliques(const StepInputs& in, solver::ContactProblem* problem) const;

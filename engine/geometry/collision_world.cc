@@ -56,6 +56,7 @@ struct CollisionWorld::Impl {
   std::vector<std::pair<int, int>> pairs;  // candidate entry pairs (scratch, reused)
   std::vector<std::pair<int, int>> sorted_pairs;  // SortPairs' scratch
   std::vector<int> pair_first;                    // SortPairs' scratch
+  CollisionCounts counts;                         // of the last FindContacts()
 
   bool Allowed(int i, int j) const {
     return !filter.Excludes(entries[i].body, entries[j].body);
@@ -145,6 +146,8 @@ void CollisionWorld::UpdatePoses(const std::vector<math::RigidTransform>& X_WB) 
   }
 }
 
+const CollisionCounts& CollisionWorld::counts() const { return impl_->counts; }
+
 const math::RigidTransform& CollisionWorld::geometry_pose(int g) const {
   CSIM_CHECK(g >= 0 && g < impl_->num_specs);
   const int e = impl_->entry_of_geometry[g];
@@ -167,12 +170,17 @@ void CollisionWorld::FindContacts(double margin, const std::vector<double>& extr
   // Each pair is found once (the sweep reports a pair of boxes once, halfspaces are not
   // swept), so sorting alone gives the deterministic order.
   SortPairs(static_cast<int>(w.entries.size()), &w.pairs, &w.pair_first, &w.sorted_pairs);
+  CollisionCounts& counts = w.counts;
+  counts = CollisionCounts{};
+  counts.narrow_phase_pairs = static_cast<int>(w.pairs.size());
   for (const auto& [i, j] : w.pairs) {
     const Impl::Entry& a = w.entries[i];
     const Impl::Entry& b = w.entries[j];
     const size_t first = out->size();
     const double pair_margin = margin + w.Extra(extra, i) + w.Extra(extra, j);
     CalcPairContacts(a.shape, a.X_WG, b.shape, b.X_WG, pair_margin, out);
+    counts.touching_pairs += out->size() > first;
+    counts.feature_pairs += HasExtendedFeatures(a.shape) && HasExtendedFeatures(b.shape);
     for (size_t k = first; k < out->size(); ++k) {
       PointContact& c = (*out)[k];
       c.geometry_a = a.geometry;

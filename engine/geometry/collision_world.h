@@ -36,6 +36,16 @@ struct CollisionObjectSpec {
   int body = -1;      ///< body index, -1 for geometry welded to the world
 };
 
+/// What the last FindContacts() did, for profiling: how the collision time of a scene
+/// splits into pairs (csim_bench prints these per step).
+struct CollisionCounts {
+  int narrow_phase_pairs = 0;  ///< candidate pairs the broad phase sent to the narrow phase
+  int touching_pairs = 0;      ///< of those, pairs that gave at least one contact point
+  /// Narrow-phase pairs of two shapes with extended features, halfspaces aside
+  /// (narrow_phase.h, HasExtendedFeatures: box, mesh, cylinder, capsule): the costly case.
+  int feature_pairs = 0;
+};
+
 /// Owns the FCL objects and the broad phase of one scene. Not copyable; movable.
 class CollisionWorld {
  public:
@@ -73,6 +83,9 @@ class CollisionWorld {
   /// body (size of the largest body index + 1), entries >= 0.
   void FindContacts(double margin, const std::vector<double>& extra_margin,
                     std::vector<PointContact>* out);
+
+  /// The pair counts of the last FindContacts() (zeros before the first).
+  const CollisionCounts& counts() const;
 
  private:
   struct Impl;

@@ -16,12 +16,6 @@ using math::RigidTransform;
 
 bool Is(const ContactShape& s, ShapeType t) { return s.type() == t; }
 
-// Shapes that can present a segment or a face to another shape.
-bool HasExtendedFeatures(const ContactShape& s) {
-  return Is(s, ShapeType::kBox) || Is(s, ShapeType::kMesh) || Is(s, ShapeType::kCylinder) ||
-         Is(s, ShapeType::kCapsule);
-}
-
 SignedDistanceResult Flipped(SignedDistanceResult r) {
   r.nhat_AB_W = -r.nhat_AB_W;
   return r;
@@ -134,6 +128,11 @@ void CalcOrderedPairContacts(const ContactShape& a, const RigidTransform& X_WA,
 }
 
 }  // namespace
+
+bool HasExtendedFeatures(const ContactShape& s) {
+  return Is(s, ShapeType::kBox) || Is(s, ShapeType::kMesh) || Is(s, ShapeType::kCylinder) ||
+         Is(s, ShapeType::kCapsule);
+}
 
 void CalcPairContacts(const ContactShape& a, const RigidTransform& X_WA, const ContactShape& b,
                       const RigidTransform& X_WB, double margin,

@@ -36,4 +36,9 @@ void CalcPairContacts(const ContactShape& a, const math::RigidTransform& X_WA,
                       const ContactShape& b, const math::RigidTransform& X_WB, double margin,
                       std::vector<PointContact>* out);
 
+/// Whether the shape can present a segment or a face to another shape (box, mesh, cylinder,
+/// capsule): a pair of two such shapes, halfspaces aside, takes the costly path above, a
+/// deepest-point query followed by clipping their support features.
+bool HasExtendedFeatures(const ContactShape& s);
+
 }  // namespace csim::geometry

@@ -51,6 +51,7 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   status = cws.solver.Solve(cws.problem, cws.v_guess, &cws.result);
   s.free_motion_seconds = SecondsBetween(t0, t1);
   s.collision_seconds = cws.builder.collision_seconds();
+  s.collision_pairs = cws.builder.collision_counts();
   s.build_seconds = SecondsBetween(t1, t2) - s.collision_seconds;
   s.solve_seconds = SecondsBetween(t2, Clock::now());
   cws.has_previous = false;  // until this step succeeds

@@ -42,6 +42,7 @@ struct StepStats {
   double collision_seconds = 0.0;    ///< broad and narrow phase (part of the problem build)
   double build_seconds = 0.0;        ///< kinematics at q0 and problem build, collision excluded
   double solve_seconds = 0.0;        ///< SAP solve (its own split is in result.stats)
+  geometry::CollisionCounts collision_pairs;  ///< what the collision query's time went to
 };
 
 /// Scratch of the constrained step; built once per model.

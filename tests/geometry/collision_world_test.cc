@@ -250,5 +250,44 @@ TEST_CASE("World: geometry offsets and rotated bodies", "[collision]") {
   CHECK(world.geometry_pose(0).p.isApprox(Vector3d(0, -0.5, 0), 1e-12));
 }
 
+TEST_CASE("World: pair counts of the last query", "[collision]") {
+  // Designed so that each count is known from the geometry alone (margin 1 mm):
+  //   box 0 rests on the floor (0.5 mm deep) and box 3 on box 0 (1 mm deep): two touching
+  //   pairs, the second of two boxes;
+  //   boxes 1 and 2, turned 45 degrees about z, are diamonds |x| + |y| <= 0.1 sqrt(2) in
+  //   plan, 0.2 apart along x and y: their bounds overlap (0.2 < 2 * 0.1414) but the faces
+  //   facing each other are 0.2 sqrt(2) - 0.2 = 8.3 cm apart: a candidate pair of two boxes
+  //   that does not touch;
+  //   spheres 4 and 5 (r = 0.1) are 0.13 apart along every axis: bounds overlap, centres
+  //   0.225 apart, a candidate pair without extended features that does not touch;
+  //   sphere 6 is far from everything.
+  const double kQuarterTurn = 3.14159265358979323846 / 4;
+  const std::vector<CollisionObjectSpec> specs = {
+      Spec(Halfspace(), -1),        Spec(Box(0.2, 0.2, 0.2), 0), Spec(Box(0.2, 0.2, 0.2), 1),
+      Spec(Box(0.2, 0.2, 0.2), 2), Spec(Box(0.2, 0.2, 0.2), 3), Spec(Sphere(0.1), 4),
+      Spec(Sphere(0.1), 5),         Spec(Sphere(0.1), 6)};
+  CollisionWorld world(specs, FreeBodies(7));
+  CHECK(world.counts().narrow_phase_pairs == 0);  // before any query
+  std::vector<RigidTransform> X = {
+      At(0, 0, 0.0995),
+      Rotated(Vector3d::UnitZ(), kQuarterTurn, Vector3d(1.0, 0.0, 0.5)),
+      Rotated(Vector3d::UnitZ(), kQuarterTurn, Vector3d(1.2, 0.2, 0.5)),
+      At(0, 0, 0.2985),
+      At(-0.5, 0, 0.5),
+      At(-0.37, 0.13, 0.63),
+      At(5, 5, 5)};
+  CHECK(Find(world, X).size() == 8);  // four corners on the floor, four face on face
+  CHECK(world.counts().narrow_phase_pairs == 4);
+  CHECK(world.counts().touching_pairs == 2);
+  CHECK(world.counts().feature_pairs == 2);
+  // Box 3 lifted 1 cm: its bounds leave box 0's (9 mm beyond the margin), so one candidate
+  // pair of two boxes and one touching pair less; the counts are of the last query only.
+  X[3] = At(0, 0, 0.3085);
+  CHECK(Find(world, X).size() == 4);
+  CHECK(world.counts().narrow_phase_pairs == 3);
+  CHECK(world.counts().touching_pairs == 1);
+  CHECK(world.counts().feature_pairs == 1);
+}
+
 }  // namespace
 }  // namespace csim::geometry

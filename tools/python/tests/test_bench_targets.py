@@ -43,3 +43,34 @@ def test_mujoco_growth_is_silent_without_mujoco_rows():
     out = []
     bench_targets.mujoco_growth_section(rows, out)
     assert out == []
+
+
+def pair_row(n, dt, pairs_per_object, feature_exponent):
+    # Narrow-phase and touching pairs linear in n; feature pairs and the collision time
+    # ~ n^feature_exponent (a heap whose mix shifts towards box-on-box pairs).
+    return {"objects": float(n), "walls": 0.0, "dt": dt, "steps": 5000.0,
+            "csim_settled_narrow_phase_pairs": pairs_per_object * n,
+            "csim_settled_touching_pairs": 0.5 * pairs_per_object * n,
+            "csim_settled_feature_pairs": 0.01 * n ** feature_exponent,
+            "csim_settled_collision_ms": 1e-3 * n ** feature_exponent}
+
+
+def test_collision_pairs_per_object_and_their_exponents():
+    rows = [pair_row(n, 2e-3, 1.5, 1.5) for n in (40, 80, 160)]
+    rows.append(pair_row(10, 2e-3, 9.0, 3.0))  # fixed costs: must not enter the fits
+    out = []
+    bench_targets.collision_pairs_section(rows, [2e-3], out)
+    text = "\n".join(out)
+    # Per object at 160: 1.5, 0.75, 0.01 * 160^0.5 = 0.126, 1e-3 * 160^0.5 ms = 12.649 us.
+    assert re.search(r"^\| 0\.002 \| 160 \| 1\.500 \| 0\.750 \| 0\.126 \| 12\.649 \|$", text, re.M), text
+    assert re.search(r"^\| 0\.002 \| p \| 1\.00 \| 1\.00 \| 1\.50 \| 1\.50 \|$", text, re.M), text
+    assert "| 0.002 | 10 |" not in text
+
+
+def test_collision_pairs_are_silent_for_csvs_without_pair_counts():
+    rows = [pair_row(n, 2e-3, 1.5, 1.5) for n in (40, 80, 160)]
+    for r in rows:
+        del r["csim_settled_feature_pairs"]
+    out = []
+    bench_targets.collision_pairs_section(rows, [2e-3], out)
+    assert out == []

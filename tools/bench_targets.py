@@ -260,11 +260,12 @@ def collision_pairs_section(rows, dts, out):
     out.append("What the settled collision time per object grows with: the collision query's "
                "pairs per object per step over the last 5 s. Narrow-phase pairs are the broad "
                "phase's candidates; pairs of two shapes with extended features (box, mesh, "
-               "cylinder, capsule) take the narrow phase's costly path (deepest point, then "
-               "clipping of the two support features); p is each column's fitted exponent "
-               "(per step ~ objects^p):")
+               "cylinder, capsule) take the narrow phase's costly path (a deepest-point query, "
+               "then, when they touch, clipping of the two support features); the collision "
+               "time per object is in microseconds; p is each column's fitted exponent (per "
+               "step ~ objects^p):")
     out.append("")
-    names = [n for n, _ in SETTLED_PAIRS] + ["collision us"]
+    names = [n for n, _ in SETTLED_PAIRS] + ["collision time"]
     out.append("| dt | objects | " + " | ".join(names) + " |")
     out.append("|---|---|" + "---|" * len(names))
     for dt, series in tables:

@@ -38,7 +38,8 @@ void CalcPairContacts(const ContactShape& a, const math::RigidTransform& X_WA,
 
 /// Whether the shape can present a segment or a face to another shape (box, mesh, cylinder,
 /// capsule): a pair of two such shapes, halfspaces aside, takes the costly path above, a
-/// deepest-point query followed by clipping their support features.
+/// deepest-point query and, when the pair is within the margin, clipping of their support
+/// features.
 bool HasExtendedFeatures(const ContactShape& s);
 
 }  // namespace csim::geometry

@@ -192,15 +192,22 @@ SETTLED_PHASES = [("free motion", "csim_settled_free_motion_ms"),
                   ("solve", "csim_settled_solve_ms")]
 
 
+def complete_series(rows, dts, keys):
+    """Per time step, the rows without walls that enter the fits and have every column in
+    `keys` (older CSVs lack the newer ones), as (dt, rows) for the steps with two or more."""
+    tables = []
+    for dt in dts:
+        series = [r for r in fit_rows(no_wall_series(rows, dt))
+                  if all(r.get(k) is not None for k in keys)]
+        if len(series) >= 2:
+            tables.append((dt, series))
+    return tables
+
+
 def settled_section(rows, dts, fits, out):
     """Where the settled pile's own growth goes: its time per object by phase over the last
     5 s, and what the all-steps fit would be if the collapse cost nothing extra."""
-    series_by_dt = []
-    for dt in dts:
-        series = [r for r in fit_rows(no_wall_series(rows, dt))
-                  if all(r.get(k) is not None for _, k in SETTLED_PHASES)]
-        if len(series) >= 2:
-            series_by_dt.append((dt, series))
+    series_by_dt = complete_series(rows, dts, [k for _, k in SETTLED_PHASES])
     if not series_by_dt:
         return
     out.append("Where the settled pile's growth goes: time per object per step over the last 5 s "
@@ -249,12 +256,7 @@ def collision_pairs_section(rows, dts, out):
     object over the last 5 s, with the collision time per object next to them. Silent for
     CSVs written before csim_bench counted pairs."""
     keys = [k for _, k in SETTLED_PAIRS] + ["csim_settled_collision_ms"]
-    tables = []
-    for dt in dts:
-        series = [r for r in fit_rows(no_wall_series(rows, dt))
-                  if all(r.get(k) is not None for k in keys)]
-        if len(series) >= 2:
-            tables.append((dt, series))
+    tables = complete_series(rows, dts, keys)
     if not tables:
         return
     out.append("What the settled collision time per object grows with: the collision query's "

@@ -154,10 +154,7 @@ def work_section(rows, dts, out):
     """Fitted exponents of the Newton work per step and of the time per unit of work: whether
     the growth is in the work the scene asks for or in csim's cost per unit of work."""
     fits = []
-    for dt in dts:
-        series = [r for r in fit_rows(no_wall_series(rows, dt)) if r.get(WORK[-1]) is not None]
-        if len(series) < 2:
-            continue
+    for dt, series in complete_series(rows, dts, [WORK[-1]]):
         work = [exponent([(r["objects"], r[w]) for r in series]) for w in WORK]
         per_work = [exponent([(r["objects"], r[key] / r[w]) for r in series])
                     for (_, key), w in zip(WINDOWS, WORK)]

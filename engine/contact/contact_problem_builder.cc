@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "engine/common/check.h"
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/material_combination.h"
 #include "engine/multibody/jacobians.h"
@@ -142,19 +143,16 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
                            contacts_[i - 1].geometry_b == c.geometry_b;
     key_[i] = {c.geometry_a, c.geometry_b, same_pair ? key_[i - 1].point + 1 : 0};
   }
-  // Which contacts ended the last solve stuck. The geometry emits pairs in order, so key_
-  // and stuck_ are both sorted and one merge walk finds them (a binary search per contact
-  // was a fifth of AddContact); the search stays for an order that is not sorted.
+  // Which contacts ended the last solve stuck. FindContacts sorts its output by geometry
+  // pair, then by the point order of the pair's manifold, so key_ is sorted (checked), and
+  // stuck_, taken from the last Build's key_ in order, is too: one merge walk finds them (a
+  // binary search per contact was a fifth of AddContact).
+  CSIM_CHECK(std::is_sorted(key_.begin(), key_.end()));
   was_stuck_.assign(n, 0);
-  if (std::is_sorted(key_.begin(), key_.end())) {
-    size_t s = 0;
-    for (size_t i = 0; i < n && s < stuck_.size(); ++i) {
-      while (s < stuck_.size() && stuck_[s] < key_[i]) ++s;
-      was_stuck_[i] = s < stuck_.size() && !(key_[i] < stuck_[s]);
-    }
-  } else {
-    for (size_t i = 0; i < n; ++i)
-      was_stuck_[i] = std::binary_search(stuck_.begin(), stuck_.end(), key_[i]);
+  size_t s = 0;
+  for (size_t i = 0; i < n && s < stuck_.size(); ++i) {
+    while (s < stuck_.size() && stuck_[s] < key_[i]) ++s;
+    was_stuck_[i] = s < stuck_.size() && !(key_[i] < stuck_[s]);
   }
   if (R_WC_.size() < n) {
     R_WC_.resize(n);
@@ -286,9 +284,7 @@ void ContactProblemBuilder::RememberStiction(const solver::ContactProblem& probl
     if (cone.RegionAt(result.v_c.data() + e.row_offset) == solver::FrictionConeRegion::kStiction)
       stuck_.push_back(key_[i]);
   }
-  // The geometry emits pairs in order, so this is sorted already (and std::sort would
-  // still take n log n); sorting keeps the next Build's lookup correct regardless.
-  if (!std::is_sorted(stuck_.begin(), stuck_.end())) std::sort(stuck_.begin(), stuck_.end());
+  // Sorted: a subsequence of key_, which AddContacts checked is sorted.
 }
 
 void ContactProblemBuilder::AddJointLimits(const Model& model, const StepInputs& in,

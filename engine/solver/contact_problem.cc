@@ -52,7 +52,11 @@ int ContactProblem::AddClique(const Eigen::Ref<const Eigen::MatrixXd>& A) {
   GrowTo(&v_star_, num_velocities_);
   std::fill_n(v_star_.data() + num_velocities_ - m, m, 0.0);
   GrowTo(&inverse_diagonal_A_, num_velocities_);
-  for (int i = 0; i < m; ++i) inverse_diagonal_A_[num_velocities_ - m + i] = 1.0 / A(i, i);
+  for (int i = 0; i < m; ++i) {
+    // SPD: a positive diagonal (checked before the reciprocal, where 0 would become +inf).
+    CSIM_CHECK(A(i, i) > 0.0);
+    inverse_diagonal_A_[num_velocities_ - m + i] = 1.0 / A(i, i);
+  }
   return num_cliques() - 1;
 }
 

@@ -1,12 +1,15 @@
 // ThreadPool: every index runs exactly once per loop, on a thread id that no concurrent call
 // shares, loop after loop on the same workers; one thread runs inline; a loop does not
-// allocate.
+// allocate; the workers' plain writes are visible to the caller when the loop returns,
+// whether the workers were spinning or had gone to sleep between loops.
 
 #include "engine/common/thread_pool.h"
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "tests/support/allocation_counter.h"
@@ -58,6 +61,25 @@ TEST_CASE("thread pool: a loop allocates nothing", "[common][threads][allocation
   for (int loop = 0; loop < 100; ++loop) pool.ParallelFor(256, body);
   CHECK(testing::AllocationCount() - before == 0);
   for (int i = 0; i < 256; ++i) CHECK(out[i] == 101.0 * i);
+}
+
+TEST_CASE("thread pool: results visible after spinning and after sleeping workers", "[common][threads]") {
+  // Loops back to back find the workers spinning; a pause of 20 ms, far beyond the spin
+  // window, finds them asleep on the condition variable. Either way every index must run
+  // once and its plain (non-atomic) write be seen by the caller when ParallelFor returns.
+  ThreadPool pool(3);
+  std::vector<long> out(64, 0);
+  for (int loop = 1; loop <= 40; ++loop) {
+    if (loop % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto body = [&](int index, int) { out[index] += loop; };
+    pool.ParallelFor(64, body);
+    long expected = 0;
+    for (int k = 1; k <= loop; ++k) expected += k;
+    for (int i = 0; i < 64; ++i) {
+      INFO("loop " << loop << ", index " << i);
+      REQUIRE(out[i] == expected);
+    }
+  }
 }
 
 }  // namespace

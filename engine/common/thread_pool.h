@@ -11,12 +11,14 @@
 // does not allocate.
 // Waiting: after a loop a worker spins (polling an atomic, with a pause instruction) for
 // up to kSpinMicroseconds before it sleeps on a condition variable; the caller likewise
-// spins for the workers' last indices before it sleeps. A step runs several short loops
-// (collision pairs, contacts, islands) with serial stretches of a few tens of microseconds
-// between them: waking a sleeping worker cost about 10 us per loop here
-// (bench/thread_pool_bench.cc), as much as a stage of a small step, while a spinning one
-// starts within a fraction of a microsecond. The spin is bounded, so a pool between
-// steps or between runs leaves its cores idle.
+// spins for the workers' last indices before it sleeps. A step runs two loops (the
+// collision pairs, then the islands) with serial stretches between them: waking a
+// sleeping worker cost about 10 us per loop here (bench/thread_pool_bench.cc), as much as
+// the narrow phase of clutter-160 saves on a second thread, while a spinning one starts
+// within a microsecond. 200 us covers the serial part between two loops of such a step
+// (positions, free motion and broad phase, about 110 us), so the workers stay awake
+// through a run. The spin is bounded, so a pool between runs, or behind a slow recorder,
+// leaves its cores idle.
 // Alternatives rejected: std::async or a thread per call (creation costs tens of
 // microseconds per step and allocates); std::function (may allocate); unbounded spinning
 // (burns the cores for as long as the pool lives, including while a recorder writes);
@@ -65,7 +67,7 @@ class ThreadPool {
   void WorkerMain(int thread);
 
   // How long a thread polls before it sleeps (see the top of this file).
-  static constexpr double kSpinMicroseconds = 50.0;
+  static constexpr double kSpinMicroseconds = 200.0;
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;

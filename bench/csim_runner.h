@@ -13,8 +13,8 @@ namespace csim::bench {
 
 class CsimRunner {
  public:
-  /// Keeps a reference to `scene`, which must outlive the runner. `threads`: the solver's
-  /// (sap_solver.h; results do not depend on it).
+  /// Keeps a reference to `scene`, which must outlive the runner. `threads`: the step's
+  /// (contact_step.h; results do not depend on it).
   explicit CsimRunner(const io::LoadedScene& scene, int threads = 1);
 
   /// Advances one step. Returns false (and sets error()) when the step failed.
@@ -22,6 +22,8 @@ class CsimRunner {
 
   const std::string& error() const { return error_; }
   const multibody::State& state() const { return state_; }
+  /// The constrained step's workspace: the last step's contact problem and solve.
+  const integrator::ContactStepWorkspace& workspace() const { return cws_; }
   /// One line stating the settings that matter for the comparison.
   std::string SettingsLine() const;
 

@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libyaml-cpp-dev libfcl-dev libccd-dev libspdlog-dev libfmt-dev
   libcli11-dev libhdf5-dev hdf5-tools catch2
   python3-h5py python3-numpy python3-matplotlib
-  libmujoco-dev
+  libmujoco-dev libsuitesparse-dev libopenblas0-serial
   python3-pandas python3-yaml python3-pytest python3-nbformat jupyter-nbconvert python3-ipykernel python3-nbclient
   parallel slurm-wlm munge slurmctld slurmd slurm-client
   libjs-three chromium python3-pil

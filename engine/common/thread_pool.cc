@@ -62,7 +62,7 @@ void ThreadPool::Run(int count, Function function, void* context) {
   function_ = function;
   context_ = context;
   count_ = count;
-  next_.store(0, std::memory_order_relaxed);
+  next_.store(1, std::memory_order_relaxed);  // index 0 is the caller's (see the header)
   busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     // Under the mutex, so that a worker about to sleep either sees the new generation in
@@ -71,6 +71,7 @@ void ThreadPool::Run(int count, Function function, void* context) {
     generation_.fetch_add(1, std::memory_order_release);  // publishes the loop above
   }
   start_.notify_all();  // cheap when every worker is spinning (no sleeper to wake)
+  function(context, 0, 0);
   Work(0);
   // Every index is taken; wait until the workers' calls have returned (acquire: their
   // writes are then visible to the caller).

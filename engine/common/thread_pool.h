@@ -46,8 +46,12 @@ class ThreadPool {
 
   /// Calls body(index, thread) once for every index in [0, count), spread over the
   /// threads; `thread` in [0, num_threads()) is unique among the calls running at the same
-  /// time (0 is the caller). Returns when every call has returned. The body must not throw
-  /// and must not call ParallelFor. Call from one thread at a time. Does not allocate.
+  /// time (0 is the caller). Index 0 always runs on the caller, first: a loop that puts its
+  /// largest item first (the solver's largest island) keeps it on the thread whose caches
+  /// hold the data the serial stages just wrote; a spinning worker that grabbed it instead
+  /// made clutter-160 with walls 10 % slower on two threads than on one. Returns when
+  /// every call has returned. The body must not throw and must not call ParallelFor. Call
+  /// from one thread at a time. Does not allocate.
   template <typename Body>
   void ParallelFor(int count, Body& body) {
     Run(count, &Invoke<Body>, &body);

@@ -52,6 +52,23 @@ TEST_CASE("thread pool: one thread runs on the caller", "[common][threads]") {
   CHECK(on_caller);
 }
 
+TEST_CASE("thread pool: index 0 runs on the caller, as thread 0", "[common][threads]") {
+  ThreadPool pool(3);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int loop = 0; loop < 200; ++loop) {
+    std::thread::id ran_on;
+    int thread_of_zero = -1;
+    auto body = [&](int index, int thread) {
+      if (index != 0) return;
+      ran_on = std::this_thread::get_id();
+      thread_of_zero = thread;
+    };
+    pool.ParallelFor(8, body);
+    REQUIRE(ran_on == caller);
+    REQUIRE(thread_of_zero == 0);
+  }
+}
+
 TEST_CASE("thread pool: a loop allocates nothing", "[common][threads][allocation]") {
   ThreadPool pool(3);
   std::vector<double> out(256, 0.0);

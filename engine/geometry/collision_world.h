@@ -22,8 +22,8 @@
 // Threads (set_thread_pool): step 3 runs on the pool, the sorted pairs cut into contiguous
 // chunks that the threads take in turn, each chunk's contacts into a buffer of its own;
 // the buffers are then joined in chunk order. A pair's contacts depend only on the pair, so
-// the output is the same, bit for bit, on any number of threads. Steps 1-2 stay on the
-// calling thread (a few per cent of the query).
+// the output is the same, bit for bit, on any number of threads. Steps 1-2 and the pose
+// update stay on the calling thread (about a third of the query on clutter-160).
 
 #include <memory>
 #include <vector>

@@ -17,7 +17,7 @@ CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
       state_{0.0, scene.model.InitialQ(), scene.model.InitialV()} {
   multibody::NormalizeQuaternions(scene.model, &state_.q);
   cws_.solver.set_parameters(sim::SolverParameters(scene.settings));
-  cws_.set_num_threads(threads);
+  cws_.solver.set_num_threads(threads);
 }
 
 bool CsimRunner::Step(StepSample* sample) {

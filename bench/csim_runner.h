@@ -13,8 +13,8 @@ namespace csim::bench {
 
 class CsimRunner {
  public:
-  /// Keeps a reference to `scene`, which must outlive the runner. `threads`: the step's
-  /// (contact_step.h; results do not depend on it).
+  /// Keeps a reference to `scene`, which must outlive the runner. `threads`: the solver's
+  /// (sap_solver.h; results do not depend on it).
   explicit CsimRunner(const io::LoadedScene& scene, int threads = 1);
 
   /// Advances one step. Returns false (and sets error()) when the step failed.

@@ -7,22 +7,15 @@
 // atomic counter (dynamic load balancing: a worker that finishes early takes the next
 // index), so which thread runs which index varies from call to call; the body must make
 // its result depend only on the index (per-thread scratch is selected by the `thread`
-// argument). The loop body is passed as a plain function pointer and context, so a call
-// does not allocate.
-// Waiting: after a loop a worker spins (polling an atomic, with a pause instruction) for
-// up to kSpinMicroseconds before it sleeps on a condition variable; the caller likewise
-// spins for the workers' last indices before it sleeps. A step runs two loops (the
-// collision pairs, then the islands) with serial stretches between them: waking a
-// sleeping worker cost about 10 us per loop here (bench/thread_pool_bench.cc), as much as
-// the narrow phase of clutter-160 saves on a second thread, while a spinning one starts
-// within a microsecond. 200 us covers the serial part between two loops of such a step
-// (positions, free motion and broad phase: about 0.1 ms in csim_bench's stage split of
-// clutter-160 without walls), so the workers stay awake through a run. The spin is bounded, so a pool between runs, or behind a slow recorder,
-// leaves its cores idle.
+// argument). Workers sleep on a condition variable between loops. The loop body is passed
+// as a plain function pointer and context, so a call does not allocate.
 // Alternatives rejected: std::async or a thread per call (creation costs tens of
-// microseconds per step and allocates); std::function (may allocate); unbounded spinning
-// (burns the cores for as long as the pool lives, including while a recorder writes);
-// OpenMP (a new dependency, and its runtime's thread handling is not ours to test).
+// microseconds per step and allocates); std::function (may allocate); spinning workers
+// (burn a core between steps while the rest of the step runs on one thread; measured in
+// issue 4: waking a sleeping worker costs about 10 us per loop, bench/thread_pool_bench.cc,
+// and workers that spun 200 us before sleeping cut that to under 1 us but changed no
+// csim_bench figure beyond the run-to-run spread); OpenMP (a new dependency, and its
+// runtime's thread handling is not ours to test).
 
 #include <atomic>
 #include <condition_variable>
@@ -48,8 +41,9 @@ class ThreadPool {
   /// threads; `thread` in [0, num_threads()) is unique among the calls running at the same
   /// time (0 is the caller). Index 0 always runs on the caller, first: a loop that puts its
   /// largest item first (the solver's largest island) keeps it on the thread whose caches
-  /// hold the data the serial stages just wrote; a spinning worker that grabbed it instead
-  /// made clutter-160 with walls 10 % slower on two threads than on one. Returns when
+  /// hold what the serial stages just wrote. (With workers that spin between loops instead
+  /// of sleeping, tried and measured in issue 4, a worker often took that island and
+  /// clutter-160 with walls ran 10 % slower on two threads than on one.) Returns when
   /// every call has returned. The body must not throw and must not call ParallelFor. Call
   /// from one thread at a time. Does not allocate.
   template <typename Body>
@@ -70,22 +64,18 @@ class ThreadPool {
   // A worker's life: wait for a loop, work, report, until the pool stops.
   void WorkerMain(int thread);
 
-  // How long a thread polls before it sleeps (see the top of this file).
-  static constexpr double kSpinMicroseconds = 200.0;
-
   std::vector<std::thread> workers_;
   std::mutex mutex_;
-  std::condition_variable start_;  // a new loop (or stop) for sleeping workers
-  std::condition_variable done_;   // the last worker finished the loop (caller asleep)
-  // The current loop; written before generation_ is released (workers read it after
-  // acquiring generation_).
+  std::condition_variable start_;  // a new loop (or stop) for the workers
+  std::condition_variable done_;   // the last worker finished the loop
+  // The current loop; written under mutex_ before generation_ changes.
   Function function_ = nullptr;
   void* context_ = nullptr;
   int count_ = 0;
-  std::atomic<int> next_{0};          // next index to hand out
-  std::atomic<long> generation_{0};   // loops started so far; changed under mutex_
-  std::atomic<int> busy_{0};          // workers not yet finished with the current loop
-  std::atomic<bool> stop_{false};     // changed under mutex_
+  std::atomic<int> next_{0};       // next index to hand out
+  long generation_ = 0;            // loops started so far
+  int busy_ = 0;                   // workers not yet finished with the current loop
+  bool stop_ = false;
 };
 
 }  // namespace csim

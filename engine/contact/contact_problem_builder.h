@@ -81,10 +81,6 @@ class ContactProblemBuilder {
   /// Wall time of the collision query (pose update, broad and narrow phase) of the last
   /// Build [s].
   double collision_seconds() const { return collision_seconds_; }
-  /// Runs the collision query's narrow phase on `pool` (collision_world.h; nullptr: the
-  /// calling thread). The caller owns the pool and keeps it alive while this builder uses
-  /// it; the problem built does not depend on it.
-  void set_thread_pool(ThreadPool* pool) { world_.set_thread_pool(pool); }
   /// Pair counts of the collision query of the last Build (collision_world.h).
   const geometry::CollisionCounts& collision_counts() const { return world_.counts(); }
 

@@ -1,7 +1,6 @@
 #include "engine/geometry/collision_world.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <utility>
 
 #include "engine/common/check.h"
@@ -58,20 +57,6 @@ struct CollisionWorld::Impl {
   std::vector<std::pair<int, int>> sorted_pairs;  // SortPairs' scratch
   std::vector<int> pair_first;                    // SortPairs' scratch
   CollisionCounts counts;                         // of the last FindContacts()
-  ThreadPool* pool = nullptr;                     // narrow phase on threads when set
-  // One chunk of the sorted pairs, for the narrow phase on threads: its contacts and counts.
-  // A cache line each: two threads appending to neighbouring chunks would otherwise write
-  // the same line at every contact.
-  struct alignas(64) Chunk {
-    std::vector<PointContact> contacts;  // capacity reused from step to step
-    CollisionCounts counts;
-  };
-  std::vector<Chunk> chunks;
-
-  // The narrow phase of pairs[begin, end): appends their contacts to `out` and adds to
-  // `c`. Reads only the entries and the pairs, so chunks can run concurrently.
-  void NarrowPhase(int begin, int end, double margin, const std::vector<double>& extra,
-                   std::vector<PointContact>* out, CollisionCounts* c) const;
 
   bool Allowed(int i, int j) const {
     return !filter.Excludes(entries[i].body, entries[j].body);
@@ -163,8 +148,6 @@ void CollisionWorld::UpdatePoses(const std::vector<math::RigidTransform>& X_WB) 
 
 const CollisionCounts& CollisionWorld::counts() const { return impl_->counts; }
 
-void CollisionWorld::set_thread_pool(ThreadPool* pool) { impl_->pool = pool; }
-
 const math::RigidTransform& CollisionWorld::geometry_pose(int g) const {
   CSIM_CHECK(g >= 0 && g < impl_->num_specs);
   const int e = impl_->entry_of_geometry[g];
@@ -190,54 +173,20 @@ void CollisionWorld::FindContacts(double margin, const std::vector<double>& extr
   CollisionCounts& counts = w.counts;
   counts = CollisionCounts{};
   counts.narrow_phase_pairs = static_cast<int>(w.pairs.size());
-  const int num_pairs = static_cast<int>(w.pairs.size());
-  // Chunks of at least kMinChunkPairs pairs (a chunk costs a buffer join and an index
-  // handout), about four per thread so that a thread that drew costly pairs (box on box)
-  // does not hold the others up.
-  constexpr int kMinChunkPairs = 16;
-  const int threads = w.pool != nullptr ? w.pool->num_threads() : 1;
-  const int num_chunks = std::min(4 * threads, num_pairs / kMinChunkPairs);
-  if (threads == 1 || num_chunks < 2) {
-    w.NarrowPhase(0, num_pairs, margin, extra, out, &counts);
-    return;
-  }
-  if (static_cast<int>(w.chunks.size()) < num_chunks) w.chunks.resize(num_chunks);
-  auto chunk_begin = [&](int k) {
-    return static_cast<int>(static_cast<int64_t>(num_pairs) * k / num_chunks);
-  };
-  auto body = [&](int k, int) {
-    Impl::Chunk& chunk = w.chunks[k];
-    chunk.contacts.clear();
-    chunk.counts = CollisionCounts{};
-    w.NarrowPhase(chunk_begin(k), chunk_begin(k + 1), margin, extra, &chunk.contacts, &chunk.counts);
-  };
-  w.pool->ParallelFor(num_chunks, body);
-  for (int k = 0; k < num_chunks; ++k) {
-    const Impl::Chunk& chunk = w.chunks[k];
-    out->insert(out->end(), chunk.contacts.begin(), chunk.contacts.end());
-    counts.touching_pairs += chunk.counts.touching_pairs;
-    counts.feature_pairs += chunk.counts.feature_pairs;
-  }
-}
-
-void CollisionWorld::Impl::NarrowPhase(int begin, int end, double margin,
-                                       const std::vector<double>& extra,
-                                       std::vector<PointContact>* out, CollisionCounts* c) const {
-  for (int p = begin; p < end; ++p) {
-    const auto [i, j] = pairs[p];
-    const Entry& a = entries[i];
-    const Entry& b = entries[j];
+  for (const auto& [i, j] : w.pairs) {
+    const Impl::Entry& a = w.entries[i];
+    const Impl::Entry& b = w.entries[j];
     const size_t first = out->size();
-    const double pair_margin = margin + Extra(extra, i) + Extra(extra, j);
+    const double pair_margin = margin + w.Extra(extra, i) + w.Extra(extra, j);
     CalcPairContacts(a.shape, a.X_WG, b.shape, b.X_WG, pair_margin, out);
-    c->touching_pairs += out->size() > first;
-    c->feature_pairs += HasExtendedFeatures(a.shape) && HasExtendedFeatures(b.shape);
+    counts.touching_pairs += out->size() > first;
+    counts.feature_pairs += HasExtendedFeatures(a.shape) && HasExtendedFeatures(b.shape);
     for (size_t k = first; k < out->size(); ++k) {
-      PointContact& contact = (*out)[k];
-      contact.geometry_a = a.geometry;
-      contact.geometry_b = b.geometry;
-      contact.body_a = a.body;
-      contact.body_b = b.body;
+      PointContact& c = (*out)[k];
+      c.geometry_a = a.geometry;
+      c.geometry_b = b.geometry;
+      c.body_a = a.body;
+      c.body_b = b.body;
     }
   }
 }

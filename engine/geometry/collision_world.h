@@ -19,16 +19,10 @@
 //   3. the candidates are sorted by (geometry_a, geometry_b), which makes the output
 //      independent of the broad phase's internal order, then run through the narrow phase
 //      (narrow_phase.h) in that order.
-// Threads (set_thread_pool): step 3 runs on the pool, the sorted pairs cut into contiguous
-// chunks that the threads take in turn, each chunk's contacts into a buffer of its own;
-// the buffers are then joined in chunk order. A pair's contacts depend only on the pair, so
-// the output is the same, bit for bit, on any number of threads. Steps 1-2 and the pose
-// update stay on the calling thread (about a third of the query on clutter-160).
 
 #include <memory>
 #include <vector>
 
-#include "engine/common/thread_pool.h"
 #include "engine/geometry/collision_filter.h"
 #include "engine/geometry/point_contact.h"
 #include "engine/geometry/shape.h"
@@ -89,11 +83,6 @@ class CollisionWorld {
   /// body (size of the largest body index + 1), entries >= 0.
   void FindContacts(double margin, const std::vector<double>& extra_margin,
                     std::vector<PointContact>* out);
-
-  /// Runs the narrow phase of FindContacts on `pool`, which the caller owns and keeps alive
-  /// while this world uses it (nullptr, the default: the calling thread alone). The output
-  /// does not depend on it.
-  void set_thread_pool(ThreadPool* pool);
 
   /// The pair counts of the last FindContacts() (zeros before the first).
   const CollisionCounts& counts() const;

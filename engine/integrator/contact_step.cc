@@ -3,7 +3,6 @@
 #include <chrono>
 #include <string>
 
-#include "engine/common/check.h"
 #include "engine/multibody/kinematics.h"
 
 namespace csim::integrator {
@@ -22,17 +21,6 @@ ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
       kinematics0(multibody::MakeWorkspace(model)),
       v_previous(Eigen::VectorXd::Zero(model.nv)),
       v_guess(Eigen::VectorXd::Zero(model.nv)) {}
-
-void ContactStepWorkspace::set_num_threads(int num_threads) {
-  CSIM_CHECK(num_threads >= 1);
-  if (num_threads == this->num_threads()) return;
-  builder.set_thread_pool(nullptr);  // no stage may hold the old pool once it is gone
-  solver.set_thread_pool(nullptr);
-  pool.reset();
-  if (num_threads > 1) pool = std::make_unique<ThreadPool>(num_threads);
-  builder.set_thread_pool(pool.get());
-  solver.set_thread_pool(pool.get());
-}
 
 StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
                            const FreeMotionSettings& free_motion,

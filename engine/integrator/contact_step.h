@@ -18,11 +18,9 @@
 // 2.2e-4 on the rolling spring-cylinder), while one step from it is exact to round-off on a
 // quadratic piece.
 
-#include <memory>
 #include <vector>
 
 #include "engine/common/step_status.h"
-#include "engine/common/thread_pool.h"
 #include "engine/contact/contact_parameters.h"
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/integrator/theta_method.h"
@@ -50,13 +48,6 @@ struct StepStats {
 /// Scratch of the constrained step; built once per model.
 struct ContactStepWorkspace {
   explicit ContactStepWorkspace(const multibody::Model& model);
-  /// Threads of the step (>= 1; 1, the default, starts none): one pool, started here once,
-  /// runs the collision query's narrow phase (collision_world.h) and the solver's islands
-  /// (sap_solver.h). Every result is bit-identical for every count.
-  void set_num_threads(int num_threads);
-  int num_threads() const { return pool != nullptr ? pool->num_threads() : 1; }
-
-  std::unique_ptr<ThreadPool> pool;  ///< null with one thread; shared by the stages below
   contact::ContactProblemBuilder builder;
   solver::ContactProblem problem;
   solver::SapSolver solver;

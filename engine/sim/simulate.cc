@@ -76,7 +76,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
   integrator::ContactStepWorkspace cws(model);
   cws.solver.set_parameters(SolverParameters(settings));
-  cws.set_num_threads(settings.threads);  // narrow phase and islands in parallel; same results
+  cws.solver.set_num_threads(settings.threads);  // islands in parallel; same results
   const contact::ContactParameters contact_parameters = ContactParametersFor(settings);
   multibody::Workspace record_ws = multibody::MakeWorkspace(model);
   Row row = MakeRow(model);

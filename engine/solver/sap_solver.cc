@@ -208,17 +208,9 @@ SapSolver::SapSolver(const SapSolverParameters& parameters) : parameters_(parame
 
 void SapSolver::set_num_threads(int num_threads) {
   CSIM_CHECK(num_threads >= 1);
-  if (num_threads == this->num_threads() && pool_ == owned_pool_.get()) return;
-  pool_ = nullptr;
-  owned_pool_.reset();  // joins the old workers first
-  if (num_threads > 1) owned_pool_ = std::make_unique<ThreadPool>(num_threads);
-  pool_ = owned_pool_.get();
-}
-
-void SapSolver::set_thread_pool(ThreadPool* pool) {
-  pool_ = nullptr;
-  owned_pool_.reset();
-  pool_ = pool != nullptr && pool->num_threads() > 1 ? pool : nullptr;
+  if (num_threads == this->num_threads()) return;
+  pool_.reset();  // joins the old workers first
+  if (num_threads > 1) pool_ = std::make_unique<ThreadPool>(num_threads);
 }
 
 void SapSolver::Setup(const ContactProblem& problem) {

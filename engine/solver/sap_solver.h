@@ -143,10 +143,6 @@ class SapSolver {
   /// turn on the calling thread, no thread exists. n > 1: a pool of n - 1 workers is started
   /// here, once, and used by every Solve. Results are bit-identical for every n.
   void set_num_threads(int num_threads);
-  /// Shares a pool that the caller owns and keeps alive while this solver uses it (the
-  /// step's pool, contact_step.h, which the collision query uses too); nullptr: one thread.
-  /// Replaces a pool of set_num_threads.
-  void set_thread_pool(ThreadPool* pool);
   int num_threads() const { return pool_ != nullptr ? pool_->num_threads() : 1; }
 
   /// Solves `problem` from the initial guess v_guess (num_velocities; only the
@@ -245,8 +241,7 @@ class SapSolver {
   StepStatus Finish(SapTermination t, const char* reason, SapSolverResult* result);
 
   SapSolverParameters parameters_;
-  std::unique_ptr<ThreadPool> owned_pool_;  // set_num_threads' pool
-  ThreadPool* pool_ = nullptr;              // the pool in use; null with one thread
+  std::unique_ptr<ThreadPool> pool_;  // null with one thread
   const ContactProblem* problem_ = nullptr;
   NewtonSystem newton_;
   std::vector<int> reduced_offset_;  // per clique, -1 if not participating

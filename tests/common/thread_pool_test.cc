@@ -1,7 +1,7 @@
 // ThreadPool: every index runs exactly once per loop, on a thread id that no concurrent call
 // shares, loop after loop on the same workers; one thread runs inline; a loop does not
 // allocate; the workers' plain writes are visible to the caller when the loop returns,
-// whether the workers were spinning or had gone to sleep between loops.
+// loop after loop and after a pause; index 0 runs on the caller.
 
 #include "engine/common/thread_pool.h"
 
@@ -80,10 +80,10 @@ TEST_CASE("thread pool: a loop allocates nothing", "[common][threads][allocation
   for (int i = 0; i < 256; ++i) CHECK(out[i] == 101.0 * i);
 }
 
-TEST_CASE("thread pool: results visible after spinning and after sleeping workers", "[common][threads]") {
-  // Loops back to back find the workers spinning; a pause of 20 ms, far beyond the spin
-  // window, finds them asleep on the condition variable. Either way every index must run
-  // once and its plain (non-atomic) write be seen by the caller when ParallelFor returns.
+TEST_CASE("thread pool: workers' writes visible, loop after loop and after a pause", "[common][threads]") {
+  // Loops back to back, and after a pause of 20 ms in which the workers wait on the
+  // condition variable: every index must run once and its plain (non-atomic) write be
+  // seen by the caller when ParallelFor returns.
   ThreadPool pool(3);
   std::vector<long> out(64, 0);
   for (int loop = 1; loop <= 40; ++loop) {

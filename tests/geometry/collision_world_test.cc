@@ -1,18 +1,16 @@
 // CollisionWorld (engine/geometry/collision_world.h): filtering rules, the margin in the
-// broad phase, visual-only geometry, output order and determinism, the narrow phase on
-// threads, and the topology helpers of collision_filter.h.
+// broad phase, visual-only geometry, output order and determinism, and the topology helpers
+// of collision_filter.h.
 
 #include "engine/geometry/collision_world.h"
 
 #include <algorithm>
-#include <cstring>
 #include <random>
 #include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#include "engine/common/thread_pool.h"
 #include "tests/geometry/contact_test_shapes.h"
 
 namespace csim::geometry {
@@ -289,59 +287,6 @@ TEST_CASE("World: pair counts of the last query", "[collision]") {
   CHECK(world.counts().narrow_phase_pairs == 3);
   CHECK(world.counts().touching_pairs == 1);
   CHECK(world.counts().feature_pairs == 1);
-}
-
-bool SameBits(const PointContact& a, const PointContact& b) {
-  auto same = [](const Vector3d& x, const Vector3d& y) {
-    return std::memcmp(x.data(), y.data(), 3 * sizeof(double)) == 0;
-  };
-  return a.geometry_a == b.geometry_a && a.geometry_b == b.geometry_b && a.body_a == b.body_a &&
-         a.body_b == b.body_b && same(a.p_WC, b.p_WC) && same(a.nhat_AB_W, b.nhat_AB_W) &&
-         std::memcmp(&a.phi0, &b.phi0, sizeof(double)) == 0;
-}
-
-TEST_CASE("World: the narrow phase on threads gives the one-thread output bit for bit",
-          "[collision][threads]") {
-  // 72 mixed shapes (meshes through FCL included) heaped in a 0.8 m box: a few hundred
-  // candidate pairs, enough for several chunks per thread, with per-body extra margins.
-  // Any chunk joined out of order, lost, run twice or counted wrongly shows up here.
-  std::vector<CollisionObjectSpec> specs = {Spec(Halfspace(), -1)};
-  const Geometry shapes[] = {Sphere(0.1),   Box(0.2, 0.15, 0.1), Cylinder(0.08, 0.2),
-                             Capsule(0.05, 0.2), Ellipsoid(0.1, 0.07, 0.05), MeshCube(0.15)};
-  const int kBodies = 72;
-  for (int i = 0; i < kBodies; ++i) specs.push_back(Spec(shapes[i % 6], i));
-  CollisionWorld serial(specs, FreeBodies(kBodies));
-  std::vector<double> extra(kBodies);
-  for (int i = 0; i < kBodies; ++i) extra[i] = i % 3 == 0 ? 0.01 : 0.0;
-  for (int threads : {2, 3}) {
-    ThreadPool pool(threads);
-    CollisionWorld threaded(specs, FreeBodies(kBodies));
-    threaded.set_thread_pool(&pool);
-    for (unsigned seed : {3u, 4u, 5u}) {
-      std::mt19937 rng(seed);
-      std::uniform_real_distribution<double> u(-1.0, 1.0);
-      std::vector<RigidTransform> X;
-      for (int i = 0; i < kBodies; ++i)
-        X.push_back(Rotated(Vector3d(u(rng), u(rng), u(rng)), 3 * u(rng),
-                            Vector3d(0.4 * u(rng), 0.4 * u(rng), 0.3 + 0.3 * u(rng))));
-      std::vector<PointContact> one, many;
-      serial.UpdatePoses(X);
-      serial.FindContacts(1e-3, extra, &one);
-      threaded.UpdatePoses(X);
-      threaded.FindContacts(1e-3, extra, &many);
-      INFO(threads << " threads, seed " << seed);
-      REQUIRE(serial.counts().narrow_phase_pairs >= 8 * 16);  // at least 8 chunks
-      CHECK(threaded.counts().narrow_phase_pairs == serial.counts().narrow_phase_pairs);
-      CHECK(threaded.counts().touching_pairs == serial.counts().touching_pairs);
-      CHECK(threaded.counts().feature_pairs == serial.counts().feature_pairs);
-      REQUIRE(many.size() == one.size());
-      REQUIRE(one.size() > 100);
-      for (size_t k = 0; k < one.size(); ++k) {
-        INFO("contact " << k);
-        CHECK(SameBits(one[k], many[k]));
-      }
-    }
-  }
 }
 
 }  // namespace

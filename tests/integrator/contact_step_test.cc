@@ -49,7 +49,7 @@ TEST_CASE("a warmed-up contact step on two threads allocates nothing",
   const multibody::Model& model = scene.model;
   StepWorkspace ws = MakeStepWorkspace(model);
   ContactStepWorkspace cws(model);
-  cws.set_num_threads(2);
+  cws.solver.set_num_threads(2);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const contact::ContactParameters cp;
   for (int n = 0; n < 200; ++n)

@@ -27,8 +27,8 @@
 // Alternatives rejected: Eigen::SimplicialLLT (the previous large-problem path: scalar,
 // allocates temporaries and redid the symbolic analysis every solve); SuiteSparse CHOLMOD,
 // measured by bench/factorization_bench.cc on the clutter's largest islands (up to 900
-// velocities, results/factorization.md): its numeric factorization took 7-9x (simplicial)
-// and 9-17x (supernodal, OpenBLAS) this one's time on the same matrices; a dense Cholesky
+// velocities, results/factorization.md): its numeric factorization took 7-8x (simplicial)
+// and 9-15x (supernodal, OpenBLAS) this one's time on the same matrices; a dense Cholesky
 // (kept by NewtonSystem behind dense_threshold: measured 15x slower than this on the
 // clutter-40 scene, 240 velocities, with csim_bench).
 

@@ -31,7 +31,6 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -43,8 +42,10 @@
 #include "bench/bench_options.h"
 #include "bench/clutter_scene.h"
 #include "bench/csim_runner.h"
+#include "bench/step_series.h"
 #include "engine/io/scene_loader.h"
 #include "engine/solver/block_cholesky.h"
+#include "engine/solver/islands.h"
 
 extern "C" void dgemm_();  // only its address: which BLAS library CHOLMOD runs on
 
@@ -55,11 +56,6 @@ using Clock = std::chrono::steady_clock;
 
 double MicrosecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-}
-
-double Median(std::vector<double> x) {
-  std::nth_element(x.begin(), x.begin() + x.size() / 2, x.end());
-  return x[x.size() / 2];
 }
 
 // The Newton matrix of one island, by blocks: node i is a clique (a tree's velocities).
@@ -85,32 +81,22 @@ struct NewtonMatrix {
   }
 };
 
-// Union-find over cliques, to find the islands of a problem.
-int Root(std::vector<int>& parent, int c) {
-  while (parent[c] != c) c = parent[c] = parent[parent[c]];
-  return c;
-}
-
-// H of the largest island (by velocities) of `problem` at the solve's solution.
+// H of the largest island (by velocities) of `problem` at the solve's solution; the islands
+// are the solver's own (islands.h).
 NewtonMatrix LargestIslandMatrix(const solver::ContactProblem& problem,
                                  const solver::SapSolverResult& result) {
-  const int nc = problem.num_cliques();
-  std::vector<int> parent(nc), touched(nc, 0);
-  std::iota(parent.begin(), parent.end(), 0);
-  for (int k = 0; k < problem.num_constraints(); ++k) {
-    const solver::ConstraintEntry& e = problem.entry(k);
-    for (int b = 0; b < e.num_cliques; ++b) touched[e.clique[b]] = 1;
-    if (e.num_cliques == 2) parent[Root(parent, e.clique[0])] = Root(parent, e.clique[1]);
-  }
-  std::vector<int> velocities(nc, 0);
-  for (int c = 0; c < nc; ++c)
-    if (touched[c]) velocities[Root(parent, c)] += problem.clique_size(c);
+  std::vector<int> touched(problem.num_cliques(), -1);  // FindIslands' participation mark
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    for (int b = 0; b < problem.entry(k).num_cliques; ++b) touched[problem.entry(k).clique[b]] = 0;
+  solver::Islands islands;
+  solver::FindIslands(problem, touched, &islands);
+  const std::vector<int>& velocities = islands.num_velocities;
   const int island = static_cast<int>(std::max_element(velocities.begin(), velocities.end()) -
                                       velocities.begin());
   NewtonMatrix H;
-  std::vector<int> node(nc, -1);
-  for (int c = 0; c < nc; ++c) {
-    if (!touched[c] || Root(parent, c) != island) continue;
+  std::vector<int> node(problem.num_cliques(), -1);
+  for (int q = islands.clique_start[island]; q < islands.clique_start[island + 1]; ++q) {
+    const int c = islands.cliques[q];
     node[c] = static_cast<int>(H.size.size());
     H.size.push_back(problem.clique_size(c));
     H.offset.push_back(H.n);
@@ -118,9 +104,9 @@ NewtonMatrix LargestIslandMatrix(const solver::ContactProblem& problem,
     H.Block(node[c], node[c]) = problem.A(c);
   }
   std::vector<double> gamma, G;
-  for (int k = 0; k < problem.num_constraints(); ++k) {
+  for (int q = islands.constraint_start[island]; q < islands.constraint_start[island + 1]; ++q) {
+    const int k = islands.constraints[q];
     const solver::ConstraintEntry& e = problem.entry(k);
-    if (node[e.clique[0]] < 0) continue;
     const int m = e.num_rows;
     gamma.resize(m);
     G.resize(m * m);

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 namespace csim::bench {
-namespace {
 
 double Median(std::vector<double> x) {
   if (x.empty()) return 0.0;
@@ -13,6 +12,8 @@ double Median(std::vector<double> x) {
   if (x.size() % 2 == 1) return upper;
   return 0.5 * (upper + *std::max_element(x.begin(), x.begin() + mid));
 }
+
+namespace {
 
 void Accumulate(const StepSample& s, double w, StepSample* sum) {
   sum->seconds += w * s.seconds;

@@ -62,4 +62,7 @@ struct SeriesSummary {
 /// Summarises samples[first, last) (empty window: zeros).
 SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int last);
 
+/// Median of x (the mean of the middle two for an even count; 0 for none).
+double Median(std::vector<double> x);
+
 }  // namespace csim::bench

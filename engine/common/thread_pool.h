@@ -43,9 +43,9 @@ class ThreadPool {
   /// largest item first (the solver's largest island) keeps it on the thread whose caches
   /// hold what the serial stages just wrote. (With workers that spin between loops instead
   /// of sleeping, tried and measured in issue 4, a worker often took that island, and the
-  /// solve of clutter-80 and -160 with walls ran 10 % slower on two threads than on one.) Returns when
-  /// every call has returned. The body must not throw and must not call ParallelFor. Call
-  /// from one thread at a time. Does not allocate.
+  /// solve of clutter-80 and -160 with walls ran 10 % slower on two threads than on one.)
+  /// Returns when every call has returned. The body must not throw and must not call
+  /// ParallelFor. Call from one thread at a time. Does not allocate.
   template <typename Body>
   void ParallelFor(int count, Body& body) {
     Run(count, &Invoke<Body>, &body);

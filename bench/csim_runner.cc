@@ -49,6 +49,9 @@ bool CsimRunner::Step(StepSample* sample) {
   sample->assembly = sap.assembly_seconds;
   sample->factorization = sap.factorization_seconds;
   sample->line_search = sap.line_search_seconds;
+  sample->momentum_error = s.num_constraints > 0 ? sap.momentum_error : 0.0;
+  sample->cost_criterion =
+      s.num_constraints > 0 && sap.termination == solver::SapTermination::kCostStagnation;
   sample->work_by_size.fill(0.0);
   sample->work_by_iterations.fill(0.0);
   const solver::SapSolver& solver = cws_.solver;

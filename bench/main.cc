@@ -14,6 +14,7 @@
 #include "bench/csim_runner.h"
 #include "bench/report.h"
 #include "engine/io/scene_loader.h"
+#include "engine/sim/simulate.h"
 
 #ifdef CSIM_BENCH_HAVE_MUJOCO
 #include "bench/mjcf_writer.h"
@@ -124,6 +125,7 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   const std::string text = GenerateClutterScene(o, c, &r.scene_command);
   *scene_out = std::make_unique<io::LoadedScene>(io::LoadSceneFromText(text, "clutter.yaml", {}));
   const io::LoadedScene& scene = **scene_out;
+  r.relative_tolerance = sim::SolverParameters(scene.settings).relative_tolerance;
   MujocoSide mujoco(o, scene, first);
   const int steps = static_cast<int>(std::ceil(o.duration / c.dt - 1e-9));
   std::vector<StepSample> samples = RunCsim(o, scene, steps, first, &mujoco, &r);

@@ -71,6 +71,20 @@ void PrintPairs(std::FILE* out, const StepSample& all, const StepSample& settled
                settled.touching_pairs, all.feature_pairs, settled.feature_pairs);
 }
 
+// csim's momentum error over all steps (SAP eq. 32), against the tolerance eps_r that SAP
+// eq. 26 guarantees it meets; the cost criterion (math.md 4.3) gives no such bound.
+void PrintAccuracy(std::FILE* out, const ConfigResult& r) {
+  const SeriesSummary& a = r.csim_all;
+  std::fprintf(out,
+               "  csim momentum error (SAP eq. 32) over all steps: max %.2e, median %.2e | "
+               "steps stopped by SAP eq. 26: %d, max %.2e (eps_r %.0e) | by the cost "
+               "criterion: %d",
+               a.max_momentum_error, a.median_momentum_error, a.steps - a.cost_criterion_steps,
+               a.max_certified_error, r.relative_tolerance, a.cost_criterion_steps);
+  if (a.cost_criterion_steps > 0) std::fprintf(out, ", max %.2e", a.max_cost_criterion_error);
+  std::fprintf(out, "\n");
+}
+
 }  // namespace
 
 void PrintConfig(const ConfigResult& r, std::FILE* out) {
@@ -83,6 +97,7 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
                r.csim_settled.mean_islands, r.csim_all.mean_island_iterations,
                r.csim_settled.mean_island_iterations, r.csim_all.mean.kinetic_energy,
                r.csim_settled.mean.kinetic_energy);
+  PrintAccuracy(out, r);
   PrintSplit(out, "all", r.csim_all.mean);
   PrintSplit(out, "settled", r.csim_settled.mean);
   PrintPairs(out, r.csim_all.mean, r.csim_settled.mean);
@@ -153,7 +168,10 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "csim_settled_collision_ms,csim_settled_build_ms,csim_settled_solve_ms,"
                "column_spacing,csim_work_mean,csim_settled_work_mean,"
                "csim_last_second_work_mean,csim_settled_narrow_phase_pairs,"
-               "csim_settled_touching_pairs,csim_settled_feature_pairs\n");
+               "csim_settled_touching_pairs,csim_settled_feature_pairs,csim_eps_r,"
+               "csim_momentum_error_max,csim_momentum_error_median,"
+               "csim_certified_momentum_error_max,csim_cost_criterion_steps,"
+               "csim_cost_criterion_momentum_error_max\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -194,7 +212,11 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
     std::fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%g,", r.repeats, Ms(s.free_motion),
                  Ms(s.collision), Ms(s.build), Ms(s.solve), r.config.column_spacing);
     std::fprintf(f, "%.3f,%.3f,%.3f,", TotalWork(m), TotalWork(s), TotalWork(l.mean));
-    std::fprintf(f, "%.2f,%.2f,%.2f\n", s.narrow_phase_pairs, s.touching_pairs, s.feature_pairs);
+    std::fprintf(f, "%.2f,%.2f,%.2f,", s.narrow_phase_pairs, s.touching_pairs, s.feature_pairs);
+    const SeriesSummary& a = r.csim_all;
+    std::fprintf(f, "%g,%.4g,%.4g,%.4g,%d,%.4g\n", r.relative_tolerance, a.max_momentum_error,
+                 a.median_momentum_error, a.max_certified_error, a.cost_criterion_steps,
+                 a.max_cost_criterion_error);
   }
   std::fclose(f);
 }

@@ -20,6 +20,7 @@ struct ConfigResult {
   int settled_first = 0;            ///< first step of the settled window
   int last_second_first = 0;        ///< first step of the last simulated second
   int repeats = 1;                  ///< csim runs (--repeat); windows: the fastest run's
+  double relative_tolerance = 0.0;  ///< csim's eps_r: SAP eq. 26 bounds the momentum error by it
   bool csim_failed = false;
   std::string csim_error;
   SeriesSummary csim_all, csim_settled;

@@ -68,12 +68,21 @@ SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int l
   if (last <= first) return r;
   r.steps = last - first;
   const double w = 1.0 / r.steps;
-  std::vector<double> times;
+  std::vector<double> times, errors;
   times.reserve(r.steps);
+  errors.reserve(r.steps);
   double iterations = 0.0, contacts = 0.0, island_iterations = 0.0, islands = 0.0;
   for (int i = first; i < last; ++i) {
     const StepSample& s = samples[i];
     times.push_back(s.seconds);
+    errors.push_back(s.momentum_error);
+    r.max_momentum_error = std::max(r.max_momentum_error, s.momentum_error);
+    if (s.cost_criterion) {
+      ++r.cost_criterion_steps;
+      r.max_cost_criterion_error = std::max(r.max_cost_criterion_error, s.momentum_error);
+    } else {
+      r.max_certified_error = std::max(r.max_certified_error, s.momentum_error);
+    }
     Accumulate(s, w, &r.mean);
     r.total_seconds += s.seconds;
     r.max_seconds = std::max(r.max_seconds, s.seconds);
@@ -85,6 +94,7 @@ SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int l
   }
   r.mean_seconds = r.mean.seconds;
   r.median_seconds = Median(std::move(times));
+  r.median_momentum_error = Median(std::move(errors));
   r.mean_iterations = iterations * w;
   r.mean_contacts = contacts * w;
   r.mean_island_iterations = island_iterations * w;

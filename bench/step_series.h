@@ -45,6 +45,11 @@ struct StepSample {
   /// Shows which islands the work of a growing pile goes to.
   std::array<double, kWorkSizeBuckets> work_by_size{};
   std::array<double, kWorkIterationBuckets> work_by_iterations{};
+  /// csim: the dimensionless momentum error of the step's solution (SAP eq. 32; 0 without
+  /// contact) and whether some island stopped by the cost criterion (math.md 4.3) rather
+  /// than by SAP eq. 26, which alone bounds that error by the tolerance eps_r.
+  double momentum_error = 0.0;
+  bool cost_criterion = false;
 };
 
 /// Summary of a window of steps [first, last).
@@ -55,6 +60,12 @@ struct SeriesSummary {
   int max_iterations = 0;
   double mean_contacts = 0.0;
   double mean_island_iterations = 0.0, mean_islands = 0.0;
+  /// csim's accuracy over the window: the largest and the median momentum error; the
+  /// largest over the steps every island of which met SAP eq. 26 (bounded by eps_r); the
+  /// steps some island of which stopped by the cost criterion, and their largest error.
+  double max_momentum_error = 0.0, median_momentum_error = 0.0, max_certified_error = 0.0;
+  int cost_criterion_steps = 0;
+  double max_cost_criterion_error = 0.0;
   StepSample mean;             ///< every field averaged
   double total_seconds = 0.0;  ///< sum of the step times [s]
 };

@@ -74,3 +74,32 @@ def test_collision_pairs_are_silent_for_csvs_without_pair_counts():
     out = []
     bench_targets.collision_pairs_section(rows, [2e-3], out)
     assert out == []
+
+
+def accuracy_row(n, error_max, certified_max, cost_steps, cost_max, eps_r=1e-6):
+    return {"objects": float(n), "walls": 1.0, "dt": 2e-3, "steps": 5000.0,
+            "csim_eps_r": eps_r, "csim_momentum_error_max": error_max,
+            "csim_momentum_error_median": 1e-12,
+            "csim_certified_momentum_error_max": certified_max,
+            "csim_cost_criterion_steps": float(cost_steps),
+            "csim_cost_criterion_momentum_error_max": cost_max}
+
+
+def test_accuracy_flags_a_step_above_the_tolerance():
+    rows = [accuracy_row(40, 7e-7, 7e-7, 0, 0.0),
+            accuracy_row(160, 3e-6, 6e-7, 2, 3e-6),
+            {"objects": 10.0, "walls": 1.0, "dt": 2e-3, "steps": 5000.0}]  # an older CSV row
+    out = []
+    bench_targets.accuracy_section(rows, out)
+    text = "\n".join(out)
+    assert re.search(r"^\| clutter-40 walls dt=0\.002 \| 5000 \| 7\.00e-07 \| .* \| 5000 \(7\.00e-07\) "
+                     r"\| 0 \| yes \|$", text, re.M), text
+    assert re.search(r"^\| clutter-160 walls dt=0\.002 \| 5000 \| 3\.00e-06 \| .* \| 4998 \(6\.00e-07\) "
+                     r"\| 2 \(3\.00e-06\) \| NO \|$", text, re.M), text
+    assert "clutter-10 " not in text
+
+
+def test_accuracy_is_silent_for_csvs_without_the_error():
+    out = []
+    bench_targets.accuracy_section([{"objects": 40.0, "walls": 1.0, "dt": 2e-3, "steps": 5.0}], out)
+    assert out == []

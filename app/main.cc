@@ -20,6 +20,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/export_html.h"
+#include "engine/io/hdf5_file.h"
 
 namespace {
 
@@ -160,6 +161,7 @@ int Dispatch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  csim::io::DisableHdf5ExitCleanup();  // before any other HDF5 call (hdf5_file.h)
   // Last line of defence: nothing escapes main (cli.md: never crash).
   try {
     return Dispatch(argc, argv);

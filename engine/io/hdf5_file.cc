@@ -114,7 +114,6 @@ herr_t Hdf5Id::Reset() {
 // ---------------------------------------------------------------------------------------
 // Errors
 
-void SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 std::string LastHdf5Error() {
   std::string message;
@@ -479,6 +478,10 @@ Hdf5Id LatestFormatAccess() {
 }
 
 }  // namespace
+
+void SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+void DisableHdf5ExitCleanup() { H5dont_atexit(); }
 
 Hdf5File Hdf5File::Create(const std::string& file_name) {
   SilenceHdf5Errors();

@@ -155,6 +155,20 @@ class Hdf5Dataset : public Hdf5Object {
 /// Element type of a numeric dataset in the file (always little-endian).
 enum class Hdf5Type { kFloat64, kInt32, kInt64 };
 
+/// Turns off HDF5's printing of its error stack to stderr on the calling thread: the
+/// wrapper reports errors itself, as IoError. Debian's HDF5 is the thread-safe build,
+/// whose error settings are per thread, so a thread that calls HDF5 (Hdf5Recorder's
+/// writer) calls this first; Hdf5File::Create and Open call it for theirs.
+void SilenceHdf5Errors();
+
+/// Keeps HDF5 from closing, at process exit, what is still open. Call first thing in
+/// main, before any other HDF5 call (later it has no effect). Why: after a write failed
+/// (disk full, file-size limit), closing the file fails and its id stays open; HDF5
+/// 1.10.8's exit handler then crashed closing it (H5F__close_cb, SIGSEGV), after csim
+/// had reported the I/O error. Every file csim writes is closed explicitly before exit,
+/// so the handler had nothing else to do.
+void DisableHdf5ExitCleanup();
+
 /// A group; also the base of Hdf5File (whose root group it is).
 class Hdf5Group : public Hdf5Object {
  public:

@@ -45,35 +45,41 @@ void Describe(Hdf5Dataset& dataset, const char* units, const char* description) 
   dataset.SetAttribute("description", description);
 }
 
-/// One time series: its extendible dataset and a buffer for one chunk of rows, allocated
-/// once so that buffering a row never allocates.
+/// One time series: its extendible dataset and two buffers of one chunk of rows each,
+/// allocated once so that buffering a row never allocates. Rows go into the front buffer;
+/// a flush swaps the two, and the background writer writes the back one while the next
+/// rows fill the front.
 template <typename T>
 class Series {
  public:
   Series() = default;
-  /// Creates dataset `path` of shape (0, row_shape...) and a buffer of `chunk_rows` rows.
+  /// Creates dataset `path` of shape (0, row_shape...) and buffers of `chunk_rows` rows.
   Series(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
          hsize_t chunk_rows, const char* units, const char* description)
       : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, chunk_rows)) {
     Describe(dataset_, units, description);
-    buffer_.resize(chunk_rows * dataset_.row_size());
+    front_.resize(chunk_rows * dataset_.row_size());
+    back_.resize(front_.size());
   }
-  /// Start of buffer slot `slot` (row_size() elements).
-  T* Row(int64_t slot) { return buffer_.data() + slot * dataset_.row_size(); }
-  /// Appends the first `rows` buffered rows to the file and flushes the dataset.
-  void Write(int64_t rows) {
-    dataset_.AppendRows(buffer_.data(), static_cast<hsize_t>(rows));
+  /// Start of front buffer slot `slot` (row_size() elements).
+  T* Row(int64_t slot) { return front_.data() + slot * dataset_.row_size(); }
+  /// The buffered rows become the back buffer's; the front is free for the next ones.
+  void Swap() { front_.swap(back_); }
+  /// Appends the first `rows` rows of the back buffer to the file and flushes the dataset.
+  void WriteBack(int64_t rows) {
+    dataset_.AppendRows(back_.data(), static_cast<hsize_t>(rows));
     dataset_.Flush();
   }
   Hdf5Dataset& dataset() { return dataset_; }
 
  private:
   Hdf5Dataset dataset_;
-  std::vector<T> buffer_;
+  std::vector<T> front_, back_;
 };
 
-/// One flat per-contact dataset, (M,) or (M, 3). Pending values live in a vector that
-/// grows geometrically and keeps its capacity across flushes.
+/// One flat per-contact dataset, (M,) or (M, 3). Pending values live in a front vector
+/// that grows geometrically; a flush swaps it with the back vector, which the background
+/// writer writes and empties. Both keep their capacity across flushes.
 template <typename T>
 class ContactSeries {
  public:
@@ -82,22 +88,25 @@ class ContactSeries {
                 const char* units, const char* description)
       : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, kContactChunkRows)) {
     Describe(dataset_, units, description);
-    values_.reserve(kInitialContactCapacity * dataset_.row_size());
+    front_.reserve(kInitialContactCapacity * dataset_.row_size());
+    back_.reserve(front_.capacity());
   }
-  void Push(T value) { values_.push_back(value); }
+  void Push(T value) { front_.push_back(value); }
   void Push(const Eigen::Vector3d& value) {
-    values_.insert(values_.end(), value.data(), value.data() + 3);
+    front_.insert(front_.end(), value.data(), value.data() + 3);
   }
-  /// Appends the pending `count` contacts, flushes the dataset and empties the buffer.
-  void Write(int64_t count) {
-    dataset_.AppendRows(values_.data(), static_cast<hsize_t>(count));
+  /// The pending contacts become the back buffer's (which the last write emptied).
+  void Swap() { front_.swap(back_); }
+  /// Appends the back buffer's `count` contacts, flushes the dataset, empties the buffer.
+  void WriteBack(int64_t count) {
+    dataset_.AppendRows(back_.data(), static_cast<hsize_t>(count));
     dataset_.Flush();
-    values_.clear();
+    back_.clear();
   }
 
  private:
   Hdf5Dataset dataset_;
-  std::vector<T> values_;
+  std::vector<T> front_, back_;
 };
 
 /// Rows per chunk for a model: a chunk of the widest series stays near kTargetChunkBytes.
@@ -279,12 +288,17 @@ Hdf5Recorder::Hdf5Recorder(std::string path) : path_(std::move(path)) {}
 
 Hdf5Recorder::~Hdf5Recorder() {
   if (begun_ && !finished_) {
+    // A destructor cannot report: on an error the rows flushed before stay readable.
     try {
       FlushRows();
     } catch (const IoError&) {
-      // A destructor cannot report; the rows flushed before stay readable.
+    }
+    try {
+      writer_->Wait();
+    } catch (const IoError&) {
     }
   }
+  writer_.reset();  // joins the writer before the datasets it writes close
   layout_.reset();  // datasets close before file_
 }
 
@@ -315,6 +329,10 @@ void Hdf5Recorder::Begin(const sim::RunInfo& info) {
 
   // Everything exists: from here on only raw data changes, as SWMR requires.
   file_.StartSwmrWrite();
+  writer_ = std::make_unique<BackgroundJob>([this] {
+    SilenceHdf5Errors();  // on the writer's thread (hdf5_file.h)
+    WriteBackBuffers();
+  });
   last_flush_ = Clock::now();
   begun_ = true;
 }
@@ -323,7 +341,7 @@ void Hdf5Recorder::Record(const sim::Row& row) {
   CSIM_CHECK(begun_ && !finished_);
   BufferRow(row, pending_rows_);
   ++pending_rows_;
-  const bool chunk_full = (flushed_rows_ + pending_rows_) % chunk_rows_ == 0;
+  const bool chunk_full = (submitted_rows_ + pending_rows_) % chunk_rows_ == 0;
   // steady_clock::now() is a vDSO call (tens of ns): cheap enough for every row.
   if (chunk_full || Clock::now() - last_flush_ >= kFlushInterval) FlushRows();
 }
@@ -373,24 +391,51 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
 
 void Hdf5Recorder::FlushRows() {
   Layout& l = *layout_;
+  // The last write must be done before its back buffers are reused (and reports its
+  // error here, one flush late).
+  if (failed_write_) std::rethrow_exception(std::exchange(failed_write_, nullptr));
+  writer_->Wait();
   // Taken before writing, so that after a failed write the destructor does not append
   // the same rows a second time.
   const int64_t rows = std::exchange(pending_rows_, 0);
   const int64_t contacts = std::exchange(l.pending_contacts, 0);
   last_flush_ = Clock::now();
   if (rows == 0) return;
-  // Order: contacts before the rows pointing at them, /time last, so a reader that
-  // slices to len(/time) only sees complete rows.
-  l.ForEachContactSeries([&](auto& series) { series.Write(contacts); });
-  l.ForEachSeriesButTime([&](auto& series) { series.Write(rows); });
-  l.time.Write(rows);
-  flushed_rows_ += rows;
+  l.ForEachContactSeries([&](auto& series) { series.Swap(); });
+  l.ForEachSeriesButTime([&](auto& series) { series.Swap(); });
+  l.time.Swap();
+  back_rows_ = rows;
+  back_contacts_ = contacts;
+  submitted_rows_ += rows;
+  writer_->Submit();
+}
+
+void Hdf5Recorder::WriteBackBuffers() {
+  // On the writer thread. Order: contacts before the rows pointing at them, /time last,
+  // so a reader that slices to len(/time) only sees complete rows.
+  Layout& l = *layout_;
+  l.ForEachContactSeries([&](auto& series) { series.WriteBack(back_contacts_); });
+  l.ForEachSeriesButTime([&](auto& series) { series.WriteBack(back_rows_); });
+  l.time.WriteBack(back_rows_);
+  flushed_rows_ += back_rows_;
+}
+
+int64_t Hdf5Recorder::flushed_rows() {
+  if (writer_ != nullptr) {
+    try {
+      writer_->Wait();
+    } catch (...) {
+      failed_write_ = std::current_exception();  // a query: the next flush reports it
+    }
+  }
+  return flushed_rows_;
 }
 
 void Hdf5Recorder::Finish(sim::RunStatus status, const std::string& reason) {
   if (!begun_ || finished_) return;
   finished_ = true;
   FlushRows();
+  writer_->Wait();
   const bool failed = status == sim::RunStatus::kFailed;
   if (!failed) layout_->status.WriteFixedString(sim::RunStatusName(status));
   CloseFile();

@@ -332,6 +332,22 @@ TEST_CASE("I/O errors exit 4", "[cli]") {
   SECTION("info on a missing file") {
     CHECK(Csim({"info", dir / "missing.h5"}, dir).status == 4);
   }
+  SECTION("the output stops growing mid-run (disk full)") {
+    // A file-size limit makes the writes fail with EFBIG after a few hundred kB, as a
+    // full disk would with ENOSPC. The run must stop with the I/O status and a message
+    // naming the file; HDF5's exit handler used to crash (SIGSEGV) on the file it could
+    // not close. (The limit's SIGXFSZ is ignored, so the writes fail instead.)
+    const std::string out = dir / "full.h5";
+    const std::string command = "trap '' XFSZ; ulimit -f 400; exec '" +
+                                std::string(CSIM_EXECUTABLE) + "' run '" +
+                                Scene("pendulum.yaml") + "' --duration 200 -o '" + out + "'";
+    const Outcome o = RunProgram({"/bin/sh", "-c", command}, dir);
+    INFO(o.err);
+    CHECK(o.status == 4);
+    CHECK(Contains(o.err, "full.h5"));
+    CHECK(Contains(o.err, "File too large"));
+    CHECK_FALSE(Contains(o.err, "HDF5-DIAG"));
+  }
 }
 
 TEST_CASE("csim check validates, prints the model and writes nothing", "[cli]") {

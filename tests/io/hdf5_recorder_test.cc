@@ -6,6 +6,7 @@
 #include <hdf5_hl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -708,6 +709,46 @@ TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[h
   INFO(text);
   CHECK(text.find("running") != std::string::npos);
   CHECK(text.find("41 (steps 0 to 40)") != std::string::npos);
+}
+
+TEST_CASE("Hdf5Recorder: a write that fails on the writer thread surfaces as IoError",
+          "[hdf5]") {
+  // The writes run on a background thread (background_job.h); its error must reach the
+  // run loop (which then stops the run with the I/O exit status), not vanish or crash.
+  // A file-size limit in a child process makes the writes fail with EFBIG mid-run.
+  // It must come from Record, at the flush after the failed write, and not only from
+  // Finish (whose own writes fail too), and HDF5 must not print its error stack.
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("limited.h5"), errors = dir.File("stderr.txt");
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // a failed write returns EFBIG instead of killing us
+    if (!freopen(errors.c_str(), "w", stderr)) _exit(6);
+    try {
+      Hdf5Recorder recorder(path);
+      recorder.Begin(run.info);
+      const rlimit limit{200 * 1024, 200 * 1024};  // bytes: a few chunks past the layout
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(4);
+      try {
+        RecordRows(recorder, run.model, 0, 200 * recorder.chunk_rows());
+      } catch (const IoError& e) {
+        _exit(std::string(e.what()).find("File too large") != std::string::npos ? 0 : 5);
+      }
+      _exit(2);  // Record never reported the failed writes
+    } catch (...) {
+      _exit(3);  // anything but IoError
+    }
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  INFO("child status " << status);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  std::ifstream in(errors);
+  const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(printed.find("HDF5-DIAG") == std::string::npos);
 }
 
 TEST_CASE("Hdf5Recorder and DescribeRun report I/O problems as IoError", "[hdf5]") {

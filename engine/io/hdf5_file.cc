@@ -114,7 +114,6 @@ herr_t Hdf5Id::Reset() {
 // ---------------------------------------------------------------------------------------
 // Errors
 
-
 std::string LastHdf5Error() {
   std::string message;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, KeepInnermost, &message);

@@ -95,8 +95,12 @@ class ContactSeries {
   void Push(const Eigen::Vector3d& value) {
     front_.insert(front_.end(), value.data(), value.data() + 3);
   }
-  /// The pending contacts become the back buffer's (which the last write emptied).
-  void Swap() { front_.swap(back_); }
+  /// The pending contacts become the back buffer's. The last write emptied the old back
+  /// buffer, unless it failed: what it left is dropped, not appended to.
+  void Swap() {
+    front_.swap(back_);
+    front_.clear();
+  }
   /// Appends the back buffer's `count` contacts, flushes the dataset, empties the buffer.
   void WriteBack(int64_t count) {
     dataset_.AppendRows(back_.data(), static_cast<hsize_t>(count));
@@ -288,14 +292,15 @@ Hdf5Recorder::Hdf5Recorder(std::string path) : path_(std::move(path)) {}
 
 Hdf5Recorder::~Hdf5Recorder() {
   if (begun_ && !finished_) {
-    // A destructor cannot report: on an error the rows flushed before stay readable.
+    // A destructor cannot report (nor throw): on an error the rows flushed before stay
+    // readable.
     try {
       FlushRows();
-    } catch (const IoError&) {
+    } catch (...) {
     }
     try {
       writer_->Wait();
-    } catch (const IoError&) {
+    } catch (...) {
     }
   }
   writer_.reset();  // joins the writer before the datasets it writes close

@@ -56,13 +56,15 @@ class Series {
   /// Creates dataset `path` of shape (0, row_shape...) and buffers of `chunk_rows` rows.
   Series(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
          hsize_t chunk_rows, const char* units, const char* description)
-      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, chunk_rows)) {
+      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, chunk_rows)),
+        row_size_(static_cast<int64_t>(dataset_.row_size())) {
     Describe(dataset_, units, description);
-    front_.resize(chunk_rows * dataset_.row_size());
+    front_.resize(chunk_rows * row_size_);
     back_.resize(front_.size());
   }
-  /// Start of front buffer slot `slot` (row_size() elements).
-  T* Row(int64_t slot) { return front_.data() + slot * dataset_.row_size(); }
+  /// Start of front buffer slot `slot` (row_size_ elements). Reads no member of the
+  /// dataset, which the writer thread may be extending meanwhile.
+  T* Row(int64_t slot) { return front_.data() + slot * row_size_; }
   /// The buffered rows become the back buffer's; the front is free for the next ones.
   void Swap() { front_.swap(back_); }
   /// Appends the first `rows` rows of the back buffer to the file and flushes the dataset.
@@ -74,6 +76,7 @@ class Series {
 
  private:
   Hdf5Dataset dataset_;
+  int64_t row_size_ = 0;  // elements per row
   std::vector<T> front_, back_;
 };
 

@@ -41,6 +41,11 @@ void BackgroundJob::Wait() {
   if (error) std::rethrow_exception(error);
 }
 
+void BackgroundJob::WaitUntilDone() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait(lock, [this] { return !pending_; });
+}
+
 bool BackgroundJob::busy() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return in_flight_;

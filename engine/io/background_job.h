@@ -36,6 +36,9 @@ class BackgroundJob {
   /// Blocks until the run in flight, if any, is done. Rethrows the exception it threw,
   /// once. Does not allocate unless the run threw.
   void Wait();
+  /// Blocks until the run in flight, if any, is done, and leaves its exception (and the
+  /// run counted as in flight) for Wait.
+  void WaitUntilDone();
   /// A run is in flight: submitted and not yet waited for.
   bool busy() const;
 

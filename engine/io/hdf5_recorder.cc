@@ -301,12 +301,8 @@ Hdf5Recorder::~Hdf5Recorder() {
       FlushRows();
     } catch (...) {
     }
-    try {
-      writer_->Wait();
-    } catch (...) {
-    }
   }
-  writer_.reset();  // joins the writer before the datasets it writes close
+  writer_.reset();  // lets the write in flight finish (its error dropped), then joins
   layout_.reset();  // datasets close before file_
 }
 
@@ -401,7 +397,6 @@ void Hdf5Recorder::FlushRows() {
   Layout& l = *layout_;
   // The last write must be done before its back buffers are reused (and reports its
   // error here, one flush late).
-  if (failed_write_) std::rethrow_exception(std::exchange(failed_write_, nullptr));
   writer_->Wait();
   // Taken before writing, so that after a failed write the destructor does not append
   // the same rows a second time.
@@ -429,13 +424,7 @@ void Hdf5Recorder::WriteBackBuffers() {
 }
 
 int64_t Hdf5Recorder::flushed_rows() {
-  if (writer_ != nullptr) {
-    try {
-      writer_->Wait();
-    } catch (...) {
-      failed_write_ = std::current_exception();  // a query: the next flush reports it
-    }
-  }
+  if (writer_ != nullptr) writer_->WaitUntilDone();  // a query: the next flush reports errors
   return flushed_rows_;
 }
 

@@ -31,7 +31,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <memory>
 #include <string>
 
@@ -102,7 +101,6 @@ class Hdf5Recorder final : public sim::Recorder {
   int64_t back_rows_ = 0;          // rows and contacts of the write in flight
   int64_t back_contacts_ = 0;
   int64_t flushed_rows_ = 0;       // rows the writer has written and flushed
-  std::exception_ptr failed_write_;  // a write's error seen by flushed_rows(), unreported
   int64_t recorded_contacts_ = 0;  // contacts of every recorded row: the next offset
   std::chrono::steady_clock::time_point last_flush_;
   bool begun_ = false;

@@ -50,11 +50,13 @@ TEST_CASE("BackgroundJob: Submit returns while the job still runs", "[io]") {
 }
 
 TEST_CASE("BackgroundJob: Wait rethrows the job's exception, once", "[io]") {
-  int run = 0;
+  std::atomic<int> run{0};
   BackgroundJob job([&] {
     if (++run == 1) throw std::runtime_error("disk full");
   });
   job.Submit();
+  CHECK_NOTHROW(job.WaitUntilDone());  // done, the error kept for Wait
+  CHECK(run == 1);
   CHECK_THROWS_WITH(job.Wait(), "disk full");
   job.Wait();  // reported already
   job.Submit();

@@ -79,7 +79,7 @@ void PrintAccuracy(std::FILE* out, const ConfigResult& r) {
                "  csim momentum error (SAP eq. 32) over all steps: max %.2e, median %.2e | "
                "steps stopped by SAP eq. 26: %d, max %.2e (eps_r %.0e) | by the cost "
                "criterion: %d",
-               a.max_momentum_error, a.median_momentum_error, a.steps - a.cost_criterion_steps,
+               a.max_momentum_error(), a.median_momentum_error, a.steps - a.cost_criterion_steps,
                a.max_certified_error, r.relative_tolerance, a.cost_criterion_steps);
   if (a.cost_criterion_steps > 0) std::fprintf(out, ", max %.2e", a.max_cost_criterion_error);
   std::fprintf(out, "\n");
@@ -214,7 +214,7 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
     std::fprintf(f, "%.3f,%.3f,%.3f,", TotalWork(m), TotalWork(s), TotalWork(l.mean));
     std::fprintf(f, "%.2f,%.2f,%.2f,", s.narrow_phase_pairs, s.touching_pairs, s.feature_pairs);
     const SeriesSummary& a = r.csim_all;
-    std::fprintf(f, "%g,%.4g,%.4g,%.4g,%d,%.4g\n", r.relative_tolerance, a.max_momentum_error,
+    std::fprintf(f, "%g,%.4g,%.4g,%.4g,%d,%.4g\n", r.relative_tolerance, a.max_momentum_error(),
                  a.median_momentum_error, a.max_certified_error, a.cost_criterion_steps,
                  a.max_cost_criterion_error);
   }

@@ -76,7 +76,6 @@ SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int l
     const StepSample& s = samples[i];
     times.push_back(s.seconds);
     errors.push_back(s.momentum_error);
-    r.max_momentum_error = std::max(r.max_momentum_error, s.momentum_error);
     if (s.cost_criterion) {
       ++r.cost_criterion_steps;
       r.max_cost_criterion_error = std::max(r.max_cost_criterion_error, s.momentum_error);

@@ -9,6 +9,7 @@
 #include "engine/contact/material_combination.h"
 #include "engine/multibody/jacobians.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
+#include "engine/solver/sap_hunt_crossley_constraint.h"
 #include "engine/solver/sap_limit_constraint.h"
 
 namespace csim::contact {
@@ -112,6 +113,7 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
 void ContactProblemBuilder::Build(const Model& model, const ContactParameters& parameters,
                                   const StepInputs& in, solver::ContactProblem* problem) {
   problem->Clear(in.dt);
+  last_model_ = parameters.model;
   AddCliques(in, problem);
   problem->SetFreeMotionVelocity(*in.v_star);
   AddContacts(model, parameters, in, problem);
@@ -216,17 +218,51 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
     bias_C_[i].setZero();
   }
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
-  solver::SapFrictionConeParameters p;
+  if (parameters.model == ContactModelKind::kSap) {
+    solver::SapFrictionConeParameters p;
+    p.mu = m.friction;
+    p.stiffness = m.stiffness;
+    p.dissipation_time = m.dissipation_time;
+    p.phi0 = c.phi0;
+    p.near_rigid_threshold = parameters.near_rigid_threshold;
+    p.stiction_sigma = parameters.stiction_sigma;
+    p.bias_velocity = bias_C_[i];
+    p.predict_stiction = was_stuck_[i];
+    EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in, solver::SapFrictionConeConstraint(p),
+                problem);
+    return;
+  }
+  solver::SapHuntCrossleyParameters p;
+  p.approximation = parameters.model == ContactModelKind::kSimilar
+                        ? solver::HuntCrossleyApproximation::kSimilar
+                        : solver::HuntCrossleyApproximation::kLagged;
   p.mu = m.friction;
   p.stiffness = m.stiffness;
-  p.dissipation_time = m.dissipation_time;
+  p.hunt_crossley = m.hunt_crossley;
   p.phi0 = c.phi0;
+  // The normal relative velocity at (q0, v0), known part included (math.md §6.5): the
+  // total velocities of the two material points at the contact.
+  const auto point_velocity = [&](int body) -> Vector3d {
+    return body >= 0 ? multibody::CalcPointVelocity(model, *in.kinematics, body, c.p_WC)
+                     : Vector3d::Zero();
+  };
+  p.v_n0 = c.nhat_AB_W.dot(point_velocity(c.body_b) - point_velocity(c.body_a));
+  p.stiction_tolerance = parameters.stiction_tolerance;
+  p.stiction_sigma =
+      parameters.model == ContactModelKind::kLaggedRegularized ? parameters.stiction_sigma : 0.0;
   p.near_rigid_threshold = parameters.near_rigid_threshold;
-  p.stiction_sigma = parameters.stiction_sigma;
   p.bias_velocity = bias_C_[i];
-  p.predict_stiction = was_stuck_[i];
-  const solver::SapFrictionConeConstraint constraint(p);
+  EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in, solver::SapHuntCrossleyConstraint(p),
+              problem);
+}
 
+template <class Kind>
+void ContactProblemBuilder::EmitContact(const geometry::PointContact& c, int tree_a, int tree_b,
+                                        bool factored, const Matrix3d& R_WC,
+                                        Eigen::Ref<Eigen::Matrix3Xd> Ja,
+                                        Eigen::Ref<Eigen::Matrix3Xd> Jb, const StepInputs& in,
+                                        const Kind& constraint,
+                                        solver::ContactProblem* problem) const {
   if (factored) {
     // From the body's origin to the contact point.
     const auto lever = [&](int body) -> Vector3d { return c.p_WC - in.kinematics->X_WB[body].p; };
@@ -275,11 +311,13 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
 void ContactProblemBuilder::RememberStiction(const solver::ContactProblem& problem,
                                              const solver::SapSolverResult& result) {
   stuck_.clear();
+  // Only SAP's friction cone predicts stiction; the Hunt & Crossley kinds have no regions.
+  if (last_model_ != ContactModelKind::kSap) return;
   for (size_t i = 0; i < contacts_.size(); ++i) {
     const int k = contact_constraint_[i];
     if (k < 0) continue;
     const solver::ConstraintEntry& e = problem.entry(k);
-    // AddContact made every contact constraint a SapFrictionConeConstraint.
+    // With the SAP model, AddContact made every contact a SapFrictionConeConstraint.
     const auto& cone = static_cast<const solver::SapFrictionConeConstraint&>(*e.constraint);
     if (cone.RegionAt(result.v_c.data() + e.row_offset) == solver::FrictionConeRegion::kStiction)
       stuck_.push_back(key_[i]);

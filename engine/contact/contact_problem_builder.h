@@ -4,7 +4,9 @@
 // solver that knows nothing of it; math.md §0.3, §1.6, §3, §7.2).
 //
 //   cliques      one per tree with velocities, A block = A[tree, tree]
-//   contacts     one SapFrictionConeConstraint per point contact, Jacobian
+//   contacts     one constraint per point contact, of the kind ContactParameters::model
+//                names (SapFrictionConeConstraint for SAP, SapHuntCrossleyConstraint for
+//                the Hunt & Crossley models, with the normal velocity at (q0, v0)), Jacobian
 //                J_i = R_WC^T (J_Bc - J_Ac) split into its trees' column blocks; the known
 //                motion of prescribed joints enters as the bias v_b = R_WC^T (v_Bc - v_Ac)
 //                minus the part J_i v0 that the unknowns carry
@@ -90,6 +92,14 @@ class ContactProblemBuilder {
                    const StepInputs& in, solver::ContactProblem* problem);
   void AddContact(const multibody::Model& model, const ContactParameters& parameters,
                   const StepInputs& in, int i, solver::ContactProblem* problem);
+  // Adds `constraint` (a contact kind) for contact c with its Jacobian: factored between
+  // free bodies, else from the tree blocks Ja, Jb (Jb is overwritten when one tree holds
+  // both bodies).
+  template <class Kind>
+  void EmitContact(const geometry::PointContact& c, int tree_a, int tree_b, bool factored,
+                   const Eigen::Matrix3d& R_WC, Eigen::Ref<Eigen::Matrix3Xd> Ja,
+                   Eigen::Ref<Eigen::Matrix3Xd> Jb, const StepInputs& in, const Kind& constraint,
+                   solver::ContactProblem* problem) const;
   void AddJointLimits(const multibody::Model& model, const StepInputs& in,
                       solver::ContactProblem* problem) const;
   // The point Jacobian of p_W on body b (in a tree) on its tree's columns, world axes.
@@ -109,6 +119,7 @@ class ContactProblemBuilder {
   }
 
   geometry::CollisionWorld world_;
+  ContactModelKind last_model_ = ContactModelKind::kSap;  ///< of the last Build
   multibody::TreeTopology topology_;
   std::vector<geometry::Material> spec_material_;  ///< material of each collision spec
   std::vector<geometry::PointContact> contacts_;   ///< of the last Build

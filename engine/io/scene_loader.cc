@@ -123,11 +123,6 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
       cm->Fail("unknown contact model '" + cm->AsString() +
                "' (expected sap, lagged, lagged_regularized or similar)");
     }
-    // Simulating SAP under another model's name would be silently wrong: refuse instead.
-    if (s.contact_model != sim::ContactModel::kSap) {
-      cm->Fail("contact model '" + cm->AsString() +
-               "' is not available in this version of csim: only 'sap' is implemented so far");
-    }
   }
   s.near_rigid_threshold = node.PositiveOr("near_rigid_threshold", s.near_rigid_threshold);
   s.stiction_sigma = node.PositiveOr("stiction_sigma", s.stiction_sigma);

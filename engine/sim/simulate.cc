@@ -61,7 +61,20 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
 }
 
 contact::ContactParameters ContactParametersFor(const Settings& settings) {
-  return {settings.near_rigid_threshold, settings.stiction_sigma, settings.contact_margin};
+  contact::ContactParameters p;
+  p.near_rigid_threshold = settings.near_rigid_threshold;
+  p.stiction_sigma = settings.stiction_sigma;
+  p.contact_margin = settings.contact_margin;
+  p.stiction_tolerance = settings.stiction_tolerance;
+  switch (settings.contact_model) {
+    case ContactModel::kSap: p.model = contact::ContactModelKind::kSap; break;
+    case ContactModel::kLagged: p.model = contact::ContactModelKind::kLagged; break;
+    case ContactModel::kLaggedRegularized:
+      p.model = contact::ContactModelKind::kLaggedRegularized;
+      break;
+    case ContactModel::kSimilar: p.model = contact::ContactModelKind::kSimilar; break;
+  }
+  return p;
 }
 
 RunResult Simulate(const multibody::Model& model, const Settings& settings, const RunInfo& info,

@@ -205,6 +205,23 @@ TEST_CASE("solver settings: prediction and warm start are read", "[loader]") {
   CHECK_FALSE(s.settings.solver.extrapolate_warm_start);
 }
 
+TEST_CASE("contact models: every name of the format is read, with its stiction tolerance",
+          "[loader]") {
+  const std::pair<const char*, sim::ContactModel> models[] = {
+      {"sap", sim::ContactModel::kSap},
+      {"lagged", sim::ContactModel::kLagged},
+      {"lagged_regularized", sim::ContactModel::kLaggedRegularized},
+      {"similar", sim::ContactModel::kSimilar}};
+  for (const auto& [name, model] : models) {
+    const LoadedScene s = LoadSceneFromText(std::string("csim: 1\nsettings: {contact_model: ") +
+                                                name + ", stiction_tolerance: 2.0e-5}\n",
+                                            "t.yaml", {});
+    CHECK(s.settings.contact_model == model);
+    CHECK(s.settings.stiction_tolerance == 2.0e-5);
+  }
+  CheckRejected("csim: 1\nsettings: {stiction_tolerance: 0}\n", 2, 32, "must be positive");
+}
+
 TEST_CASE("explicit com shifts the geometric inertia (parallel axis)", "[loader]") {
   const LoadedScene s = LoadSceneFromText(OneBody(R"(    mass: 2
     com: [0, 0, 0.5]
@@ -256,8 +273,6 @@ TEST_CASE("rejects wrong types and non-finite numbers", "[loader]") {
   CheckRejected("csim: 1\nsettings: {integrator: rk4}\n", 2, 24, "unknown integrator");
   CheckRejected("csim: 1\nsettings: {integrator: {theta: 1.5, theta_q: 0}}\n", 2, 32, "[0, 1]");
   CheckRejected("csim: 1\nsettings: {contact_model: soft}\n", 2, 27, "unknown contact model");
-  // A known model that is not implemented yet is refused, never simulated as SAP.
-  CheckRejected("csim: 1\nsettings: {contact_model: lagged}\n", 2, 27, "only 'sap' is implemented");
   CheckRejected(OneBody("    mass: 1\n    geometry: [{shape: cone, radius: 1}]\n"), 5, 24,
                 "unknown shape 'cone'");
   CheckRejected(OneBody("    mass: 1\n    geometry: [{shape: sphere, radius: 1, size: 2}]\n"),

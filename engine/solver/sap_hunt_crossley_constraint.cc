@@ -1,0 +1,129 @@
+#include "engine/solver/sap_hunt_crossley_constraint.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/common/check.h"
+
+namespace csim::solver {
+namespace {
+
+constexpr double kTwoPi = 2.0 * M_PI;
+
+// The tangential velocity's soft norm (math.md §6.4) and what its derivatives need.
+struct SoftNorm {
+  double value = 0.0;  // ||v_t||_s = sqrt(|v_t|^2 + eps^2) - eps
+  double root = 0.0;   // sqrt(|v_t|^2 + eps^2) = ||v_t||_s + eps
+  Eigen::Vector2d t_hat = Eigen::Vector2d::Zero();  // v_t / root, |t_hat| < 1
+};
+
+SoftNorm CalcSoftNorm(const Eigen::Vector2d& v_t, double eps) {
+  SoftNorm s;
+  const double v2 = v_t.squaredNorm();
+  s.root = std::sqrt(v2 + eps * eps);
+  // |v_t|^2 / (root + eps) = root - eps without the cancellation when |v_t| << eps.
+  s.value = v2 / (s.root + eps);
+  s.t_hat = v_t / s.root;
+  return s;
+}
+
+}  // namespace
+
+SapHuntCrossleyConstraint::SapHuntCrossleyConstraint(const SapHuntCrossleyParameters& parameters)
+    : parameters_(parameters) {
+  CSIM_CHECK(parameters.mu >= 0.0);
+  CSIM_CHECK(parameters.stiffness > 0.0);
+  CSIM_CHECK(parameters.hunt_crossley >= 0.0);
+  CSIM_CHECK(parameters.stiction_tolerance > 0.0);
+  CSIM_CHECK(parameters.stiction_sigma >= 0.0);
+  CSIM_CHECK(std::isfinite(parameters.phi0) && std::isfinite(parameters.v_n0));
+  CSIM_CHECK(!std::isinf(parameters.stiffness) || parameters.near_rigid_threshold > 0.0);
+}
+
+void SapHuntCrossleyConstraint::Prepare(double dt, double w) {
+  const SapHuntCrossleyParameters& p = parameters_;
+  dt_ = dt;
+  // Near-rigid: the stiffness whose R_n = 1 / (dt^2 k) equals beta^2 w / (4 pi^2).
+  const double beta = p.near_rigid_threshold;
+  k_ = std::isinf(p.stiffness) ? kTwoPi * kTwoPi / (beta * beta * w * dt * dt) : p.stiffness;
+  CSIM_CHECK(k_ > 0.0 && std::isfinite(k_));
+  f_e0_ = -k_ * p.phi0;
+  const double d = p.hunt_crossley;
+  // math.md §6.5: both factors clamped, so a separating or not yet touching pair has n0 = 0.
+  n0_ = std::max(0.0, dt * f_e0_) * std::max(0.0, 1.0 - d * p.v_n0);
+  eps_s_ = std::max(p.stiction_tolerance, p.mu * p.stiction_sigma * w * n0_);
+  const double v_x = f_e0_ / (dt * k_);  // = x0 / dt
+  const double v_d = d > 0.0 ? 1.0 / d : std::numeric_limits<double>::infinity();
+  v_hat_ = std::min(v_x, v_d);
+  N_hat_ = 0.0;
+  N_hat_ = NormalPotential(v_hat_);
+}
+
+double SapHuntCrossleyConstraint::NormalImpulse(double v, double* derivative) const {
+  if (!(v < v_hat_)) {  // past either root: (.)_+ clamps to zero
+    *derivative = 0.0;
+    return 0.0;
+  }
+  const double d = parameters_.hunt_crossley;
+  const double elastic = f_e0_ - dt_ * k_ * v;  // > 0 below v_x
+  const double damping = 1.0 - d * v;            // > 0 below 1/d
+  *derivative = -dt_ * (k_ * dt_ * damping + d * elastic);
+  return dt_ * elastic * damping;
+}
+
+double SapHuntCrossleyConstraint::NormalPotential(double v) const {
+  const double u = std::min(v, v_hat_);
+  const double d = parameters_.hunt_crossley;
+  // N+(u) = dt [f_e0 u - 1/2 dt k u^2 - 1/2 d f_e0 u^2 + 1/3 d dt k u^3] (math.md §6.3).
+  return dt_ * u * (f_e0_ - u * (0.5 * (dt_ * k_ + d * f_e0_) - u * (d * dt_ * k_ / 3.0)));
+}
+
+double SapHuntCrossleyConstraint::Calc(const double* v_c, double* gamma, double* G,
+                                       int* piece) const {
+  const SapHuntCrossleyParameters& p = parameters_;
+  const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + p.bias_velocity;
+  const SoftNorm s = CalcSoftNorm(u.head<2>(), eps_s_);
+  const double mu = p.mu;
+  Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
+  double cost = 0.0, n = 0.0, dn = 0.0, friction = 0.0;
+  if (p.approximation == HuntCrossleyApproximation::kLagged) {
+    // math.md §6.6: the friction impulse's magnitude is mu n0, fixed within the step.
+    n = NormalImpulse(u[2], &dn);
+    friction = mu * n0_;
+    cost = N_hat_ - NormalPotential(u[2]) + friction * s.value;
+    if (piece != nullptr) *piece = friction == 0.0 && !(u[2] < v_hat_) ? 1 : -1;
+  } else {
+    // math.md §6.7: one argument z = v_n - mu ||v_t||_s for both impulses.
+    const double z = u[2] - mu * s.value;
+    n = NormalImpulse(z, &dn);
+    friction = mu * n;
+    cost = N_hat_ - NormalPotential(z);
+    if (piece != nullptr) *piece = !(z < v_hat_) ? 1 : -1;
+  }
+  gamma_out.head<2>() = -friction * s.t_hat;
+  gamma_out[2] = n;
+  if (G != nullptr) {
+    Eigen::Map<Eigen::Matrix3d> G_out(G);
+    G_out.setZero();
+    // d t_hat / d v_t = (I - t_hat t_hat^T) / root (math.md §6.4).
+    G_out.topLeftCorner<2, 2>() =
+        (friction / s.root) * (Eigen::Matrix2d::Identity() - s.t_hat * s.t_hat.transpose());
+    G_out(2, 2) = -dn;
+    if (p.approximation == HuntCrossleyApproximation::kSimilar) {
+      // The friction magnitude mu n(z) also varies through z (math.md §6.7).
+      G_out.topLeftCorner<2, 2>() -= (mu * mu * dn) * s.t_hat * s.t_hat.transpose();
+      G_out.topRightCorner<2, 1>() = (mu * dn) * s.t_hat;
+      G_out.bottomLeftCorner<1, 2>() = (mu * dn) * s.t_hat.transpose();
+    }
+  }
+  return cost;
+}
+
+int SapHuntCrossleyConstraint::QuadraticPieceAt(const double* v_c) const {
+  double gamma[3];
+  int piece = -1;
+  Calc(v_c, gamma, nullptr, &piece);
+  return piece;
+}
+
+}  // namespace csim::solver

@@ -1,0 +1,102 @@
+#pragma once
+// A point contact with Hunt & Crossley dissipation and regularized Coulomb friction, in the
+// two convex time discretizations of the irrotational-contact-fields paper (math.md §6;
+// Castro, Han, Masterjohn, secs. IV-VIII): "lagged" and "similar". Same frame and sign
+// conventions as SapFrictionConeConstraint: rows [t1, t2, n], v_c = J v + v_b is the
+// velocity of B relative to A (v_n > 0 separating), gamma is the impulse on B.
+//
+// Normal impulse over the step (math.md §6.2), with f_e0 = k x0 the elastic force at the
+// start of the step (x0 = -phi0, negative for a pair still apart):
+//   n(v) = dt (f_e0 - dt k v)_+ (1 - d v)_+,   zero for v >= v_hat = min(f_e0 / (dt k), 1/d),
+// and its antiderivative N (math.md §6.3), concave and non-decreasing, so -N is convex.
+// Friction through the soft norm ||v_t||_s = sqrt(|v_t|^2 + eps_s^2) - eps_s (§6.4):
+//   lagged   ell = -N(v_n) + mu n0 ||v_t||_s, n0 the impulse at the start of the step (§6.6);
+//   similar  ell = -N(v_n - mu ||v_t||_s) (§6.7).
+// Both are convex in v_c, so SAP's Newton solver and its certificate apply unchanged.
+//
+// Cost offset: this class returns ell - ell(separated), i.e. -N is replaced by
+// N(v_hat) - N(min(v, v_hat)) >= 0. Same impulse and Hessian, but the cost is zero for a
+// contact that carries nothing, so the solver's cost (and its relative cost-stagnation
+// test) is not shifted by a constant per contact.
+//
+// Infinite stiffness (a `.inf` material on both sides) takes the near-rigid value of SAP's
+// rule with tau_d = 0 (SAP eq. 29, math.md §3.2): k = 4 pi^2 / (beta^2 w dt^2), the
+// stiffest spring the step resolves. Drake's H&C constraint has no such rule; scene-format.md
+// gives `.inf` that meaning for every contact model.
+
+#include <limits>
+
+#include <Eigen/Dense>
+
+#include "engine/solver/constraint.h"
+
+namespace csim::solver {
+
+/// Which discrete approximation of the Hunt & Crossley model (math.md §6.6, §6.7).
+enum class HuntCrossleyApproximation { kLagged, kSimilar };
+
+/// Physical parameters of one Hunt & Crossley point contact.
+struct SapHuntCrossleyParameters {
+  HuntCrossleyApproximation approximation = HuntCrossleyApproximation::kLagged;
+  double mu = 0.5;  ///< Coulomb friction coefficient [1] >= 0
+  /// Normal stiffness k [N/m] > 0; +inf: near-rigid (see the top of this file).
+  double stiffness = std::numeric_limits<double>::infinity();
+  double hunt_crossley = 0.0;  ///< d [s/m] >= 0
+  double phi0 = 0.0;           ///< signed distance at q0 [m], < 0 when overlapping
+  /// Normal relative velocity at the start of the step [m/s] (v_n0 of math.md §6.5: the
+  /// normal row of J(q0) v0 plus the bias), for the lagged impulse n0.
+  double v_n0 = 0.0;
+  double stiction_tolerance = 1.0e-4;  ///< v_s [m/s] > 0
+  /// sigma [1] >= 0 of the impulse-dependent regularization eps_s = max(v_s, mu sigma w n0)
+  /// ([ICF] eq. 44, `lagged_regularized`); 0 keeps eps_s = v_s.
+  double stiction_sigma = 0.0;
+  double near_rigid_threshold = 1.0;  ///< beta [1] > 0, used only for infinite stiffness
+  /// Kinematic bias v_b [m/s] in the contact frame, added to J v (e.g. conveyor speed).
+  Eigen::Vector3d bias_velocity = Eigen::Vector3d::Zero();
+};
+
+/// Hunt & Crossley point-contact constraint (3 rows).
+class SapHuntCrossleyConstraint final : public Constraint {
+ public:
+  /// Stores the parameters; Prepare() must run before Calc(). Aborts (CSIM_CHECK) on
+  /// parameters outside their ranges.
+  explicit SapHuntCrossleyConstraint(const SapHuntCrossleyParameters& parameters);
+
+  int num_rows() const override { return 3; }
+
+  /// Computes k (near-rigid if infinite), f_e0, n0, eps_s and v_hat from dt [s] and the
+  /// Delassus estimate w [1/kg] (math.md §6.5).
+  void Prepare(double dt, double w) override;
+
+  /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here).
+  double Calc(const double* v_c, double* gamma, double* G, int* piece) const override;
+
+  /// Where the contact carries no impulse, the cost is a constant on a convex set (piece 1):
+  /// v_n >= v_hat without a lagged friction impulse (n0 = 0) for `lagged`,
+  /// v_n - mu ||v_t||_s >= v_hat (a superlevel set of a concave function) for `similar`.
+  /// Elsewhere it is not quadratic: -1.
+  int QuadraticPieceAt(const double* v_c) const override;
+
+  const SapHuntCrossleyParameters& parameters() const { return parameters_; }
+  double stiffness() const { return k_; }      ///< k used [N/m], valid after Prepare()
+  double n0() const { return n0_; }            ///< lagged normal impulse [N s], after Prepare()
+  double epsilon_s() const { return eps_s_; }  ///< eps_s [m/s], valid after Prepare()
+  double v_hat() const { return v_hat_; }      ///< [m/s], valid after Prepare()
+
+  /// Normal impulse n(v) [N s] and its derivative n'(v) [kg] (math.md §6.2).
+  double NormalImpulse(double v, double* derivative) const;
+  /// N(min(v, v_hat)) [J], the antiderivative with N(0) = 0 (math.md §6.3).
+  double NormalPotential(double v) const;
+
+ private:
+  SapHuntCrossleyParameters parameters_;
+  double dt_ = 0.0;
+  double k_ = 0.0;          // stiffness used [N/m]
+  double f_e0_ = 0.0;       // elastic force at q0 [N], k x0
+  double n0_ = 0.0;         // lagged normal impulse [N s]
+  double eps_s_ = 0.0;      // soft-norm regularization [m/s]
+  double v_hat_ = 0.0;      // normal velocity beyond which n = 0 [m/s]
+  double N_hat_ = 0.0;      // N(v_hat) [J], the cost offset (see the top)
+};
+
+}  // namespace csim::solver

@@ -1,5 +1,6 @@
-"""tools/make_clutter.py: the committed clutter scenes are what the generator writes, and
---columns keeps the column height (the energy per object) fixed while the count grows."""
+"""tools/make_clutter.py: the committed clutter scenes are what the generator writes,
+--columns keeps the column height (the energy per object) fixed while the count grows, and
+the contact options (model, stiffness, tau_d, d) reach the scene csim reads."""
 import math
 import os
 import subprocess
@@ -81,3 +82,22 @@ def test_column_spacing_moves_the_grid_and_needs_no_walls(tmp_path):
                             "-o", str(tmp_path / "y.yaml")], capture_output=True, text=True)
         assert r.returncode == 2 and why in r.stderr
         assert not (tmp_path / "y.yaml").exists()
+
+
+
+def test_contact_parameters_reach_the_scene(tmp_path, csim):
+    text = generate(tmp_path, "-n", "10", "--stiffness", "1e7", "--dissipation-time", "1e-4",
+                    "--hunt-crossley", "10", "--contact-model", "similar")
+    assert "  contact_model: similar" in text.splitlines()
+    for material in ("container", "object"):
+        line = next(x for x in text.splitlines() if x.startswith(f"  {material}: {{"))
+        assert "dissipation_time: 0.0001," in line and "hunt_crossley: 10.0," in line, line
+    assert "  object: {stiffness: 1.0e7," in text
+    # csim reads them: `csim check` prints the contact model of the settings.
+    out = subprocess.run([csim, "check", str(tmp_path / "clutter.yaml")], check=True,
+                         capture_output=True, text=True).stdout
+    assert "contact_model similar" in out, out
+    # Defaults write no new key (the committed scenes stay what they were).
+    plain = generate(tmp_path, "-n", "10")
+    assert "contact_model" not in plain and "hunt_crossley" not in plain
+

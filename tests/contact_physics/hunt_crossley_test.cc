@@ -249,7 +249,13 @@ TEST_CASE("hunt-crossley ground: under F = (mu + 0.05) W it slides at (F - mu W)
       const double v = row.v[1];
       REQUIRE(v > 0);
       const double f_n = similar ? f.z() : kWeight;
-      if (!similar) CHECK(f.z() == Approx(kWeight).epsilon(1e-12));
+      if (!similar) {
+        CHECK(f.z() == Approx(kWeight).epsilon(1e-12));
+        // No gliding (math.md §6.6, [ICF] sec. VI): the friction does not enter the normal
+        // row, so the sliding ball stays at the resting height r - W/k, where SAP rises by
+        // (dt + tau_d) mu v (math.md §2.7).
+        CHECK(row.q[0] == Approx(kZEquilibrium).epsilon(1e-10));
+      }
       CHECK(-f.x() == Approx(kMu * f_n * v / std::hypot(v, eps)).epsilon(1e-9));
       CHECK(-f.x() <= kMu * f_n * (1 + 1e-12));
     }

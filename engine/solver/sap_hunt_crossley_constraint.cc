@@ -55,8 +55,7 @@ void SapHuntCrossleyConstraint::Prepare(double dt, double w) {
   const double v_x = f_e0_ / (dt * k_);  // = x0 / dt
   const double v_d = d > 0.0 ? 1.0 / d : std::numeric_limits<double>::infinity();
   v_hat_ = std::min(v_x, v_d);
-  N_hat_ = 0.0;
-  N_hat_ = NormalPotential(v_hat_);
+  N_hat_ = NormalPotential(v_hat_);  // needs v_hat_ (and the rest) set above
 }
 
 double SapHuntCrossleyConstraint::NormalImpulse(double v, double* derivative) const {

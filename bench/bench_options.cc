@@ -13,7 +13,8 @@ std::vector<ClutterConfig> BenchOptions::Configurations() const {
     for (bool w : walls)
       for (double dt : dts)
         out.push_back({n, w, dt, per_column > 0 ? (n + per_column - 1) / per_column : 0,
-                       column_spacing});
+                       column_spacing, contact_model,
+                       contact_model == "sap" ? 0.0 : hunt_crossley});
   return out;
 }
 
@@ -59,6 +60,13 @@ BenchOptions ParseOptions(int argc, char** argv) {
                  "csim runs per configuration, fastest per window reported; the runs go round the "
                  "configurations; needs --no-mujoco")
       ->check(CLI::PositiveNumber);
+  app.add_option("--contact-model", o.contact_model,
+                 "csim's contact model (make_clutter.py --contact-model; MuJoCo keeps its own)")
+      ->check(CLI::IsMember({"sap", "lagged", "lagged_regularized", "similar"}));
+  app.add_option("--hunt-crossley", o.hunt_crossley,
+                 "Hunt & Crossley dissipation d [s/m] of the materials with a Hunt & Crossley "
+                 "contact model (default 10, the ICF paper's clutter)")
+      ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,8 @@ struct ClutterConfig {
   double dt = 2.0e-3;    ///< time step, also the material's tau_d [s]
   int columns = 0;       ///< make_clutter.py --columns (0: the generator's four)
   double column_spacing = 0.0;  ///< make_clutter.py --column-spacing [m] (0: its 0.4 m)
+  std::string contact_model = "sap";  ///< make_clutter.py --contact-model
+  double hunt_crossley = 0.0;         ///< make_clutter.py --hunt-crossley [s/m]
 };
 
 struct BenchOptions {
@@ -44,6 +46,11 @@ struct BenchOptions {
   /// The repeats go round all configurations (main.cc), so a slow phase of the machine
   /// does not fall on one configuration only.
   int repeat = 1;
+  /// csim's contact model (make_clutter.py --contact-model): sap, lagged,
+  /// lagged_regularized or similar; the Hunt & Crossley models get the materials'
+  /// dissipation d = `hunt_crossley` (make_clutter.py --hunt-crossley).
+  std::string contact_model = "sap";
+  double hunt_crossley = 10.0;  ///< [s/m], the clutter of the ICF paper (sec. IX-A)
 
   /// Every configuration, objects outermost, then walls, then dt.
   std::vector<ClutterConfig> Configurations() const;

@@ -31,6 +31,7 @@ std::string ConfigName(const ClutterConfig& c) {
   return "clutter-" + std::to_string(c.objects) + (c.walls ? " walls" : " no-walls") +
          (c.columns > 0 ? " " + std::to_string(c.columns) + "-columns" : "") +
          (c.column_spacing > 0 ? " " + FormatG(c.column_spacing) + "m-apart" : "") +
+         (c.contact_model != "sap" ? " " + c.contact_model : "") +
          " dt=" + FormatG(c.dt);
 }
 
@@ -42,7 +43,9 @@ std::string GenerateClutterScene(const BenchOptions& o, const ClutterConfig& c,
                      " --dt " + FormatG(c.dt) + " --duration " + FormatG(o.duration) +
                      " --seed " + std::to_string(o.seed) +
                      (c.columns > 0 ? " --columns " + std::to_string(c.columns) : "") +
-                     (c.column_spacing > 0 ? " --column-spacing " + FormatG(c.column_spacing) : "");
+                     (c.column_spacing > 0 ? " --column-spacing " + FormatG(c.column_spacing) : "") +
+                     (c.contact_model != "sap" ? " --contact-model " + c.contact_model : "") +
+                     (c.hunt_crossley > 0 ? " --hunt-crossley " + FormatG(c.hunt_crossley) : "");
   *command = "tools/make_clutter.py" + args;
   const std::string shell = "'" + o.python + "' '" + o.generator + "'" + args + " -o '" + path + "'";
   const int status = std::system(shell.c_str());

@@ -70,16 +70,19 @@ std::string CsimRunner::SettingsLine() const {
   const solver::SapSolverParameters& p = cws_.solver.parameters();
   char buffer[512];
   std::snprintf(buffer, sizeof buffer,
-                "csim: SAP (block-sparse Cholesky, islands), %s (theta %g, theta_q %g), dt per configuration (first %g s), eps_r %g, eps_a %g, "
+                "csim: SAP solver (block-sparse Cholesky, islands), contact model %s, %s (theta %g, theta_q %g), dt per configuration (first %g s), eps_r %g, eps_a %g, "
                 "%s line search, max %d iterations, contact margin %g m, near-rigid beta %g, "
                 "sigma %g, stiction prediction %s (first %d Newton directions), warm start %s, "
-                "contact stiffness and tau_d "
-                "from the scene",
-                s.integrator.name.c_str(), s.integrator.theta, s.integrator.theta_q,
+                "contact stiffness, tau_d "
+                "and d from the scene",
+                sim::ContactModelName(s.contact_model), s.integrator.name.c_str(), s.integrator.theta, s.integrator.theta_q,
                 s.time_step, p.relative_tolerance, p.absolute_tolerance,
                 p.line_search == solver::SapLineSearch::kExact ? "exact" : "backtracking",
                 p.max_iterations, s.contact_margin, s.near_rigid_threshold, s.stiction_sigma,
-                p.predict_regions ? "on" : "off", p.prediction_iterations,
+                !p.predict_regions                           ? "off"
+                : s.contact_model == sim::ContactModel::kSap ? "on"
+                                                             : "off for Hunt & Crossley contacts",
+                p.prediction_iterations,
                 p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0");
   return buffer;
 }

@@ -58,6 +58,17 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   if (!status.ok()) {
     status.reason = "contact solve of the step starting at t = " + std::to_string(state.t) +
                     " s: " + status.reason;
+    // The unregularized Hunt & Crossley models are the ill-conditioned ones in violent
+    // impacts (their friction's stiffness mu n0 / v_s grows with the impact impulse, [ICF]
+    // sec. VIII): a clutter of 160 objects with k = 1e8 N/m, d = 10 s/m needed up to 219
+    // iterations (results/contact_models_bench.md).
+    if (cws.result.stats.termination == solver::SapTermination::kMaxIterations &&
+        (contact_parameters.model == contact::ContactModelKind::kLagged ||
+         contact_parameters.model == contact::ContactModelKind::kSimilar)) {
+      status.reason +=
+          " (the lagged and similar contact models can need more Newton iterations in violent "
+          "impacts: try contact_model lagged_regularized, or raise solver.max_iterations)";
+    }
     return status;
   }
   cws.builder.RememberStiction(cws.problem, cws.result);  // next step's active-set warm start

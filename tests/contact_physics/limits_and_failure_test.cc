@@ -1,5 +1,6 @@
 // Joint limits through a whole scene (math.md 7.2: near-rigid one-sided constraints), and a
-// contact solve that cannot converge ending the run as `failed` with every good step kept.
+// contact solve that cannot converge ending the run as `failed` with every good step kept
+// (with advice for the Hunt & Crossley models that converge slowly in impacts).
 
 #include <catch2/catch.hpp>
 
@@ -69,6 +70,8 @@ bodies:
   REQUIRE(result.status == sim::RunStatus::kFailed);
   CHECK(recorder.status() == sim::RunStatus::kFailed);
   CHECK(result.reason.find("contact solve") != std::string::npos);
+  // SAP's failure carries no advice meant for the Hunt & Crossley models.
+  CHECK(result.reason.find("lagged_regularized") == std::string::npos);
   // A tumbling, sliding landing needs several Newton iterations (a flat landing in pure
   // stiction is quadratic and converges in one). The box falls about 2 cm before it
   // touches: those steps are all recorded, and the last recorded state is the last good
@@ -76,6 +79,42 @@ bodies:
   REQUIRE(recorder.rows().size() > 10);
   CHECK(recorder.rows().back().step == result.steps);
   CHECK(recorder.rows().back().time == Approx(result.sim_time));
+}
+
+TEST_CASE("a Hunt & Crossley step that runs out of iterations says what to try",
+          "[contact-physics][failure]") {
+  // The same tumbling landing with one Newton iteration allowed: the lagged and similar
+  // models fail with a hint towards lagged_regularized and solver.max_iterations (their
+  // conditioning in impacts, [ICF] sec. VIII); lagged_regularized gets no such hint.
+  for (const char* model : {"lagged", "similar", "lagged_regularized"}) {
+    INFO(model);
+    const std::string yaml = std::string(R"(
+csim: 1
+settings: {time_step: 1.0e-3, duration: 1.0, contact_model: )") + model + R"(,
+           solver: {max_iterations: 1}}
+materials:
+  default: {stiffness: 1.0e6, hunt_crossley: 10.0, friction: 0.5}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - name: box
+    mass: 1.0
+    geometry: [{shape: box, size: [0.1, 0.1, 0.1]}]
+    pose: {position: [0, 0, 0.1], rpy: [0.3, 0.2, 0.1]}
+    velocity: {linear: [2, 0, -1], angular: [3, 5, 1]}
+)";
+    io::LoadedScene scene = io::LoadSceneFromText(yaml, "fail.yaml", {});
+    sim::MemoryRecorder recorder;
+    sim::RunInfo info;
+    info.model = &scene.model;
+    info.settings = &scene.settings;
+    const sim::RunResult result = sim::Simulate(scene.model, scene.settings, info, recorder, {});
+    REQUIRE(result.status == sim::RunStatus::kFailed);
+    CHECK(result.reason.find("maximum iterations") != std::string::npos);
+    const bool hinted = result.reason.find("try contact_model lagged_regularized, or raise "
+                                           "solver.max_iterations") != std::string::npos;
+    CHECK(hinted == (std::string(model) != "lagged_regularized"));
+  }
 }
 
 }  // namespace

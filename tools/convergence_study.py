@@ -8,6 +8,17 @@ must divide every step of the ladder); `--coordinates` restricts the norm to som
 entries of q (e.g. `--coordinates 0` for the spring-cylinder's x). Writes one CSV row per
 (integrator, dt) and, when matplotlib is available, a log-log plot with reference slopes 1 and 2.
 
+`--contact-models M...` runs the ladder once per contact model (csim --contact-model),
+against one reference run with `--reference-contact-model` (default: the scene's); the
+CSV then gains a contact_model column. Example of the irrotational-contact-fields paper's
+sec. IX-B (results/falling_sphere_convergence.csv: Lagged as the reference, the only
+consistent model; SAP's error plateaus):
+  tools/convergence_study.py scenes/falling_sphere.yaml --integrators symplectic_euler \
+      --contact-models lagged similar sap --reference-contact-model lagged \
+      --dt 1e-2 5e-3 2e-3 1e-3 4e-4 2e-4 --reference-dt 4e-5 --reference-integrator \
+      symplectic_euler --coordinates 4 6 --csv results/falling_sphere_convergence.csv \
+      --plot results/falling_sphere_convergence.png
+
 Example (what results/pendulum_convergence.csv was made with):
   tools/convergence_study.py scenes/pendulum.yaml --duration 2 \
       --dt 0.01 0.005 0.0025 0.00125 \
@@ -58,6 +69,12 @@ def main():
     p.add_argument("--duration", type=float)
     p.add_argument("--reference-dt", type=float, required=True)
     p.add_argument("--reference-integrator", default="midpoint")
+    p.add_argument("--contact-models", nargs="+",
+                   choices=["sap", "lagged", "lagged_regularized", "similar"],
+                   help="run the ladder once per contact model (default: the scene's)")
+    p.add_argument("--reference-contact-model",
+                   choices=["sap", "lagged", "lagged_regularized", "similar"],
+                   help="contact model of the reference run (default: the scene's)")
     study_common.add_csim_arguments(p)
     p.add_argument("--coordinates", type=int, nargs="+",
                    help="indices into q that enter e_q (default: all of q)")
@@ -65,37 +82,54 @@ def main():
     p.add_argument("--plot")
     a = p.parse_args()
     extra = study_common.set_arguments(a)
+
+    def model_arguments(model):
+        return ["--contact-model", model] if model else []
+
+    models = a.contact_models or [None]
     with tempfile.TemporaryDirectory() as tmp:
         t_ref, q_ref = run(a.csim, a.scene, os.path.join(tmp, "ref.h5"), a.reference_dt,
-                           a.reference_integrator, a.duration, extra)
+                           a.reference_integrator, a.duration,
+                           extra + model_arguments(a.reference_contact_model))
         cols = a.coordinates if a.coordinates else list(range(q_ref.shape[1]))
         q_ref = q_ref[:, cols]
         rows = []
-        for integrator in a.integrators:
-            for dt in a.dt:
-                t, q = run(a.csim, a.scene, os.path.join(tmp, "run.h5"), dt, integrator, a.duration, extra)
-                q = q[:, cols]
-                err = np.linalg.norm(q - sample(t_ref, q_ref, t), axis=1)
-                rows.append({"integrator": integrator, "dt": dt, "e_q": math.sqrt(np.mean(err ** 2))})
+        for model in models:
+            for integrator in a.integrators:
+                for dt in a.dt:
+                    t, q = run(a.csim, a.scene, os.path.join(tmp, "run.h5"), dt, integrator,
+                               a.duration, extra + model_arguments(model))
+                    q = q[:, cols]
+                    err = np.linalg.norm(q - sample(t_ref, q_ref, t), axis=1)
+                    row = {"integrator": integrator, "dt": dt, "e_q": math.sqrt(np.mean(err ** 2))}
+                    if model:
+                        row = {"contact_model": model, **row}
+                    rows.append(row)
+    # One series per integrator, or per (contact model, integrator) with --contact-models.
+    def series(r):
+        return f"{r['contact_model']} / {r['integrator']}" if "contact_model" in r else r["integrator"]
+
     orders = {}
-    for integrator in a.integrators:
-        sub = [r for r in rows if r["integrator"] == integrator]
-        orders[integrator] = fit_order([r["dt"] for r in sub], [r["e_q"] for r in sub])
+    for name in dict.fromkeys(series(r) for r in rows):
+        sub = [r for r in rows if series(r) == name]
+        orders[name] = fit_order([r["dt"] for r in sub], [r["e_q"] for r in sub])
         for i, r in enumerate(sub):
-            r["fitted_order"] = orders[integrator]
+            r["fitted_order"] = orders[name]
             # slope between this dt and the previous (larger) one of the ladder: shows
             # where the asymptotic regime starts when the fit over all dt is blurred
             r["local_order"] = (fit_order([sub[i - 1]["dt"], r["dt"]], [sub[i - 1]["e_q"], r["e_q"]])
                                 if i > 0 else "")
     os.makedirs(os.path.dirname(os.path.abspath(a.csv)), exist_ok=True)
-    study_common.write_csv(a.csv, rows, ".6g", fieldnames=["integrator", "dt", "e_q", "fitted_order", "local_order"])
-    for integrator, order in orders.items():
-        print(f"{integrator:18s} observed order {order:.3f}")
+    fieldnames = (["contact_model"] if a.contact_models else []) + \
+        ["integrator", "dt", "e_q", "fitted_order", "local_order"]
+    study_common.write_csv(a.csv, rows, ".6g", fieldnames=fieldnames)
+    for name, order in orders.items():
+        print(f"{name:18s} observed order {order:.3f}")
     if a.plot:
-        plot(rows, orders, a.plot, os.path.basename(a.scene))
+        plot(rows, orders, a.plot, os.path.basename(a.scene), series)
 
 
-def plot(rows, orders, path, title):
+def plot(rows, orders, path, title, series):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -104,10 +138,10 @@ def plot(rows, orders, path, title):
         print("matplotlib not available: no plot written", file=sys.stderr)
         return
     fig, ax = plt.subplots(figsize=(6, 4.5))
-    for integrator, order in orders.items():
-        sub = [r for r in rows if r["integrator"] == integrator]
+    for name, order in orders.items():
+        sub = [r for r in rows if series(r) == name]
         ax.loglog([r["dt"] for r in sub], [r["e_q"] for r in sub], "o-",
-                  label=f"{integrator} (order {order:.2f})")
+                  label=f"{name} (order {order:.2f})")
     dts = np.array(sorted({r["dt"] for r in rows}))
     e0 = max(r["e_q"] for r in rows)
     for k, style in ((1, "k--"), (2, "k:")):

@@ -1,6 +1,7 @@
 // settings.threads end to end: the clutter scene (scenes/clutter_40.yaml, its first 0.3 s,
 // while the columns collapse into several islands) run with one and with two threads
-// records bit-identical states, solver statistics and contact forces at every step.
+// records bit-identical states, solver statistics and contact forces at every step, with
+// SAP and with a Hunt & Crossley contact model.
 
 #include <catch2/catch.hpp>
 
@@ -20,9 +21,10 @@ bool SameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
          std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
 }
 
-std::vector<Row> RunClutter(int threads) {
+std::vector<Row> RunClutter(int threads, const std::string& model) {
   io::LoadedScene scene = io::LoadScene(std::string(CSIM_SOURCE_DIR) + "/scenes/clutter_40.yaml",
-                                        {"settings.duration=0.3", "settings.output.every=1"});
+                                        {"settings.duration=0.3", "settings.output.every=1",
+                                         "settings.contact_model=" + model});
   scene.settings.threads = threads;
   MemoryRecorder recorder;
   RunInfo info;
@@ -35,7 +37,9 @@ std::vector<Row> RunClutter(int threads) {
 
 TEST_CASE("clutter with two threads records the one-thread run bit for bit",
           "[sim][threads]") {
-  const std::vector<Row> one = RunClutter(1), two = RunClutter(2);
+  const std::string model = GENERATE(std::string("sap"), std::string("lagged_regularized"));
+  INFO("contact model " << model);
+  const std::vector<Row> one = RunClutter(1, model), two = RunClutter(2, model);
   REQUIRE(one.size() == 151);
   REQUIRE(two.size() == one.size());
   int with_contact = 0;

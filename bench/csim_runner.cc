@@ -68,7 +68,7 @@ bool CsimRunner::Step(StepSample* sample) {
 std::string CsimRunner::SettingsLine() const {
   const sim::Settings& s = scene_.settings;
   const solver::SapSolverParameters& p = cws_.solver.parameters();
-  char buffer[512];
+  char buffer[1024];
   std::snprintf(buffer, sizeof buffer,
                 "csim: SAP solver (block-sparse Cholesky, islands), contact model %s, %s (theta %g, theta_q %g), dt per configuration (first %g s), eps_r %g, eps_a %g, "
                 "%s line search, max %d iterations, contact margin %g m, near-rigid beta %g, "

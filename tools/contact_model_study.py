@@ -52,16 +52,17 @@ SOLVERS = {"default": [],
 STIFFNESS, DISSIPATION_TIME, HUNT_CROSSLEY = 1.0e7, 1.0e-4, 10.0
 
 
-def scene_path(workdir, model, seed, dt):
-    return os.path.join(workdir, f"clutter_{model}_{seed}_{dt:g}.yaml")
+def scene_path(workdir, model, seed, dt, stiffness=STIFFNESS):
+    return os.path.join(workdir, f"clutter_{model}_{seed}_{dt:g}_{stiffness:g}.yaml")
 
 
-def make_scene(args, workdir, model, seed, dt):
+def make_scene(args, workdir, model, seed, dt, stiffness=STIFFNESS):
+    """The paper's clutter (tools/make_clutter.py) for one model, seed, dt and stiffness."""
     command = [sys.executable, os.path.join(HERE, "make_clutter.py"), "-n", str(args.objects),
                "--seed", str(seed), "--dt", repr(dt), "--duration", repr(args.duration),
-               "--stiffness", repr(STIFFNESS), "--dissipation-time", repr(DISSIPATION_TIME),
+               "--stiffness", repr(stiffness), "--dissipation-time", repr(DISSIPATION_TIME),
                "--hunt-crossley", repr(HUNT_CROSSLEY), "--contact-model", model,
-               "-o", scene_path(workdir, model, seed, dt)]
+               "-o", scene_path(workdir, model, seed, dt, stiffness)]
     subprocess.run(command, check=True, capture_output=True)
 
 
@@ -75,9 +76,11 @@ def mean_penetration(f, rows):
     return float(overlap.mean()) if overlap.size else 0.0
 
 
-def run_one(args, workdir, solver, model, seed, dt):
-    out = os.path.join(workdir, f"run_{solver}_{model}_{seed}_{dt:g}.h5")
-    command = [args.csim, "run", scene_path(workdir, model, seed, dt), "-o", out, "-q",
+def run_one(args, workdir, solver, model, seed, dt, stiffness=STIFFNESS):
+    """Runs one scene of make_scene with `solver` (SOLVERS) and returns its figures; raises
+    RuntimeError, with csim's message, when the run fails."""
+    out = os.path.join(workdir, f"run_{solver}_{model}_{seed}_{dt:g}_{stiffness:g}.h5")
+    command = [args.csim, "run", scene_path(workdir, model, seed, dt, stiffness), "-o", out, "-q",
                "--set", "settings.output.every=1", *SOLVERS[solver], *set_arguments(args)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
@@ -95,7 +98,8 @@ def run_one(args, workdir, solver, model, seed, dt):
     # Iterations against time for the figure: means over bins of 0.05 s.
     bins = np.floor(t[steps] / 0.05).astype(int)
     binned = np.bincount(bins, weights=iterations[steps]) / np.maximum(np.bincount(bins), 1)
-    return {"solver": solver, "model": model, "seed": seed, "dt": dt, "steps": int(len(t) - 1),
+    return {"solver": solver, "model": model, "seed": seed, "dt": dt, "stiffness": stiffness,
+            "steps": int(len(t) - 1),
             "iterations_mean": float(iterations[steps].mean()),
             "transient_iterations_mean": float(iterations[transient].mean()),
             "settled_iterations_mean": float(iterations[settled].mean()),

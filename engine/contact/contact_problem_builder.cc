@@ -219,19 +219,33 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   }
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
   if (parameters.model == ContactModelKind::kSap) {
-    solver::SapFrictionConeParameters p;
-    p.mu = m.friction;
-    p.stiffness = m.stiffness;
-    p.dissipation_time = m.dissipation_time;
-    p.phi0 = c.phi0;
-    p.near_rigid_threshold = parameters.near_rigid_threshold;
-    p.stiction_sigma = parameters.stiction_sigma;
-    p.bias_velocity = bias_C_[i];
-    p.predict_stiction = was_stuck_[i];
-    EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in, solver::SapFrictionConeConstraint(p),
+    EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in,
+                solver::SapFrictionConeConstraint(SapParametersFor(m, parameters, i)), problem);
+  } else {
+    EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in,
+                solver::SapHuntCrossleyConstraint(HuntCrossleyParametersFor(model, m, parameters, in, i)),
                 problem);
-    return;
   }
+}
+
+solver::SapFrictionConeParameters ContactProblemBuilder::SapParametersFor(
+    const CombinedMaterial& m, const ContactParameters& parameters, int i) const {
+  solver::SapFrictionConeParameters p;
+  p.mu = m.friction;
+  p.stiffness = m.stiffness;
+  p.dissipation_time = m.dissipation_time;
+  p.phi0 = contacts_[i].phi0;
+  p.near_rigid_threshold = parameters.near_rigid_threshold;
+  p.stiction_sigma = parameters.stiction_sigma;
+  p.bias_velocity = bias_C_[i];
+  p.predict_stiction = was_stuck_[i];
+  return p;
+}
+
+solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersFor(
+    const Model& model, const CombinedMaterial& m, const ContactParameters& parameters,
+    const StepInputs& in, int i) const {
+  const geometry::PointContact& c = contacts_[i];
   solver::SapHuntCrossleyParameters p;
   p.approximation = parameters.model == ContactModelKind::kSimilar
                         ? solver::HuntCrossleyApproximation::kSimilar
@@ -241,19 +255,16 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   p.hunt_crossley = m.hunt_crossley;
   p.phi0 = c.phi0;
   // The normal relative velocity at (q0, v0), known part included (math.md §6.5): the
-  // total velocities of the two material points at the contact.
-  const auto point_velocity = [&](int body) -> Vector3d {
-    return body >= 0 ? multibody::CalcPointVelocity(model, *in.kinematics, body, c.p_WC)
-                     : Vector3d::Zero();
-  };
-  p.v_n0 = c.nhat_AB_W.dot(point_velocity(c.body_b) - point_velocity(c.body_a));
+  // total velocities of the two material points at the contact (zero for the world).
+  p.v_n0 = c.nhat_AB_W.dot(multibody::CalcPointVelocity(model, *in.kinematics, c.body_b, c.p_WC) -
+                           multibody::CalcPointVelocity(model, *in.kinematics, c.body_a, c.p_WC));
   p.stiction_tolerance = parameters.stiction_tolerance;
+  // Only lagged_regularized widens eps_s with the impulse ([ICF] eq. 44); similar keeps v_s.
   p.stiction_sigma =
       parameters.model == ContactModelKind::kLaggedRegularized ? parameters.stiction_sigma : 0.0;
   p.near_rigid_threshold = parameters.near_rigid_threshold;
   p.bias_velocity = bias_C_[i];
-  EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in, solver::SapHuntCrossleyConstraint(p),
-              problem);
+  return p;
 }
 
 template <class Kind>
@@ -262,7 +273,7 @@ void ContactProblemBuilder::EmitContact(const geometry::PointContact& c, int tre
                                         Eigen::Ref<Eigen::Matrix3Xd> Ja,
                                         Eigen::Ref<Eigen::Matrix3Xd> Jb, const StepInputs& in,
                                         const Kind& constraint,
-                                        solver::ContactProblem* problem) const {
+                                        solver::ContactProblem* problem) {
   if (factored) {
     // From the body's origin to the contact point.
     const auto lever = [&](int body) -> Vector3d { return c.p_WC - in.kinematics->X_WB[body].p; };

@@ -20,20 +20,24 @@
 // when it returns. Bodies at rest keep the plain margin, so a settled pile pays nothing.
 // Contacts between two objects that both lack velocities (world, welded or purely
 // prescribed bodies) are reported by the geometry but cannot be resolved and are skipped.
-// Stiction memory: after each solve, RememberStiction keeps the identities (geometry pair,
-// point of its manifold) of the contacts that ended in stiction; the next Build marks the
-// same contacts predict_stiction, the solver's warm start of the active set (sap_solver.h).
+// Stiction memory (SAP only; the Hunt & Crossley kinds have no stiction region): after each
+// solve, RememberStiction keeps the identities (geometry pair, point of its manifold) of the
+// contacts that ended in stiction; the next Build marks the same contacts predict_stiction,
+// the solver's warm start of the active set (sap_solver.h).
 
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "engine/contact/contact_parameters.h"
+#include "engine/contact/material_combination.h"
 #include "engine/geometry/collision_world.h"
 #include "engine/multibody/model.h"
 #include "engine/multibody/tree_topology.h"
 #include "engine/multibody/workspace.h"
 #include "engine/solver/contact_problem.h"
+#include "engine/solver/sap_friction_cone_constraint.h"
+#include "engine/solver/sap_hunt_crossley_constraint.h"
 #include "engine/solver/sap_solver.h"
 
 namespace csim::contact {
@@ -92,14 +96,24 @@ class ContactProblemBuilder {
                    const StepInputs& in, solver::ContactProblem* problem);
   void AddContact(const multibody::Model& model, const ContactParameters& parameters,
                   const StepInputs& in, int i, solver::ContactProblem* problem);
+  // The constraint parameters of contact i of the last collision query, from its combined
+  // material m: SAP's friction cone, or a Hunt & Crossley contact with the normal velocity
+  // at (q0, v0).
+  solver::SapFrictionConeParameters SapParametersFor(const CombinedMaterial& m,
+                                                     const ContactParameters& parameters,
+                                                     int i) const;
+  solver::SapHuntCrossleyParameters HuntCrossleyParametersFor(const multibody::Model& model,
+                                                              const CombinedMaterial& m,
+                                                              const ContactParameters& parameters,
+                                                              const StepInputs& in, int i) const;
   // Adds `constraint` (a contact kind) for contact c with its Jacobian: factored between
-  // free bodies, else from the tree blocks Ja, Jb (Jb is overwritten when one tree holds
-  // both bodies).
+  // free bodies, else from the tree blocks Ja, Jb, views of J_a_ and J_b_ (Jb is overwritten
+  // with Jb - Ja when one tree holds both bodies).
   template <class Kind>
   void EmitContact(const geometry::PointContact& c, int tree_a, int tree_b, bool factored,
                    const Eigen::Matrix3d& R_WC, Eigen::Ref<Eigen::Matrix3Xd> Ja,
                    Eigen::Ref<Eigen::Matrix3Xd> Jb, const StepInputs& in, const Kind& constraint,
-                   solver::ContactProblem* problem) const;
+                   solver::ContactProblem* problem);
   void AddJointLimits(const multibody::Model& model, const StepInputs& in,
                       solver::ContactProblem* problem) const;
   // The point Jacobian of p_W on body b (in a tree) on its tree's columns, world axes.

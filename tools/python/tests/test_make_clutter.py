@@ -84,7 +84,6 @@ def test_column_spacing_moves_the_grid_and_needs_no_walls(tmp_path):
         assert not (tmp_path / "y.yaml").exists()
 
 
-
 def test_contact_parameters_reach_the_scene(tmp_path, csim):
     text = generate(tmp_path, "-n", "10", "--stiffness", "1e7", "--dissipation-time", "1e-4",
                     "--hunt-crossley", "10", "--contact-model", "similar")
@@ -100,4 +99,3 @@ def test_contact_parameters_reach_the_scene(tmp_path, csim):
     # Defaults write no new key (the committed scenes stay what they were).
     plain = generate(tmp_path, "-n", "10")
     assert "contact_model" not in plain and "hunt_crossley" not in plain
-

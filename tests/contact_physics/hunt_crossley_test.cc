@@ -649,7 +649,7 @@ double RollingSpeedError(const std::string& model, double dt) {
   const sim::Row& last = run.rows.back();
   const int sphere = run.Body("sphere");
   const double v = last.body_linear_velocity(0, sphere);
-  // Rolling at the end (0.4 s; the slide ends near 0.22 s): omega_y r = v.
+  // Rolling at the end (0.4 s; the slide ends near 0.12 s): omega_y r = v.
   CHECK(last.body_angular_velocity(1, sphere) * 0.025 == Approx(v).epsilon(1e-3));
   return v - 5.0 / 7.0 * 2.0;
 }

@@ -48,10 +48,12 @@ TEST_CASE("a joint limit stops the swing", "[contact-physics][limits]") {
   CHECK(highest <= 1.5707963 + 1e-6);
 }
 
-TEST_CASE("a contact solve that cannot converge fails the run and keeps the good steps", "[contact-physics][failure]") {
-  const std::string yaml = R"(
+// A box landing tumbling and sliding, with one Newton iteration allowed per step;
+// SETTINGS and MATERIALS are filled in by the test.
+const char* kTumblingLanding = R"(
 csim: 1
-settings: {time_step: 1.0e-3, duration: 1.0, solver: {max_iterations: 1}}
+settings: {time_step: 1.0e-3, duration: 1.0, solver: {max_iterations: 1}SETTINGS}
+MATERIALS
 world:
   geometry: [{shape: halfspace}]
 bodies:
@@ -61,12 +63,20 @@ bodies:
     pose: {position: [0, 0, 0.1], rpy: [0.3, 0.2, 0.1]}
     velocity: {linear: [2, 0, -1], angular: [3, 5, 1]}
 )";
+
+sim::RunResult RunToFailure(const std::string& settings, const std::string& materials,
+                            sim::MemoryRecorder* recorder) {
+  const std::string yaml = Fill(Fill(kTumblingLanding, "SETTINGS", settings), "MATERIALS", materials);
   io::LoadedScene scene = io::LoadSceneFromText(yaml, "fail.yaml", {});
-  sim::MemoryRecorder recorder;
   sim::RunInfo info;
   info.model = &scene.model;
   info.settings = &scene.settings;
-  const sim::RunResult result = sim::Simulate(scene.model, scene.settings, info, recorder, {});
+  return sim::Simulate(scene.model, scene.settings, info, *recorder, {});
+}
+
+TEST_CASE("a contact solve that cannot converge fails the run and keeps the good steps", "[contact-physics][failure]") {
+  sim::MemoryRecorder recorder;
+  const sim::RunResult result = RunToFailure("", "", &recorder);
   REQUIRE(result.status == sim::RunStatus::kFailed);
   CHECK(recorder.status() == sim::RunStatus::kFailed);
   CHECK(result.reason.find("contact solve") != std::string::npos);
@@ -88,27 +98,10 @@ TEST_CASE("a Hunt & Crossley step that runs out of iterations says what to try",
   // conditioning in impacts, [ICF] sec. VIII); lagged_regularized gets no such hint.
   for (const char* model : {"lagged", "similar", "lagged_regularized"}) {
     INFO(model);
-    const std::string yaml = std::string(R"(
-csim: 1
-settings: {time_step: 1.0e-3, duration: 1.0, contact_model: )") + model + R"(,
-           solver: {max_iterations: 1}}
-materials:
-  default: {stiffness: 1.0e6, hunt_crossley: 10.0, friction: 0.5}
-world:
-  geometry: [{shape: halfspace}]
-bodies:
-  - name: box
-    mass: 1.0
-    geometry: [{shape: box, size: [0.1, 0.1, 0.1]}]
-    pose: {position: [0, 0, 0.1], rpy: [0.3, 0.2, 0.1]}
-    velocity: {linear: [2, 0, -1], angular: [3, 5, 1]}
-)";
-    io::LoadedScene scene = io::LoadSceneFromText(yaml, "fail.yaml", {});
     sim::MemoryRecorder recorder;
-    sim::RunInfo info;
-    info.model = &scene.model;
-    info.settings = &scene.settings;
-    const sim::RunResult result = sim::Simulate(scene.model, scene.settings, info, recorder, {});
+    const sim::RunResult result = RunToFailure(
+        std::string(", contact_model: ") + model,
+        "materials: {default: {stiffness: 1.0e6, hunt_crossley: 10.0, friction: 0.5}}", &recorder);
     REQUIRE(result.status == sim::RunStatus::kFailed);
     CHECK(result.reason.find("maximum iterations") != std::string::npos);
     const bool hinted = result.reason.find("try contact_model lagged_regularized, or raise "

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "engine/contact/contact_parameters.h"
+
 namespace csim::sim {
 
 /// The theta-method of math.md section 1.2: theta weights q and v inside the forces and
@@ -18,7 +20,8 @@ struct IntegratorSettings {
 /// The named schemes (math.md 1.2 table). Returns false for an unknown name.
 bool NamedIntegrator(const std::string& name, IntegratorSettings* out);
 
-enum class ContactModel { kSap, kLagged, kLaggedRegularized, kSimilar };
+/// settings.contact_model: the contact layer's kind, the one the problem builder uses.
+using ContactModel = contact::ContactModelKind;
 const char* ContactModelName(ContactModel model);
 /// Parses a scene-format contact model name; returns false if unknown.
 bool ParseContactModel(const std::string& name, ContactModel* out);

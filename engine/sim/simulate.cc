@@ -66,14 +66,7 @@ contact::ContactParameters ContactParametersFor(const Settings& settings) {
   p.stiction_sigma = settings.stiction_sigma;
   p.contact_margin = settings.contact_margin;
   p.stiction_tolerance = settings.stiction_tolerance;
-  switch (settings.contact_model) {
-    case ContactModel::kSap: p.model = contact::ContactModelKind::kSap; break;
-    case ContactModel::kLagged: p.model = contact::ContactModelKind::kLagged; break;
-    case ContactModel::kLaggedRegularized:
-      p.model = contact::ContactModelKind::kLaggedRegularized;
-      break;
-    case ContactModel::kSimilar: p.model = contact::ContactModelKind::kSimilar; break;
-  }
+  p.model = settings.contact_model;
   return p;
 }
 

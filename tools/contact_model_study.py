@@ -41,11 +41,11 @@ import tempfile
 import h5py
 import numpy as np
 
-from study_common import add_csim_arguments, set_arguments, write_csv
+from study_common import CONTACT_MODELS, add_csim_arguments, set_arguments, write_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-MODELS = ["sap", "lagged", "lagged_regularized", "similar"]
+MODELS = CONTACT_MODELS
 # csim's default solver (extrapolated warm start; SAP also predicts stiction) and the plain
 # algorithm the paper ran (warm start from the previous velocity, no prediction).
 SOLVERS = {"default": [],

@@ -69,11 +69,9 @@ def main():
     p.add_argument("--duration", type=float)
     p.add_argument("--reference-dt", type=float, required=True)
     p.add_argument("--reference-integrator", default="midpoint")
-    p.add_argument("--contact-models", nargs="+",
-                   choices=["sap", "lagged", "lagged_regularized", "similar"],
+    p.add_argument("--contact-models", nargs="+", choices=study_common.CONTACT_MODELS,
                    help="run the ladder once per contact model (default: the scene's)")
-    p.add_argument("--reference-contact-model",
-                   choices=["sap", "lagged", "lagged_regularized", "similar"],
+    p.add_argument("--reference-contact-model", choices=study_common.CONTACT_MODELS,
                    help="contact model of the reference run (default: the scene's)")
     study_common.add_csim_arguments(p)
     p.add_argument("--coordinates", type=int, nargs="+",

@@ -39,6 +39,8 @@ import math
 import random
 import sys
 
+from study_common import CONTACT_MODELS
+
 SPHERE_RADIUS = 0.05     # m, paper VI-C
 BOX_EDGE = 0.10          # m, paper VI-C
 DENSITY = 1000.0         # kg/m^3, water
@@ -147,11 +149,12 @@ def scene_text(n, seed, dt, duration, walls, every, command, k=4, spacing=COLUMN
         w(f"# Parameters: contact model {contact_model}, stiffness {num(stiffness)} N/m, tau_d = {num(tau_d)} s,")
         w(f"# Hunt & Crossley d = {num(hunt_crossley)} s/m, mu = {num(FRICTION)}")
     w("# on every surface. Materials combine in series: the container is rigid (.inf), so")
-    w(f"# object-container pairs get k = {num(stiffness)} N/m, object-object pairs {num(stiffness / 2)} N/m; "
-      + ("both are" if stiffness == STIFFNESS else "SAP caps"))
+    pairs = f"# object-container pairs get k = {num(stiffness)} N/m, object-object pairs {num(stiffness / 2)} N/m; "
     if stiffness == STIFFNESS:
+        w(pairs + "both are")
         w("# far above what the step resolves, so every contact is in the near-rigid regime.")
     else:
+        w(pairs + "SAP caps")
         w("# a stiffness above what the step resolves at its near-rigid value; the Hunt &")
         w("# Crossley models take k as given.")
     w("# Objects start at rest with small random offsets and tilts; bounding spheres are")
@@ -224,7 +227,7 @@ def main():
     p.add_argument("--hunt-crossley", type=float, default=0.0,
                    help="Hunt & Crossley dissipation d of every material [s/m] (default 0)")
     p.add_argument("--contact-model", default="sap",
-                   choices=["sap", "lagged", "lagged_regularized", "similar"])
+                   choices=CONTACT_MODELS)
     p.add_argument("-o", "--output", required=True, help="scene file to write")
     a = p.parse_args()
     if not 10 <= a.objects <= 400:

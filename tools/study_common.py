@@ -6,6 +6,8 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CSIM = os.path.join(HERE, "..", "build", "app", "csim")
+# settings.contact_model's values (scene-format.md), for the scripts' --contact-model options.
+CONTACT_MODELS = ["sap", "lagged", "lagged_regularized", "similar"]
 
 
 def add_csim_arguments(parser):

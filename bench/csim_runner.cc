@@ -54,11 +54,17 @@ bool CsimRunner::Step(StepSample* sample) {
       s.num_constraints > 0 && sap.termination == solver::SapTermination::kCostStagnation;
   sample->work_by_size.fill(0.0);
   sample->work_by_iterations.fill(0.0);
+  sample->work_by_kind.fill(0.0);
   const solver::SapSolver& solver = cws_.solver;
   for (int i = 0; i < solver.num_islands(); ++i) {
     const int trees = solver.island_num_cliques(i), iterations = solver.island_iterations(i);
     sample->work_by_size[WorkSizeBucket(trees)] += trees * iterations;
     sample->work_by_iterations[WorkIterationBucket(iterations)] += trees * iterations;
+    const int predicted = solver.island_predicted_updates(i);
+    const int smooth = solver.island_smooth_updates(i);
+    sample->work_by_kind[0] += trees * predicted;
+    sample->work_by_kind[1] += trees * (iterations - predicted - smooth);
+    sample->work_by_kind[2] += trees * smooth;
   }
   ws_.mb.M.Multiply(state_.v, ws_.work);
   sample->kinetic_energy = 0.5 * state_.v.dot(ws_.work);

@@ -59,6 +59,9 @@ void PrintWork(std::FILE* out, const char* label, const StepSample& m) {
   std::fprintf(out, " | by island iterations");
   for (int b = 0; b < kWorkIterationBuckets; ++b)
     std::fprintf(out, " %s: %.1f", WorkIterationLabel(b), m.work_by_iterations[b]);
+  std::fprintf(out, " | by update");
+  for (int b = 0; b < kWorkKinds; ++b)
+    std::fprintf(out, " %s: %.1f", WorkKindLabel(b), m.work_by_kind[b]);
   std::fprintf(out, "\n");
 }
 
@@ -171,7 +174,10 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "csim_settled_touching_pairs,csim_settled_feature_pairs,csim_eps_r,"
                "csim_momentum_error_max,csim_momentum_error_median,"
                "csim_certified_momentum_error_max,csim_cost_criterion_steps,"
-               "csim_cost_criterion_momentum_error_max\n");
+               "csim_cost_criterion_momentum_error_max,csim_work_predicted_mean,"
+               "csim_work_active_set_mean,csim_work_smooth_mean,"
+               "csim_settled_work_predicted_mean,csim_settled_work_active_set_mean,"
+               "csim_settled_work_smooth_mean\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -214,9 +220,11 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
     std::fprintf(f, "%.3f,%.3f,%.3f,", TotalWork(m), TotalWork(s), TotalWork(l.mean));
     std::fprintf(f, "%.2f,%.2f,%.2f,", s.narrow_phase_pairs, s.touching_pairs, s.feature_pairs);
     const SeriesSummary& a = r.csim_all;
-    std::fprintf(f, "%g,%.4g,%.4g,%.4g,%d,%.4g\n", r.relative_tolerance, a.max_momentum_error(),
+    std::fprintf(f, "%g,%.4g,%.4g,%.4g,%d,%.4g,", r.relative_tolerance, a.max_momentum_error(),
                  a.median_momentum_error, a.max_certified_error, a.cost_criterion_steps,
                  a.max_cost_criterion_error);
+    std::fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", m.work_by_kind[0], m.work_by_kind[1],
+                 m.work_by_kind[2], s.work_by_kind[0], s.work_by_kind[1], s.work_by_kind[2]);
   }
   std::fclose(f);
 }

@@ -31,6 +31,7 @@ void Accumulate(const StepSample& s, double w, StepSample* sum) {
   for (int b = 0; b < kWorkSizeBuckets; ++b) sum->work_by_size[b] += w * s.work_by_size[b];
   for (int b = 0; b < kWorkIterationBuckets; ++b)
     sum->work_by_iterations[b] += w * s.work_by_iterations[b];
+  for (int b = 0; b < kWorkKinds; ++b) sum->work_by_kind[b] += w * s.work_by_kind[b];
 }
 
 }  // namespace
@@ -59,6 +60,11 @@ const char* WorkIterationLabel(int bucket) {
   static const char* const kLabels[kWorkIterationBuckets] = {"0-1", "2-4", "5-9", "10-19",
                                                               "20+"};
   return kLabels[bucket];
+}
+
+const char* WorkKindLabel(int kind) {
+  static const char* const kLabels[kWorkKinds] = {"predicted", "active-set change", "smooth"};
+  return kLabels[kind];
 }
 
 SeriesSummary Summarize(const std::vector<StepSample>& samples, int first, int last) {

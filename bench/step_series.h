@@ -12,6 +12,10 @@ namespace csim::bench {
 /// Newton iterations 0-1, 2-4, 5-9, 10-19, 20+.
 constexpr int kWorkSizeBuckets = 7;
 constexpr int kWorkIterationBuckets = 5;
+/// Kinds of Newton update (solver::SapSolverStats): along a predicted direction, plain with
+/// an active-set change, plain on fixed pieces (smooth).
+constexpr int kWorkKinds = 3;
+const char* WorkKindLabel(int kind);
 int WorkSizeBucket(int trees);
 int WorkIterationBucket(int iterations);
 /// Labels of the buckets ("1", "2-3", ..., "64+"; "0-1", ..., "20+").
@@ -45,6 +49,10 @@ struct StepSample {
   /// Shows which islands the work of a growing pile goes to.
   std::array<double, kWorkSizeBuckets> work_by_size{};
   std::array<double, kWorkIterationBuckets> work_by_iterations{};
+  /// The same work by kind of Newton update (kWorkKinds; each island's trees times its
+  /// updates of that kind): whether a big island's iterations change its active set or
+  /// converge on fixed pieces.
+  std::array<double, kWorkKinds> work_by_kind{};
   /// csim: the dimensionless momentum error of the step's solution (SAP eq. 32; 0 without
   /// contact) and whether some island stopped by the cost criterion (math.md 4.3) rather
   /// than by SAP eq. 26, which alone bounds that error by the tolerance eps_r.

@@ -145,6 +145,7 @@ def growth_section(rows, title, verdicts, out):
             out.append(line)
         out.append("")
     work_section(rows, dts, out)
+    work_kind_section(rows, dts, out)
     if verdicts:
         settled_section(rows, dts, fits, out)
         collision_pairs_section(rows, dts, out)
@@ -178,6 +179,48 @@ def work_section(rows, dts, out):
     for dt, span, work, per_work, per_object in fits:
         out.append(f"| {dt:g} | {span} | {per_object} | " + " | ".join(f"{p:.2f}" for p in work)
                    + " | " + " | ".join(f"{p:.2f}" for p in per_work) + " |")
+    out.append("")
+
+
+# csim_bench's Newton work per step by kind of update, all steps (tree-iterations; CSV
+# columns appended later, absent from older CSVs): along a predicted direction, plain with
+# an active-set change, plain on fixed pieces (solver::SapSolverStats).
+WORK_KINDS = [("predicted", "csim_work_predicted_mean"),
+              ("active-set change", "csim_work_active_set_mean"),
+              ("smooth", "csim_work_smooth_mean")]
+
+
+def work_kind_section(rows, dts, out):
+    """The Newton work per object by kind of update, each kind's fitted exponent, and each
+    kind's share of the growth of the work per object from the fewest objects to the most."""
+    tables = complete_series(rows, dts, [key for _, key in WORK_KINDS])
+    if not tables:
+        return
+    out.append("Which Newton updates the work per object grows in (all steps, tree-iterations "
+               "per object per step): along a predicted direction (the first of every island, "
+               "and the repeats while the line search cuts them short), plain ones that change "
+               "some contact's region (stiction, sliding, no contact: an active-set change), "
+               "and plain ones that change none (Newton's convergence on fixed regions: the "
+               "sliding contacts' curved cost, the last step to the tolerance). p: each kind's "
+               "work per step ~ objects^p; share: each kind's part of the growth of the work "
+               "per object between the first and the last row:")
+    out.append("")
+    out.append("| dt | objects | " + " | ".join(k for k, _ in WORK_KINDS) + " | total |")
+    out.append("|---|---|" + "---|" * (len(WORK_KINDS) + 1))
+    for dt, series in tables:
+        for r in series:
+            n = r["objects"]
+            per = [r[key] / n for _, key in WORK_KINDS]
+            out.append(f"| {dt:g} | {int(n)} | " + " | ".join(f"{w:.2f}" for w in per)
+                       + f" | {sum(per):.2f} |")
+        p = [exponent([(r["objects"], r[key]) for r in series]) for _, key in WORK_KINDS]
+        total = exponent([(r["objects"], sum(r[key] for _, key in WORK_KINDS)) for r in series])
+        out.append(f"| {dt:g} | p | " + " | ".join(f"{x:.2f}" for x in p) + f" | {total:.2f} |")
+        first, last = series[0], series[-1]
+        growth = [last[key] / last["objects"] - first[key] / first["objects"] for _, key in WORK_KINDS]
+        if sum(growth) > 0:
+            out.append(f"| {dt:g} | share {int(first['objects'])}-{int(last['objects'])} | "
+                       + " | ".join(f"{100 * g / sum(growth):.0f} %" for g in growth) + " | 100 % |")
     out.append("")
 
 

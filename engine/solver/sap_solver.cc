@@ -346,12 +346,23 @@ void SapSolver::EvalIsland(int i) {
   const bool form_kinematics = !s.kinematics_current;
   s.kinematics_current = true;
   double cost = 0.0;
+  bool piece_changed = false;
   for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
     const int k = is.constraints[q];
     const ConstraintEntry& e = p.entry(k);
     if (form_kinematics) ConstraintVelocity(k, v_.data(), vc_.data());
+    const int piece_before = piece_[k];
     cost += e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]],
                                &piece_[k]);
+    piece_changed |= piece_[k] != piece_before;
+  }
+  if (s.update_pending) {  // classify the update that led here (SapSolverStats)
+    s.update_pending = false;
+    if (s.last_step_predicted) {
+      ++s.predicted_updates;
+    } else if (!piece_changed) {
+      ++s.smooth_updates;
+    }
   }
   // p = A v, j_c = J^T gamma, grad = A (v - v*) - J^T gamma (math.md §2.6).
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
@@ -651,6 +662,7 @@ bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
         for (int r = e.row_offset; r < e.row_offset + e.num_rows; ++r) vc_[r] += alpha * dvc_[r];
       }
       ++s.iterations;
+      s.update_pending = true;
       s.last_step_predicted = predicted;
       s.ell_prev = s.ell;
       s.alpha_prev = alpha;
@@ -718,6 +730,9 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
     stats->line_search_seconds += s.line_search_seconds;
     stats->predicted_islands += s.predicted;
     stats->prediction_fallbacks += s.prediction_fallback;
+    stats->predicted_updates += s.predicted_updates;
+    stats->smooth_updates += s.smooth_updates;
+    stats->active_set_updates += s.iterations - s.predicted_updates - s.smooth_updates;
   }
   stats->mean_island_iterations = nr_ > 0 ? weighted / nr_ : 0.0;
 }

@@ -121,6 +121,16 @@ struct SapSolverStats {
   /// was used instead).
   int predicted_islands = 0;
   int prediction_fallbacks = 0;
+  /// Newton updates summed over islands, by kind (they add up to the islands' iterations):
+  /// along a predicted direction; plain ones after which some constraint's quadratic piece
+  /// (Constraint::QuadraticPieceAt; for SAP's friction cone its region: stiction, sliding,
+  /// no contact) differs from the one before (an active-set change); and plain ones that
+  /// changed no constraint's piece (Newton's convergence on fixed pieces: on the sliding
+  /// contacts' curved cost, or the last step to the tolerance). Where a big island's
+  /// iterations go (results/benchmarks.md).
+  int predicted_updates = 0;
+  int active_set_updates = 0;
+  int smooth_updates = 0;
 };
 
 /// Output of a solve. Vectors are resized only when the problem size changes.
@@ -158,6 +168,10 @@ class SapSolver {
     return islands_.clique_start[i + 1] - islands_.clique_start[i];
   }
   int island_iterations(int i) const { return island_[i].iterations; }
+  /// Island i's Newton updates that followed a predicted direction, and the plain ones that
+  /// changed no constraint's quadratic piece (SapSolverStats::smooth_updates).
+  int island_predicted_updates(int i) const { return island_[i].predicted_updates; }
+  int island_smooth_updates(int i) const { return island_[i].smooth_updates; }
 
  private:
   class AlongDirection;
@@ -174,6 +188,10 @@ class SapSolver {
     int line_search_iterations = 0;
     bool predicted = false, prediction_fallback = false;  // any direction (see the top)
     bool last_step_predicted = false;  // the last step followed a predicted direction
+    // Updates by kind (SapSolverStats); the active-set ones are the rest of `iterations`.
+    // update_pending: v moved since the last EvalIsland, which then compares the pieces.
+    int predicted_updates = 0, smooth_updates = 0;
+    bool update_pending = false;
     bool optimal = false;          // met SAP eq. 26 at the last evaluation
     bool kinematics_current = false;  // vc_ = J v and p_ = A v hold for the current v
     double assembly_seconds = 0.0, factorization_seconds = 0.0, line_search_seconds = 0.0;

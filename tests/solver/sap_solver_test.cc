@@ -29,6 +29,7 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 struct PizzaSaver {
   double dt = 0.01, mu = 1.0, k = 1e4, tau_d = 0.01, beta = kEps;
   double m = 3.0, radius = 1.5, g = 10.0, sigma = 1e-3;
+  bool predict_stiction = false;  // offer the stiction model (SapFrictionConeParameters)
   Vector4d tau = Vector4d(0, 0, -30, 0);  // applied generalized force (gravity included)
   Vector4d q = Vector4d(0, 0, 0, M_PI / 5);
   Vector4d v = Vector4d::Zero();
@@ -54,6 +55,7 @@ struct PizzaSaver {
     params.phi0 = q[2];
     params.near_rigid_threshold = beta;
     params.stiction_sigma = sigma;
+    params.predict_stiction = predict_stiction;
     for (int i = 0; i < 3; ++i) {
       const double px = c * p_B[i].x() - s * p_B[i].y(), py = s * p_B[i].x() + c * p_B[i].y();
       J[i] << 1, 0, 0, -py, 0, 1, 0, px, 0, 0, 1, 0;
@@ -285,6 +287,55 @@ TEST_CASE("Pizza saver: an exact guess converges with zero iterations", "[solver
     CHECK(r.v == VectorXd::Zero(4));
     for (int i = 0; i < 3; ++i) CHECK(r.gamma[3 * i + 2] == Approx(0.1).epsilon(1e-12));
   }
+}
+
+// The kinds of Newton update (SapSolverStats): one island, so they add up to its iterations.
+void CheckUpdateKindsAddUp(const SapSolverStats& stats) {
+  CHECK(stats.num_islands == 1);
+  CHECK(stats.predicted_updates + stats.active_set_updates + stats.smooth_updates ==
+        stats.iterations);
+}
+
+TEST_CASE("SAP solver tells active-set changes from smooth Newton updates", "[solver]") {
+  // Sliding under a torque above mu m g R: from the guess (v_z = 3 m/s: the three contacts
+  // separating, no-contact region) the solution slides, so some update changes a region.
+  PizzaSaver pizza;
+  pizza.mu = 2.0 / 3.0;
+  pizza.tau[3] = 40.0;
+  SapSolver solver;
+  ContactProblem problem;
+  pizza.Build(&problem);
+  SapSolverResult first;
+  REQUIRE(solver.Solve(problem, pizza.guess, &first).ok());
+  CheckUpdateKindsAddUp(first.stats);
+  CHECK(first.stats.predicted_updates == 0);  // nothing predicted
+  CHECK(first.stats.active_set_updates >= 1);
+  // The next step from this solution: every contact slides at the guess and at the
+  // solution, the spin only grows, so Newton converges on fixed regions.
+  pizza.v = first.v;
+  pizza.q += pizza.dt * pizza.v;
+  pizza.Build(&problem);
+  SapSolverResult next;
+  REQUIRE(solver.Solve(problem, first.v, &next).ok());
+  CheckUpdateKindsAddUp(next.stats);
+  CHECK(next.stats.iterations >= 1);
+  CHECK(next.stats.active_set_updates == 0);
+  CHECK(next.stats.smooth_updates == next.stats.iterations);
+
+  // Stiction predicted: the first direction follows the predicted model.
+  PizzaSaver stuck;
+  stuck.mu = 2.0 / 3.0;
+  stuck.tau_d = 2 * stuck.dt;
+  stuck.beta = 1.0;
+  stuck.tau[3] = 20.0;
+  stuck.q[2] = -stuck.m * stuck.g / (3 * stuck.k);
+  stuck.guess.setZero();
+  stuck.predict_stiction = true;
+  stuck.Build(&problem);
+  SapSolverResult predicted;
+  REQUIRE(solver.Solve(problem, stuck.guess, &predicted).ok());
+  CheckUpdateKindsAddUp(predicted.stats);
+  CHECK(predicted.stats.predicted_updates >= 1);
 }
 
 TEST_CASE("Pizza saver: no constraints returns v*", "[solver]") {

@@ -103,3 +103,34 @@ def test_accuracy_is_silent_for_csvs_without_the_error():
     out = []
     bench_targets.accuracy_section([{"objects": 40.0, "walls": 1.0, "dt": 2e-3, "steps": 5.0}], out)
     assert out == []
+
+
+def kind_row(n, dt, predicted, active, smooth):
+    return {"objects": float(n), "walls": 0.0, "dt": dt, "steps": 5000.0,
+            "csim_work_predicted_mean": predicted, "csim_work_active_set_mean": active,
+            "csim_work_smooth_mean": smooth}
+
+
+def test_work_by_kind_per_object_exponents_and_shares():
+    # Predicted work linear in n; active-set and smooth work ~ n^1.5 and n^2 (per object at
+    # 40: 1, 0.5, 0.25; at 160: 1, 1, 1), so the work per object grows by 0.5 + 0.75 = 1.25,
+    # 40 % of it in active-set changes and 60 % in smooth updates.
+    rows = [kind_row(n, 2e-3, n, 0.5 * n * (n / 40) ** 0.5, 0.25 * n * (n / 40)) for n in (40, 80, 160)]
+    rows.append(kind_row(10, 2e-3, 99.0, 99.0, 99.0))  # below the fits' 40 objects
+    out = []
+    bench_targets.work_kind_section(rows, [2e-3], out)
+    text = "\n".join(out)
+    assert re.search(r"^\| 0\.002 \| 40 \| 1\.00 \| 0\.50 \| 0\.25 \| 1\.75 \|$", text, re.M), text
+    assert re.search(r"^\| 0\.002 \| 160 \| 1\.00 \| 1\.00 \| 1\.00 \| 3\.00 \|$", text, re.M), text
+    assert re.search(r"^\| 0\.002 \| p \| 1\.00 \| 1\.50 \| 2\.00 \| ", text, re.M), text
+    assert re.search(r"^\| 0\.002 \| share 40-160 \| 0 % \| 40 % \| 60 % \| 100 % \|$", text, re.M), text
+    assert "| 0.002 | 10 |" not in text
+
+
+def test_work_by_kind_is_silent_for_csvs_without_the_split():
+    rows = [kind_row(n, 2e-3, n, n, n) for n in (40, 80, 160)]
+    for r in rows:
+        del r["csim_work_smooth_mean"]
+    out = []
+    bench_targets.work_kind_section(rows, [2e-3], out)
+    assert out == []

@@ -190,9 +190,14 @@ WORK_KINDS = [("predicted", "csim_work_predicted_mean"),
               ("smooth", "csim_work_smooth_mean")]
 
 
+# The shares of the growth are printed only when the work per object grew by this much.
+SHARE_MIN_GROWTH = 0.05
+
+
 def work_kind_section(rows, dts, out):
     """The Newton work per object by kind of update, each kind's fitted exponent, and each
-    kind's share of the growth of the work per object from the fewest objects to the most."""
+    kind's share of the growth of the work per object from the fewest objects to the most
+    (when it grew by SHARE_MIN_GROWTH or more)."""
     tables = complete_series(rows, dts, [key for _, key in WORK_KINDS])
     if not tables:
         return
@@ -203,7 +208,8 @@ def work_kind_section(rows, dts, out):
                "and plain ones that change none (Newton's convergence on fixed regions: the "
                "sliding contacts' curved cost, the last step to the tolerance). p: each kind's "
                "work per step ~ objects^p; share: each kind's part of the growth of the work "
-               "per object between the first and the last row:")
+               f"per object between the first and the last row (when it grew by "
+               f"{100 * SHARE_MIN_GROWTH:.0f} % or more):")
     out.append("")
     out.append("| dt | objects | " + " | ".join(k for k, _ in WORK_KINDS) + " | total |")
     out.append("|---|---|" + "---|" * (len(WORK_KINDS) + 1))
@@ -218,7 +224,9 @@ def work_kind_section(rows, dts, out):
         out.append(f"| {dt:g} | p | " + " | ".join(f"{x:.2f}" for x in p) + f" | {total:.2f} |")
         first, last = series[0], series[-1]
         growth = [last[key] / last["objects"] - first[key] / first["objects"] for _, key in WORK_KINDS]
-        if sum(growth) > 0:
+        first_total = sum(first[key] for _, key in WORK_KINDS) / first["objects"]
+        # Shares of a growth within the run-to-run scatter would be noise.
+        if sum(growth) > SHARE_MIN_GROWTH * first_total:
             out.append(f"| {dt:g} | share {int(first['objects'])}-{int(last['objects'])} | "
                        + " | ".join(f"{100 * g / sum(growth):.0f} %" for g in growth) + " | 100 % |")
     out.append("")

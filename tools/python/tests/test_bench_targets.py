@@ -127,6 +127,15 @@ def test_work_by_kind_per_object_exponents_and_shares():
     assert "| 0.002 | 10 |" not in text
 
 
+def test_work_by_kind_has_no_shares_of_a_flat_work_per_object():
+    rows = [kind_row(n, 2e-3, n, 0.1 * n, 0.2 * n * (1 + 0.01 * (n > 40))) for n in (40, 80, 160)]
+    out = []
+    bench_targets.work_kind_section(rows, [2e-3], out)
+    text = "\n".join(out)
+    assert re.search(r"^\| 0\.002 \| p \| 1\.00 \| 1\.00 \|", text, re.M), text
+    assert "share" not in text.split("\n", 1)[1], text
+
+
 def test_work_by_kind_is_silent_for_csvs_without_the_split():
     rows = [kind_row(n, 2e-3, n, n, n) for n in (40, 80, 160)]
     for r in rows:

@@ -12,9 +12,10 @@ std::vector<ClutterConfig> BenchOptions::Configurations() const {
   for (int n : objects)
     for (bool w : walls)
       for (double dt : dts)
-        out.push_back({n, w, dt, per_column > 0 ? (n + per_column - 1) / per_column : 0,
-                       column_spacing, contact_model,
-                       contact_model == "sap" ? 0.0 : hunt_crossley});
+        for (int seed : seeds)
+          out.push_back({n, w, dt, per_column > 0 ? (n + per_column - 1) / per_column : 0,
+                         column_spacing, contact_model,
+                         contact_model == "sap" ? 0.0 : hunt_crossley, seed});
   return out;
 }
 
@@ -41,7 +42,8 @@ BenchOptions ParseOptions(int argc, char** argv) {
   app.add_option("--dt", o.dts, "time steps [s]")->delimiter(',');
   app.add_option("--duration", o.duration, "simulated time per configuration [s]");
   app.add_option("--settled", o.settled, "length of the settled phase at the end [s]");
-  app.add_option("--seed", o.seed, "make_clutter.py --seed");
+  app.add_option("--seed", o.seeds, "make_clutter.py --seed, one pile per seed (list)")
+      ->delimiter(',');
   app.add_flag("--no-mujoco", no_mujoco, "csim only");
   app.add_option("--mujoco-budget", o.mujoco_budget,
                  "MuJoCo wall-time budget per configuration [s] (<= 0: none)");
@@ -74,6 +76,10 @@ BenchOptions ParseOptions(int argc, char** argv) {
     std::exit(code == 0 ? 0 : 2);
   }
   if (o.quick) ApplyQuick(&o);
+  if (o.seeds.empty()) {
+    std::fprintf(stderr, "csim_bench: --seed needs at least one seed\n");
+    std::exit(2);
+  }
   if (walls == "with") o.walls = {true};
   if (walls == "without") o.walls = {false};
   o.mujoco = !no_mujoco;

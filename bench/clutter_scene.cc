@@ -32,7 +32,7 @@ std::string ConfigName(const ClutterConfig& c) {
          (c.columns > 0 ? " " + std::to_string(c.columns) + "-columns" : "") +
          (c.column_spacing > 0 ? " " + FormatG(c.column_spacing) + "m-apart" : "") +
          (c.contact_model != "sap" ? " " + c.contact_model : "") +
-         " dt=" + FormatG(c.dt);
+         " dt=" + FormatG(c.dt) + (c.seed != 1 ? " seed=" + std::to_string(c.seed) : "");
 }
 
 std::string GenerateClutterScene(const BenchOptions& o, const ClutterConfig& c,
@@ -41,7 +41,7 @@ std::string GenerateClutterScene(const BenchOptions& o, const ClutterConfig& c,
   const std::string path = dir + "/clutter.yaml";
   std::string args = " -n " + std::to_string(c.objects) + (c.walls ? "" : " --no-walls") +
                      " --dt " + FormatG(c.dt) + " --duration " + FormatG(o.duration) +
-                     " --seed " + std::to_string(o.seed) +
+                     " --seed " + std::to_string(c.seed) +
                      (c.columns > 0 ? " --columns " + std::to_string(c.columns) : "") +
                      (c.column_spacing > 0 ? " --column-spacing " + FormatG(c.column_spacing) : "") +
                      (c.contact_model != "sap" ? " --contact-model " + c.contact_model : "") +

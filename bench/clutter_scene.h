@@ -18,7 +18,7 @@ std::string GenerateClutterScene(const BenchOptions& options, const ClutterConfi
                                  std::string* command);
 
 /// Short name of a configuration: "clutter-40 walls dt=2e-3", "clutter-160 no-walls
-/// 16-columns dt=2e-3".
+/// 16-columns dt=2e-3", "clutter-160 no-walls dt=2e-3 seed=3" (the seed unless it is 1).
 std::string ConfigName(const ClutterConfig& config);
 
 }  // namespace csim::bench

@@ -286,12 +286,12 @@ int main(int argc, char** argv) {
 
   BenchOptions bench;
   bench.duration = o.duration;
-  bench.seed = o.seed;
   bench.generator = std::string(CSIM_SOURCE_DIR) + "/tools/make_clutter.py";
   ClutterConfig config;
   config.objects = o.objects;
   config.walls = o.walls == "with";
   config.dt = o.dt;
+  config.seed = o.seed;
   std::string command;
   std::unique_ptr<csim::io::LoadedScene> scene;
   try {

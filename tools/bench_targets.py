@@ -4,7 +4,8 @@ issue and prints a Markdown section: every figure is read from the CSV, nothing 
 
 Usage: tools/bench_targets.py results/benchmarks.csv [--iterations results/iterations.csv]
            [--growth results/growth.csv] [--density results/growth_density.csv]
-           [--isolated results/growth_isolated.csv] > section.md
+           [--isolated results/growth_isolated.csv] [--piles results/growth_piles.csv]
+           > section.md
 (tools/run_benchmarks.sh appends its output to results/benchmarks.md.)
 
 - benchmarks.csv: csim_bench with MuJoCo alternating (the MuJoCo targets).
@@ -20,6 +21,8 @@ Usage: tools/bench_targets.py results/benchmarks.csv [--iterations results/itera
   that the collapsed piles never meet, so the work per object does not depend on the count
   at all (with 0.4 m, neighbouring piles merge into larger islands as the grid grows):
   csim's own scaling; a diagnostic, not the target's scene.
+- --piles: csim_bench --no-mujoco --seed 1,2,... on the benchmark's scenes without walls:
+  the growth target's exponent pile by pile, since one pile's exponent carries its luck.
 
 Windows: "last second" is the speed issue's settled window; "last 5 s" (the benchmark's
 --settled 5) is a stricter one, reported alongside.
@@ -39,6 +42,76 @@ def load(path):
             except ValueError:
                 pass
     return rows
+
+
+# The columns that name a configuration of csim_bench; rows that agree on them differ only
+# in the seed (the pile).
+CONFIG_KEYS = ["objects", "walls", "dt", "columns", "column_spacing"]
+
+
+def mean_over_seeds(rows):
+    """One row per configuration: each numeric column averaged over the rows (piles) that
+    differ only in the seed (None where some pile has no value), with `piles` their count,
+    in the order of first appearance."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r.get(k) for k in CONFIG_KEYS), []).append(r)
+    out = []
+    for group in groups.values():
+        mean = {"piles": len(group)}
+        for k in group[0]:
+            values = [r.get(k) for r in group]
+            if all(isinstance(v, float) for v in values):
+                mean[k] = sum(values) / len(values)
+            else:
+                mean[k] = values[0] if all(v == values[0] for v in values) else None
+        out.append(mean)
+    return out
+
+
+def pile_exponents(rows, dt, key):
+    """The fitted exponent of `key` ~ objects^p of each pile (seed) without walls at dt, 40
+    objects and up, as {seed: p}."""
+    by_seed = {}
+    for r in fit_rows(no_wall_series(rows, dt)):
+        if r.get(key) is not None and r.get("seed") is not None:
+            by_seed.setdefault(int(r["seed"]), []).append((r["objects"], r[key]))
+    return {s: exponent(points) for s, points in sorted(by_seed.items()) if len(points) >= 2}
+
+
+def piles_section(rows, out):
+    """The growth of the benchmark's scenes over several piles: each pile's own fitted
+    exponents of the time and of the Newton work per step (all steps), their range, and the
+    fit of the means over the piles."""
+    dts = sorted({r["dt"] for r in rows if int(r["walls"]) == 0}, reverse=True)
+    lines = []
+    for dt in dts:
+        time_p = pile_exponents(rows, dt, "csim_ms_mean")
+        work_p = pile_exponents(rows, dt, "csim_work_mean")
+        if len(time_p) < 2:
+            continue
+        mean_rows = fit_rows(no_wall_series(mean_over_seeds(rows), dt))
+        mean_time = exponent([(r["objects"], r["csim_ms_mean"]) for r in mean_rows])
+        mean_work = exponent([(r["objects"], r["csim_work_mean"]) for r in mean_rows])
+        span = f"{int(mean_rows[0]['objects'])}-{int(mean_rows[-1]['objects'])}"
+        lines.append(f"| {dt:g} | {span} | {len(time_p)} | "
+                     + ", ".join(f"{p:.2f}" for p in time_p.values())
+                     + f" | {min(time_p.values()):.2f}-{max(time_p.values()):.2f} | {mean_time:.2f} | "
+                     + ", ".join(f"{p:.2f}" for p in work_p.values())
+                     + f" | {mean_work:.2f} |")
+    if not lines:
+        return
+    out.append("The growth over several piles (results/growth_piles.csv: the benchmark's scenes "
+               "without walls, one csim run per pile and seed; a pile is chaotic, so one pile's "
+               "exponent carries its own luck): each pile's fitted exponent of the time per step "
+               "(all steps) and of its Newton work per step, their range, and the exponents of "
+               "the means over the piles:")
+    out.append("")
+    out.append("| dt | objects | piles | time p of each pile (seeds in order) | range | time p of the "
+               "mean | work p of each pile | work p of the mean |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    out.extend(lines)
+    out.append("")
 
 
 def pick(rows, objects, walls, dt):
@@ -406,6 +479,7 @@ def main():
     parser.add_argument("--growth")
     parser.add_argument("--density")
     parser.add_argument("--isolated")
+    parser.add_argument("--piles")
     args = parser.parse_args()
     rows = load(args.benchmarks)
     seeds = load(args.iterations) if args.iterations else []
@@ -505,6 +579,8 @@ def main():
                        "The same from the run with MuJoCo alternating (benchmarks.csv; MuJoCo's "
                        "steps in between evict csim's data from the caches):", not args.growth, out)
         mujoco_growth_section(rows, out)
+    if args.piles:
+        piles_section(load(args.piles), out)
     if args.density:
         growth_section(load(args.density),
                        "Diagnostic: the same objects stacked ten per column (csim_bench "

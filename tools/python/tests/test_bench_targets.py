@@ -143,3 +143,35 @@ def test_work_by_kind_is_silent_for_csvs_without_the_split():
     out = []
     bench_targets.work_kind_section(rows, [2e-3], out)
     assert out == []
+
+
+def pile_row(n, dt, seed, ms, work):
+    return {"objects": float(n), "walls": 0.0, "dt": dt, "columns": 0.0, "column_spacing": 0.0,
+            "seed": float(seed), "csim_ms_mean": ms, "csim_work_mean": work, "note": "x"}
+
+
+def test_mean_over_seeds_averages_the_piles_of_each_configuration():
+    rows = [pile_row(40, 2e-3, 1, 1.0, 10.0), pile_row(40, 2e-3, 2, 3.0, 30.0),
+            pile_row(80, 2e-3, 1, 5.0, None)]
+    means = bench_targets.mean_over_seeds(rows)
+    assert len(means) == 2
+    assert means[0]["piles"] == 2 and means[0]["csim_ms_mean"] == 2.0
+    assert means[0]["csim_work_mean"] == 20.0 and means[0]["note"] == "x"
+    assert means[1]["piles"] == 1 and means[1]["csim_work_mean"] is None
+
+
+def test_piles_section_fits_each_pile_and_the_mean():
+    # Pile 1: time ~ n (p = 1), work ~ n^1.5; pile 2: time ~ n^2 (p = 2), work ~ n.
+    # Means at 40 and 160: time (40 + 1600) / 2 = 820 and (160 + 25600) / 2 = 12880, so the
+    # mean's exponent is log(12880 / 820) / log(4) = 1.99; work (40^1.5 + 40) / 2 = 146.5 and
+    # (160^1.5 + 160) / 2 = 1091.9, exponent 1.45.
+    rows = []
+    for n in (40, 160):
+        rows.append(pile_row(n, 2e-3, 1, float(n), n ** 1.5))
+        rows.append(pile_row(n, 2e-3, 2, float(n * n), float(n)))
+    rows.append(pile_row(10, 2e-3, 1, 99.0, 99.0))  # below the fits' 40 objects
+    out = []
+    bench_targets.piles_section(rows, out)
+    text = "\n".join(out)
+    assert re.search(r"^\| 0\.002 \| 40-160 \| 2 \| 1\.00, 2\.00 \| 1\.00-2\.00 \| 1\.99 \| "
+                     r"1\.50, 1\.00 \| 1\.45 \|$", text, re.M), text

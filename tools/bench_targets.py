@@ -88,9 +88,10 @@ def piles_section(rows, out):
     for dt in dts:
         time_p = pile_exponents(rows, dt, "csim_ms_mean")
         work_p = pile_exponents(rows, dt, "csim_work_mean")
-        if len(time_p) < 2:
-            continue
-        mean_rows = fit_rows(no_wall_series(mean_over_seeds(rows), dt))
+        mean_rows = [r for r in fit_rows(no_wall_series(mean_over_seeds(rows), dt))
+                     if r.get("csim_ms_mean") is not None and r.get("csim_work_mean") is not None]
+        if len(time_p) < 2 or len(work_p) < 2 or len(mean_rows) < 2:
+            continue  # one pile, or a CSV older than the work columns: nothing to compare
         mean_time = exponent([(r["objects"], r["csim_ms_mean"]) for r in mean_rows])
         mean_work = exponent([(r["objects"], r["csim_work_mean"]) for r in mean_rows])
         span = f"{int(mean_rows[0]['objects'])}-{int(mean_rows[-1]['objects'])}"

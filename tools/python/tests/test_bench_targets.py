@@ -175,3 +175,13 @@ def test_piles_section_fits_each_pile_and_the_mean():
     text = "\n".join(out)
     assert re.search(r"^\| 0\.002 \| 40-160 \| 2 \| 1\.00, 2\.00 \| 1\.00-2\.00 \| 1\.99 \| "
                      r"1\.50, 1\.00 \| 1\.45 \|$", text, re.M), text
+
+
+def test_piles_section_is_silent_for_one_pile_or_no_work_column():
+    one = [pile_row(n, 2e-3, 1, float(n), float(n)) for n in (40, 160)]
+    out = []
+    bench_targets.piles_section(one, out)
+    assert out == []
+    older = [pile_row(n, 2e-3, s, float(n), None) for n in (40, 160) for s in (1, 2)]
+    bench_targets.piles_section(older, out)
+    assert out == []

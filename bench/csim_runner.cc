@@ -60,11 +60,9 @@ bool CsimRunner::Step(StepSample* sample) {
     const int trees = solver.island_num_cliques(i), iterations = solver.island_iterations(i);
     sample->work_by_size[WorkSizeBucket(trees)] += trees * iterations;
     sample->work_by_iterations[WorkIterationBucket(iterations)] += trees * iterations;
-    const int predicted = solver.island_predicted_updates(i);
-    const int smooth = solver.island_smooth_updates(i);
-    sample->work_by_kind[0] += trees * predicted;
-    sample->work_by_kind[1] += trees * (iterations - predicted - smooth);
-    sample->work_by_kind[2] += trees * smooth;
+    sample->work_by_kind[0] += trees * solver.island_predicted_updates(i);
+    sample->work_by_kind[1] += trees * solver.island_active_set_updates(i);
+    sample->work_by_kind[2] += trees * solver.island_smooth_updates(i);
   }
   ws_.mb.M.Multiply(state_.v, ws_.work);
   sample->kinetic_energy = 0.5 * state_.v.dot(ws_.work);

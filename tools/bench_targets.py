@@ -84,11 +84,12 @@ def piles_section(rows, out):
     exponents of the time and of the Newton work per step (all steps), their range, and the
     fit of the means over the piles."""
     dts = sorted({r["dt"] for r in rows if int(r["walls"]) == 0}, reverse=True)
+    means = mean_over_seeds(rows)
     lines = []
     for dt in dts:
         time_p = pile_exponents(rows, dt, "csim_ms_mean")
         work_p = pile_exponents(rows, dt, "csim_work_mean")
-        mean_rows = [r for r in fit_rows(no_wall_series(mean_over_seeds(rows), dt))
+        mean_rows = [r for r in fit_rows(no_wall_series(means, dt))
                      if r.get("csim_ms_mean") is not None and r.get("csim_work_mean") is not None]
         if len(time_p) < 2 or len(work_p) < 2 or len(mean_rows) < 2:
             continue  # one pile, or a CSV older than the work columns: nothing to compare

@@ -732,7 +732,7 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
     stats->prediction_fallbacks += s.prediction_fallback;
     stats->predicted_updates += s.predicted_updates;
     stats->smooth_updates += s.smooth_updates;
-    stats->active_set_updates += s.iterations - s.predicted_updates - s.smooth_updates;
+    stats->active_set_updates += s.active_set_updates();
   }
   stats->mean_island_iterations = nr_ > 0 ? weighted / nr_ : 0.0;
 }

@@ -168,9 +168,10 @@ class SapSolver {
     return islands_.clique_start[i + 1] - islands_.clique_start[i];
   }
   int island_iterations(int i) const { return island_[i].iterations; }
-  /// Island i's Newton updates that followed a predicted direction, and the plain ones that
-  /// changed no constraint's quadratic piece (SapSolverStats::smooth_updates).
+  /// Island i's Newton updates by kind (SapSolverStats): along a predicted direction, plain
+  /// with an active-set change, plain on fixed pieces (smooth).
   int island_predicted_updates(int i) const { return island_[i].predicted_updates; }
+  int island_active_set_updates(int i) const { return island_[i].active_set_updates(); }
   int island_smooth_updates(int i) const { return island_[i].smooth_updates; }
 
  private:
@@ -192,6 +193,7 @@ class SapSolver {
     // update_pending: v moved since the last EvalIsland, which then compares the pieces.
     int predicted_updates = 0, smooth_updates = 0;
     bool update_pending = false;
+    int active_set_updates() const { return iterations - predicted_updates - smooth_updates; }
     bool optimal = false;          // met SAP eq. 26 at the last evaluation
     bool kinematics_current = false;  // vc_ = J v and p_ = A v hold for the current v
     double assembly_seconds = 0.0, factorization_seconds = 0.0, line_search_seconds = 0.0;

@@ -1,11 +1,14 @@
 #include "engine/io/scene_loader.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "engine/common/input_error.h"
@@ -13,6 +16,7 @@
 #include "engine/io/model_builder.h"
 #include "engine/io/scene_overrides.h"
 #include "engine/io/yaml_reader.h"
+#include "engine/io/yaml_text_checks.h"
 
 namespace csim::io {
 namespace {
@@ -35,14 +39,35 @@ std::string DirectoryOf(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+/// Throws the InputError for a problem found in the scene's text.
+[[noreturn]] void FailAt(const std::string& path, const TextProblem& problem) {
+  throw InputError({path, problem.line + 1, problem.column + 1}, "invalid YAML: " + problem.what);
+}
+
+/// The one YAML document of a scene. A second document (after `---`) is an error rather
+/// than ignored: yaml-cpp's Load would drop it, and with it whatever the user meant there.
 YAML::Node ParseYaml(const std::string& text, const std::string& path) {
+  if (auto problem = FindControlCharacter(text)) FailAt(path, *problem);
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(text);
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw InputError({path, e.mark.line + 1, e.mark.column + 1},
+                     "invalid YAML: nested deeper than the YAML reader allows");
   } catch (const YAML::ParserException& e) {
     throw InputError({path, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
   } catch (const YAML::Exception& e) {
     throw InputError({path, 0, 0}, std::string("invalid YAML: ") + e.what());
   }
+  if (documents.empty()) return YAML::Node();
+  if (documents.size() > 1) {
+    const YAML::Mark mark = documents[1].Mark();
+    throw InputError({path, mark.line + 1, mark.column + 1},
+                     "a scene is one YAML document, but a second one starts here (after "
+                     "'---')");
+  }
+  if (auto problem = FindUnclosedQuote(documents[0], text)) FailAt(path, *problem);
+  return documents[0];
 }
 
 // ---- settings -----------------------------------------------------------------------------
@@ -110,6 +135,22 @@ void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
   o.contacts = node.BoolOr("contacts", o.contacts);
 }
 
+/// The number of steps the run loop counts in an int64; beyond 2^53 duration / time_step
+/// is not even an exact integer any more.
+constexpr double kMaxSteps = 9007199254740992.0;  // 2^53
+
+/// Fails unless duration / time_step is a step count the run can hold.
+void CheckStepCount(const NodeReader& node, const sim::Settings& s) {
+  const double steps = s.duration / s.time_step;
+  if (steps <= kMaxSteps) return;
+  const auto at = node.Find("time_step") ? node.Find("time_step") : node.Find("duration");
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "duration %g s / time_step %g s = %.3g steps, more than a run can count "
+                "(2^53)", s.duration, s.time_step, steps);
+  (at ? *at : node).Fail(text);
+}
+
 /// Fills `s` from `settings:` and returns the gravity [m/s^2] (which lives in the Model).
 Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
   node.CheckKeys({"time_step", "duration", "gravity", "integrator", "contact_model",
@@ -117,6 +158,7 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
                   "contact_margin", "solver", "output"});
   s.time_step = node.PositiveOr("time_step", s.time_step);
   s.duration = node.PositiveOr("duration", s.duration);
+  CheckStepCount(node, s);
   if (auto i = node.Find("integrator")) s.integrator = ReadIntegrator(*i);
   if (auto cm = node.Find("contact_model")) {
     if (!sim::ParseContactModel(cm->AsString(), &s.contact_model)) {
@@ -146,6 +188,38 @@ void CheckTopLevel(const NodeReader& root) {
   }
 }
 
+/// Fails if a section that overrides walk into has the wrong kind of node (a list where
+/// the format has a map, or the reverse).
+void CheckSectionKinds(const NodeReader& root) {
+  for (const char* key : {"settings", "materials", "world"}) {
+    if (auto section = root.Find(key)) section->ExpectMap();
+  }
+  for (const char* key : {"bodies", "joints"}) {
+    if (auto section = root.Find(key)) section->Items();
+  }
+  if (auto settings = root.Find("settings")) {
+    for (const char* key : {"solver", "output"}) {
+      if (auto section = settings->Find(key)) section->ExpectMap();
+    }
+  }
+}
+
+/// The scene's `name`, which also names the default output file (`<name>.h5` in the
+/// current directory): a name with a '/' would write elsewhere, an empty one a hidden file.
+std::string ReadSceneName(const NodeReader& node) {
+  const std::string name = node.AsString();
+  if (name.empty()) node.Fail("the scene name must not be empty");
+  if (name.find('/') != std::string::npos) {
+    node.Fail("the scene name '" + name + "' must not contain '/' (it names the output file "
+              "<name>.h5 in the current directory; set settings.output.file for a path)");
+  }
+  for (const char c : name) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      node.Fail("the scene name must not contain control characters");
+  }
+  return name;
+}
+
 std::string Emit(const YAML::Node& root) {
   YAML::Emitter out;
   out << root;
@@ -162,13 +236,24 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   YAML::Node root = ParseYaml(text, path);
   SourceMap sources(path);
   if (root.IsMap()) {
-    for (const std::string& arg : set_overrides) ApplyOverride(root, arg, &sources);
+    for (const std::string& arg : set_overrides) {
+      try {
+        ApplyOverride(root, arg, &sources);
+      } catch (const InputError&) {
+        // An override that cannot reach its path may be the scene's fault (`settings: [1]`
+        // breaks every settings option): blame the scene, or the earlier override, that
+        // gave a section the wrong kind, if one did.
+        CheckSectionKinds(NodeReader(root, "", &sources));
+        throw;
+      }
+    }
   }
   scene.yaml_text = set_overrides.empty() ? text : Emit(root);
 
   const NodeReader reader(root, "", &sources);
   CheckTopLevel(reader);
-  scene.name = reader.StringOr("name", FileStem(path));
+  scene.name = FileStem(path);
+  if (auto name = reader.Find("name")) scene.name = ReadSceneName(*name);
   Eigen::Vector3d gravity(0, 0, -9.81);
   if (auto settings = reader.Find("settings")) gravity = ReadSettings(*settings, scene.settings);
   if (scene.settings.output.file.empty()) scene.settings.output.file = scene.name + ".h5";

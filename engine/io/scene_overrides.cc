@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/common/input_error.h"
+#include "engine/io/yaml_text_checks.h"
 
 namespace csim::io {
 namespace {
@@ -20,16 +21,32 @@ struct PathElement {
   throw InputError({OverrideFileName(argument), 1, column}, what);
 }
 
-/// Splits "a.b.c" (the part of the argument before '=') into elements with columns.
+/// Splits "a.b.c" (the part of the argument before '=') into elements with columns. A list
+/// index may also be written in brackets, as error messages print key paths:
+/// "bodies[0].geometry[1].radius" is "bodies.0.geometry.1.radius".
 std::vector<PathElement> SplitPath(const std::string& argument, size_t path_length) {
   std::vector<PathElement> elements;
   size_t start = 0;
   while (true) {
     const size_t dot = std::min(argument.find('.', start), path_length);
-    const std::string text = argument.substr(start, dot - start);
+    const size_t bracket = std::min(argument.find('[', start), dot);
+    const std::string text = argument.substr(start, bracket - start);
     const int column = static_cast<int>(start) + 1;
     if (text.empty()) FailAt(argument, column, "empty element in override path");
     elements.push_back({text, column});
+    for (size_t open = bracket; open < dot;) {  // "[3]" suffixes, each a list index
+      const size_t close = argument.find(']', open);
+      const std::string index = argument.substr(open + 1, close - open - 1);
+      if (close >= dot || index.empty() ||
+          index.find_first_not_of("0123456789") != std::string::npos) {
+        FailAt(argument, static_cast<int>(open) + 1, "expected a list index such as [0]");
+      }
+      elements.push_back({index, static_cast<int>(open) + 2});
+      open = close + 1;
+      if (open < dot && argument[open] != '[') {
+        FailAt(argument, static_cast<int>(open) + 1, "expected '.' or '[' after ']'");
+      }
+    }
     if (dot >= path_length) break;
     start = dot + 1;
   }
@@ -58,12 +75,24 @@ int FindItem(const YAML::Node& list, const std::string& name) {
 
 /// Parses the VALUE text as YAML; a syntax error is located inside the argument.
 YAML::Node ParseValue(const std::string& argument, size_t value_start) {
+  const std::string text = argument.substr(value_start);
+  auto fail = [&](int column, const std::string& what) {
+    FailAt(argument, static_cast<int>(value_start) + 1 + std::max(0, column),
+           "override value is not valid YAML: " + what);
+  };
+  if (auto problem = FindControlCharacter(text)) fail(problem->column, problem->what);
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(argument.substr(value_start));
+    documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
-    const int column = static_cast<int>(value_start) + 1 + std::max(0, e.mark.column);
-    FailAt(argument, column, "override value is not valid YAML: " + e.msg);
+    fail(e.mark.column, e.msg);
   }
+  // An empty VALUE is the null node (`--set settings.duration=` then fails as "expected a
+  // number, got nothing"); a second document would be silently dropped by YAML::Load.
+  if (documents.size() > 1) fail(documents[1].Mark().column, "it holds more than one document");
+  const YAML::Node value = documents.empty() ? YAML::Node() : documents[0];
+  if (auto problem = FindUnclosedQuote(value, text)) fail(problem->column, problem->what);
+  return value;
 }
 
 /// The step from `current` through one path element: rebinding `current` to the child,
@@ -87,6 +116,16 @@ void Step(YAML::Node& current, const PathElement& element, bool last, const YAML
   if (!current.IsMap() && !current.IsNull()) {
     FailAt(argument, element.column,
            "cannot index '" + element.text + "' into the scalar at '" + key_path + "'");
+  }
+  // Every other map's keys are checked against the scene format later (a typo is an
+  // "unknown key" there); a material's name is free, so a misspelt one would silently
+  // become a new, unused material. An override changes materials, it does not add them,
+  // except `default`, which a scene without one may well want to set.
+  if (key_path == "materials" && !current[element.text].IsDefined() &&
+      element.text != "default") {
+    FailAt(argument, element.column,
+           "no material named '" + element.text + "' in 'materials' (an override can change "
+           "a material of the scene, or set 'default', but not add another)");
   }
   key_path = JoinPath(key_path, element.text);
   if (last) {

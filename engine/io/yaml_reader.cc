@@ -73,9 +73,19 @@ SourceLocation SourceMap::Locate(const std::string& path, const YAML::Mark& mark
 // ---- NodeReader --------------------------------------------------------------------------
 
 NodeReader::NodeReader(YAML::Node node, std::string path, const SourceMap* sources)
-    : node_(std::move(node)), path_(std::move(path)), sources_(sources) {}
+    : node_(std::move(node)), path_(std::move(path)), sources_(sources), mark_(node_.Mark()) {}
 
-SourceLocation NodeReader::Location() const { return sources_->Locate(path_, node_.Mark()); }
+SourceLocation NodeReader::Location() const { return sources_->Locate(path_, mark_); }
+
+NodeReader NodeReader::Value(const std::string& key) const {
+  NodeReader value = Child(node_[key], JoinPath(path_, key));
+  if (value.node_.IsNull()) {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == key) value.mark_ = it->first.Mark();
+    }
+  }
+  return value;
+}
 
 void NodeReader::Fail(const std::string& what) const {
   const std::string shown = path_.empty() ? "top level" : path_;
@@ -104,13 +114,13 @@ bool NodeReader::Has(const std::string& key) const {
 NodeReader NodeReader::Get(const std::string& key) const {
   ExpectMap();
   if (!Has(key)) Fail("missing required key '" + key + "'");
-  return Child(node_[key], JoinPath(path_, key));
+  return Value(key);
 }
 
 std::optional<NodeReader> NodeReader::Find(const std::string& key) const {
   ExpectMap();
   if (!Has(key)) return std::nullopt;
-  return Child(node_[key], JoinPath(path_, key));
+  return Value(key);
 }
 
 std::vector<std::pair<NodeReader, NodeReader>> NodeReader::Entries() const {
@@ -126,7 +136,9 @@ std::vector<std::pair<NodeReader, NodeReader>> NodeReader::Entries() const {
       key.Fail("a map key must be a plain name, got " + KindName(key.node()));
     }
     if (!seen.insert(key_text).second) key.Fail("duplicate key '" + key_text + "'");
-    out.emplace_back(key, Child(it->second, child_path));
+    NodeReader value = Child(it->second, child_path);
+    if (value.node_.IsNull()) value.mark_ = it->first.Mark();  // as Value() does
+    out.emplace_back(key, value);
   }
   return out;
 }
@@ -140,8 +152,18 @@ std::vector<NodeReader> NodeReader::Items() const {
   return out;
 }
 
+void NodeReader::RejectQuoted(const std::string& expected) const {
+  // yaml-cpp converts the string "0.5" to a number as readily as 0.5; the format does
+  // not: a quoted scalar is a string, and a number where one is expected is a wrong type.
+  if (node_.Tag() == "!") {
+    Fail("expected " + expected + ", got the quoted string " + KindName(node_) +
+         " (write it without quotes)");
+  }
+}
+
 double NodeReader::ParseNumber() const {
   if (!node_.IsScalar()) Fail("expected a number, got " + KindName(node_));
+  RejectQuoted("a number");
   double value = 0.0;
   if (!YAML::convert<double>::decode(node_, value)) {
     Fail("expected a number, got " + KindName(node_));
@@ -175,6 +197,7 @@ int NodeReader::AsInt() const {
   if (!node_.IsScalar() || !YAML::convert<int>::decode(node_, value)) {
     Fail("expected an integer, got " + KindName(node_));
   }
+  RejectQuoted("an integer");
   return value;
 }
 
@@ -183,6 +206,7 @@ bool NodeReader::AsBool() const {
   if (!node_.IsScalar() || !YAML::convert<bool>::decode(node_, value)) {
     Fail("expected true or false, got " + KindName(node_));
   }
+  RejectQuoted("true or false");
   return value;
 }
 

@@ -122,12 +122,19 @@ class NodeReader {
   NodeReader Child(const YAML::Node& node, const std::string& path) const {
     return NodeReader(node, path, sources_);
   }
+  /// The value of `key` (which must exist). An empty value (`mass:` with nothing after it)
+  /// is located at its key: yaml-cpp marks a null value where the next token starts, often
+  /// the line below.
+  NodeReader Value(const std::string& key) const;
+  /// Fails on a quoted scalar (a string) where `expected` (a number, ...) is wanted.
+  void RejectQuoted(const std::string& expected) const;
   /// Parses a scalar as a double, failing on non-numbers and NaN.
   double ParseNumber() const;
 
   YAML::Node node_;
   std::string path_;
   const SourceMap* sources_;
+  YAML::Mark mark_;  ///< where this node is reported; node_.Mark() unless set by Value()
 };
 
 /// Joins a map key onto a key path: ("bodies[0]", "mass") -> "bodies[0].mass".

@@ -279,6 +279,48 @@ TEST_CASE("rejects wrong types and non-finite numbers", "[loader]") {
                 5, 43, "unknown key 'size'");
 }
 
+TEST_CASE("rejects YAML that yaml-cpp would misread", "[loader]") {
+  // An unclosed quote swallowed the rest of the file, invalid mass included, into the
+  // name; the scene then ran with no bodies. Escaped quotes do not close a string.
+  CheckRejected("csim: 1\nname: \"oops\nbodies:\n  - {name: b, mass: -1}\n", 2, 7,
+                "double-quoted string is never closed");
+  CheckRejected("csim: 1\nbodies: []\nname: 'it''s\n", 3, 7,
+                "single-quoted string is never closed");
+  CheckRejected("csim: 1\nname: \"a \\\"b\\\"\nbodies: []\n", 2, 7, "never closed");
+  CHECK(LoadSceneFromText("csim: 1\nname: \"a \\\"b\\\" c\"\n", "t.yaml", {}).name ==
+        "a \"b\" c");
+  CHECK(LoadSceneFromText("csim: 1\nname: 'it''s'\n", "t.yaml", {}).name == "it's");
+  // yaml-cpp's Load keeps the first document and drops the rest.
+  CheckRejected("csim: 1\nbodies: []\n---\nbodies: oops\n", 4, 1, "a second one starts here");
+  // A NUL byte used to be reported as "unknown escape character".
+  CheckRejected(std::string("csim: 1\nname: ab\0cd\n", 21), 2, 9, "0x00");
+  CheckRejected("csim: 1\n\x01\n", 2, 1, "control character 0x01");
+  CheckRejected("csim: 1\nname: " + std::string(100000, '['), 2, 1, "nested deeper");
+}
+
+TEST_CASE("numbers and flags are plain scalars; an empty value is located at its key",
+          "[loader]") {
+  CheckRejected(OneBody("    mass: \"0.5\"\n"), 4, 11, "quoted string '0.5'");
+  CheckRejected("csim: '1'\n", 1, 7, "expected an integer, got the quoted string");
+  CheckRejected("csim: 1\nsettings: {output: {contacts: 'true'}}\n", 2, 31, "quoted string");
+  // yaml-cpp marks an empty value where the next key starts, one line down.
+  CheckRejected(OneBody("    mass:\n    geometry: [{shape: sphere, radius: 0.1}]\n"), 4, 5,
+                "expected a number, got nothing (bodies[0].mass)");
+}
+
+TEST_CASE("rejects a scene name that is not a plain file stem and a step count overflow",
+          "[loader]") {
+  CheckRejected("csim: 1\nname: ../elsewhere\n", 2, 7, "must not contain '/'");
+  CheckRejected("csim: 1\nname: ''\n", 2, 7, "must not be empty");
+  CheckRejected("csim: 1\nname: \"a\\0b\"\n", 2, 7, "control characters");
+  // duration / time_step = 1e19 steps overflowed the step counter into a 1-step run
+  // reported as completed.
+  CheckRejected("csim: 1\nsettings: {duration: 0.01, time_step: 1.0e-21}\n", 2, 39,
+                "more than a run can count");
+  CHECK(LoadSceneFromText("csim: 1\nsettings: {duration: 1.0e6, time_step: 1.0e-9}\n",
+                          "t.yaml", {}).settings.duration == 1.0e6);
+}
+
 TEST_CASE("rejects non-positive quantities", "[loader]") {
   CheckRejected(OneBody("    mass: 0\n    geometry: [{shape: sphere, radius: 1}]\n"), 4, 11,
                 "must be positive");

@@ -97,6 +97,58 @@ TEST_CASE("bad override paths are located in the argument", "[overrides]") {
   CheckRejected("bodies.ball.mass=[1,", 18, "not valid YAML");
 }
 
+TEST_CASE("list indices may be written in brackets, as error messages print them",
+          "[overrides]") {
+  const LoadedScene scene = Load({"bodies[1].geometry[0].size=[0.4, 0.4, 0.4]",
+                                  "bodies[0].mass=3"});
+  CHECK(scene.model.bodies[0].mass == 3.0);
+  CHECK(scene.yaml_text.find("0.4, 0.4, 0.4") != std::string::npos);
+  CheckRejected("bodies[x].mass=1", 7, "expected a list index");
+  CheckRejected("bodies[0.mass=1", 7, "expected a list index");
+  CheckRejected("bodies[0]x.mass=1", 10, "expected '.' or '['");
+  CheckRejected("bodies[7].mass=1", 8, "no item named '7'");
+}
+
+TEST_CASE("an override changes materials but does not invent a misspelt one", "[overrides]") {
+  CheckRejected("materials.stel.friction=0.3", 11, "no material named 'stel'");
+  CheckRejected("materials.stel={friction: 0.3}", 11, "no material named 'stel'");
+  CHECK(Load({"materials.steel.friction=0.3"}).yaml_text.find("0.3") != std::string::npos);
+  // `default` is the one a scene may lack and still want (scene-format.md, materials).
+  CHECK(Load({"materials.default.friction=0.2"}).yaml_text.find("default") !=
+        std::string::npos);
+}
+
+TEST_CASE("an override value is one well-formed YAML document", "[overrides]") {
+  CheckRejected("name=\"oops", 11, "not valid YAML");  // yaml-cpp sees this one itself
+  // ...but not inside a block map, where the string swallowed the following keys. The
+  // column is counted as if the value were on one line (overrides have line 1 only).
+  CheckRejected("settings=\n  duration: 1\n  x: \"oops\n  y: 2\n", 15, "never closed");
+  CheckRejected("settings.time_step=0.001\n---\n2", 20, "more than one document");
+  CheckRejected(std::string("name=a\0b", 8), 7, "0x00");
+}
+
+TEST_CASE("an override blocked by the scene's own mistake blames the scene", "[overrides]") {
+  // `settings: [1]` used to be reported as "no item named 'output'" at the -o override.
+  try {
+    LoadSceneFromText("csim: 1\nsettings: [1]\n", "s.yaml", {"settings.output.file=x.h5"});
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    INFO(e.what());
+    CHECK(e.where().file == "s.yaml");
+    CHECK(e.where().line == 2);
+    CHECK(e.where().column == 11);
+    CHECK(e.message().find("expected a map, got a list (settings)") != std::string::npos);
+  }
+  // ...or the earlier override that did it.
+  const InputError e = OverrideError({"settings=3", "settings.duration=2"});
+  INFO(e.what());
+  CHECK(e.where().file == "--set settings=3");
+  CHECK(e.message().find("expected a map, got '3' (settings)") != std::string::npos);
+  // An override that is wrong by itself is still the one named.
+  CHECK(OverrideError({"settings.duration=2", "bodies.nobody.mass=1"}).where().file ==
+        "--set bodies.nobody.mass=1");
+}
+
 TEST_CASE("errors inside an override value point at the override", "[overrides]") {
   CheckRejected("bodies.ball.mass=-1", 18, "must be positive");
   const std::string arg = "bodies.ball.geometry=[{shape: sphere, radius: 0}]";

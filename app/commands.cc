@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <new>
 
 #include <spdlog/spdlog.h>
@@ -23,6 +24,11 @@
 
 namespace csim::app {
 namespace {
+
+// More worker threads than this is a typo, not a machine: 100000 threads took minutes to
+// start and ignored SIGTERM meanwhile. Islands are the unit of parallel work, so even big
+// machines gain nothing from thousands.
+constexpr int kMaxThreads = 256;
 
 // The stop flag handed to the run loop; static because the signal handler writes it.
 std::atomic<bool> g_stop_requested{false};
@@ -144,14 +150,23 @@ std::string FormatSummary(const sim::RunResult& r, const std::string& output_fil
 
 int RunCommand(const RunOptions& options) {
   InstallStopHandlers(&g_stop_requested);
-  if (options.threads < 1) {
-    throw InputError({"--threads", 0, 0},
-                     "must be at least 1, got " + std::to_string(options.threads));
+  if (options.threads < 1 || options.threads > kMaxThreads) {
+    throw InputError({"--threads", 0, 0}, "must be in [1, " + std::to_string(kMaxThreads) +
+                                              "], got " + std::to_string(options.threads));
+  }
+  if (!options.empty_option.empty()) {
+    throw InputError({options.empty_option, 0, 0}, "expected a value, got an empty one");
   }
   // Load and validate everything before the output file exists (cli.md: exit 1 writes nothing).
   io::LoadedScene scene = io::LoadScene(options.scene, BuildOverrides(options));
   scene.settings.threads = options.threads;
   const std::string& output = scene.settings.output.file;
+  std::error_code same_error;
+  if (std::filesystem::equivalent(scene.file, output, same_error)) {
+    throw InputError({options.output.empty() ? scene.file : "--output", 0, 0},
+                     "the output file '" + output + "' is the scene file itself; csim will "
+                     "not overwrite its input");
+  }
   for (int b : contact::BodiesFilteredFromWorld(scene.model))
     spdlog::warn("body '{}' is jointed to the world without `collide: true`, so it never "
                  "touches the world's geometry", scene.model.bodies[b].name);

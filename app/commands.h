@@ -23,6 +23,9 @@ struct RunOptions {
   std::string duration;               ///< --duration: settings.duration [s]
   std::string integrator;             ///< --integrator: settings.integrator (YAML, so a map works)
   std::string contact_model;          ///< --contact-model: settings.contact_model
+  /// The first of the shorthand options above given with an empty value (`--dt ''`), or
+  /// "": an empty value is rejected rather than read as "not given".
+  std::string empty_option;
   int threads = 1;                    ///< --threads; not a scene key
   bool quiet = false;                 ///< -q: errors only, no summary line
   ProgressMode progress = ProgressMode::kAuto;

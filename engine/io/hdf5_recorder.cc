@@ -1,7 +1,9 @@
 #include "engine/io/hdf5_recorder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -308,9 +310,35 @@ Hdf5Recorder::~Hdf5Recorder() {
 
 void Hdf5Recorder::Begin(const sim::RunInfo& info) {
   CSIM_CHECK(!begun_ && info.model != nullptr && info.settings != nullptr);
+  // The writer thread starts before the file exists: when the system refuses a thread
+  // (a low `ulimit -u`, no memory), there is no file left behind saying "running".
+  try {
+    writer_ = std::make_unique<BackgroundJob>([this] {
+      SilenceHdf5Errors();  // on the writer's thread (hdf5_file.h)
+      WriteBackBuffers();
+    });
+  } catch (const std::system_error& e) {
+    throw IoError("cannot start the thread that writes '" + path_ + "': " + e.what());
+  }
   const multibody::Model& model = *info.model;
   chunk_rows_ = ChunkRows(model);
   file_ = Hdf5File::Create(path_);
+  try {
+    WriteLayout(info);
+  } catch (...) {
+    // Nothing has been simulated yet, so nothing is lost: a file without its layout
+    // (a full disk, say) would only be a corrupt file.
+    layout_.reset();
+    file_.Close();
+    std::remove(path_.c_str());
+    throw;
+  }
+  last_flush_ = Clock::now();
+  begun_ = true;
+}
+
+void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
+  const multibody::Model& model = *info.model;
 
   auto layout = std::make_unique<Layout>();
   layout->nq = model.nq;
@@ -333,12 +361,6 @@ void Hdf5Recorder::Begin(const sim::RunInfo& info) {
 
   // Everything exists: from here on only raw data changes, as SWMR requires.
   file_.StartSwmrWrite();
-  writer_ = std::make_unique<BackgroundJob>([this] {
-    SilenceHdf5Errors();  // on the writer's thread (hdf5_file.h)
-    WriteBackBuffers();
-  });
-  last_flush_ = Clock::now();
-  begun_ = true;
 }
 
 void Hdf5Recorder::Record(const sim::Row& row) {

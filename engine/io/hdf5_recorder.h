@@ -77,6 +77,8 @@ class Hdf5Recorder final : public sim::Recorder {
   int64_t flushed_rows();
 
  private:
+  /// Begin's HDF5 part: attributes, /status, the scene, the model and the empty series.
+  void WriteLayout(const sim::RunInfo& info);
   struct Layout;  // datasets and row buffers, defined in hdf5_recorder.cc
 
   /// Hands every row buffered since the last flush to the background writer (after the

@@ -11,6 +11,7 @@ enum class StepOutcome {
   kOk,              ///< the step produced a finite state
   kNotConverged,    ///< an iterative solve hit its iteration limit
   kNonFinite,       ///< a NaN or infinity appeared in the state or a residual
+  kInterrupted,     ///< a stop was requested while the step was still iterating
 };
 
 struct StepStatus {

@@ -83,6 +83,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   integrator::ContactStepWorkspace cws(model);
   cws.solver.set_parameters(SolverParameters(settings));
   cws.solver.set_num_threads(settings.threads);  // islands in parallel; same results
+  cws.solver.set_stop_flag(control.stop_requested);  // a long solve ends at a stop request
   const contact::ContactParameters contact_parameters = ContactParametersFor(settings);
   multibody::Workspace record_ws = multibody::MakeWorkspace(model);
   Row row = MakeRow(model);
@@ -111,6 +112,14 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     // in the file, scheduled or the last good one after a stop, carries its own contacts.
     const StepStatus status = integrator::StepWithContact(
         model, params, free_motion, contact_parameters, dt, settings.output.contacts, state, ws, cws);
+    if (status.outcome == StepOutcome::kInterrupted) {
+      // The stop came while the step's contact solve was iterating: the step is abandoned
+      // (it could take minutes on a huge pile) and the state stays the last completed one.
+      result.status = RunStatus::kInterrupted;
+      result.reason = "interrupted at step " + std::to_string(step) + " (step " +
+                      std::to_string(step + 1) + " abandoned while its contact solve iterated)";
+      break;
+    }
     if (!status.ok()) {
       result.status = RunStatus::kFailed;
       result.reason = "step " + std::to_string(step + 1) + ": " + status.reason;

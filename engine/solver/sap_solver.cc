@@ -47,6 +47,7 @@ const char* SapTerminationName(SapTermination t) {
     case SapTermination::kLineSearchFailed: return "line search failed";
     case SapTermination::kNotDescent: return "Newton direction is not a descent direction";
     case SapTermination::kNonFinite: return "non-finite value";
+    case SapTermination::kInterrupted: return "interrupted";
   }
   return "unknown";
 }
@@ -545,9 +546,10 @@ StepStatus SapSolver::Finish(SapTermination t, const char* reason, SapSolverResu
   s.num_participating_velocities = nr_;
   StepStatus& status = result->status;
   const bool ok = Succeeded(t);
-  status.outcome = ok ? StepOutcome::kOk
-                      : (t == SapTermination::kNonFinite ? StepOutcome::kNonFinite
-                                                         : StepOutcome::kNotConverged);
+  status.outcome = ok                                ? StepOutcome::kOk
+                   : t == SapTermination::kNonFinite   ? StepOutcome::kNonFinite
+                   : t == SapTermination::kInterrupted ? StepOutcome::kInterrupted
+                                                       : StepOutcome::kNotConverged;
   status.reason.clear();
   if (!ok) {
     char buffer[256];
@@ -620,6 +622,10 @@ bool SapSolver::IslandStopped(int i) {
   }
   if (s.iterations >= parameters_.max_iterations) {
     FailIsland(i, SapTermination::kMaxIterations, "no convergence");
+    return true;
+  }
+  if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
+    FailIsland(i, SapTermination::kInterrupted, "stop requested");
     return true;
   }
   return false;

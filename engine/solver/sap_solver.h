@@ -64,6 +64,7 @@
 // Memory: every workspace is a member, grown on demand and never shrunk; a solve on a
 // problem no larger than a previous one does not allocate, with any number of threads.
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -88,6 +89,7 @@ enum class SapTermination {
   kLineSearchFailed,  ///< the line search found no acceptable step (kNotConverged)
   kNotDescent,        ///< grad^T dv >= 0: ill-conditioned Newton system (kNotConverged)
   kNonFinite,         ///< NaN or inf in the iterate, cost or Hessian (kNonFinite)
+  kInterrupted,       ///< the stop flag was raised between Newton iterations (kInterrupted)
 };
 
 /// Human-readable name of a termination reason.
@@ -154,6 +156,12 @@ class SapSolver {
   /// here, once, and used by every Solve. Results are bit-identical for every n.
   void set_num_threads(int num_threads);
   int num_threads() const { return pool_ != nullptr ? pool_->num_threads() : 1; }
+
+  /// A flag (e.g. set by a SIGTERM handler) that, once true, ends every island's solve at
+  /// its next Newton iteration with kInterrupted; nullptr (the default): never. A step of
+  /// a huge, densely coupled pile can iterate for minutes, longer than a batch system
+  /// waits between SIGTERM and SIGKILL; abandoning it keeps every step already done.
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
 
   /// Solves `problem` from the initial guess v_guess (num_velocities; only the
   /// participating cliques' entries are used). Writes `result` and returns its status.
@@ -261,6 +269,7 @@ class SapSolver {
   StepStatus Finish(SapTermination t, const char* reason, SapSolverResult* result);
 
   SapSolverParameters parameters_;
+  const std::atomic<bool>* stop_ = nullptr;  ///< see set_stop_flag
   std::unique_ptr<ThreadPool> pool_;  // null with one thread
   const ContactProblem* problem_ = nullptr;
   NewtonSystem newton_;

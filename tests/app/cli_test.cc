@@ -474,6 +474,39 @@ TEST_CASE("SIGINT finishes the step, keeps the file and exits 130", "[cli]") {
   CHECK(Contains(StatusOf(dir / "long.h5", dir), "status=interrupted"));
 }
 
+TEST_CASE("SIGTERM during a long contact solve abandons that step, keeps the file, exits 143",
+          "[cli]") {
+  // 300 spheres at one spot: one island where every body touches every other; a step
+  // takes seconds of Newton iterations (3.5 s here), longer than the signal's delay.
+  // Finishing it first made SIGTERM wait minutes on bigger piles (1000 bodies: 140 s),
+  // past a batch system's SIGKILL.
+  TempDir dir;
+  std::string scene = "csim: 1\nsettings: {time_step: 0.001, duration: 0.002}\nbodies:\n";
+  for (int i = 0; i < 300; ++i) {
+    scene += "  - {name: b" + std::to_string(i) +
+             ", mass: 1, geometry: [{shape: sphere, radius: 0.01}], pose: {position: [0, 0, "
+             "0.005]}}\n";
+  }
+  WriteFile(dir / "heap.yaml", scene);
+  const std::string out = dir / "heap.h5";
+  const pid_t pid = Spawn({CSIM_EXECUTABLE, "run", dir / "heap.yaml", "--no-progress", "-o", out},
+                          dir.path().string(), dir / "heap.out", dir / "heap.err");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(out) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGTERM);
+  const int status = WaitFor(pid, 60.0);
+  const std::string err = ReadFile(dir / "heap.err");
+  INFO(err);
+  CHECK(status == 143);
+  CHECK(Contains(err, "step 1 abandoned while its contact solve iterated"));
+  REQUIRE(fs::exists(out));
+  CHECK(OutputConforms(out, dir));  // the initial state, status interrupted
+  CHECK(Contains(StatusOf(out, dir), "status=interrupted"));
+}
+
 TEST_CASE("SIGTERM finishes the step, keeps the file and exits 143", "[cli]") {
   TempDir dir;
   CHECK(InterruptLongRun(dir, SIGTERM) == 143);

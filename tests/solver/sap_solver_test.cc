@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -430,6 +431,28 @@ TEST_CASE("SAP solver reports non-convergence instead of a wrong answer", "[solv
   CHECK(r.stats.iterations == 1);
   CHECK(status.reason.find("maximum iterations") != std::string::npos);
   CHECK(r.stats.momentum_error > p.relative_tolerance);
+}
+
+TEST_CASE("SAP solver: a raised stop flag ends the solve as interrupted, a lowered one not",
+          "[solver]") {
+  PizzaSaver pizza;
+  pizza.mu = 2.0 / 3.0;
+  pizza.tau[3] = 40.0;
+  ContactProblem problem;
+  pizza.Build(&problem);
+  SapSolver solver;
+  std::atomic<bool> stop{false};
+  solver.set_stop_flag(&stop);
+  SapSolverResult r;
+  REQUIRE(solver.Solve(problem, pizza.guess, &r).ok());
+  const int iterations = r.stats.iterations;
+  REQUIRE(iterations > 1);  // so the flag has an iteration to cut short
+  stop = true;
+  const StepStatus status = solver.Solve(problem, pizza.guess, &r);
+  CHECK(status.outcome == StepOutcome::kInterrupted);
+  CHECK(r.stats.termination == SapTermination::kInterrupted);
+  CHECK(r.stats.iterations < iterations);
+  CHECK(status.reason.find("interrupted") != std::string::npos);
 }
 
 TEST_CASE("SAP solver: a warmed-up solve does not allocate", "[solver]") {

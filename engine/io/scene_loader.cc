@@ -66,6 +66,7 @@ YAML::Node ParseYaml(const std::string& text, const std::string& path) {
                      "a scene is one YAML document, but a second one starts here (after "
                      "'---')");
   }
+  if (auto problem = FindAliasProblem(documents[0])) FailAt(path, *problem);
   if (auto problem = FindUnclosedQuote(documents[0], text)) FailAt(path, *problem);
   return documents[0];
 }

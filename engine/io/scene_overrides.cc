@@ -91,6 +91,7 @@ YAML::Node ParseValue(const std::string& argument, size_t value_start) {
   // number, got nothing"); a second document would be silently dropped by YAML::Load.
   if (documents.size() > 1) fail(documents[1].Mark().column, "it holds more than one document");
   const YAML::Node value = documents.empty() ? YAML::Node() : documents[0];
+  if (auto problem = FindAliasProblem(value)) fail(problem->column, problem->what);
   if (auto problem = FindUnclosedQuote(value, text)) fail(problem->column, problem->what);
   return value;
 }

@@ -1,6 +1,7 @@
 #include "engine/io/yaml_text_checks.h"
 
 #include <cstdio>
+#include <vector>
 
 namespace csim::io {
 namespace {
@@ -52,7 +53,43 @@ std::optional<TextProblem> CheckNode(const YAML::Node& node, const std::string& 
   return std::nullopt;
 }
 
+/// Depth-first walk for FindAliasProblem; `path` holds the nodes from the root to `node`.
+std::optional<TextProblem> CheckAliases(const YAML::Node& node, std::vector<YAML::Node>* path,
+                                        long* visited) {
+  if (++*visited > kMaxExpandedNodes) {
+    const YAML::Mark mark = node.Mark();
+    return TextProblem{mark.line, mark.column,
+                       "aliases expand the document to more than " +
+                           std::to_string(kMaxExpandedNodes) + " nodes"};
+  }
+  if (!node.IsSequence() && !node.IsMap()) return std::nullopt;
+  for (const YAML::Node& ancestor : *path) {
+    if (ancestor.is(node)) {
+      const YAML::Mark mark = node.Mark();
+      return TextProblem{mark.line, mark.column, "an alias refers to a node that contains it"};
+    }
+  }
+  path->push_back(node);
+  std::optional<TextProblem> problem;
+  for (auto it = node.begin(); it != node.end() && !problem; ++it) {
+    if (node.IsSequence()) {
+      problem = CheckAliases(*it, path, visited);
+    } else {
+      problem = CheckAliases(it->first, path, visited);
+      if (!problem) problem = CheckAliases(it->second, path, visited);
+    }
+  }
+  path->pop_back();
+  return problem;
+}
+
 }  // namespace
+
+std::optional<TextProblem> FindAliasProblem(const YAML::Node& root) {
+  std::vector<YAML::Node> path;
+  long visited = 0;
+  return CheckAliases(root, &path, &visited);
+}
 
 std::optional<TextProblem> FindControlCharacter(const std::string& text) {
   int line = 0, column = 0;

@@ -298,6 +298,26 @@ TEST_CASE("rejects YAML that yaml-cpp would misread", "[loader]") {
   CheckRejected("csim: 1\nname: " + std::string(100000, '['), 2, 1, "nested deeper");
 }
 
+TEST_CASE("aliases: reuse works, a cycle or an exponential expansion is rejected", "[loader]") {
+  const LoadedScene scene = LoadSceneFromText(
+      "csim: 1\nbodies:\n  - {name: a, mass: 1, geometry: &g [{shape: sphere, radius: 0.1}]}\n"
+      "  - {name: b, mass: 2, geometry: *g, pose: {position: [1, 0, 0]}}\n",
+      "t.yaml", {});
+  CHECK(scene.model.bodies[1].geometry.size() == 1);
+  // An alias inside its own anchor: every walk over the tree recursed until SIGSEGV.
+  CheckRejected("csim: 1\nx-a: &a [*a]\n", 2, 6, "refers to a node that contains it");
+  CheckRejected("csim: 1\nsettings: &s {duration: 0.1, x-self: *s}\n", 2, 11,
+                "refers to a node that contains it");
+  // 9 aliases per level over 12 levels: 9^12 nodes, a walk that never ends.
+  std::string bomb = "csim: 1\nx-0: &l0 [0]\n";
+  for (int level = 1; level <= 12; ++level) {
+    const std::string prev = "*l" + std::to_string(level - 1);
+    bomb += "x-" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int k = 0; k < 9; ++k) bomb += prev + (k < 8 ? ", " : "]\n");
+  }
+  CHECK(LoadError(bomb).message().find("more than 2000000 nodes") != std::string::npos);
+}
+
 TEST_CASE("numbers and flags are plain scalars; an empty value is located at its key",
           "[loader]") {
   CheckRejected(OneBody("    mass: \"0.5\"\n"), 4, 11, "quoted string '0.5'");

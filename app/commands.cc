@@ -8,6 +8,7 @@
 #include <exception>
 #include <filesystem>
 #include <new>
+#include <system_error>
 
 #include <spdlog/spdlog.h>
 
@@ -173,7 +174,18 @@ int RunCommand(const RunOptions& options) {
   spdlog::debug("scene '{}' from {}: {} bodies, nq {}, nv {}, {} overrides, output {}",
                 scene.name, scene.file, scene.model.num_bodies(), scene.model.nq,
                 scene.model.nv, scene.overrides.size(), output);
-  if (const int signo = ReceivedStopSignal()) return kExitSignalBase + signo;
+  if (const int signo = ReceivedStopSignal()) {
+    spdlog::warn("interrupted by {} before the first step; no output written",
+                 signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    return kExitSignalBase + signo;
+  }
+  const double end_time = static_cast<double>(sim::StepCount(scene.settings)) *
+                          scene.settings.time_step;
+  if (end_time > scene.settings.duration * (1.0 + 1e-9)) {
+    spdlog::warn("duration {} s is not a whole number of time steps of {} s: the run takes "
+                 "{} steps and ends at t = {} s", scene.settings.duration,
+                 scene.settings.time_step, sim::StepCount(scene.settings), end_time);
+  }
 
   io::Hdf5Recorder recorder(output);
   sim::RunInfo info;
@@ -232,6 +244,9 @@ int ReportErrors(const std::function<int()>& command) {
     return kExitIoError;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "csim: error: out of memory\n");
+    return kExitSimFailed;
+  } catch (const std::system_error& e) {  // a resource the system refused, as out of memory
+    std::fprintf(stderr, "csim: error: %s\n", e.what());
     return kExitSimFailed;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "csim: internal error: %s\n", e.what());

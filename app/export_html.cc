@@ -9,6 +9,7 @@
 
 #include "app/exit_codes.h"
 #include "app/html_assets.h"
+#include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
 
 namespace csim::app {
@@ -232,6 +233,11 @@ int ExportHtmlCommand(const ExportHtmlOptions& options, bool quiet) {
   const ReplayData data = ReadReplay(options.input, options.budget);
   const std::string output = options.output.empty() ? DefaultPagePath(options.input)
                                                     : options.output;
+  std::error_code same_error;
+  if (std::filesystem::equivalent(options.input, output, same_error)) {
+    throw InputError({"--output", 0, 0}, "the page '" + output + "' would overwrite the run " +
+                                            "it replays; choose another file");
+  }
   const std::string page = RenderReplayPage(data, options.budget);
   WriteFile(output, page);
   if (!quiet) {

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -170,6 +171,9 @@ int Dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   csim::io::DisableHdf5ExitCleanup();  // before any other HDF5 call (hdf5_file.h)
+  // An output beyond `ulimit -f` then fails to write (EFBIG), reported with exit status 4
+  // like a full disk, instead of SIGXFSZ killing csim without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   // Last line of defence: nothing escapes main (cli.md: never crash).
   try {
     return Dispatch(argc, argv);

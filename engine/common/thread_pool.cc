@@ -1,5 +1,8 @@
 #include "engine/common/thread_pool.h"
 
+#include <string>
+#include <system_error>
+
 #include "engine/common/check.h"
 
 namespace csim {
@@ -7,16 +10,29 @@ namespace csim {
 ThreadPool::ThreadPool(int num_threads) {
   CSIM_CHECK(num_threads >= 1);
   workers_.reserve(num_threads - 1);
-  for (int t = 1; t < num_threads; ++t) workers_.emplace_back(&ThreadPool::WorkerMain, this, t);
+  try {
+    for (int t = 1; t < num_threads; ++t) workers_.emplace_back(&ThreadPool::WorkerMain, this, t);
+  } catch (const std::system_error& e) {
+    // A process or container thread limit: the workers already started must be stopped
+    // and joined here, since no destructor runs for a constructor that throws (they
+    // used to wait forever on a destroyed condition variable: a hang deaf to SIGTERM).
+    StopWorkers();
+    throw std::system_error(e.code(), "cannot start worker thread " +
+                                          std::to_string(workers_.size() + 1) + " of " +
+                                          std::to_string(num_threads - 1) + " (try fewer threads)");
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { StopWorkers(); }
+
+void ThreadPool::StopWorkers() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   start_.notify_all();
   for (std::thread& w : workers_) w.join();
+  workers_.clear();
 }
 
 void ThreadPool::Run(int count, Function function, void* context) {

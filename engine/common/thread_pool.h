@@ -27,7 +27,8 @@ namespace csim {
 
 class ThreadPool {
  public:
-  /// Starts num_threads - 1 worker threads (num_threads >= 1; 1 starts none).
+  /// Starts num_threads - 1 worker threads (num_threads >= 1; 1 starts none). Throws
+  /// std::system_error, with every thread it started joined, when the system refuses one.
   explicit ThreadPool(int num_threads);
   /// Stops and joins the workers. Precondition: no ParallelFor in progress.
   ~ThreadPool();
@@ -62,6 +63,8 @@ class ThreadPool {
   // Takes indices of the current loop until none is left.
   void Work(int thread);
   // A worker's life: wait for a loop, work, report, until the pool stops.
+  /// Asks every worker to return and joins them (the destructor, and a failed start).
+  void StopWorkers();
   void WorkerMain(int thread);
 
   std::vector<std::thread> workers_;

@@ -18,12 +18,6 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Number of steps that covers the duration; a duration that is a whole number of steps
-// up to round-off (1.0 / 1e-3) does not get an extra step.
-int64_t StepCount(const Settings& s) {
-  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(s.duration / s.time_step - 1e-9)));
-}
-
 // Per-run accumulation of the end-of-run summary.
 struct Totals {
   int64_t iterations = 0;
@@ -42,6 +36,12 @@ void CopyContacts(const std::vector<contact::ContactReport>& reports, std::vecto
 }
 
 }  // namespace
+
+int64_t StepCount(const Settings& s) {
+  // A duration that is a whole number of steps up to round-off (1.0 / 1e-3) gets no extra
+  // step.
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(s.duration / s.time_step - 1e-9)));
+}
 
 solver::SapSolverParameters SolverParameters(const Settings& settings) {
   solver::SapSolverParameters p;

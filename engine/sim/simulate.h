@@ -42,6 +42,10 @@ struct RunResult {
   double max_momentum_error = 0.0;
 };
 
+/// The steps a run takes: enough to cover settings.duration, ceil(duration / time_step),
+/// so the run ends at duration or less than one step past it (at least one step).
+int64_t StepCount(const Settings& settings);
+
 /// The SAP solver parameters Simulate uses for `settings` (one mapping, shared with the
 /// benchmark so that both run the same solver).
 solver::SapSolverParameters SolverParameters(const Settings& settings);

@@ -246,6 +246,20 @@ TEST_CASE("csim SCENE.yaml is csim run; the summary line and --quiet", "[cli]") 
   }
 }
 
+TEST_CASE("a duration that is not a whole number of steps is rounded up, with a warning",
+          "[cli]") {
+  TempDir dir;
+  const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--dt", "0.3", "--duration", "1", "-o",
+                          dir / "p.h5"}, dir);
+  INFO(o.err);
+  CHECK(o.status == 0);
+  CHECK(Contains(o.err, "the run takes 4 steps and ends at t = 1.2 s"));
+  CHECK(Contains(o.err, "4 steps, simulated 1.2 s"));
+  const Outcome whole = Csim({"run", Scene("pendulum.yaml"), "--dt", "0.001", "--duration", "1",
+                              "-o", dir / "q.h5"}, dir);
+  CHECK_FALSE(Contains(whole.err, "whole number"));
+}
+
 TEST_CASE("shorthand options are recorded as overrides after --set", "[cli]") {
   TempDir dir;
   const std::string out = dir / "p.h5";
@@ -341,7 +355,7 @@ TEST_CASE("usage errors exit 2", "[cli]") {
   CHECK(Contains(help.out, "check"));
 }
 
-TEST_CASE("I/O errors exit 4", "[cli]") {
+TEST_CASE("I/O errors exit 4; a refused thread leaves no file", "[cli]") {
   TempDir dir;
   SECTION("unwritable output path") {
     const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--duration", "0.01", "-o",
@@ -370,21 +384,38 @@ TEST_CASE("I/O errors exit 4", "[cli]") {
     CHECK(Contains(o.err, "cannot start the thread that writes"));
     CHECK_FALSE(fs::exists(out));
   }
+  SECTION("no worker threads: a message, no hang, no file") {
+    // As above, no thread can start. The pool's workers used to be left waiting on a
+    // destroyed condition variable when a later one failed: a hang deaf to SIGTERM.
+    const std::string out = dir / "noworkers.h5";
+    const std::string command = "ulimit -v 600000; ulimit -s 1000000; exec '" +
+                                std::string(CSIM_EXECUTABLE) + "' run '" +
+                                Scene("clutter_40.yaml") + "' --duration 0.01 --threads 4 -o '" +
+                                out + "'";
+    const Outcome o = RunProgram({"/bin/sh", "-c", command}, dir);
+    INFO(o.err);
+    CHECK(o.status == 3);
+    CHECK(Contains(o.err, "cannot start worker thread 1 of 3 (try fewer threads)"));
+    CHECK_FALSE(fs::exists(out));
+  }
   SECTION("the output stops growing mid-run (disk full)") {
     // A file-size limit makes the writes fail with EFBIG after a few hundred kB, as a
     // full disk would with ENOSPC. The run must stop with the I/O status and a message
     // naming the file; HDF5's exit handler used to crash (SIGSEGV) on the file it could
     // not close. (The limit's SIGXFSZ is ignored, so the writes fail instead.)
+    // Without the trap, csim ignores SIGXFSZ itself (it used to die of it, status 153).
     const std::string out = dir / "full.h5";
-    const std::string command = "trap '' XFSZ; ulimit -f 400; exec '" +
-                                std::string(CSIM_EXECUTABLE) + "' run '" +
-                                Scene("pendulum.yaml") + "' --duration 200 -o '" + out + "'";
-    const Outcome o = RunProgram({"/bin/sh", "-c", command}, dir);
-    INFO(o.err);
-    CHECK(o.status == 4);
-    CHECK(Contains(o.err, "full.h5"));
-    CHECK(Contains(o.err, "File too large"));
-    CHECK_FALSE(Contains(o.err, "HDF5-DIAG"));
+    for (const std::string trap : {"trap '' XFSZ; ", ""}) {
+      const std::string command = trap + "ulimit -f 400; exec '" + std::string(CSIM_EXECUTABLE) +
+                                  "' run '" + Scene("pendulum.yaml") + "' --duration 200 -o '" +
+                                  out + "'";
+      const Outcome o = RunProgram({"/bin/sh", "-c", command}, dir);
+      INFO(command << "\n" << o.err);
+      CHECK(o.status == 4);
+      CHECK(Contains(o.err, "full.h5"));
+      CHECK(Contains(o.err, "File too large"));
+      CHECK_FALSE(Contains(o.err, "HDF5-DIAG"));
+    }
   }
 }
 

@@ -415,4 +415,18 @@ TEST_CASE("export-html: I/O errors exit 4 and leave no page", "[html]") {
   CHECK_FALSE(fs::exists(dir / "out.html"));
 }
 
+TEST_CASE("export-html: a page over its own run is refused and the run survives", "[html]") {
+  TempDir dir;
+  std::ofstream(dir / "box.yaml") << kScene;
+  const std::string h5 = dir / "box.h5";
+  REQUIRE(Csim({"run", dir / "box.yaml", "-o", h5, "-q", "--duration", "0.05"}, dir).status == 0);
+  const auto size = fs::file_size(h5);
+  const Outcome o = Csim({"export-html", h5, "-o", h5}, dir);
+  INFO(o.err);
+  CHECK(o.status == 1);
+  CHECK(o.err.find("would overwrite the run it replays") != std::string::npos);
+  CHECK(fs::file_size(h5) == size);
+  CHECK(Csim({"info", h5}, dir).status == 0);
+}
+
 }  // namespace

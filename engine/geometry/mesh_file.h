@@ -4,7 +4,11 @@
 // OBJ: `v x y z` and `f` lines; faces may be polygons (fan-triangulated) and may use the
 // `i/t/n`, `i//n` and negative (relative) index forms; other lines are ignored.
 // STL: binary (80-byte header, count, 50-byte records) or ASCII (`vertex x y z` lines);
-// STL repeats vertices per facet, so equal vertices are merged.
+// STL repeats vertices per facet, so equal vertices are merged. A file that starts with
+// "solid" is ASCII unless it holds a NUL byte or has exactly the size of a binary STL
+// (binary headers may start with "solid" too); a binary file whose size does not match
+// its triangle count is rejected (truncated, or a damaged count).
+// Vertices that no triangle uses are dropped.
 // Winding: the files' own winding is not trusted. Because the mesh is convex, each triangle
 // is re-oriented so that its normal points away from the vertex centroid, which gives the
 // outward counter-clockwise winding ConvexMesh promises (and a positive volume).
@@ -19,8 +23,10 @@ namespace csim::geometry {
 
 /// Reads the mesh at `path` (format chosen by extension, .obj or .stl, case-insensitive),
 /// multiplies every vertex by `scale` elementwise and fills `out` (out->file = path).
-/// Returns false with a one-line reason in `error` when the file cannot be opened, has an
-/// unknown extension, is malformed, or has no triangles.
+/// Returns false with a one-line reason in `error` when the file cannot be read (the
+/// system's reason, e.g. "Is a directory"), has an unknown extension, is malformed or
+/// truncated, has no triangles, a vertex that is not finite after scaling, or encloses no
+/// volume (all triangles in one plane or on one line).
 bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexMesh* out,
                   std::string* error);
 

@@ -9,6 +9,8 @@
 #include "engine/geometry/mass_properties.h"
 #include "engine/geometry/mesh_file.h"
 #include "engine/math/rotation.h"
+#include "engine/multibody/energy.h"
+#include "engine/multibody/kinematics.h"
 
 namespace csim::io {
 namespace {
@@ -29,6 +31,13 @@ struct BodySpec {
   std::optional<NodeReader> pose, velocity;  ///< free bodies only
 };
 
+/// The node that set a joint's initial velocity, and who owns it ("body 'ball'" for the
+/// `velocity` of a free body, "joint 'hinge'" for `initial.v`), for located messages.
+struct VelocitySource {
+  NodeReader node;
+  std::string owner;
+};
+
 /// A joint as read from the file, with the file-order indices of its bodies.
 struct JointSpec {
   NodeReader node;
@@ -38,6 +47,40 @@ struct JointSpec {
 };
 
 // ---- Small readers ------------------------------------------------------------------------
+
+/// `name` with control characters shown as \xNN, so that a message stays one printable line.
+std::string Printable(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    out += std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
+  }
+  return out;
+}
+
+/// Reads the name of a body, joint or material (`what`). Names are addressed by `--set`
+/// paths (`bodies.ball.mass`, scene_overrides.h) and written to the output, so a name must
+/// not be empty, nor contain '.' (separates path elements), '[' or ']' (list indices),
+/// '=' (ends the path), '/' (separates HDF5 and file paths) or a control character
+/// (yaml-cpp keeps an escaped NUL, "a\0b", inside a scalar).
+std::string ReadName(const NodeReader& node, const std::string& what) {
+  const std::string name = node.AsString();
+  if (name.empty()) node.Fail(what + " name must not be empty");
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool control = u < 0x20 || u == 0x7f;
+    if (!control && std::string(".[]=/").find(c) == std::string::npos) continue;
+    node.Fail(what + " name '" + Printable(name) + "' must not contain " +
+              (control ? "a control character" : "'" + std::string(1, c) + "'") +
+              " (names are used in --set paths)");
+  }
+  return name;
+}
 
 /// Reads a quaternion [w, x, y, z] and normalises it; a zero quaternion is rejected.
 Eigen::Vector4d ReadQuaternion(const NodeReader& node) {
@@ -81,7 +124,7 @@ MaterialIndex ReadMaterials(const NodeReader& root, multibody::Model& model) {
   for (const auto& [key, value] : section->Entries()) {
     value.CheckKeys({"stiffness", "dissipation_time", "hunt_crossley", "friction"});
     geometry::Material m;
-    m.name = key.AsString();
+    m.name = ReadName(key, "material");
     m.stiffness = value.Has("stiffness") ? value.Get("stiffness").AsPositive(true) : m.stiffness;
     m.dissipation_time = value.NonNegativeOr("dissipation_time", m.dissipation_time);
     m.hunt_crossley = value.NonNegativeOr("hunt_crossley", m.hunt_crossley);
@@ -208,6 +251,32 @@ Eigen::Matrix3d ReadInertia(const NodeReader& node) {
   return I;
 }
 
+/// "sphere", "mesh 'meshes/rock.obj'": a geometry's shape, for messages.
+std::string DescribeShape(const Geometry& g) {
+  std::string text = geometry::ShapeTypeName(g.type);
+  if (g.type == ShapeType::kMesh) text += " '" + g.mesh.file + "'";
+  return text;
+}
+
+/// Fails at the first collision geometry of `spec` (halfspaces aside) whose volume is zero
+/// or infinite: the mass rules divide by the volume, and a shape whose sizes underflow
+/// (`radius: 1e-300`) or overflow in double precision would add nothing, or infinity.
+void CheckGeometryVolumes(const BodySpec& spec) {
+  const std::vector<Geometry>& geometry = spec.body.geometry;
+  for (size_t g = 0; g < geometry.size(); ++g) {
+    if (!geometry[g].collide || geometry[g].type == ShapeType::kHalfspace) continue;
+    // 0 when it underflows; infinite, or NaN (inf - inf in a mesh's products), when it
+    // overflows.
+    const double volume = geometry::UnitShapeMassProperties(geometry[g]).mass;
+    if (volume > 0 && std::isfinite(volume)) continue;
+    spec.node.Get("geometry").Items()[g].Fail(
+        "body '" + spec.body.name + "': geometry " + std::to_string(g) + " (" +
+        DescribeShape(geometry[g]) + ") " +
+        (volume == 0 ? "has no volume: its size is too small for its mass properties"
+                     : "is too large: its volume overflows"));
+  }
+}
+
 /// Applies the mass rules of scene-format.md "bodies" to `spec.body` (geometry read).
 void ResolveMassProperties(BodySpec& spec) {
   const NodeReader& b = spec.node;
@@ -219,6 +288,7 @@ void ResolveMassProperties(BodySpec& spec) {
   if (mass && density) density->Fail("body '" + body.name + "': give mass or density, not both");
   if (!mass && !density) b.Fail("body '" + body.name + "' needs a mass or a density");
   const double given = mass ? mass->AsPositive() : density->AsPositive();
+  if (density || !inertia) CheckGeometryVolumes(spec);
   const geometry::MassProperties unit = geometry::UnitGeometryMassProperties(body.geometry);
   const bool has_volume = unit.mass > 0;
   if (density && !has_volume) {
@@ -226,7 +296,8 @@ void ResolveMassProperties(BodySpec& spec) {
   }
   if (mass && !has_volume && !inertia) {
     mass->Fail("body '" + body.name +
-               "': with mass alone the inertia is unknown; add collision geometry or inertia");
+               "': with mass alone the inertia is unknown; add collision geometry with a "
+               "volume (a halfspace has none) or inertia");
   }
   body.mass = mass ? given : given * unit.mass;
   const geometry::MassProperties scaled = geometry::ScaledToMass(unit, body.mass);
@@ -244,10 +315,9 @@ BodySpec ReadBody(const NodeReader& b, const MaterialIndex& materials, int defau
                   const std::string& scene_dir) {
   b.CheckKeys({"name", "mass", "com", "inertia", "density", "geometry", "pose", "velocity"});
   BodySpec spec{b, Body{}, b.Find("pose"), b.Find("velocity")};
-  spec.body.name = b.Get("name").AsString();
+  spec.body.name = ReadName(b.Get("name"), "body");
   if (spec.body.name == "world") b.Get("name").Fail("'world' is reserved and cannot name a body");
   spec.body.geometry = ReadGeometryList(b, materials, default_material, scene_dir);
-  ResolveMassProperties(spec);
   return spec;
 }
 
@@ -391,7 +461,7 @@ JointSpec ReadJoint(const NodeReader& n, const std::map<std::string, int>& bodie
                "damping", "limits", "prescribed", "collide"});
   JointSpec spec{n, Joint{}, -1, -1};
   Joint& j = spec.joint;
-  j.name = n.Get("name").AsString();
+  j.name = ReadName(n.Get("name"), "joint");
   j.type = ReadJointType(n.Get("type"));
   j.nq = multibody::JointNq(j.type);
   j.nv = multibody::JointNv(j.type);
@@ -513,16 +583,30 @@ void CheckFreeJointName(const BodySpec& spec, const std::vector<JointSpec>& join
   }
 }
 
-/// Fills model.bodies / model.joints in topological order; returns the body nodes in that
-/// order (for later located checks).
-std::vector<NodeReader> Assemble(std::vector<BodySpec>& bodies, std::vector<JointSpec>& joints,
-                                 multibody::Model& model) {
-  const std::vector<int> inboard = InboardJoints(joints, bodies.size(), bodies);
-  CheckNoCycles(joints, inboard);
+/// The node that set `joint`'s initial velocity (`initial.v`), if any.
+std::optional<VelocitySource> JointVelocitySource(const JointSpec& joint) {
+  const auto initial = joint.node.Find("initial");
+  const auto v = initial ? initial->Find("v") : std::nullopt;
+  if (!v) return std::nullopt;
+  return VelocitySource{*v, "joint '" + joint.joint.name + "'"};
+}
+
+/// The `velocity` node of a free body, if any.
+std::optional<VelocitySource> BodyVelocitySource(const BodySpec& body) {
+  if (!body.velocity) return std::nullopt;
+  return VelocitySource{*body.velocity, "body '" + body.body.name + "'"};
+}
+
+/// Fills model.bodies / model.joints in topological order (`inboard` from InboardJoints);
+/// returns, in that order, the node that set each joint's initial velocity, if any.
+std::vector<std::optional<VelocitySource>> Assemble(std::vector<BodySpec>& bodies,
+                                                    std::vector<JointSpec>& joints,
+                                                    const std::vector<int>& inboard,
+                                                    multibody::Model& model) {
   const std::vector<int> order = TopologicalOrder(joints, inboard);
   std::vector<int> new_index(bodies.size());
   for (size_t i = 0; i < order.size(); ++i) new_index[order[i]] = static_cast<int>(i);
-  std::vector<NodeReader> nodes;
+  std::vector<std::optional<VelocitySource>> velocity;
   for (size_t i = 0; i < order.size(); ++i) {
     BodySpec& spec = bodies[order[i]];
     const int k = inboard[order[i]];
@@ -531,32 +615,85 @@ std::vector<NodeReader> Assemble(std::vector<BodySpec>& bodies, std::vector<Join
       CheckNoFreeState(spec, joints[k]);
       joint = joints[k].joint;
       joint.parent = joints[k].parent < 0 ? -1 : new_index[joints[k].parent];
+      velocity.push_back(JointVelocitySource(joints[k]));
     } else {
       CheckFreeJointName(spec, joints);
       joint = MakeFreeJoint(spec);
+      velocity.push_back(BodyVelocitySource(spec));
     }
     joint.child = static_cast<int>(i);
-    nodes.push_back(spec.node);
     model.bodies.push_back(std::move(spec.body));
     model.joints.push_back(std::move(joint));
   }
-  return nodes;
+  return velocity;
 }
 
-/// Rejects a halfspace on a body that is not welded to the world by fixed joints.
-/// `nodes[i]` is the YAML node of model.bodies[i].
-void CheckHalfspaces(const multibody::Model& model, const std::vector<NodeReader>& nodes) {
-  std::vector<bool> welded(model.num_bodies(), false);
-  for (int i = 0; i < model.num_bodies(); ++i) {
-    const Joint& j = model.joints[i];
-    welded[i] = j.type == JointType::kFixed && (j.parent < 0 || welded[j.parent]);
-    const std::vector<Geometry>& geometry = model.bodies[i].geometry;
-    for (size_t g = 0; g < geometry.size() && !welded[i]; ++g) {
+/// True if body `b` (file order) is welded to the world by a chain of fixed joints.
+bool IsWelded(int b, const std::vector<JointSpec>& joints, const std::vector<int>& inboard) {
+  for (; b >= 0; b = joints[inboard[b]].parent) {
+    if (inboard[b] < 0 || joints[inboard[b]].joint.type != JointType::kFixed) return false;
+  }
+  return true;
+}
+
+/// Rejects a halfspace on a body that is not welded to the world by fixed joints, in file
+/// order. It runs before the mass rules, which would otherwise report such a body (with
+/// `mass` alone) for the lesser reason that a halfspace has no volume.
+void CheckHalfspaces(const std::vector<BodySpec>& bodies, const std::vector<JointSpec>& joints,
+                     const std::vector<int>& inboard) {
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const std::vector<Geometry>& geometry = bodies[b].body.geometry;
+    for (size_t g = 0; g < geometry.size(); ++g) {
       if (geometry[g].type != ShapeType::kHalfspace) continue;
-      nodes[i].Get("geometry").Items()[g].Get("shape").Fail(
-          "body '" + model.bodies[i].name +
+      if (IsWelded(static_cast<int>(b), joints, inboard)) break;
+      bodies[b].node.Get("geometry").Items()[g].Get("shape").Fail(
+          "body '" + bodies[b].body.name +
           "' can move: a halfspace is allowed only on the world or on bodies welded to it");
     }
+  }
+}
+
+/// "1e+160 m/s", "3 rad/s", "1e+160 m/s and 3 rad/s" for a free joint (its linear and
+/// angular speeds); "[1e+160, 0]" for another joint's v.
+std::string DescribeVelocity(const Joint& j) {
+  std::ostringstream text;
+  if (j.type == JointType::kFree) {
+    // stableNorm: the plain norm squares first and would print 1e160 m/s as inf.
+    const double w = j.v_initial.head<3>().stableNorm(), v = j.v_initial.tail<3>().stableNorm();
+    if (v > 0) text << v << " m/s";
+    if (v > 0 && w > 0) text << " and ";
+    if (w > 0) text << w << " rad/s";
+    return text.str();
+  }
+  text << "[";
+  for (int k = 0; k < j.nv; ++k) text << (k ? ", " : "") << j.v_initial[k];
+  text << "]";
+  return text.str();
+}
+
+/// Rejects an initial state whose kinetic energy overflows: the first step would turn it
+/// into non-finite numbers, and the run would record nothing. `velocity[i]` is the node
+/// that set joint i's initial velocity, if any. When the total overflows, the joints'
+/// velocities are added one at a time, in order, and the one that makes it overflow is
+/// reported (only then: the search costs one kinematics pass per joint).
+void CheckInitialEnergy(const multibody::Model& model,
+                        const std::vector<std::optional<VelocitySource>>& velocity) {
+  multibody::Workspace ws = multibody::MakeWorkspace(model);
+  const Eigen::VectorXd q = model.InitialQ(), v = model.InitialV();
+  const auto energy_is_finite = [&](const Eigen::VectorXd& v_trial) {
+    multibody::CalcKinematics(model, 0.0, q, v_trial, ws);
+    return std::isfinite(multibody::CalcKineticEnergy(model, ws));
+  };
+  Eigen::VectorXd partial = Eigen::VectorXd::Zero(model.nv);
+  // An overflow without any initial velocity comes from prescribed motion, not from here.
+  if (energy_is_finite(v) || !energy_is_finite(partial)) return;
+  for (int i = 0; i < model.num_bodies(); ++i) {
+    const Joint& j = model.joints[i];
+    if (j.v_start < 0 || !velocity[i]) continue;
+    partial.segment(j.v_start, j.nv) = v.segment(j.v_start, j.nv);
+    if (energy_is_finite(partial)) continue;
+    velocity[i]->node.Fail(velocity[i]->owner + ": initial velocity " + DescribeVelocity(j) +
+                           ": its kinetic energy overflows");
   }
 }
 
@@ -572,9 +709,14 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   }
   std::vector<BodySpec> bodies = ReadBodies(root, materials, model.default_material, scene_dir);
   std::vector<JointSpec> joints = ReadJoints(root, bodies);
-  const std::vector<NodeReader> body_nodes = Assemble(bodies, joints, model);
-  CheckHalfspaces(model, body_nodes);
+  const std::vector<int> inboard = InboardJoints(joints, bodies.size(), bodies);
+  CheckNoCycles(joints, inboard);
+  CheckHalfspaces(bodies, joints, inboard);
+  for (BodySpec& spec : bodies) ResolveMassProperties(spec);
+  const std::vector<std::optional<VelocitySource>> velocity =
+      Assemble(bodies, joints, inboard, model);
   multibody::AssignCoordinates(model);
+  CheckInitialEnergy(model, velocity);
   return model;
 }
 

@@ -4,16 +4,22 @@
 //
 // Rules applied here, in this order:
 //  1. materials are numbered in file order; `default_material` is the one named `default`;
-//  2. each body's mass properties come from `mass`/`density`/`com`/`inertia` and its
-//     collision geometry (geometry/mass_properties.h), and are checked (positive definite,
-//     triangle inequality);
-//  3. joints are resolved by name; a body is the child of at most one joint; cycles are
-//     rejected; a body that is nobody's child gets a free joint named after it whose
-//     initial state comes from the body's `pose` and `velocity`;
-//  4. bodies are sorted topologically (parent before child), stable with respect to file
-//     order, and joints[i] becomes the inboard joint of bodies[i];
-//  5. halfspaces are allowed only on the world and on bodies welded to it by `fixed` joints;
-//  6. multibody::AssignCoordinates numbers the coordinates.
+//     names of materials, bodies and joints must be usable in `--set` paths (not empty,
+//     no '.', '[', ']', '=', '/' or control character);
+//  2. joints are resolved by name; a body is the child of at most one joint; cycles are
+//     rejected;
+//  3. halfspaces are allowed only on the world and on bodies welded to it by `fixed` joints
+//     (checked before 4, whose complaint about a halfspace would be the lesser one);
+//  4. each body's mass properties come from `mass`/`density`/`com`/`inertia` and its
+//     collision geometry (geometry/mass_properties.h), each of whose volumes must then be
+//     positive and finite, and are checked (positive definite, triangle inequality);
+//  5. a body that is nobody's child gets a free joint named after it whose initial state
+//     comes from the body's `pose` and `velocity`; bodies are sorted topologically (parent
+//     before child), stable with respect to file order, and joints[i] becomes the inboard
+//     joint of bodies[i];
+//  6. multibody::AssignCoordinates numbers the coordinates;
+//  7. the initial kinetic energy must be finite (reported at the velocity that makes it
+//     overflow).
 // Everything rejected throws csim::InputError at the offending node.
 
 #include <string>

@@ -463,6 +463,14 @@ Hdf5Dataset Hdf5Group::CreateExtendible(const std::string& name, Hdf5Type type,
 
 namespace {
 
+/// Attempts at reading a checksummed piece of metadata in SWMR read mode. A failed
+/// checksum there may be a torn read of metadata the writer is rewriting at that moment,
+/// so HDF5 retries, sleeping 1 ns, then twice as long after each failure: its default of
+/// 100 attempts backs off for 2^100 ns, and a corrupt file (whose checksum never matches)
+/// hung `csim info` for good. 31 attempts give up after about 2^30 ns (~1 s) in all, still
+/// ages next to the microseconds a concurrent write of a few hundred bytes takes.
+constexpr unsigned kSwmrReadAttempts = 31;
+
 /// File access properties with the latest format (required by SWMR).
 Hdf5Id LatestFormatAccess() {
   Hdf5Id fapl(H5Pcreate(H5P_FILE_ACCESS));
@@ -503,7 +511,10 @@ Hdf5File Hdf5File::Open(const std::string& file_name, Mode mode) {
     flags = H5F_ACC_RDWR;
     H5Pset_file_locking(fapl.get(), false, true);
   }
-  if (mode == Mode::kSwmrRead) flags = H5F_ACC_RDONLY | H5F_ACC_SWMR_READ;
+  if (mode == Mode::kSwmrRead) {
+    flags = H5F_ACC_RDONLY | H5F_ACC_SWMR_READ;
+    H5Pset_metadata_read_attempts(fapl.get(), kSwmrReadAttempts);
+  }
   Hdf5Id file(H5Fopen(file_name.c_str(), flags, fapl.get()));
   if (!file.valid()) FailFile("open HDF5 file", file_name);
   Hdf5File result;

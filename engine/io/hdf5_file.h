@@ -82,6 +82,11 @@ class Hdf5Object {
   /// Reads a scalar integer attribute converted to int64.
   int64_t GetIntAttribute(const std::string& name) const;
 
+  /// Gives up the handle without closing it, so HDF5 writes nothing more for it: for a
+  /// file whose writes failed, where closing would flush metadata that points past what
+  /// reached the disk (see Hdf5Recorder). The library keeps the object open until exit.
+  void Abandon() { id_.Release(); }
+
   /// Throws IoError "cannot <what> '<path>/<child>' in '<file>': <HDF5 message>".
   [[noreturn]] void Fail(const std::string& what, const std::string& child = "") const;
 
@@ -213,6 +218,8 @@ class Hdf5File : public Hdf5Group {
     /// shared lock for as long as they keep the file open, which blocks kReadWrite; only
     /// for short edits of a file whose writer has closed (see Hdf5Recorder::Finish).
     kReadWriteUnlocked,
+    /// Read-only, while a SWMR writer may still be appending. A piece of metadata whose
+    /// checksum stays wrong (a corrupt file) fails after about a second of retries.
     kSwmrRead,
   };
 

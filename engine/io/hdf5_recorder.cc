@@ -1,7 +1,12 @@
 #include "engine/io/hdf5_recorder.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <system_error>
 #include <utility>
@@ -112,6 +117,7 @@ class ContactSeries {
     dataset_.Flush();
     back_.clear();
   }
+  Hdf5Dataset& dataset() { return dataset_; }
 
  private:
   Hdf5Dataset dataset_;
@@ -230,6 +236,15 @@ struct Hdf5Recorder::Layout {
     fn(slip_speed);
   }
 
+  /// Gives up every dataset handle without closing it (Hdf5Object::Abandon).
+  void AbandonDatasets() {
+    status.Abandon();
+    body_names.Abandon();
+    time.dataset().Abandon();
+    ForEachSeriesButTime([](auto& series) { series.dataset().Abandon(); });
+    ForEachContactSeries([](auto& series) { series.dataset().Abandon(); });
+  }
+
   void CreateSeries(Hdf5File& file, hsize_t chunk_rows);
   void CreateContacts(Hdf5File& file, hsize_t chunk_rows);
   void AttachScales();
@@ -305,7 +320,10 @@ Hdf5Recorder::~Hdf5Recorder() {
     }
   }
   writer_.reset();  // lets the write in flight finish (its error dropped), then joins
-  layout_.reset();  // datasets close before file_
+  if (write_failed_ && layout_ != nullptr) AbandonFile();
+  layout_.reset();     // datasets close before file_
+  file_ = Hdf5File();  // closes quietly, while the lock still keeps other writers out
+  UnlockOutput();
 }
 
 void Hdf5Recorder::Begin(const sim::RunInfo& info) {
@@ -315,22 +333,34 @@ void Hdf5Recorder::Begin(const sim::RunInfo& info) {
   try {
     writer_ = std::make_unique<BackgroundJob>([this] {
       SilenceHdf5Errors();  // on the writer's thread (hdf5_file.h)
-      WriteBackBuffers();
+      try {
+        WriteBackBuffers();
+      } catch (...) {
+        write_failed_ = true;  // read after Wait or the join, which order it
+        throw;
+      }
     });
   } catch (const std::system_error& e) {
     throw IoError("cannot start the thread that writes '" + path_ + "': " + e.what());
   }
   const multibody::Model& model = *info.model;
   chunk_rows_ = ChunkRows(model);
-  file_ = Hdf5File::Create(path_);
+  // Before the file is created (truncated): a second run on the same output stops here
+  // and the first one's file stays whole.
+  const bool created = LockOutput();
+  bool truncated = false;
   try {
+    file_ = Hdf5File::Create(path_);
+    truncated = true;
     WriteLayout(info);
   } catch (...) {
     // Nothing has been simulated yet, so nothing is lost: a file without its layout
-    // (a full disk, say) would only be a corrupt file.
+    // (a full disk, say) would only be a corrupt file. A file we did not create and
+    // could not truncate is someone else's: left alone.
     layout_.reset();
-    file_.Close();
-    std::remove(path_.c_str());
+    file_ = Hdf5File();  // closes quietly: the error to report is the one in flight
+    if (created || truncated) std::remove(path_.c_str());
+    UnlockOutput();
     throw;
   }
   last_flush_ = Clock::now();
@@ -367,7 +397,16 @@ void Hdf5Recorder::Record(const sim::Row& row) {
   CSIM_CHECK(begun_ && !finished_);
   BufferRow(row, pending_rows_);
   ++pending_rows_;
-  const bool chunk_full = (submitted_rows_ + pending_rows_) % chunk_rows_ == 0;
+  const int64_t recorded = submitted_rows_ + pending_rows_;
+  if (recorded == 1) {
+    // The first row (the initial state) is written at once and waited for: a run killed
+    // before its first timed flush (1-2 s in) left a file without a single row, which
+    // no reader accepts. Once per run, so the wait costs nothing that matters.
+    FlushRows();
+    writer_->Wait();
+    return;
+  }
+  const bool chunk_full = recorded % chunk_rows_ == 0;
   // steady_clock::now() is a vDSO call (tens of ns): cheap enough for every row.
   if (chunk_full || Clock::now() - last_flush_ >= kFlushInterval) FlushRows();
 }
@@ -459,11 +498,56 @@ void Hdf5Recorder::Finish(sim::RunStatus status, const std::string& reason) {
   if (!failed) layout_->status.WriteFixedString(sim::RunStatusName(status));
   CloseFile();
   if (failed) MarkFailed(reason.empty() ? "unknown failure" : reason);
+  UnlockOutput();  // the file is complete: another run may now replace it
 }
 
 void Hdf5Recorder::CloseFile() {
   layout_.reset();
   file_.Close();
+}
+
+void Hdf5Recorder::AbandonFile() {
+  // As if the process had been killed at the failed write: HDF5 writes nothing more, and
+  // the file keeps every row flushed before it and opens in SWMR read mode (/status
+  // "running"). Closing instead flushed metadata and a superblock whose end of allocation
+  // lay past the end of a file that could not grow (EFBIG under a file-size limit), and
+  // then the whole file failed to open ("truncated file: eof = ... stored_eof = ...").
+  layout_->AbandonDatasets();
+  layout_.reset();
+  file_.Abandon();
+}
+
+bool Hdf5Recorder::LockOutput() {
+  // Why a lock of our own: HDF5's flock() on the file is released when SWMR writing
+  // starts, so a second run could truncate the file under the first. An open file
+  // description lock (F_OFD_SETLK) does not interact with HDF5's flock(), is not dropped
+  // when HDF5 closes its own descriptor of the file (a classic POSIX lock would be), and
+  // blocks no reader, since readers never ask for it. O_CREAT without O_TRUNC: taking the
+  // lock changes nothing in a file another run is writing. O_CLOEXEC: no child inherits it.
+  int fd = open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  const bool created = fd >= 0;
+  if (fd < 0 && errno == EEXIST) fd = open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) throw IoError("cannot create '" + path_ + "': " + std::strerror(errno));
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file, however long
+  if (fcntl(fd, F_OFD_SETLK, &lock) == 0) {
+    lock_fd_ = fd;
+    return created;
+  }
+  const int error = errno;
+  close(fd);
+  if (error == EAGAIN || error == EACCES)
+    throw IoError("cannot write '" + path_ + "': another process is writing it");
+  // A file system without record locks (ENOLCK, EINVAL on some network mounts): write
+  // unprotected, as before, rather than not at all.
+  return created;
+}
+
+void Hdf5Recorder::UnlockOutput() {
+  if (lock_fd_ < 0) return;
+  close(lock_fd_);  // the last descriptor of the open file description: the lock goes
+  lock_fd_ = -1;
 }
 
 void Hdf5Recorder::MarkFailed(const std::string& reason) {

@@ -18,12 +18,19 @@
 //   the run loop calls HDF5 only when none is (a flush first waits for the last write), so
 //   the library is never entered from two threads at once. A write's error surfaces as
 //   IoError at the next flush (from Record or Heartbeat) or at Finish.
+// - The first row (the initial state) is flushed as soon as it is recorded, and waited for.
 // - A run killed even with SIGKILL leaves a file at the final path that opens in SWMR read
-//   mode with every row up to the last flush and /status "running".
+//   mode with every row up to the last flush (at least the initial state, once recorded)
+//   and /status "running".
 // - A write that fails ends the run with IoError (csim exits 4); /status stays "running".
-//   On a full disk (ENOSPC; measured on a 20 MB tmpfs) the file keeps every row flushed
-//   before (234 of clutter-160's) and passes tools/check_output.py. Under a file-size
-//   limit (EFBIG) it does not open ("truncated file"): HDF5 had allocated space past it.
+//   The file is then abandoned, not closed (AbandonFile): it is left as a killed run
+//   leaves it, with every row flushed before. Closing it flushed metadata and a superblock
+//   whose end of allocation lay past the end of the file when it could not grow (EFBIG
+//   under a file-size limit), and the file did not open at all ("truncated file").
+// - One writer per file: Begin takes a lock of its own on the output (LockOutput) before
+//   creating it and holds it until Finish or destruction; a second recorder on the same
+//   path fails with IoError and leaves the first one's file alone. Readers are not
+//   affected.
 // - Finish writes the final /status in place (a fixed-length string, rewritable under
 //   SWMR) and closes. For a failed run, the file is reopened normally after the SWMR
 //   session to add the `failure_reason` root attribute, and /status becomes "failed" only
@@ -45,18 +52,22 @@ namespace csim::io {
 /// hands to its own background thread are serialized with it).
 class Hdf5Recorder final : public sim::Recorder {
  public:
-  /// `path`: the output file, created (truncated) at Begin. Nothing is touched before.
+  /// `path`: the output file, locked and created (truncated) at Begin. Nothing is touched
+  /// before.
   explicit Hdf5Recorder(std::string path);
   /// Flushes buffered rows (best effort, errors ignored) and closes the file if Finish was
-  /// not called; /status stays "running", as after a crash.
+  /// not called; /status stays "running", as after a crash. After a failed write the file
+  /// is abandoned instead (AbandonFile). Releases the lock on the output.
   ~Hdf5Recorder() override;
   Hdf5Recorder(const Hdf5Recorder&) = delete;
   Hdf5Recorder& operator=(const Hdf5Recorder&) = delete;
 
-  /// Creates the file and its whole layout, then starts SWMR writing.
-  /// Requires info.model and info.settings. Throws IoError if the file cannot be created.
+  /// Locks the output, creates the file and its whole layout, then starts SWMR writing.
+  /// Requires info.model and info.settings. Throws IoError if the file cannot be created
+  /// or another process (or recorder) is writing it; that file is then left untouched.
   void Begin(const sim::RunInfo& info) override;
-  /// Buffers one row; writes and flushes on chunk boundaries and after 1 s of wall time.
+  /// Buffers one row; writes and flushes the first row at once, then on chunk boundaries
+  /// and after 1 s of wall time.
   /// The row's q, v and body arrays must have the model's sizes. Throws IoError if a
   /// write fails.
   void Record(const sim::Row& row) override;
@@ -92,6 +103,15 @@ class Hdf5Recorder final : public sim::Recorder {
   void CloseFile();
   /// Reopens the closed file without SWMR to record a failed run's reason and status.
   void MarkFailed(const std::string& reason);
+  /// After a failed write: drops every HDF5 handle without closing it, so nothing more is
+  /// written and the file stays as a killed run would leave it.
+  void AbandonFile();
+  /// Opens path_ (creating it, never truncating) and takes an exclusive open file
+  /// description lock on it, held in lock_fd_. Returns true if it created the file.
+  /// Throws IoError if the file cannot be opened or another writer holds the lock.
+  bool LockOutput();
+  /// Releases the lock (no-op without one).
+  void UnlockOutput();
 
   std::string path_;
   Hdf5File file_;                  // destroyed last: datasets close before the file
@@ -105,6 +125,8 @@ class Hdf5Recorder final : public sim::Recorder {
   int64_t flushed_rows_ = 0;       // rows the writer has written and flushed
   int64_t recorded_contacts_ = 0;  // contacts of every recorded row: the next offset
   std::chrono::steady_clock::time_point last_flush_;
+  int lock_fd_ = -1;               // descriptor holding the lock on path_, -1: none
+  bool write_failed_ = false;      // a background write threw (set on the writer thread)
   bool begun_ = false;
   bool finished_ = false;
 };

@@ -672,7 +672,7 @@ TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[h
   TempDir dir;
   Run run;
   const std::string path = dir.File("killed.h5");
-  constexpr int64_t kEarlyRows = 40;  // recorded at once: buffered, not flushed
+  constexpr int64_t kEarlyRows = 40;  // recorded at once: the first flushed, the rest buffered
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
@@ -709,6 +709,178 @@ TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[h
   INFO(text);
   CHECK(text.find("running") != std::string::npos);
   CHECK(text.find("41 (steps 0 to 40)") != std::string::npos);
+}
+
+TEST_CASE("Hdf5Recorder: the initial row is on disk as soon as it is recorded", "[hdf5]") {
+  // A run killed before its first timed flush (1-2 s in) used to leave a file with no row
+  // at all ("/time is empty").
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("killed_early.h5");
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      Hdf5Recorder recorder(path);
+      recorder.Begin(run.info);
+      RecordRows(recorder, run.model, 0, 1);
+      if (recorder.flushed_rows() != 1) _exit(2);
+      raise(SIGKILL);  // at once: no timed flush, no Finish, no destructor
+    } catch (...) {
+      _exit(1);
+    }
+    _exit(3);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  INFO("child status " << status);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(WTERMSIG(status) == SIGKILL);
+  CHECK(RunChecker(path, true) == 0);
+  Hdf5Id file = OpenForReading(path);
+  CHECK(ReadStatus(file) == "running");
+  CHECK(Shape(file, "/time") == std::vector<hsize_t>{1});
+  CheckRowsMatch(file, run.model, 1, true);
+}
+
+TEST_CASE("Hdf5Recorder: a second writer of the same file fails and changes nothing",
+          "[hdf5]") {
+  // HDF5's own file lock is gone once SWMR writing starts: a second run used to truncate
+  // the file under the first, and both "succeeded" with a corrupt file.
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("shared.h5");
+  Hdf5Recorder first(path);
+  first.Begin(run.info);
+  const int64_t rows = first.chunk_rows() + 5;
+  RecordRows(first, run.model, 0, rows / 2);
+  SECTION("another recorder in this process") {
+    Hdf5Recorder second(path);
+    CHECK_THROWS_AS(second.Begin(run.info), IoError);
+    CHECK_THROWS_WITH(Hdf5Recorder(path).Begin(run.info),
+                      Catch::Contains(path) && Catch::Contains("another process is writing it"));
+  }
+  SECTION("a csim run in another process; readers are not blocked") {
+    const std::string log = dir.File("second.txt");
+    const std::string command = std::string("'") + CSIM_EXECUTABLE + "' run '" +
+                                CSIM_SOURCE_DIR + "/scenes/pendulum.yaml' -q -o '" + path +
+                                "' > '" + log + "' 2>&1";
+    const int status = std::system(command.c_str());
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(text);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 4));
+    CHECK(text.find("another process is writing it") != std::string::npos);
+    // A SWMR reader (h5py, in another process) still opens the file being written.
+    CHECK(RunChecker(path, true) == 0);
+  }
+  RecordRows(first, run.model, rows / 2, rows);
+  first.Finish(sim::RunStatus::kCompleted, "");
+  CHECK(RunChecker(path, true) == 0);
+  {
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadStatus(file) == "completed");
+    CheckRowsMatch(file, run.model, rows, true);
+  }
+  // Finish released the lock: the next run may replace the file.
+  CHECK_NOTHROW(WriteRun(run, path, 10, sim::RunStatus::kCompleted));
+  Hdf5Id file = OpenForReading(path);
+  CHECK(Shape(file, "/time") == std::vector<hsize_t>{10});
+}
+
+TEST_CASE("Hdf5Recorder: a write that fails leaves the rows flushed before readable",
+          "[hdf5]") {
+  // Under a file-size limit (EFBIG, as a full disk), closing the file after the failure
+  // wrote a superblock whose end of allocation lay past the end of the file, which then
+  // did not open at all ("truncated file"). The file must stay as a killed run leaves it.
+  TempDir dir;
+  Run run;
+  // Several limits, so that the writes fail at different points of the file.
+  for (const rlim_t limit_kib : {150, 200, 300, 600}) {
+    const std::string path = dir.File("limited_" + std::to_string(limit_kib) + ".h5");
+    INFO("limit " << limit_kib << " KiB");
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      signal(SIGXFSZ, SIG_IGN);  // a failed write returns EFBIG instead of killing us
+      bool failed = false;
+      try {
+        // As in csim: the IoError leaves the run loop and the recorder is destroyed.
+        Hdf5Recorder recorder(path);
+        recorder.Begin(run.info);
+        const rlimit limit{limit_kib * 1024, limit_kib * 1024};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(4);
+        try {
+          RecordRows(recorder, run.model, 0, 200 * recorder.chunk_rows());
+        } catch (const IoError&) {
+          failed = true;
+        }
+      } catch (...) {
+        _exit(3);
+      }
+      _exit(failed ? 0 : 2);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    INFO("child status " << status);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    CHECK(RunChecker(path, true) == 0);
+    CHECK_NOTHROW(DescribeRun(path));
+    // Rows as a reader takes them: every series sliced to len(/time), which the series
+    // written before /time in the failed write may exceed.
+    const Hdf5File file = Hdf5File::Open(path, Hdf5File::Mode::kSwmrRead);
+    CHECK(file.OpenDataset("status").ReadString() == "running");
+    const std::vector<double> time = file.OpenDataset("time").ReadDoubles();
+    const hsize_t n = time.size();
+    CHECK(n > 0);
+    const std::vector<double> q = file.OpenDataset("state/q").ReadDoubles(n);
+    REQUIRE(q.size() == n * run.model.nq);
+    sim::Row row = MakeRow(run.model);
+    for (hsize_t i = 0; i < n; ++i) {
+      FillRow(static_cast<int64_t>(i), &row);
+      CHECK(time[i] == row.time);
+      for (int k = 0; k < run.model.nq; ++k) CHECK(q[i * run.model.nq + k] == row.q[k]);
+    }
+  }
+}
+
+/// Overwrites `count` bytes of `path` from `offset` with 0xab.
+void Corrupt(const std::string& path, std::streamoff offset, size_t count) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(f.good());
+  f.seekp(offset);
+  const std::string garbage(count, '\xab');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  REQUIRE(f.good());
+}
+
+/// Address in the file of the object header of `object`.
+haddr_t ObjectAddress(const std::string& path, const std::string& object) {
+  Hdf5Id file = OpenForReading(path);
+  H5O_info_t info{};
+  REQUIRE(H5Oget_info_by_name2(file.get(), object.c_str(), &info, H5O_INFO_BASIC,
+                               H5P_DEFAULT) >= 0);
+  return info.addr;
+}
+
+TEST_CASE("DescribeRun of a corrupt file fails with IoError and does not hang", "[hdf5]") {
+  // SWMR readers retry a failed metadata checksum (it may be a torn read of a live
+  // writer's update) with a doubling sleep; HDF5's default of 100 attempts never ended.
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("corrupt.h5");
+  WriteRun(run, path, kRows, sim::RunStatus::kCompleted);
+  SECTION("a dataset's object header") {
+    // Inside the header, past its signature: a checksum mismatch, not a foreign object.
+    const haddr_t header = ObjectAddress(path, "/solver/iterations");
+    Corrupt(path, static_cast<std::streamoff>(header) + 16, 32);
+    CHECK_THROWS_WITH(DescribeRun(path), Catch::Contains(path) && Catch::Contains("checksum"));
+  }
+  SECTION("everything after the superblock") {
+    Corrupt(path, 48, fs::file_size(path) - 48);
+    CHECK_THROWS_AS(DescribeRun(path), IoError);
+  }
 }
 
 TEST_CASE("Hdf5Recorder: a write that fails on the writer thread surfaces as IoError",

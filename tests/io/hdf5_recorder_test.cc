@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -668,26 +669,15 @@ TEST_CASE("Hdf5Recorder: buffering a row does not allocate", "[hdf5]") {
   recorder.Finish(sim::RunStatus::kCompleted, "");
 }
 
-TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[hdf5]") {
-  TempDir dir;
-  Run run;
-  const std::string path = dir.File("killed.h5");
-  constexpr int64_t kEarlyRows = 40;  // recorded at once: the first flushed, the rest buffered
+/// Runs `writer` in a forked child, which must end by killing itself with SIGKILL while its
+/// recorder is alive (no Finish, no destructor, no HDF5 close), as a killed csim would end;
+/// `writer` returns false when what it checked before the kill does not hold.
+void RunUntilKilled(const std::function<bool()>& writer) {
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    // The writer: killed with SIGKILL, so no Finish, no destructor, no HDF5 close.
     try {
-      Hdf5Recorder recorder(path);
-      recorder.Begin(run.info);
-      RecordRows(recorder, run.model, 0, kEarlyRows);
-      std::this_thread::sleep_for(std::chrono::milliseconds(1600));
-      // Over a second since the last flush: this row triggers a flush of all 41 rows.
-      RecordRows(recorder, run.model, kEarlyRows, kEarlyRows + 1);
-      // Buffered only: lost with the process.
-      RecordRows(recorder, run.model, kEarlyRows + 1, kEarlyRows + 4);
-      if (recorder.flushed_rows() != kEarlyRows + 1) _exit(2);
-      raise(SIGKILL);
+      if (!writer()) _exit(2);
     } catch (...) {
       _exit(1);
     }
@@ -695,10 +685,29 @@ TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[h
   }
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
-  INFO("child status " << status);
+  INFO("child status " << status << " (exit 1: an exception, 2: a check before the kill)");
   REQUIRE(WIFSIGNALED(status));
   REQUIRE(WTERMSIG(status) == SIGKILL);
+}
 
+TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[hdf5]") {
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("killed.h5");
+  constexpr int64_t kEarlyRows = 40;  // recorded at once: the first flushed, the rest buffered
+  RunUntilKilled([&] {
+    Hdf5Recorder recorder(path);
+    recorder.Begin(run.info);
+    RecordRows(recorder, run.model, 0, kEarlyRows);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+    // Over a second since the last flush: this row triggers a flush of all 41 rows.
+    RecordRows(recorder, run.model, kEarlyRows, kEarlyRows + 1);
+    // Buffered only: lost with the process.
+    RecordRows(recorder, run.model, kEarlyRows + 1, kEarlyRows + 4);
+    if (recorder.flushed_rows() != kEarlyRows + 1) return false;
+    raise(SIGKILL);
+    return true;
+  });
   CHECK(RunChecker(path, true) == 0);
   {
     Hdf5Id file = OpenForReading(path);
@@ -717,25 +726,14 @@ TEST_CASE("Hdf5Recorder: the initial row is on disk as soon as it is recorded", 
   TempDir dir;
   Run run;
   const std::string path = dir.File("killed_early.h5");
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    try {
-      Hdf5Recorder recorder(path);
-      recorder.Begin(run.info);
-      RecordRows(recorder, run.model, 0, 1);
-      if (recorder.flushed_rows() != 1) _exit(2);
-      raise(SIGKILL);  // at once: no timed flush, no Finish, no destructor
-    } catch (...) {
-      _exit(1);
-    }
-    _exit(3);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  INFO("child status " << status);
-  REQUIRE(WIFSIGNALED(status));
-  REQUIRE(WTERMSIG(status) == SIGKILL);
+  RunUntilKilled([&] {
+    Hdf5Recorder recorder(path);
+    recorder.Begin(run.info);
+    RecordRows(recorder, run.model, 0, 1);
+    if (recorder.flushed_rows() != 1) return false;
+    raise(SIGKILL);  // at once: no timed flush, no Finish
+    return true;
+  });
   CHECK(RunChecker(path, true) == 0);
   Hdf5Id file = OpenForReading(path);
   CHECK(ReadStatus(file) == "running");

@@ -15,33 +15,13 @@
 
 #include "engine/common/input_error.h"
 #include "engine/io/scene_loader.h"
+#include "tests/support/scene_errors.h"
 
 namespace csim::io {
 namespace {
 
-/// Loads `text` as "test.yaml" and returns the InputError it must raise.
-InputError LoadError(const std::string& text) {
-  try {
-    LoadSceneFromText(text, "test.yaml", {});
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("the scene was accepted:\n" << text);
-  throw std::logic_error("unreachable");
-}
-
-/// Checks that `text` is rejected at line:col with a message containing `what`.
-void CheckRejected(const std::string& text, int line, int col, const std::string& what) {
-  const InputError e = LoadError(text);
-  INFO(e.what());
-  CHECK(e.where().file == "test.yaml");
-  CHECK(e.where().line == line);
-  CHECK(e.where().column == col);
-  CHECK(e.message().find(what) != std::string::npos);
-}
-
-/// A one-body scene whose body entry is `body` (indented 4 spaces, starting on line 3).
-std::string OneBody(const std::string& body) { return "csim: 1\nbodies:\n  - name: b\n" + body; }
+using test::CheckRejected;
+using test::OneBody;
 
 /// A file or directory in the current directory, removed when the test ends.
 struct TempPath {

@@ -12,47 +12,16 @@
 
 #include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
+#include "tests/support/scene_errors.h"
 
 namespace csim::io {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-/// Loads `text` as "test.yaml" and returns the InputError it must raise.
-InputError LoadError(const std::string& text) {
-  try {
-    LoadSceneFromText(text, "test.yaml", {});
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("the scene was accepted:\n" << text);
-  throw std::logic_error("unreachable");
-}
-
-/// Line `line` of `text` with a caret under column `col` (1-based), for failure messages.
-std::string Caret(const std::string& text, int line, int col) {
-  size_t start = 0;
-  for (int i = 1; i < line && start != std::string::npos; ++i) {
-    start = text.find('\n', start);
-    if (start != std::string::npos) ++start;
-  }
-  if (start == std::string::npos) return "";
-  const std::string row = text.substr(start, text.find('\n', start) - start);
-  return row + "\n" + std::string(col > 0 ? col - 1 : 0, ' ') + "^";
-}
-
-/// Checks that `text` is rejected at line:col with a message containing `what`.
-void CheckRejected(const std::string& text, int line, int col, const std::string& what) {
-  const InputError e = LoadError(text);
-  INFO(e.what() << "\n" << Caret(text, e.where().line, e.where().column));
-  CHECK(e.where().file == "test.yaml");
-  CHECK(e.where().line == line);
-  CHECK(e.where().column == col);
-  CHECK(e.message().find(what) != std::string::npos);
-}
-
-/// A one-body scene whose body entry is `body` (indented 4 spaces, starting on line 3).
-std::string OneBody(const std::string& body) { return "csim: 1\nbodies:\n  - name: b\n" + body; }
+using test::CheckRejected;
+using test::LoadError;
+using test::OneBody;
 
 const char* kFullScene = R"(csim: 1
 name: all

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <new>
@@ -22,6 +23,7 @@
 #include "engine/io/hdf5_recorder.h"
 #include "engine/io/run_summary.h"
 #include "engine/io/scene_loader.h"
+#include "engine/io/scene_overrides.h"
 
 namespace csim::app {
 namespace {
@@ -113,6 +115,42 @@ void PrintModel(const io::LoadedScene& scene) {
                 "touches the world's geometry\n", model.bodies[b].name.c_str());
 }
 
+/// A shorthand option of `run` and the settings key it overrides.
+struct Shorthand {
+  const char* option;        ///< as typed: "--dt"
+  const char* key;           ///< under settings: "time_step"
+  const std::string* value;  ///< the option's value; empty when not given
+  bool quoted;               ///< a file name: quoted so that YAML reads it as a string
+};
+
+std::vector<Shorthand> Shorthands(const RunOptions& o) {
+  return {{"--output", "output.file", &o.output, true},
+          {"--dt", "time_step", &o.time_step, false},
+          {"--duration", "duration", &o.duration, false},
+          {"--integrator", "integrator", &o.integrator, false},
+          {"--contact-model", "contact_model", &o.contact_model, false}};
+}
+
+std::string OverrideOf(const Shorthand& s) {
+  return std::string("settings.") + s.key + "=" + (s.quoted ? YamlQuote(*s.value) : *s.value);
+}
+
+/// An error inside a shorthand's override (`--set settings.time_step=abc:1:20`) located at
+/// the option the user typed instead (`--dt abc:1:6`); any other error unchanged.
+InputError AtShorthand(const InputError& e, const RunOptions& options) {
+  for (const Shorthand& s : Shorthands(options)) {
+    if (s.value->empty()) continue;
+    const std::string argument = OverrideOf(s);
+    if (e.where().file != io::OverrideFileName(argument)) continue;
+    const int value_start = static_cast<int>(argument.find('=')) + 1;  // 0-based
+    const int offset = std::max(0, e.where().column - 1 - value_start - (s.quoted ? 1 : 0));
+    const std::string typed = std::string(s.option) + " " + *s.value;
+    return InputError({typed, 1, static_cast<int>(std::string(s.option).size()) + 2 + offset},
+                      e.message());
+  }
+  return e;
+}
+
 }  // namespace
 
 std::string YamlQuote(const std::string& text) {
@@ -126,14 +164,9 @@ std::string YamlQuote(const std::string& text) {
 
 std::vector<std::string> BuildOverrides(const RunOptions& options) {
   std::vector<std::string> overrides = options.sets;
-  auto add = [&overrides](const char* key, const std::string& value) {
-    if (!value.empty()) overrides.push_back(std::string("settings.") + key + "=" + value);
-  };
-  add("output.file", options.output.empty() ? "" : YamlQuote(options.output));
-  add("time_step", options.time_step);
-  add("duration", options.duration);
-  add("integrator", options.integrator);
-  add("contact_model", options.contact_model);
+  for (const Shorthand& s : Shorthands(options)) {
+    if (!s.value->empty()) overrides.push_back(OverrideOf(s));
+  }
   return overrides;
 }
 
@@ -159,7 +192,12 @@ int RunCommand(const RunOptions& options) {
     throw InputError({options.empty_option, 0, 0}, "expected a value, got an empty one");
   }
   // Load and validate everything before the output file exists (cli.md: exit 1 writes nothing).
-  io::LoadedScene scene = io::LoadScene(options.scene, BuildOverrides(options));
+  io::LoadedScene scene;
+  try {
+    scene = io::LoadScene(options.scene, BuildOverrides(options));
+  } catch (const InputError& e) {
+    throw AtShorthand(e, options);
+  }
   scene.settings.threads = options.threads;
   const std::string& output = scene.settings.output.file;
   std::error_code same_error;

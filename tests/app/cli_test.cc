@@ -305,6 +305,8 @@ TEST_CASE("invalid input exits 1 with FILE:LINE:COL and writes no file", "[cli]"
     const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--dt", "fast"}, dir);
     INFO(o.err);
     CHECK(o.status == 1);
+    // Located at the option typed, not at the --set it becomes.
+    CHECK(Contains(o.err, "--dt fast:1:6: expected a number, got 'fast' (settings.time_step)"));
     CHECK(dir.H5Files().empty());
   }
   SECTION("--threads 0, or a typo's 100000 (which took minutes to start, deaf to SIGTERM)") {

@@ -490,9 +490,10 @@ void SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 void DisableHdf5ExitCleanup() { H5dont_atexit(); }
 
-Hdf5File Hdf5File::Create(const std::string& file_name) {
+Hdf5File Hdf5File::Create(const std::string& file_name, bool file_locking) {
   SilenceHdf5Errors();
   Hdf5Id fapl = LatestFormatAccess();
+  if (!file_locking) H5Pset_file_locking(fapl.get(), false, true);
   Hdf5Id file(H5Fcreate(file_name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
   if (!file.valid()) FailFile("create HDF5 file", file_name);
   Hdf5File result;

@@ -229,8 +229,10 @@ class Hdf5File : public Hdf5Group {
   /// Closes quietly (errors are lost; call Close() to see them).
   ~Hdf5File() = default;
 
-  /// Creates (truncates) a file with the latest format, as SWMR requires.
-  static Hdf5File Create(const std::string& file_name);
+  /// Creates (truncates) a file with the latest format, as SWMR requires. With
+  /// `file_locking` false, HDF5 takes no lock of its own on it: for a writer that already
+  /// holds one (Hdf5Recorder), which a reader's HDF5 lock must then not block.
+  static Hdf5File Create(const std::string& file_name, bool file_locking = true);
   /// Opens an existing file.
   static Hdf5File Open(const std::string& file_name, Mode mode);
 

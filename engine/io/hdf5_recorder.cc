@@ -350,7 +350,10 @@ void Hdf5Recorder::Begin(const sim::RunInfo& info) {
   const bool created = LockOutput();
   bool truncated = false;
   try {
-    file_ = Hdf5File::Create(path_);
+    // HDF5's own lock is off: ours (LockOutput) keeps other writers out, and with HDF5's
+    // a reader polling for the file (a notebook) could hold its shared lock on the empty
+    // file LockOutput created just as HDF5 asked for its exclusive one, failing the run.
+    file_ = Hdf5File::Create(path_, /*file_locking=*/false);
     truncated = true;
     WriteLayout(info);
   } catch (...) {

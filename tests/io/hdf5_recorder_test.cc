@@ -6,6 +6,8 @@
 #include <hdf5_hl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -782,6 +784,24 @@ TEST_CASE("Hdf5Recorder: a second writer of the same file fails and changes noth
   }
   // Finish released the lock: the next run may replace the file.
   CHECK_NOTHROW(WriteRun(run, path, 10, sim::RunStatus::kCompleted));
+  Hdf5Id file = OpenForReading(path);
+  CHECK(Shape(file, "/time") == std::vector<hsize_t>{10});
+}
+
+TEST_CASE("Hdf5Recorder: a reader's HDF5 lock on the output does not fail the run", "[hdf5]") {
+  // A notebook polling for a run's file may open it (an HDF5 reader takes a shared flock)
+  // right after the recorder created it empty for its own lock; HDF5's exclusive lock then
+  // failed, and so did the run (exit 4, 6 of 20 starts under a polling csimpy.open).
+  TempDir dir;
+  Run run;
+  const std::string path = dir.File("polled.h5");
+  std::ofstream(path) << "";
+  const int reader = open(path.c_str(), O_RDONLY);
+  REQUIRE(reader >= 0);
+  REQUIRE(flock(reader, LOCK_SH | LOCK_NB) == 0);  // what the reader's HDF5 holds
+  CHECK_NOTHROW(WriteRun(run, path, 10, sim::RunStatus::kCompleted));
+  close(reader);
+  CHECK(RunChecker(path, true) == 0);
   Hdf5Id file = OpenForReading(path);
   CHECK(Shape(file, "/time") == std::vector<hsize_t>{10});
 }

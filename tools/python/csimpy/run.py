@@ -12,6 +12,7 @@ last), so a file that is still being written reads consistently; `refresh()` pic
 the rows flushed since the last look.
 """
 import builtins
+import ctypes
 import os
 import re
 import subprocess
@@ -35,6 +36,39 @@ _SERIES = {
     "contact_offset": "contacts/offset",
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
+
+# Metadata reads in SWMR mode retry a failed checksum (it may be a torn read of metadata
+# the writer is rewriting), sleeping twice as long after each failure: HDF5's default of
+# 100 attempts never gives up on a corrupt file. 31 give up after ~1 s, as csim's reader.
+_SWMR_READ_ATTEMPTS = 31
+
+
+def _hdf5_library():
+    """The HDF5 library h5py runs on (ctypes handle), or None if it cannot be found."""
+    try:
+        with builtins.open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "libhdf5" in line and "/" in line}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        if "hl" not in os.path.basename(path):
+            return ctypes.CDLL(path)
+    return None
+
+
+def _open_swmr(path):
+    """`path` opened read-only in SWMR mode, metadata reads capped at _SWMR_READ_ATTEMPTS.
+    h5py does not expose H5Pset_metadata_read_attempts, so it is called through ctypes
+    on h5py's own HDF5 (without the cap if that library cannot be found)."""
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_libver_bounds(h5py.h5f.LIBVER_LATEST, h5py.h5f.LIBVER_LATEST)
+    library = _hdf5_library()
+    if library is not None:
+        set_attempts = library.H5Pset_metadata_read_attempts
+        set_attempts.argtypes = [ctypes.c_int64, ctypes.c_uint]
+        set_attempts(fapl.id, _SWMR_READ_ATTEMPTS)
+    flags = h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ
+    return h5py.File(h5py.h5f.open(os.fsencode(path), flags, fapl=fapl))
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
 
 
@@ -79,11 +113,14 @@ class Run:
         self._file = None
         if swmr:
             try:
-                self._file = h5py.File(self.path, "r", libver="latest", swmr=True)
+                self._file = _open_swmr(self.path)
             except OSError:
                 self._file = None  # not an SWMR-capable file: open it plainly below
         if self._file is None:
-            self._file = h5py.File(self.path, "r")
+            try:
+                self._file = h5py.File(self.path, "r")
+            except OSError as error:  # h5py's message does not name the file
+                raise OSError(f"{self.path}: {error}") from error
         self.swmr = bool(getattr(self._file, "swmr_mode", False))
         f = self._file
         if f.attrs.get("format") is not None and _text(f.attrs["format"]) != "csim":

@@ -138,6 +138,16 @@ def test_run_without_contacts(make_run, tmp_path):
     assert "contacts" not in run.frame().columns
 
 
+def test_a_corrupt_file_raises_naming_it(pendulum_h5, tmp_path):
+    """A damaged superblock: the SWMR open used to retry its checksum for good (a hang)."""
+    damaged = tmp_path / "damaged.h5"
+    data = bytearray(open(pendulum_h5, "rb").read())
+    data[40:48] = b"\xff" * 8
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(OSError, match="damaged.h5: .*checksum"):
+        csimpy.open(damaged)
+
+
 def test_swmr_reads_a_live_run(csim, tmp_path):
     """Open a run while csim writes it, watch it grow with refresh(), interrupt it."""
     out = tmp_path / "live.h5"

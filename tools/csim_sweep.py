@@ -47,11 +47,16 @@ Examples (from the repository root, after building build/app/csim):
 (`tools/slurm/sweep_collect.sbatch`) that starts `--dependency=afterok:ARRAY_JOB`.
 A row already collected (DIR/runs/ID.json exists) is skipped unless `run-one --force`.
 `run-one` exits 0 whenever csim gave a result (completed, failed, or invalid input), so
-those rows are final; an I/O error or an interruption exits non-zero and is retried by
-the next `run` (parallel --resume-failed).
+those rows are final; an I/O error, an interruption or an output that cannot be read
+exits non-zero, writes no DIR/runs/ID.json, and is retried by the next `run` (parallel
+--resume-failed). `expand`, `run` and `slurm` hold DIR/.lock while they write the
+directory: a second sweep on the same directory is refused, naming the holder. A
+description that cannot be expanded is reported as `FILE[:LINE:COL]: problem`.
 """
 import argparse
+import contextlib
 import csv
+import fcntl
 import hashlib
 import itertools
 import json
@@ -120,6 +125,51 @@ def expand_yaml(spec):
     return rows
 
 
+def read_yaml_spec(path):
+    """Rows, collect map and name of a YAML description; a description that cannot be
+    expanded exits with `PATH[:LINE:COL]: problem` rather than a traceback."""
+    import yaml
+    try:
+        with open(path) as f:
+            spec = yaml.safe_load(f) or {}
+    except OSError as e:
+        raise SystemExit(f"{path}: cannot read the sweep description: {e.strerror}")
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+        raise SystemExit(f"{where}: invalid YAML: {getattr(e, 'problem', None) or e}")
+    if not isinstance(spec, dict):
+        raise SystemExit(f"{path}: a sweep description is a map (axes, set, rows, collect, name)")
+    collect = spec.get("collect") or {}
+    if not isinstance(collect, dict) or not all(isinstance(v, str) for v in collect.values()):
+        raise SystemExit(f"{path}: collect maps column names to expressions such as q[0]")
+    try:
+        rows = expand_yaml(spec)
+        for row in rows:
+            canonical(row)  # the axis values' types are checked here, before any run
+    except (TypeError, ValueError, AttributeError) as e:
+        raise SystemExit(f"{path}: cannot expand the sweep description: {e}")
+    return rows, dict(collect), spec.get("name", os.path.splitext(os.path.basename(path))[0])
+
+
+@contextlib.contextmanager
+def locked_sweep_dir(d):
+    """Holds DIR/.lock while a command writes the sweep directory: a second `run` or
+    `expand` on it would rewrite sweep.json under the first and run every row twice."""
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, ".lock"), "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            owner = lock.read().strip() or "another process"
+            raise SystemExit(f"{d}: the sweep directory is in use by {owner}")
+        lock.truncate(0)
+        lock.write(f"pid {os.getpid()} on {platform.node()}\n")
+        lock.flush()
+        yield
+
+
 def expand_tsv(path):
     with open(path, newline="") as f:
         reader = csv.DictReader((line for line in f if line.strip() and not line.startswith("#")),
@@ -186,11 +236,7 @@ def cmd_expand(a):
     if a.spec.endswith((".tsv", ".txt")):
         rows, collect, name = expand_tsv(a.spec), {}, os.path.basename(a.spec)
     else:
-        import yaml
-        with open(a.spec) as f:
-            spec = yaml.safe_load(f) or {}
-        rows, collect = expand_yaml(spec), dict(spec.get("collect") or {})
-        name = spec.get("name", os.path.splitext(os.path.basename(a.spec))[0])
+        rows, collect, name = read_yaml_spec(a.spec)
     for item in a.collect or []:
         key, _, expr = item.partition("=")
         collect[key] = expr
@@ -278,7 +324,10 @@ def cmd_run_one(a):
                         print(f"{r['run_id']}: collect {key}: {e}", file=sys.stderr)
                         result[key] = math.nan
         except OSError as e:
-            result["failure_reason"] = f"cannot read the output: {e}"
+            # Not final: a rerun must redo this row, so no DIR/runs/ID.json is written.
+            print(f"{r['run_id']}: cannot read the output, the row stays to do: {e}",
+                  file=sys.stderr)
+            return 1
     elif code == 1:
         with open(base + ".log") as f:
             result["failure_reason"] = " ".join(f.read().splitlines()[1:])[:500]
@@ -419,7 +468,10 @@ def main(argv=None):
     q.add_argument("--wait", action="store_true", help="return when the collection job ended")
     q.set_defaults(fn=cmd_slurm)
     a = p.parse_args(argv)
-    return a.fn(a) if a.command != "expand" else (cmd_expand(a) and 0)
+    if a.command in ("expand", "run", "slurm"):  # the commands that rewrite sweep.json
+        with locked_sweep_dir(a.dir):
+            return a.fn(a) if a.command != "expand" else (cmd_expand(a) and 0)
+    return a.fn(a)
 
 
 if __name__ == "__main__":

@@ -142,3 +142,64 @@ def test_scene_paths_resolve_from_cwd_spec_or_repository(tmp_path, monkeypatch):
     assert csim_sweep.resolve_scene("mine.yaml") == str(tmp_path / "mine.yaml")
     with pytest.raises(SystemExit, match="not found"):
         csim_sweep.resolve_scene("scenes/nope.yaml")
+
+
+def test_a_bad_description_is_located_not_a_traceback(csim, tmp_path):
+    cases = {
+        "syntax.yaml": ("scene: x.yaml\ndt: [0.1, 0.2\n", "syntax.yaml:3:1: invalid YAML"),
+        "list.yaml": ("- scene: x.yaml\n", "a sweep description is a map"),
+        "dt.yaml": ("scene: x.yaml\ndt: '0.01, 0.02'\n", "cannot expand the sweep description"),
+        "collect.yaml": ("scene: x.yaml\ncollect: {x: 5}\n", "collect maps column names"),
+    }
+    for name, (text, message) in cases.items():
+        spec = tmp_path / name
+        spec.write_text(text)
+        r = sweep("expand", str(spec), "-o", str(tmp_path / "d"), csim=csim, check=False)
+        assert r.returncode == 1, name
+        assert "Traceback" not in r.stderr, r.stderr
+        assert message in r.stderr, r.stderr
+    r = sweep("expand", str(tmp_path / "absent.yaml"), "-o", str(tmp_path / "d"), csim=csim,
+              check=False)
+    assert r.returncode == 1 and "cannot read the sweep description" in r.stderr
+
+
+def test_a_sweep_directory_in_use_is_refused(csim, tmp_path):
+    """A second sweep on the same directory rewrote sweep.json under the first."""
+    import fcntl
+    d = tmp_path / "s"
+    d.mkdir()
+    with open(d / ".lock", "a+") as held:  # what a running `run` holds
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("pid 1234 on testhost\n")
+        held.flush()
+        r = sweep("expand", os.path.join(REPO, "tools", "sweeps", "pendulum_angle.tsv"), "-o",
+                  str(d), csim=csim, check=False)
+        assert r.returncode == 1
+        assert "in use by pid 1234 on testhost" in r.stderr
+        assert not (d / "sweep.json").exists()
+    sweep("expand", os.path.join(REPO, "tools", "sweeps", "pendulum_angle.tsv"), "-o", str(d),
+          csim=csim)
+    assert (d / "sweep.json").exists()
+
+
+def test_an_unreadable_output_leaves_the_row_to_do(csim, tmp_path, monkeypatch):
+    """A row whose output could not be read was recorded as final and never redone."""
+    d = tmp_path / "s"
+    sweep("expand", os.path.join(REPO, "tools", "sweeps", "pendulum_angle.tsv"), "-o", str(d),
+          csim=csim)
+    fake = tmp_path / "fake_csim"  # exits 0 and writes an output no reader can open
+    fake.write_text('#!/bin/sh\nfor a; do last="$a"; done\necho garbage > "$last"\nexit 0\n')
+    fake.chmod(0o755)
+    sweep_json = json.loads((d / "sweep.json").read_text())
+    real = sweep_json["csim"]
+    sweep_json["csim"] = str(fake)
+    (d / "sweep.json").write_text(json.dumps(sweep_json))
+    r = sweep("run-one", str(d), "0", check=False)
+    assert r.returncode == 1
+    assert "the row stays to do" in r.stderr
+    run_id = sweep_json["runs"][0]["run_id"]
+    assert not (d / "runs" / (run_id + ".json")).exists()
+    sweep_json["csim"] = real
+    (d / "sweep.json").write_text(json.dumps(sweep_json))
+    assert sweep("run-one", str(d), "0").returncode == 0
+    assert json.loads((d / "runs" / (run_id + ".json")).read_text())["status"] == "completed"

@@ -122,9 +122,22 @@ class Run:
             except OSError as error:  # h5py's message does not name the file
                 raise OSError(f"{self.path}: {error}") from error
         self.swmr = bool(getattr(self._file, "swmr_mode", False))
+        try:
+            self._read_layout()
+        except BaseException:
+            self.close()  # no open file left behind by a constructor that raises
+            raise
+
+    def _read_layout(self):
         f = self._file
         if f.attrs.get("format") is not None and _text(f.attrs["format"]) != "csim":
             raise ValueError(f"{self.path}: not a csim output file (format {f.attrs['format']!r})")
+        if "time" not in f or "state/q" not in f:
+            raise ValueError(f"{self.path}: not a csim output file (no /time or /state/q)")
+        version = f.attrs.get("format_version")
+        if version is not None and int(version) != 1:
+            raise ValueError(f"{self.path}: output format version {int(version)}; this csimpy "
+                             "reads version 1")
         self.body_names = _strings(f["model/body_names"]) if "model/body_names" in f else []
         self.joint_names = _strings(f["model/joint_names"]) if "model/joint_names" in f else []
         self.joint_types = _strings(f["model/joint_types"]) if "model/joint_types" in f else []
@@ -232,7 +245,11 @@ class Run:
             path = _SERIES[key]
             if path not in self._file:
                 raise KeyError(f"{self.path}: no /{path} in this file")
-            self._cache[key] = self._file[path][: self.n]
+            rows = self._file[path][: self.n]
+            if len(rows) < self.n:  # /time is flushed last: a shorter series is damage
+                raise ValueError(f"{self.path}: /{path} has {len(rows)} rows, fewer than the "
+                                 f"{self.n} of /time (a damaged file)")
+            self._cache[key] = rows
         return self._cache[key]
 
     def __getattr__(self, key):
@@ -394,6 +411,9 @@ class Run:
         `v[i]`, `bodies.NAME.position[k]` (also quaternion, linear_velocity,
         angular_velocity; `[k]` may be `.x`, `.y`, `.z`), `joints.NAME.q[k]`,
         `joints.NAME.v[k]`, `contacts` (count of the row)."""
+        if self.n == 0:
+            raise IndexError(f"{self.path}: no rows yet (the run is starting or was killed "
+                             "before its first row)")
         m = re.fullmatch(r"(q|v)\[(\d+)\]", expr)
         if m:
             return float(getattr(self, m.group(1))[row, int(m.group(2))])

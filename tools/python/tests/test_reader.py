@@ -148,6 +148,33 @@ def test_a_corrupt_file_raises_naming_it(pendulum_h5, tmp_path):
         csimpy.open(damaged)
 
 
+def test_a_file_that_is_not_a_whole_csim_output_is_named(pendulum_h5, tmp_path):
+    other = tmp_path / "other.h5"
+    with h5py.File(other, "w") as f:
+        f["x"] = [1.0]
+    with pytest.raises(ValueError, match="other.h5: not a csim output file"):
+        csimpy.open(other)
+    newer = tmp_path / "newer.h5"
+    newer.write_bytes(open(pendulum_h5, "rb").read())
+    with h5py.File(newer, "r+") as f:
+        f.attrs["format_version"] = 99
+    with pytest.raises(ValueError, match="format version 99"):
+        csimpy.open(newer)
+    # A series shorter than /time used to come back short, silently: the last "row" of q
+    # was then an earlier state.
+    short = tmp_path / "short.h5"
+    short.write_bytes(open(pendulum_h5, "rb").read())
+    with h5py.File(short, "r+") as f:
+        f["state/q"].resize(5, axis=0)
+    with csimpy.open(short) as run, pytest.raises(ValueError, match="/state/q has 5 rows"):
+        run.q
+    # No complete row yet: a clear error, not numpy's "index -1 is out of bounds".
+    with h5py.File(short, "r+") as f:
+        f["time"].resize(0, axis=0)
+    with csimpy.open(short) as run, pytest.raises(IndexError, match="no rows yet"):
+        run.value("q[0]")
+
+
 def test_swmr_reads_a_live_run(csim, tmp_path):
     """Open a run while csim writes it, watch it grow with refresh(), interrupt it."""
     out = tmp_path / "live.h5"

@@ -51,7 +51,9 @@ those rows are final; an I/O error, an interruption or an output that cannot be 
 exits non-zero, writes no DIR/runs/ID.json, and is retried by the next `run` (parallel
 --resume-failed). `expand`, `run` and `slurm` hold DIR/.lock while they write the
 directory: a second sweep on the same directory is refused, naming the holder. A
-description that cannot be expanded is reported as `FILE[:LINE:COL]: problem`.
+description that cannot be expanded is reported as `FILE[:LINE:COL]: problem`. SIGINT or
+SIGTERM to `run` lets the running rows finish, starts no other, collects and exits 130/143;
+the same command resumes.
 """
 import argparse
 import contextlib
@@ -63,6 +65,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -373,6 +376,29 @@ def joblog_path(d, sweep):
     return os.path.join(d, f"joblog-{digest}.tsv")
 
 
+def run_parallel(cmd):
+    """Runs GNU parallel; returns (its exit status, the SIGINT/SIGTERM that stopped the
+    sweep or 0). A signal to this process alone (`kill -INT PID`) used to kill it with a
+    traceback and leave parallel running its jobs, orphaned: it is passed on as SIGTERM
+    (parallel starts no new job and waits for the running ones), then the rows done are
+    collected as usual."""
+    proc = subprocess.Popen(cmd)
+    received = []
+
+    def forward(signo, _frame):
+        received.append(signo)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code = proc.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return code, (received[0] if received else 0)
+
+
 def cmd_run(a):
     """expand + GNU parallel (resumable) + collect."""
     sweep = cmd_expand(a)
@@ -385,9 +411,14 @@ def cmd_run(a):
     for flag in ("force", "no_keep"):
         if getattr(a, flag):
             cmd.insert(cmd.index("{}"), "--" + flag.replace("_", "-"))
-    code = subprocess.run(cmd).returncode
+    code, stopped_by = run_parallel(cmd)
     a.strict = False
     cmd_collect(a)
+    if stopped_by:
+        name = signal.Signals(stopped_by).name
+        print(f"interrupted by {name}: the rows done are collected; rerun the same command to "
+              "resume", file=sys.stderr)
+        return 128 + stopped_by
     if code:
         print(f"parallel: {code} job(s) did not finish (rerun the same command to resume)",
               file=sys.stderr)

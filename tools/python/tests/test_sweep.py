@@ -203,3 +203,32 @@ def test_an_unreadable_output_leaves_the_row_to_do(csim, tmp_path, monkeypatch):
     (d / "sweep.json").write_text(json.dumps(sweep_json))
     assert sweep("run-one", str(d), "0").returncode == 0
     assert json.loads((d / "runs" / (run_id + ".json")).read_text())["status"] == "completed"
+
+
+def test_a_signal_to_the_sweep_stops_it_and_collects(csim, tmp_path):
+    """SIGINT to the sweep process alone used to kill it with a traceback, leave GNU
+    parallel's jobs running orphaned, and write no results.csv."""
+    import signal
+    import time
+    spec = tmp_path / "slow.yaml"
+    spec.write_text(f"scene: {scene('pendulum.yaml')}\nduration: [20, 21, 22, 23]\n"
+                    "dt: 0.0001\n")
+    d = tmp_path / "out"
+    env = dict(os.environ, CSIM=csim)
+    proc = subprocess.Popen(["/usr/bin/python3", TOOL, "run", str(spec), "-o", str(d), "-j", "2"],
+                            env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list(d.glob("runs/*.h5")):  # until the first rows run
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "rerun the same command to resume" in err
+    rows = read_csv(d / "results.csv")
+    assert len(rows) == 4
+    # Nothing of the sweep is left running (parallel and its jobs ended with it).
+    left = subprocess.run(["pgrep", "-f", str(d)], capture_output=True, text=True).stdout
+    assert left.strip() == ""

@@ -6,9 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <vector>
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "engine/common/input_error.h"
@@ -39,36 +37,14 @@ std::string DirectoryOf(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-/// Throws the InputError for a problem found in the scene's text.
-[[noreturn]] void FailAt(const std::string& path, const TextProblem& problem) {
-  throw InputError({path, problem.line + 1, problem.column + 1}, "invalid YAML: " + problem.what);
-}
-
-/// The one YAML document of a scene. A second document (after `---`) is an error rather
-/// than ignored: yaml-cpp's Load would drop it, and with it whatever the user meant there.
+/// The one YAML document of a scene (yaml_text_checks.h), or an InputError located in it.
 YAML::Node ParseYaml(const std::string& text, const std::string& path) {
-  if (auto problem = FindControlCharacter(text)) FailAt(path, *problem);
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text);
-  } catch (const YAML::DeepRecursion& e) {
-    throw InputError({path, e.mark.line + 1, e.mark.column + 1},
-                     "invalid YAML: nested deeper than the YAML reader allows");
-  } catch (const YAML::ParserException& e) {
-    throw InputError({path, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
-  } catch (const YAML::Exception& e) {
-    throw InputError({path, 0, 0}, std::string("invalid YAML: ") + e.what());
+  YAML::Node root;
+  if (auto problem = ParseOneDocument(text, &root)) {
+    throw InputError({path, problem->line + 1, problem->column + 1},
+                     "invalid YAML: " + problem->what);
   }
-  if (documents.empty()) return YAML::Node();
-  if (documents.size() > 1) {
-    const YAML::Mark mark = documents[1].Mark();
-    throw InputError({path, mark.line + 1, mark.column + 1},
-                     "a scene is one YAML document, but a second one starts here (after "
-                     "'---')");
-  }
-  if (auto problem = FindAliasProblem(documents[0])) FailAt(path, *problem);
-  if (auto problem = FindUnclosedQuote(documents[0], text)) FailAt(path, *problem);
-  return documents[0];
+  return root;
 }
 
 // ---- settings -----------------------------------------------------------------------------

@@ -73,26 +73,15 @@ int FindItem(const YAML::Node& list, const std::string& name) {
   return -1;
 }
 
-/// Parses the VALUE text as YAML; a syntax error is located inside the argument.
+/// Parses the VALUE text as one YAML document (yaml_text_checks.h); a problem is located
+/// inside the argument. An empty VALUE is the null node (`--set settings.duration=` then
+/// fails as "expected a number, got nothing").
 YAML::Node ParseValue(const std::string& argument, size_t value_start) {
-  const std::string text = argument.substr(value_start);
-  auto fail = [&](int column, const std::string& what) {
-    FailAt(argument, static_cast<int>(value_start) + 1 + std::max(0, column),
-           "override value is not valid YAML: " + what);
-  };
-  if (auto problem = FindControlCharacter(text)) fail(problem->column, problem->what);
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text);
-  } catch (const YAML::ParserException& e) {
-    fail(e.mark.column, e.msg);
+  YAML::Node value;
+  if (auto problem = ParseOneDocument(argument.substr(value_start), &value)) {
+    FailAt(argument, static_cast<int>(value_start) + 1 + std::max(0, problem->column),
+           "override value is not valid YAML: " + problem->what);
   }
-  // An empty VALUE is the null node (`--set settings.duration=` then fails as "expected a
-  // number, got nothing"); a second document would be silently dropped by YAML::Load.
-  if (documents.size() > 1) fail(documents[1].Mark().column, "it holds more than one document");
-  const YAML::Node value = documents.empty() ? YAML::Node() : documents[0];
-  if (auto problem = FindAliasProblem(value)) fail(problem->column, problem->what);
-  if (auto problem = FindUnclosedQuote(value, text)) fail(problem->column, problem->what);
   return value;
 }
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <vector>
 
+#include <yaml-cpp/depthguard.h>
+
 namespace csim::io {
 namespace {
 
@@ -115,6 +117,30 @@ std::optional<TextProblem> FindControlCharacter(const std::string& text) {
 
 std::optional<TextProblem> FindUnclosedQuote(const YAML::Node& root, const std::string& text) {
   return CheckNode(root, text);
+}
+
+std::optional<TextProblem> ParseOneDocument(const std::string& text, YAML::Node* out) {
+  if (auto problem = FindControlCharacter(text)) return problem;
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    return TextProblem{e.mark.line, e.mark.column, "nested deeper than the YAML reader allows"};
+  } catch (const YAML::ParserException& e) {
+    return TextProblem{e.mark.line, e.mark.column, e.msg};
+  } catch (const YAML::Exception& e) {
+    return TextProblem{-1, -1, e.what()};
+  }
+  if (documents.size() > 1) {
+    const YAML::Mark mark = documents[1].Mark();
+    return TextProblem{mark.line, mark.column,
+                       "more than one document: a second one starts here (after '---')"};
+  }
+  const YAML::Node document = documents.empty() ? YAML::Node() : documents[0];
+  if (auto problem = FindAliasProblem(document)) return problem;
+  if (auto problem = FindUnclosedQuote(document, text)) return problem;
+  *out = document;
+  return std::nullopt;
 }
 
 }  // namespace csim::io

@@ -41,4 +41,11 @@ std::optional<TextProblem> FindAliasProblem(const YAML::Node& root);
 /// `text`, the text `root` was parsed from.
 std::optional<TextProblem> FindUnclosedQuote(const YAML::Node& root, const std::string& text);
 
+/// Parses `text` as exactly one YAML document (an empty text is the null node) into `out`,
+/// with every check above: control characters, yaml-cpp's own syntax errors, a second
+/// document (which yaml-cpp's Load would silently drop), aliases, unclosed quotes. Returns
+/// the first problem, `out` then unchanged; line and column are -1 where yaml-cpp gave no
+/// place. The scene loader and `--set` values both parse through it.
+std::optional<TextProblem> ParseOneDocument(const std::string& text, YAML::Node* out);
+
 }  // namespace csim::io

@@ -188,8 +188,10 @@ int RunCommand(const RunOptions& options) {
     throw InputError({"--threads", 0, 0}, "must be in [1, " + std::to_string(kMaxThreads) +
                                               "], got " + std::to_string(options.threads));
   }
-  if (!options.empty_option.empty()) {
-    throw InputError({options.empty_option, 0, 0}, "expected a value, got an empty one");
+  for (const Shorthand& s : Shorthands(options)) {
+    if (s.value->empty() &&
+        std::find(options.given.begin(), options.given.end(), s.option) != options.given.end())
+      throw InputError({s.option, 0, 0}, "expected a value, got an empty one");
   }
   // Load and validate everything before the output file exists (cli.md: exit 1 writes nothing).
   io::LoadedScene scene;
@@ -217,12 +219,12 @@ int RunCommand(const RunOptions& options) {
                  signo == SIGTERM ? "SIGTERM" : "SIGINT");
     return kExitSignalBase + signo;
   }
-  const double end_time = static_cast<double>(sim::StepCount(scene.settings)) *
-                          scene.settings.time_step;
+  const int64_t steps = sim::StepCount(scene.settings);
+  const double end_time = static_cast<double>(steps) * scene.settings.time_step;
   if (end_time > scene.settings.duration * (1.0 + 1e-9)) {
     spdlog::warn("duration {} s is not a whole number of time steps of {} s: the run takes "
                  "{} steps and ends at t = {} s", scene.settings.duration,
-                 scene.settings.time_step, sim::StepCount(scene.settings), end_time);
+                 scene.settings.time_step, steps, end_time);
   }
 
   io::Hdf5Recorder recorder(output);

@@ -23,9 +23,9 @@ struct RunOptions {
   std::string duration;               ///< --duration: settings.duration [s]
   std::string integrator;             ///< --integrator: settings.integrator (YAML, so a map works)
   std::string contact_model;          ///< --contact-model: settings.contact_model
-  /// The first of the shorthand options above given with an empty value (`--dt ''`), or
-  /// "": an empty value is rejected rather than read as "not given".
-  std::string empty_option;
+  /// The options given on the command line, by long name ("--dt"): a shorthand given with
+  /// an empty value (`--dt ''`) is rejected rather than read as "not given".
+  std::vector<std::string> given;
   int threads = 1;                    ///< --threads; not a scene key
   bool quiet = false;                 ///< -q: errors only, no summary line
   ProgressMode progress = ProgressMode::kAuto;

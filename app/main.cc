@@ -11,7 +11,6 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -144,12 +143,8 @@ int Dispatch(int argc, char** argv) {
   if (version) return ReportErrors(csim::app::VersionCommand);
   if (run->parsed()) {
     run_options.quiet = quiet;
-    for (const auto& [name, value] :
-         {std::pair{"--output", &run_options.output}, {"--dt", &run_options.time_step},
-          {"--duration", &run_options.duration}, {"--integrator", &run_options.integrator},
-          {"--contact-model", &run_options.contact_model}}) {
-      if (run->count(name) > 0 && value->empty() && run_options.empty_option.empty())
-        run_options.empty_option = name;
+    for (const CLI::Option* option : run->get_options()) {
+      if (option->count() > 0) run_options.given.push_back(option->get_name());
     }
     run_options.progress = progress_flag > 0   ? csim::app::ProgressMode::kOn
                            : progress_flag < 0 ? csim::app::ProgressMode::kOff

@@ -13,6 +13,7 @@ the rows flushed since the last look.
 """
 import builtins
 import ctypes
+import functools
 import os
 import re
 import subprocess
@@ -36,6 +37,7 @@ _SERIES = {
     "contact_offset": "contacts/offset",
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
+_CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
 
 # Metadata reads in SWMR mode retry a failed checksum (it may be a torn read of metadata
 # the writer is rewriting), sleeping twice as long after each failure: HDF5's default of
@@ -43,8 +45,10 @@ _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _SWMR_READ_ATTEMPTS = 31
 
 
+@functools.lru_cache(maxsize=None)
 def _hdf5_library():
-    """The HDF5 library h5py runs on (ctypes handle), or None if it cannot be found."""
+    """The HDF5 library h5py runs on (ctypes handle), or None if it cannot be found; looked
+    up once per process, not at every open."""
     try:
         with builtins.open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if "libhdf5" in line and "/" in line}
@@ -69,7 +73,6 @@ def _open_swmr(path):
         set_attempts(fapl.id, _SWMR_READ_ATTEMPTS)
     flags = h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ
     return h5py.File(h5py.h5f.open(os.fsencode(path), flags, fapl=fapl))
-_CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
 
 
 def _text(value):

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -129,6 +130,16 @@ Outcome Csim(const std::vector<std::string>& args, const TempDir& cwd) {
   std::vector<std::string> argv{CSIM_EXECUTABLE};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunProgram(argv, cwd);
+}
+
+/// csim with `args`, run by /bin/sh after the shell commands `setup` (limits such as
+/// "ulimit -f 400; "), which then apply to csim alone. Returns the command with the outcome.
+std::pair<std::string, Outcome> CsimAfter(const std::string& setup,
+                                          const std::vector<std::string>& args,
+                                          const TempDir& cwd) {
+  std::string command = setup + "exec '" + std::string(CSIM_EXECUTABLE) + "'";
+  for (const std::string& a : args) command += " '" + a + "'";  // no quotes in test paths
+  return {command, RunProgram({"/bin/sh", "-c", command}, cwd)};
 }
 
 std::string Scene(const std::string& name) {
@@ -377,11 +388,10 @@ TEST_CASE("I/O errors exit 4; a refused thread leaves no file", "[cli]") {
     // makes the writer's thread fail to start (EAGAIN). It used to start after the file
     // was created, leaving a file with no rows whose /status said "running".
     const std::string out = dir / "nothread.h5";
-    const std::string command = "ulimit -v 600000; ulimit -s 1000000; exec '" +
-                                std::string(CSIM_EXECUTABLE) + "' run '" +
-                                Scene("pendulum.yaml") + "' --duration 0.01 -o '" + out + "'";
-    const Outcome o = RunProgram({"/bin/sh", "-c", command}, dir);
-    INFO(o.err);
+    const auto [command, o] = CsimAfter("ulimit -v 600000; ulimit -s 1000000; ",
+                                        {"run", Scene("pendulum.yaml"), "--duration", "0.01",
+                                         "-o", out}, dir);
+    INFO(command << "\n" << o.err);
     CHECK(o.status == 4);
     CHECK(Contains(o.err, "cannot start the thread that writes"));
     CHECK_FALSE(fs::exists(out));
@@ -390,12 +400,10 @@ TEST_CASE("I/O errors exit 4; a refused thread leaves no file", "[cli]") {
     // As above, no thread can start. The pool's workers used to be left waiting on a
     // destroyed condition variable when a later one failed: a hang deaf to SIGTERM.
     const std::string out = dir / "noworkers.h5";
-    const std::string command = "ulimit -v 600000; ulimit -s 1000000; exec '" +
-                                std::string(CSIM_EXECUTABLE) + "' run '" +
-                                Scene("clutter_40.yaml") + "' --duration 0.01 --threads 4 -o '" +
-                                out + "'";
-    const Outcome o = RunProgram({"/bin/sh", "-c", command}, dir);
-    INFO(o.err);
+    const auto [command, o] = CsimAfter("ulimit -v 600000; ulimit -s 1000000; ",
+                                        {"run", Scene("clutter_40.yaml"), "--duration", "0.01",
+                                         "--threads", "4", "-o", out}, dir);
+    INFO(command << "\n" << o.err);
     CHECK(o.status == 3);
     CHECK(Contains(o.err, "cannot start worker thread 1 of 3 (try fewer threads)"));
     CHECK_FALSE(fs::exists(out));
@@ -408,10 +416,9 @@ TEST_CASE("I/O errors exit 4; a refused thread leaves no file", "[cli]") {
     // Without the trap, csim ignores SIGXFSZ itself (it used to die of it, status 153).
     const std::string out = dir / "full.h5";
     for (const std::string trap : {"trap '' XFSZ; ", ""}) {
-      const std::string command = trap + "ulimit -f 400; exec '" + std::string(CSIM_EXECUTABLE) +
-                                  "' run '" + Scene("pendulum.yaml") + "' --duration 200 -o '" +
-                                  out + "'";
-      const Outcome o = RunProgram({"/bin/sh", "-c", command}, dir);
+      const auto [command, o] = CsimAfter(
+          trap + "ulimit -f 400; ", {"run", Scene("pendulum.yaml"), "--duration", "200", "-o", out},
+          dir);
       INFO(command << "\n" << o.err);
       CHECK(o.status == 4);
       CHECK(Contains(o.err, "full.h5"));

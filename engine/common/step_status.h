@@ -12,6 +12,7 @@ enum class StepOutcome {
   kNotConverged,    ///< an iterative solve hit its iteration limit
   kNonFinite,       ///< a NaN or infinity appeared in the state or a residual
   kInterrupted,     ///< a stop was requested while the step was still iterating
+  kOutOfMemory,     ///< the step needed more memory than the system would give
 };
 
 struct StepStatus {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <new>
 
 #include "engine/integrator/contact_step.h"
 #include "engine/integrator/theta_method.h"
@@ -32,6 +33,24 @@ void CopyContacts(const std::vector<contact::ContactReport>& reports, std::vecto
   for (size_t i = 0; i < reports.size(); ++i) {
     const contact::ContactReport& r = reports[i];
     (*rows)[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W, r.slip_speed};
+  }
+}
+
+// Runs one step, turning an allocation the system refused into a failed step. A scene can
+// ask for more memory than any machine has (thousands of overlapping bodies: millions of
+// contacts and a dense factorization), and that must end the run like any other failure:
+// the file keeps every completed step and says `failed` with the reason. The step commits
+// the state only at its end, so after the exception the state is still the last completed
+// step's. (The kernel's OOM killer is another matter: it strikes only when the pages are
+// touched, and no process can catch it; `ulimit -v` turns it into this case.)
+template <typename StepFunction>
+StepStatus GuardMemory(const StepFunction& take_step) {
+  try {
+    return take_step();
+  } catch (const std::bad_alloc&) {
+    return {StepOutcome::kOutOfMemory,
+            "out of memory: the step asked for more memory than the system gives (are many "
+            "bodies overlapping?)"};
   }
 }
 
@@ -110,8 +129,10 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     const auto step_start = Clock::now();
     // Contacts are reported every step (cheap next to the solve), so whichever step ends up
     // in the file, scheduled or the last good one after a stop, carries its own contacts.
-    const StepStatus status = integrator::StepWithContact(
-        model, params, free_motion, contact_parameters, dt, settings.output.contacts, state, ws, cws);
+    const StepStatus status = GuardMemory([&] {
+      return integrator::StepWithContact(model, params, free_motion, contact_parameters, dt,
+                                         settings.output.contacts, state, ws, cws);
+    });
     if (status.outcome == StepOutcome::kInterrupted) {
       // The stop came while the step's contact solve was iterating: the step is abandoned
       // (it could take minutes on a huge pile) and the state stays the last completed one.

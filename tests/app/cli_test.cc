@@ -469,6 +469,30 @@ TEST_CASE("csim --version names the version, git commit and dependencies", "[cli
   CHECK(Contains(o.out, "Eigen"));
 }
 
+TEST_CASE("the git commit csim reports is the source tree's, at build time", "[cli]") {
+  // It used to be taken when CMake configured the build tree, so a build after a pull
+  // (without a new `cmake -S . -B build`) recorded the old commit in every output file.
+  TempDir dir;
+  const auto git = [&dir](const std::string& args) {  // by /bin/sh: git from the PATH
+    return RunProgram({"/bin/sh", "-c", "git -C '" CSIM_SOURCE_DIR "' " + args}, dir);
+  };
+  const Outcome head = git("rev-parse --short HEAD");
+  const Outcome changes = git("status --porcelain --untracked-files=no");
+  if (head.status != 0 || changes.status != 0) {
+    CHECK(std::string(csim::kGitCommit) == "unknown");  // not a git checkout (a tarball)
+    return;
+  }
+  const std::string commit = head.out.substr(0, head.out.find('\n'));
+  INFO("HEAD is " << commit << (changes.out.empty() ? "" : ", tracked files edited")
+                  << " (rebuild if the tree changed after the last build)");
+  const Outcome o = Csim({"--version"}, dir);
+  INFO(o.out);
+  // "-dirty" when tracked files differed from HEAD at build time; a clean tree now was
+  // clean then too, unless edits were reverted in between.
+  CHECK((Contains(o.out, "(git " + commit + ")") || Contains(o.out, "(git " + commit + "-dirty)")));
+  if (changes.out.empty()) CHECK(Contains(o.out, "(git " + commit + ")"));
+}
+
 TEST_CASE("a run that blows up numerically exits 3 and marks the file failed", "[cli]") {
   TempDir dir;
   const std::string scene = dir / "blow_up.yaml";

@@ -1,7 +1,8 @@
 #pragma once
 // The run loop: steps a model from its initial state to settings.duration, recording rows
-// through a Recorder. Numerical failure ends the run with status kFailed and a reason;
-// a stop request (SIGINT/SIGTERM) finishes the current step and ends with kInterrupted.
+// through a Recorder. Numerical failure, or a step that runs out of memory, ends the run with
+// status kFailed and a reason; a stop request (SIGINT/SIGTERM) finishes the current step (or
+// abandons a contact solve still iterating) and ends with kInterrupted.
 
 #include <atomic>
 #include <cstdint>

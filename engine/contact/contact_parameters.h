@@ -19,6 +19,9 @@ struct ContactParameters {
   double contact_margin = 1.0e-3;     ///< [m] pairs closer than this enter with phi0 > 0
   ContactModelKind model = ContactModelKind::kSap;
   double stiction_tolerance = 1.0e-4;  ///< v_s [m/s] of the Hunt & Crossley models
+  /// theta_q [1] of the integrator's position update q = q0 + dt N v^theta_q, which the
+  /// Hunt & Crossley models' gap prediction follows (SapHuntCrossleyParameters).
+  double position_theta = 1.0;
 };
 
 }  // namespace csim::contact

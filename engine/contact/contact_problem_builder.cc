@@ -259,6 +259,7 @@ solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersF
   p.v_n0 = c.nhat_AB_W.dot(multibody::CalcPointVelocity(model, *in.kinematics, c.body_b, c.p_WC) -
                            multibody::CalcPointVelocity(model, *in.kinematics, c.body_a, c.p_WC));
   p.stiction_tolerance = parameters.stiction_tolerance;
+  p.position_theta = parameters.position_theta;
   // Only lagged_regularized widens eps_s with the impulse ([ICF] eq. 44); similar keeps v_s.
   p.stiction_sigma =
       parameters.model == ContactModelKind::kLaggedRegularized ? parameters.stiction_sigma : 0.0;

@@ -86,6 +86,7 @@ contact::ContactParameters ContactParametersFor(const Settings& settings) {
   p.contact_margin = settings.contact_margin;
   p.stiction_tolerance = settings.stiction_tolerance;
   p.model = settings.contact_model;
+  p.position_theta = settings.integrator.theta_q;
   return p;
 }
 

@@ -38,6 +38,7 @@ SapHuntCrossleyConstraint::SapHuntCrossleyConstraint(const SapHuntCrossleyParame
   CSIM_CHECK(parameters.stiction_sigma >= 0.0);
   CSIM_CHECK(std::isfinite(parameters.phi0) && std::isfinite(parameters.v_n0));
   CSIM_CHECK(!std::isinf(parameters.stiffness) || parameters.near_rigid_threshold > 0.0);
+  CSIM_CHECK(parameters.position_theta >= 0.0 && parameters.position_theta <= 1.0);
 }
 
 void SapHuntCrossleyConstraint::Prepare(double dt, double w) {
@@ -48,11 +49,17 @@ void SapHuntCrossleyConstraint::Prepare(double dt, double w) {
   k_ = std::isinf(p.stiffness) ? kTwoPi * kTwoPi / (beta * beta * w * dt * dt) : p.stiffness;
   CSIM_CHECK(k_ > 0.0 && std::isfinite(k_));
   f_e0_ = -k_ * p.phi0;
+  // The penetration predicted at the end of the step (see the header); theta_q = 0 keeps
+  // [ICF]'s x0 - dt v, since an explicit position update gives the model nothing to follow.
+  const double theta_q = p.position_theta > 0.0 ? p.position_theta : 1.0;
+  f_x0_ = theta_q == 1.0 ? f_e0_ : k_ * (-p.phi0 - dt * (1.0 - theta_q) * p.v_n0);
+  theta_q_ = theta_q;
+  k_v_ = theta_q * dt * k_;
   const double d = p.hunt_crossley;
   // math.md §6.5: both factors clamped, so a separating or not yet touching pair has n0 = 0.
   n0_ = std::max(0.0, dt * f_e0_) * std::max(0.0, 1.0 - d * p.v_n0);
   eps_s_ = std::max(p.stiction_tolerance, p.mu * p.stiction_sigma * w * n0_);
-  const double v_x = f_e0_ / (dt * k_);  // = x0 / dt
+  const double v_x = f_x0_ / k_v_;  // where the predicted penetration reaches zero
   const double v_d = d > 0.0 ? 1.0 / d : std::numeric_limits<double>::infinity();
   v_hat_ = std::min(v_x, v_d);
   N_hat_ = NormalPotential(v_hat_);  // needs v_hat_ (and the rest) set above
@@ -64,17 +71,19 @@ double SapHuntCrossleyConstraint::NormalImpulse(double v, double* derivative) co
     return 0.0;
   }
   const double d = parameters_.hunt_crossley;
-  const double elastic = f_e0_ - dt_ * k_ * v;  // > 0 below v_x
-  const double damping = 1.0 - d * v;            // > 0 below 1/d
-  *derivative = -dt_ * (k_ * dt_ * damping + d * elastic);
+  const double elastic = f_x0_ - k_v_ * v;  // > 0 below v_x
+  const double damping = 1.0 - d * v;        // > 0 below 1/d
+  *derivative = -dt_ * (k_v_ * damping + d * elastic);
   return dt_ * elastic * damping;
 }
 
 double SapHuntCrossleyConstraint::NormalPotential(double v) const {
   const double u = std::min(v, v_hat_);
   const double d = parameters_.hunt_crossley;
-  // N+(u) = dt [f_e0 u - 1/2 dt k u^2 - 1/2 d f_e0 u^2 + 1/3 d dt k u^3] (math.md §6.3).
-  return dt_ * u * (f_e0_ - u * (0.5 * (dt_ * k_ + d * f_e0_) - u * (d * dt_ * k_ / 3.0)));
+  // N+(u) = dt [f_x0 u - 1/2 k_v u^2 - 1/2 d f_x0 u^2 + 1/3 d k_v u^3] (math.md §6.3 with
+  // f_e0 -> f_x0 and dt k -> k_v = theta_q dt k; the same for theta_q = 1).
+  // (d theta_q dt) k, not d k_v: for theta_q = 1 the same bits as before theta_q existed.
+  return dt_ * u * (f_x0_ - u * (0.5 * (k_v_ + d * f_x0_) - u * (d * theta_q_ * dt_ * k_ / 3.0)));
 }
 
 double SapHuntCrossleyConstraint::Calc(const double* v_c, double* gamma, double* G,

@@ -616,6 +616,46 @@ TEST_CASE("hunt-crossley bounce under gravity: energy never increases, e(d = 0) 
   }
 }
 
+TEST_CASE("hunt-crossley with midpoint: the gap follows the position update, no deep sinking",
+          "[contact-physics]") {
+  // A 0.5 kg sphere dropped 5 cm onto the ground (k = 5e6 N/m in series, d = 500 s/m, no
+  // friction), at dt = 2e-3: it lands at v0 = sqrt(2 g h) = 0.99 m/s, and with d v0 ~ 500
+  // it does not bounce. The impact lasts far less than a step, so one step's implicit
+  // spring takes it up: m (v - v0) + m g dt = n = dt k x (1 - d v), with x the penetration
+  // at the end of the step. While the sphere still approaches or rests (v <= 0, so the
+  // damping factor is >= 1), x <= m (v0 + g dt) / (dt k) = 5.05e-5 m. At rest the force
+  // carries the weight: x = m g / k = 9.81e-7 m.
+  // The model predicts x = x0 - dt (theta_q v + (1 - theta_q) v_n0), the penetration the
+  // position update q = q0 + dt N v^theta_q makes. It used [ICF]'s x0 - dt v for every
+  // integrator: under midpoint the model stopped the sphere while its position still moved
+  // by dt v0 / 2, and it sank to 9.8e-4 m, twenty times the bound, then crept out at 1/d.
+  const char* kDrop = R"(
+csim: 1
+settings: {time_step: 2.0e-3, duration: 0.4, contact_model: MODEL, integrator: INTEGRATOR}
+materials:
+  default: {stiffness: 1.0e7, hunt_crossley: 500.0, friction: 0.0}
+world: {geometry: [{shape: halfspace}]}
+bodies:
+  - {name: sphere, mass: 0.5, geometry: [{shape: sphere, radius: 0.025}],
+     pose: {position: [0, 0, 0.075]}}
+)";
+  const double m = 0.5, k = 5e6, g = 9.81, dt = 2e-3, r = 0.025;
+  const double v0 = std::sqrt(2 * g * 0.05);
+  const double bound = m * (v0 + g * dt) / (dt * k), rest = m * g / k;
+  for (const std::string& model : kHuntCrossleyModels) {
+    for (const char* integrator : {"symplectic_euler", "implicit_euler", "midpoint"}) {
+      INFO("contact_model = " << model << ", integrator = " << integrator);
+      const SceneRun run = RunScene(Fill(Fill(kDrop, "MODEL", model), "INTEGRATOR", integrator));
+      double deepest = 0.0;
+      for (const sim::Row& row : run.rows) deepest = std::max(deepest, r - row.q[6]);
+      Report("H&C drop, " + model + ", " + integrator + ": deepest penetration", deepest, bound);
+      CHECK(deepest > 0.0);
+      CHECK(deepest <= bound);
+      CHECK(r - run.rows.back().q[6] == Approx(rest).epsilon(1e-3));
+    }
+  }
+}
+
 // 8. Falling sphere (scenes/falling_sphere.yaml, [ICF] sec. IX-B) ---------------------------------
 // A sphere lands sliding at U0 = 2 m/s and rolls once friction has spun it up. About the
 // ground line under its centre, friction acts on that line and the normal force and gravity

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 
 namespace csim::solver {
 namespace {
@@ -23,15 +24,21 @@ using Eigen::Matrix3d;
 using Eigen::Vector3d;
 using Approximation = HuntCrossleyApproximation;
 
-// math.md §6.2: n(v) = dt (f_e0 - dt k v)_+ (1 - d v)_+ with f_e0 = k x0, each factor clamped.
-double ClosedFormImpulse(double dt, double k, double d, double x0, double v) {
-  return dt * std::max(0.0, k * x0 - dt * k * v) * std::max(0.0, 1.0 - d * v);
+// math.md §6.2: n(v) = dt (k x(v))_+ (1 - d v)_+, each factor clamped, with the penetration
+// predicted at the end of the step x(v) = x0 - dt (theta v + (1 - theta) v_n0), the one the
+// position update q = q0 + dt N v^theta makes ([ICF] eq. 6 and math.md: theta = 1).
+double ClosedFormImpulse(double dt, double k, double d, double x0, double v, double theta = 1.0,
+                         double v_n0 = 0.0) {
+  const double x = x0 - dt * (theta * v + (1 - theta) * v_n0);
+  return dt * std::max(0.0, k * x) * std::max(0.0, 1.0 - d * v);
 }
 
-// math.md §6.3: N+(v) = dt [f_e0 v - 1/2 dt k v^2 - 1/2 d f_e0 v^2 + 1/3 d dt k v^3].
-double ClosedFormPotential(double dt, double k, double d, double x0, double v) {
-  const double f = k * x0;
-  return dt * (f * v - 0.5 * dt * k * v * v - 0.5 * d * f * v * v + d * dt * k * v * v * v / 3);
+// math.md §6.3: N+(v) = dt [f v - 1/2 c v^2 - 1/2 d f v^2 + 1/3 d c v^3] for n = dt (f - c v)
+// (1 - d v): f = k (x0 - dt (1 - theta) v_n0), c = theta dt k.
+double ClosedFormPotential(double dt, double k, double d, double x0, double v, double theta = 1.0,
+                           double v_n0 = 0.0) {
+  const double f = k * (x0 - dt * (1 - theta) * v_n0), c = theta * dt * k;
+  return dt * (f * v - 0.5 * c * v * v - 0.5 * d * f * v * v + d * c * v * v * v / 3);
 }
 
 // math.md §6.4: ||v_t||_s = sqrt(|v_t|^2 + eps^2) - eps, on the tangential part of u.
@@ -137,17 +144,28 @@ TEST_CASE("Hunt & Crossley Prepare: n0, eps_s, v_hat and the near-rigid stiffnes
 TEST_CASE("Hunt & Crossley normal impulse n(v) and potential N(v)", "[solver]") {
   const double dt = 0.01, k = 1e4;
   struct Case {
-    double x0, d, v_hat;
+    double x0, d, v_hat, theta = 1.0, v_n0 = 0.0;
   };
-  // v_hat = min(x0/dt, 1/d): elastic root binds, damping root binds (1/d < x0/dt), no damping.
-  for (const Case& cs : {Case{1e-3, 2.0, 0.1}, Case{2e-3, 20.0, 0.05}, Case{1e-3, 0.0, 0.1}}) {
+  // v_hat = min(x(v) = 0, 1/d): elastic root binds, damping root binds (1/d < x0/dt), no
+  // damping. theta = 1/2 (midpoint), approaching: x(v) = 1.25e-3 - 0.005 v, root 0.25 m/s
+  // below 1/d = 0.5; separating: x(v) = 1.5e-3 - 0.005 v, root 0.3 beyond 1/d = 0.05.
+  // theta = 0 (explicit Euler: positions ignore v) keeps theta = 1's x0 - dt v.
+  for (const Case& cs : {Case{1e-3, 2.0, 0.1}, Case{2e-3, 20.0, 0.05}, Case{1e-3, 0.0, 0.1},
+                         Case{1e-3, 2.0, 0.25, 0.5, -0.05}, Case{2e-3, 20.0, 0.05, 0.5, 0.1},
+                         Case{1e-3, 2.0, 0.1, 0.0, -0.05}}) {
+    INFO("x0 " << cs.x0 << ", d " << cs.d << ", theta " << cs.theta << ", v_n0 " << cs.v_n0);
     SapHuntCrossleyParameters p;
     p.stiffness = k;
     p.phi0 = -cs.x0;
     p.hunt_crossley = cs.d;
+    p.position_theta = cs.theta;
+    p.v_n0 = cs.v_n0;
     const SapHuntCrossleyConstraint c = Prepared(p, dt, 1.0);
     REQUIRE(c.v_hat() == Approx(cs.v_hat).epsilon(1e-14));
-    const auto n = [&](double v) { return ClosedFormImpulse(dt, k, cs.d, cs.x0, v); };
+    const double theta = cs.theta > 0.0 ? cs.theta : 1.0;  // theta = 0 is [ICF]'s model
+    const auto n = [&](double v) {
+      return ClosedFormImpulse(dt, k, cs.d, cs.x0, v, theta, cs.v_n0);
+    };
     CHECK(c.NormalPotential(0.0) == 0.0);  // N(0) = 0 (v_hat > 0)
     // Constant beyond v_hat, and N(v_hat) > 0 = N(0) because n > 0 on (0, v_hat).
     CHECK(c.NormalPotential(1.5 * cs.v_hat) == c.NormalPotential(cs.v_hat));
@@ -171,7 +189,9 @@ TEST_CASE("Hunt & Crossley normal impulse n(v) and potential N(v)", "[solver]") 
       const double simpson = u / 6 * (n(0.0) + 4 * n(u / 2) + n(u));
       CHECK(c.NormalPotential(v) == Approx(simpson).epsilon(1e-12).margin(1e-15));
       CHECK(c.NormalPotential(v) ==
-            Approx(ClosedFormPotential(dt, k, cs.d, cs.x0, u)).epsilon(1e-12).margin(1e-15));
+            Approx(ClosedFormPotential(dt, k, cs.d, cs.x0, u, theta, cs.v_n0))
+                .epsilon(1e-12)
+                .margin(1e-15));
     }
   }
 }
@@ -180,9 +200,12 @@ TEST_CASE("Hunt & Crossley impulse and G are the cost's derivatives; G is PSD", 
   std::mt19937 rng(41);
   for (Approximation approximation : {Approximation::kLagged, Approximation::kSimilar}) {
     // v_s = 1e-4 wins over mu sigma w n0 = 9.2e-5; with v_s = 1e-5 the n0 term wins.
-    for (double v_s : {1e-4, 1e-5}) {
+    // theta_q = 1/2: the midpoint rule's gap prediction (the header), n0 unchanged.
+    for (auto [v_s, theta] : {std::pair{1e-4, 1.0}, std::pair{1e-5, 1.0}, std::pair{1e-4, 0.5}}) {
+      INFO("v_s " << v_s << ", theta_q " << theta);
       SapHuntCrossleyParameters p = Params(approximation);
       p.stiction_tolerance = v_s;
+      p.position_theta = theta;
       const SapHuntCrossleyConstraint c = Prepared(p, 0.01, 1.7);
       REQUIRE(c.epsilon_s() == Approx(std::max(v_s, 0.6 * 1e-3 * 1.7 * 0.09)).epsilon(1e-14));
       int sides[2] = {0, 0};  // points checked below / beyond the kink

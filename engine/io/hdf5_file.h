@@ -201,7 +201,8 @@ class Hdf5Group : public Hdf5Object {
   Hdf5Dataset CreateIntList(const std::string& name, const std::vector<int32_t>& values);
 
   /// An empty extendible dataset of shape (0, row_shape...) with an unlimited first
-  /// dimension, chunks of `chunk_rows` rows, shuffle + gzip(`gzip_level`).
+  /// dimension, chunks of `chunk_rows` rows, shuffle + gzip(`gzip_level`), or no filter at
+  /// all for gzip_level 0.
   Hdf5Dataset CreateExtendible(const std::string& name, Hdf5Type type,
                                const std::vector<hsize_t>& row_shape, hsize_t chunk_rows,
                                int gzip_level = 4);

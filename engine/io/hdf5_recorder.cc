@@ -60,10 +60,11 @@ template <typename T>
 class Series {
  public:
   Series() = default;
-  /// Creates dataset `path` of shape (0, row_shape...) and buffers of `chunk_rows` rows.
+  /// Creates dataset `path` of shape (0, row_shape...), compressed at `gzip` (0: none), and
+  /// buffers of `chunk_rows` rows.
   Series(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
-         hsize_t chunk_rows, const char* units, const char* description)
-      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, chunk_rows)),
+         hsize_t chunk_rows, int gzip, const char* units, const char* description)
+      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, chunk_rows, gzip)),
         row_size_(static_cast<int64_t>(dataset_.row_size())) {
     Describe(dataset_, units, description);
     front_.resize(chunk_rows * row_size_);
@@ -95,8 +96,8 @@ class ContactSeries {
  public:
   ContactSeries() = default;
   ContactSeries(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
-                const char* units, const char* description)
-      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, kContactChunkRows)) {
+                int gzip, const char* units, const char* description)
+      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, kContactChunkRows, gzip)) {
     Describe(dataset_, units, description);
     front_.reserve(kInitialContactCapacity * dataset_.row_size());
     back_.reserve(front_.capacity());
@@ -245,54 +246,54 @@ struct Hdf5Recorder::Layout {
     ForEachContactSeries([](auto& series) { series.dataset().Abandon(); });
   }
 
-  void CreateSeries(Hdf5File& file, hsize_t chunk_rows);
-  void CreateContacts(Hdf5File& file, hsize_t chunk_rows);
+  void CreateSeries(Hdf5File& file, hsize_t chunk_rows, int gzip);
+  void CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void AttachScales();
 };
 
-void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows) {
+void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int gzip) {
   const hsize_t b = nb;
   for (const char* group : {"state", "bodies", "energy", "solver"}) file.CreateGroup(group);
-  time = {file, "time", {}, chunk_rows, "s", "simulated time of the row"};
-  step = {file, "step", {}, chunk_rows, "1", "step index of each row"};
-  q = {file, "state/q", {hsize_t(nq)}, chunk_rows, "mixed",
+  time = {file, "time", {}, chunk_rows, gzip, "s", "simulated time of the row"};
+  step = {file, "step", {}, chunk_rows, gzip, "1", "step index of each row"};
+  q = {file, "state/q", {hsize_t(nq)}, chunk_rows, gzip, "mixed",
        "generalised positions (units per joint coordinate, scene-format.md)"};
-  v = {file, "state/v", {hsize_t(nv)}, chunk_rows, "mixed",
+  v = {file, "state/v", {hsize_t(nv)}, chunk_rows, gzip, "mixed",
        "generalised velocities (units per joint coordinate, scene-format.md)"};
-  position = {file, "bodies/position", {b, 3}, chunk_rows, "m",
+  position = {file, "bodies/position", {b, 3}, chunk_rows, gzip, "m",
               "body frame origin, world frame"};
-  quaternion = {file, "bodies/quaternion", {b, 4}, chunk_rows, "1",
+  quaternion = {file, "bodies/quaternion", {b, 4}, chunk_rows, gzip, "1",
                 "body orientation in the world frame, w, x, y, z"};
-  linear_velocity = {file, "bodies/linear_velocity", {b, 3}, chunk_rows, "m/s",
+  linear_velocity = {file, "bodies/linear_velocity", {b, 3}, chunk_rows, gzip, "m/s",
                      "velocity of the body frame origin, world frame"};
-  angular_velocity = {file, "bodies/angular_velocity", {b, 3}, chunk_rows, "rad/s",
+  angular_velocity = {file, "bodies/angular_velocity", {b, 3}, chunk_rows, gzip, "rad/s",
                       "angular velocity of the body, world frame"};
-  kinetic = {file, "energy/kinetic", {}, chunk_rows, "J", "kinetic energy"};
-  potential = {file, "energy/potential", {}, chunk_rows, "J",
+  kinetic = {file, "energy/kinetic", {}, chunk_rows, gzip, "J", "kinetic energy"};
+  potential = {file, "energy/potential", {}, chunk_rows, gzip, "J",
                "potential energy: gravity + joint springs"};
-  iterations = {file, "solver/iterations", {}, chunk_rows, "1",
+  iterations = {file, "solver/iterations", {}, chunk_rows, gzip, "1",
                 "Newton iterations of the step that produced the row"};
-  momentum_error = {file, "solver/momentum_error", {}, chunk_rows, "1",
+  momentum_error = {file, "solver/momentum_error", {}, chunk_rows, gzip, "1",
                     "dimensionless momentum error of the step (SAP paper eq. 32)"};
-  cost = {file, "solver/cost", {}, chunk_rows, "J", "value of the convex cost at the solution"};
-  wall_time = {file, "solver/wall_time", {}, chunk_rows, "s", "wall time of the whole step"};
+  cost = {file, "solver/cost", {}, chunk_rows, gzip, "J", "value of the convex cost at the solution"};
+  wall_time = {file, "solver/wall_time", {}, chunk_rows, gzip, "s", "wall time of the whole step"};
 }
 
-void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows) {
+void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip) {
   file.CreateGroup("contacts");
-  contact_count = {file, "contacts/count", {}, chunk_rows, "1", "contacts of the step"};
-  contact_offset = {file, "contacts/offset", {}, chunk_rows, "1",
+  contact_count = {file, "contacts/count", {}, chunk_rows, gzip, "1", "contacts of the step"};
+  contact_offset = {file, "contacts/offset", {}, chunk_rows, gzip, "1",
                     "index of the row's first contact in the flat /contacts datasets"};
-  body_a = {file, "contacts/body_a", {}, "1", "body index of side a, -1 for world"};
-  body_b = {file, "contacts/body_b", {}, "1", "body index of side b, -1 for world"};
-  point = {file, "contacts/point", {3}, "m", "contact point, world frame"};
-  normal = {file, "contacts/normal", {3}, "1",
+  body_a = {file, "contacts/body_a", {}, gzip, "1", "body index of side a, -1 for world"};
+  body_b = {file, "contacts/body_b", {}, gzip, "1", "body index of side b, -1 for world"};
+  point = {file, "contacts/point", {3}, gzip, "m", "contact point, world frame"};
+  normal = {file, "contacts/normal", {3}, gzip, "1",
             "unit normal, world frame, pointing from a into b"};
-  signed_distance = {file, "contacts/signed_distance", {}, "m",
+  signed_distance = {file, "contacts/signed_distance", {}, gzip, "m",
                      "phi0 at the start of the step (negative: overlap)"};
-  force = {file, "contacts/force", {3}, "N",
+  force = {file, "contacts/force", {3}, gzip, "N",
            "contact force on b (impulse / dt), world frame; a feels the opposite"};
-  slip_speed = {file, "contacts/slip_speed", {}, "m/s", "tangential speed at the solution"};
+  slip_speed = {file, "contacts/slip_speed", {}, gzip, "m/s", "tangential speed at the solution"};
 }
 
 void Hdf5Recorder::Layout::AttachScales() {
@@ -387,8 +388,9 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
     Hdf5Group model_group = file_.OpenGroup("model");
     WriteGeometry(model_group, MakeGeometryTable(model));  // /model/geometry (extension)
   }
-  layout->CreateSeries(file_, chunk_rows_);
-  if (layout->contacts) layout->CreateContacts(file_, chunk_rows_);
+  const int gzip = info.settings->output.compression;
+  layout->CreateSeries(file_, chunk_rows_, gzip);
+  if (layout->contacts) layout->CreateContacts(file_, chunk_rows_, gzip);
   layout->AttachScales();
   layout_ = std::move(layout);
 

@@ -105,11 +105,14 @@ void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
 }
 
 void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
-  node.CheckKeys({"file", "every", "contacts"});
+  node.CheckKeys({"file", "every", "contacts", "compression"});
   o.file = node.StringOr("file", o.file);
   o.every = node.IntOr("every", o.every);
   if (o.every < 1) node.Get("every").Fail("every must be >= 1");
   o.contacts = node.BoolOr("contacts", o.contacts);
+  o.compression = node.IntOr("compression", o.compression);
+  if (o.compression < 0 || o.compression > 9)
+    node.Get("compression").Fail("compression must be a gzip level from 0 (none) to 9");
 }
 
 /// The number of steps the run loop counts in an int64; beyond 2^53 duration / time_step

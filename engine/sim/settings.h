@@ -49,6 +49,10 @@ struct OutputSettings {
   std::string file;       ///< output path; the loader sets "<name>.h5" when absent
   int every = 1;          ///< record every N-th step (first and last always recorded)
   bool contacts = true;   ///< record per-step contact data
+  /// gzip level 0-9 of the time series (with shuffle); 0 writes them uncompressed. Level 1
+  /// by default: on 1600 free spheres recording every step, 2.0 s against 2.6 s at level 4
+  /// for a 4 % larger file; 0.9 s uncompressed, twice the size.
+  int compression = 1;
 };
 
 struct Settings {

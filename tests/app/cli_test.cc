@@ -231,6 +231,41 @@ TEST_CASE("every scene in scenes/ runs and writes a conforming file", "[cli]") {
   }
 }
 
+TEST_CASE("settings.output.compression sets the series' gzip level; 0 writes them plain",
+          "[cli]") {
+  // Recording can cost more than the steps on scenes of thousands of bodies (scene-format.md):
+  // the level is the user's. Read back with h5py: the filter of every series, and the data,
+  // which must not depend on it.
+  static const char* kFilters = R"PY(
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    names = []
+    f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) and o.maxshape and o.maxshape[0] is None and not n.startswith("model/") else None)
+    print(sorted({(f[n].compression, f[n].compression_opts, f[n].shuffle) for n in names}))
+    np.save(sys.argv[2], f["/state/q"][:])
+)PY";
+  TempDir dir;
+  std::string q_of_level[2];
+  const std::pair<const char*, const char*> cases[] = {{"0", "[(None, None, False)]"},
+                                                       {"6", "[('gzip', 6, True)]"}};
+  for (int i = 0; i < 2; ++i) {
+    const auto [level, filters] = cases[i];
+    INFO("compression " << level);
+    const std::string out = dir / ("c" + std::string(level) + ".h5");
+    const Outcome o = Csim({"run", Scene("clutter_40.yaml"), "--duration", "0.05", "-o", out,
+                            "--set", "settings.output.compression=" + std::string(level)}, dir);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    CHECK(OutputConforms(out, dir));
+    const Outcome py = RunProgram({"/usr/bin/python3", "-c", kFilters, out, out + ".npy"}, dir);
+    INFO(py.err);
+    CHECK(py.out == std::string(filters) + "\n");
+    q_of_level[i] = ReadFile(out + ".npy");
+  }
+  CHECK_FALSE(q_of_level[0].empty());
+  CHECK(q_of_level[0] == q_of_level[1]);
+}
+
 TEST_CASE("csim SCENE.yaml is csim run; the summary line and --quiet", "[cli]") {
   TempDir dir;
   SECTION("summary line on stderr, nothing on stdout") {

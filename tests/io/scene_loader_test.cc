@@ -322,6 +322,10 @@ TEST_CASE("rejects non-positive quantities", "[loader]") {
   CheckRejected("csim: 1\nsettings: {time_step: 0}\n", 2, 23, "must be positive");
   CheckRejected("csim: 1\nsettings:\n  duration: -1\n", 3, 13, "must be positive");
   CheckRejected("csim: 1\nsettings: {output: {every: 0}}\n", 2, 28, "every must be >= 1");
+  CheckRejected("csim: 1\nsettings: {output: {compression: 10}}\n", 2, 34,
+                "compression must be a gzip level from 0 (none) to 9");
+  CheckRejected("csim: 1\nsettings: {output: {compression: -1}}\n", 2, 34,
+                "compression must be a gzip level from 0 (none) to 9");
   CheckRejected("csim: 1\nsettings: {solver: {prediction_iterations: 0}}\n", 2, 44,
                 "prediction_iterations must be >= 1");
 }

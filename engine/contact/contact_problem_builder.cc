@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <tuple>
 
 #include "engine/common/check.h"
 #include "engine/contact/collision_setup.h"
@@ -85,9 +86,20 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
   for (int b = 0; b < model.num_bodies(); ++b)
     for (const geometry::Geometry& g : model.bodies[b].geometry)
       if (g.collide) body_radius_[b] = std::max(body_radius_[b], g.X_BG.p.norm() + BoundingRadius(g));
-  // Worst case over every pair of materials that can meet (each with itself included).
-  for (const geometry::Material& a : spec_material_)
-    for (const geometry::Material& b : spec_material_) {
+  // Worst case over every pair of materials that can meet (each with itself included),
+  // over the distinct materials: over every pair of geometries it was quadratic in their
+  // number (27000 spheres: 3.9 s of the start-up).
+  std::vector<geometry::Material> materials = spec_material_;
+  const auto key = [](const geometry::Material& m) {
+    return std::tie(m.stiffness, m.dissipation_time, m.hunt_crossley, m.friction);
+  };
+  std::sort(materials.begin(), materials.end(),
+            [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  materials.erase(std::unique(materials.begin(), materials.end(),
+                              [&](const auto& a, const auto& b) { return key(a) == key(b); }),
+                  materials.end());
+  for (const geometry::Material& a : materials)
+    for (const geometry::Material& b : materials) {
       const CombinedMaterial m = CombineMaterials(a, b);
       max_dissipation_time_ = std::max(max_dissipation_time_, m.dissipation_time);
       max_friction_ = std::max(max_friction_, m.friction);

@@ -125,6 +125,7 @@ void NewtonSystem::SetupSparse() {
   block_.SetPartition(node_island_, islands_->num_islands);
   diagonal_slot_.resize(node_size_.size());
   for (int i = 0; i < static_cast<int>(node_size_.size()); ++i) diagonal_slot_[i] = block_.Find(i, i);
+  FindSupports();
   slots_.resize(p.num_constraints());
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
@@ -136,6 +137,79 @@ void NewtonSystem::SetupSparse() {
       slots_[k][2] = block_.Find(a, b);
     }
   }
+}
+
+void NewtonSystem::FindSupports() {
+  const ContactProblem& p = *problem_;
+  support_start_.assign(1, 0);
+  support_.clear();
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    const bool generic = e.point_contact < 0 && !IsFreeBodyContact(p, k);
+    for (int b = 0; b < 2; ++b) {
+      if (generic && b < e.num_cliques) {
+        const ConstMap J = p.jacobian(k, b);
+        for (int col = 0; col < J.cols(); ++col)
+          if ((J.col(col).array() != 0.0).any()) support_.push_back(col);
+      }
+      support_start_.push_back(static_cast<int>(support_.size()));
+    }
+  }
+}
+
+bool NewtonSystem::AddSupported(const ContactProblem& p, int k, const double* G_data,
+                                Scratch* scratch) {
+  const ConstraintEntry& e = p.entry(k);
+  const int n = e.num_rows;
+  const int* cols[2];
+  int count[2] = {0, 0}, m[2] = {0, 0};
+  long dense = 0, sparse = 0;  // multiplications of the two ways
+  for (int b = 0; b < e.num_cliques; ++b) {
+    cols[b] = support_.data() + support_start_[2 * k + b];
+    count[b] = support_start_[2 * k + b + 1] - support_start_[2 * k + b];
+    m[b] = p.clique_size(e.clique[b]);
+  }
+  for (int a = 0; a < e.num_cliques; ++a)
+    for (int b = 0; b < e.num_cliques; ++b) {
+      dense += static_cast<long>(m[a]) * m[b];
+      sparse += static_cast<long>(count[a]) * count[b];
+    }
+  // The scalar loops below run a few times slower per multiplication than Eigen's blocked
+  // products: worth it only on a small share of the block.
+  if (4 * sparse > dense) return false;
+  const ConstMap G(G_data, n, n);
+  // GJ_b restricted to its support: n x count[b], column jj = G J_b(:, cols[b][jj]).
+  double* GJ[2];
+  for (int b = 0; b < e.num_cliques; ++b) {
+    GJ[b] = ScratchView(&scratch->GJ[b], n, std::max(count[b], 1)).data();
+    const ConstMap J = p.jacobian(k, b);
+    for (int jj = 0; jj < count[b]; ++jj)
+      Eigen::Map<Eigen::VectorXd>(GJ[b] + jj * n, n).noalias() = G * J.col(cols[b][jj]);
+  }
+  // Block (a, b) += J_a^T G J_b on the supports: entry (i, j) = J_a(:, i) . GJ_b(:, j).
+  const auto add = [&](BlockCholesky::Slot slot, int a, int b) {
+    double* target = block_.data() + slot.offset;
+    const ConstMap Ja = p.jacobian(k, a);
+    for (int jj = 0; jj < count[b]; ++jj) {
+      const Eigen::Map<const Eigen::VectorXd> gj(GJ[b] + jj * n, n);
+      for (int ii = 0; ii < count[a]; ++ii) {
+        const double h = Ja.col(cols[a][ii]).dot(gj);
+        const int i = cols[a][ii], j = cols[b][jj];
+        // Stored rows(a) x cols(b), or its transpose (AddAt).
+        if (slot.transposed) {
+          target[j + i * m[b]] += h;
+        } else {
+          target[i + j * m[a]] += h;
+        }
+      }
+    }
+  };
+  add(slots_[k][0], 0, 0);
+  if (e.num_cliques == 2) {
+    add(slots_[k][1], 1, 1);
+    add(slots_[k][2], 0, 1);
+  }
+  return true;
 }
 
 void NewtonSystem::AssembleIsland(int i, const double* G_data, const std::vector<int>& G_offset,
@@ -319,6 +393,7 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
       AddContactBlocks(p, k, G_data + G_offset[k]);
       continue;
     }
+    if (AddSupported(p, k, G_data + G_offset[k], scratch)) continue;
     const ConstraintEntry& e = p.entry(k);
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     const int ma = p.clique_size(e.clique[0]);

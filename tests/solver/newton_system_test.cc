@@ -86,6 +86,78 @@ TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]
   }
 }
 
+TEST_CASE("Newton system: constraints on a few velocities of big cliques equal the reference",
+          "[solver]") {
+  // Articulated trees: cliques of 12 and 10 velocities whose constraints act on a few of
+  // them (a joint limit on one, a contact on the path of its body to the root). The sparse
+  // path then adds J_a^T G J_b on those columns only (NewtonSystem::support_), and must
+  // give the H of the dense reference; a constraint on most columns takes the dense
+  // products. Both orders of every clique pair occur, so both storage orientations of an
+  // off-diagonal block (BlockCholesky::Slot::transposed) are exercised.
+  std::mt19937 rng(23);
+  const int sizes[] = {12, 10, 12};
+  ContactProblem problem;
+  problem.Clear(0.01);
+  std::vector<MatrixXd> A;
+  for (int m : sizes) A.push_back(RandomSpd(m, rng)), problem.AddClique(A.back());
+  problem.SetFreeMotionVelocity(VectorXd::Zero(34));
+  SapFrictionConeParameters params;
+  params.stiffness = 1e3;
+  // A Jacobian block of `rows` x m that is zero but on `columns`.
+  const auto on = [&](int rows, int m, std::vector<int> columns) {
+    MatrixXd J = MatrixXd::Zero(rows, m);
+    for (int c : columns) J.col(c) = RandomMatrix(rows, 1, rng);
+    return J;
+  };
+  struct Spec {
+    int a, b;
+    std::vector<int> cols_a, cols_b;
+  };
+  const std::vector<int> most = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const Spec specs[] = {{0, -1, {4}, {}},          {1, -1, {0, 1, 2}, {}},
+                        {0, 1, {0, 1, 2, 7}, {5, 6}}, {1, 0, {3}, {0, 11}},
+                        {2, 0, {1, 2}, {3, 4, 5}},  {0, 2, most, {2}},
+                        {2, 1, {11}, most}};
+  for (const Spec& sp : specs) {
+    const MatrixXd Ja = on(3, sizes[sp.a], sp.cols_a);
+    if (sp.b < 0) {
+      problem.AddConstraint(sp.a, Ja, SapFrictionConeConstraint(params));
+    } else {
+      problem.AddConstraint(sp.a, Ja, sp.b, on(3, sizes[sp.b], sp.cols_b),
+                            SapFrictionConeConstraint(params));
+    }
+  }
+  const std::vector<int> offset = {0, 12, 22};
+  std::vector<double> G_data;
+  std::vector<int> G_offset;
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    G_offset.push_back(static_cast<int>(G_data.size()));
+    const MatrixXd B = RandomMatrix(3, 3, rng);
+    const MatrixXd G = B * B.transpose();
+    G_data.insert(G_data.end(), G.data(), G.data() + 9);
+  }
+  MatrixXd H = MatrixXd::Zero(34, 34);
+  for (int c = 0; c < 3; ++c) H.block(offset[c], offset[c], sizes[c], sizes[c]) = A[c];
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    MatrixXd Jk = MatrixXd::Zero(3, 34);
+    for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
+      const int c = problem.entry(k).clique[b];
+      Jk.middleCols(offset[c], sizes[c]) = problem.DenseJacobian(k, b);
+    }
+    H += Jk.transpose() * Eigen::Map<const MatrixXd>(&G_data[G_offset[k]], 3, 3) * Jk;
+  }
+  const VectorXd b = RandomMatrix(34, 1, rng);
+  const VectorXd x_ref = H.llt().solve(b);
+  NewtonSystem system;
+  system.Setup(problem, offset, 34, /*dense_threshold=*/0);
+  REQUIRE_FALSE(system.dense());
+  system.Assemble(G_data.data(), G_offset);
+  REQUIRE(system.Factor());
+  VectorXd x = b;
+  system.Solve(x);
+  CHECK((x - x_ref).norm() <= 1e-12 * x_ref.norm());
+}
+
 // A random rotation (orthonormalised random matrix, right-handed).
 Eigen::Matrix3d RandomRotation(std::mt19937& rng) {
   Eigen::Matrix3d R = Eigen::HouseholderQR<Eigen::Matrix3d>(RandomMatrix(3, 3, rng)).householderQ();

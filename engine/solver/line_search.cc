@@ -22,6 +22,8 @@ LineSearchResult Fail(double alpha, int evaluations, const char* why) {
   return r;
 }
 
+constexpr double kEpsilon = 2.220446049250313e-16;  // the machine epsilon of double
+
 // Dimensionless derivative f(alpha) = ell'(alpha) / (-ell'(0)) and f' (math.md §4.4 step 4).
 struct ScaledDerivative {
   LineSearchFunction& fn;
@@ -59,7 +61,12 @@ LineSearchResult SafeguardedNewton(ScaledDerivative& g, double lo, double hi, do
       dx = x_newton - x;
       x = x_newton;
     }
-    if (std::abs(dx) < x_tol) return Accept(x, g.evaluations);
+    // Also done once the step is below what doubles resolve at x: on a very stiff cost
+    // (a near-rigid joint limit) f changes by more than f_tolerance between neighbouring
+    // doubles, so |f| < f_tolerance may not exist, and the bracket shrank to two adjacent
+    // doubles while x_tol, relative to a tiny initial guess -ell'(0) / ell''(alpha_max),
+    // stayed below their gap: the search used to fail there (a 50-link chain at step 33).
+    if (std::abs(dx) < std::max(x_tol, 4.0 * kEpsilon * std::abs(x))) return Accept(x, g.evaluations);
     g.Eval(x, &f, &df);
   }
   return Fail(x, g.evaluations, "exact line search: root finder exceeded its iterations");

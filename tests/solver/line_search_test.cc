@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace csim::solver {
@@ -48,6 +50,34 @@ TEST_CASE("Exact line search finds the minimiser to the requested accuracy", "[s
     CHECK(std::abs(f.d1(r.alpha)) <= 1e-7 * std::abs(f.d1(0)));
     CHECK(r.evaluations < 20);
   }
+}
+
+// A stiff kink: ell' = -1 below a, -1 + K (alpha - a) above, K = 1e12 (a near-rigid joint
+// limit engaging along the direction). The minimiser a + 1/K is a machine-precision root:
+// between neighbouring doubles near it ell' changes by K ulp(1/3) = 5.6e-5, far more than
+// f_tolerance = 1e-8 of |ell'(0)| = 1, so no double meets that test.
+class StiffKink final : public LineSearchFunction {
+ public:
+  static constexpr double kA = 1.0 / 3.0, kK = 1e12;
+  void Eval(double alpha, double* ell, double* d1, double* d2) override {
+    const double over = std::max(0.0, alpha - kA);
+    *ell = -alpha + 0.5 * kK * over * over;
+    *d1 = -1.0 + kK * over;
+    if (d2 != nullptr) *d2 = over > 0.0 ? kK : 0.0;
+  }
+};
+
+TEST_CASE("Exact line search stops at a root resolved to machine precision", "[solver]") {
+  // The bracket shrinks to two adjacent doubles around a + 1/K; the search must accept
+  // there. It used to fail with "root finder exceeded its iterations": its step tolerance
+  // is relative to the initial guess -ell'(0) / ell''(alpha_max) = 1/K, below their gap.
+  StiffKink f;
+  const LineSearchResult r = ExactLineSearch(f, 0.0, -1.0, {}, 1e-30, 1e-15);
+  INFO(r.failure);
+  REQUIRE(r.ok);
+  const double root = StiffKink::kA + 1.0 / StiffKink::kK;
+  CHECK(std::abs(r.alpha - root) <= 8 * std::numeric_limits<double>::epsilon() * root);
+  CHECK(r.evaluations <= 100);
 }
 
 TEST_CASE("Exact line search returns alpha_max when still descending", "[solver]") {

@@ -252,14 +252,24 @@ TEST_CASE("Pizza saver: near-rigid stiction needs the near-rigid rule", "[solver
     pizza.k = 1e20;
     pizza.tau[3] = 20.0;
     SapSolver solver = MakeSolver(ls);
-    // beta ~ 0: R_n ~ 5e-17, hopelessly ill-conditioned; the solve must fail, not lie.
+    // beta ~ 0: R_n ~ 5e-17, hopelessly ill-conditioned; the solve must fail or be right,
+    // never lie. The backtracking search fails (Armijo). The exact search resolves the
+    // line minimum to machine precision (line_search.cc; it used to fail there too), and
+    // then every step it accepts must meet SAP eq. 26, none stopping on the cost criterion.
     PizzaSaver stiff = pizza;
-    const RunSummary failed = Simulate(stiff, solver, 30);
-    CHECK_FALSE(failed.ok);
-    CHECK_FALSE(failed.first_failure.reason.empty());
-    std::printf("pizza NearRigid beta~0     %-12s fails at step %d: %s\n",
-                ls == SapLineSearch::kExact ? "exact" : "backtracking", failed.steps,
-                failed.first_failure.reason.c_str());
+    const RunSummary stiff_run = Simulate(stiff, solver, 30);
+    if (stiff_run.ok) {
+      CHECK(stiff_run.cost_terminations == 0);
+      CHECK(stiff_run.max_momentum_error < 1e-6);
+      std::printf("pizza NearRigid beta~0     %-12s certified, max momentum error %.3g\n",
+                  ls == SapLineSearch::kExact ? "exact" : "backtracking",
+                  stiff_run.max_momentum_error);
+    } else {
+      CHECK_FALSE(stiff_run.first_failure.reason.empty());
+      std::printf("pizza NearRigid beta~0     %-12s fails at step %d: %s\n",
+                  ls == SapLineSearch::kExact ? "exact" : "backtracking", stiff_run.steps,
+                  stiff_run.first_failure.reason.c_str());
+    }
     // beta = 1: near-rigid regularization, stiction as in the compliant case.
     pizza.beta = 1.0;
     const RunSummary run = Simulate(pizza, solver, 30);

@@ -29,15 +29,52 @@ MatrixXd RandomMatrix(int r, int c, std::mt19937& rng) {
   return B;
 }
 
+// Clears `problem` and gives it one clique of random SPD A per size (returned in A), v* = 0.
+void RandomCliques(const std::vector<int>& sizes, std::mt19937& rng, ContactProblem* problem,
+                   std::vector<MatrixXd>* A) {
+  problem->Clear(0.01);
+  int n = 0;
+  for (int m : sizes) A->push_back(RandomSpd(m, rng)), problem->AddClique(A->back()), n += m;
+  problem->SetFreeMotionVelocity(VectorXd::Zero(n));
+}
+
+// Random PSD 3 x 3 G blocks, one per constraint, laid out as NewtonSystem takes them.
+void RandomGBlocks(const ContactProblem& problem, std::mt19937& rng, std::vector<double>* G_data,
+                   std::vector<int>* G_offset) {
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    G_offset->push_back(static_cast<int>(G_data->size()));
+    const MatrixXd B = RandomMatrix(3, 3, rng);
+    const MatrixXd G = B * B.transpose();
+    G_data->insert(G_data->end(), G.data(), G.data() + 9);
+  }
+}
+
+// The dense reference H = A + sum_k J_k^T G_k J_k over the n reduced velocities, clique c
+// at offset[c] (-1: not participating), formed from the full Jacobian blocks.
+MatrixXd DenseReference(const ContactProblem& problem, const std::vector<MatrixXd>& A,
+                        const std::vector<int>& offset, int n, const std::vector<double>& G_data,
+                        const std::vector<int>& G_offset) {
+  MatrixXd H = MatrixXd::Zero(n, n);
+  for (int c = 0; c < problem.num_cliques(); ++c)
+    if (offset[c] >= 0) H.block(offset[c], offset[c], A[c].rows(), A[c].cols()) = A[c];
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    MatrixXd Jk = MatrixXd::Zero(3, n);
+    for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
+      const int c = problem.entry(k).clique[b];
+      Jk.middleCols(offset[c], problem.clique_size(c)) = problem.DenseJacobian(k, b);
+    }
+    H += Jk.transpose() * Eigen::Map<const MatrixXd>(&G_data[G_offset[k]], 3, 3) * Jk;
+  }
+  return H;
+}
+
 TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]") {
   std::mt19937 rng(21);
   // Cliques of sizes 2, 3, 1, 4; clique 2 has no constraint.
-  const int sizes[] = {2, 3, 1, 4};
+  const std::vector<int> sizes = {2, 3, 1, 4};
   ContactProblem problem;
-  problem.Clear(0.01);
   std::vector<MatrixXd> A;
-  for (int m : sizes) A.push_back(RandomSpd(m, rng)), problem.AddClique(A.back());
-  problem.SetFreeMotionVelocity(VectorXd::Zero(10));
+  RandomCliques(sizes, rng, &problem, &A);
   SapFrictionConeParameters params;
   params.stiffness = 1e3;
   const std::pair<int, int> pairs[] = {{0, -1}, {0, 1}, {1, 3}, {3, -1}, {0, 3}};
@@ -52,26 +89,10 @@ TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]
   }
   // Reduced layout: cliques 0, 1, 3 -> offsets 0, 2, 5; size 9.
   const std::vector<int> offset = {0, 2, -1, 5};
-  // Random PSD G blocks.
   std::vector<double> G_data;
   std::vector<int> G_offset;
-  for (int k = 0; k < problem.num_constraints(); ++k) {
-    G_offset.push_back(static_cast<int>(G_data.size()));
-    const MatrixXd B = RandomMatrix(3, 3, rng);
-    const MatrixXd G = B * B.transpose();
-    G_data.insert(G_data.end(), G.data(), G.data() + 9);
-  }
-  // Dense reference over the reduced velocities.
-  MatrixXd H = MatrixXd::Zero(9, 9);
-  for (int c : {0, 1, 3}) H.block(offset[c], offset[c], sizes[c], sizes[c]) = A[c];
-  for (int k = 0; k < problem.num_constraints(); ++k) {
-    MatrixXd Jk = MatrixXd::Zero(3, 9);
-    for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
-      const int c = problem.entry(k).clique[b];
-      Jk.middleCols(offset[c], sizes[c]) = problem.DenseJacobian(k, b);
-    }
-    H += Jk.transpose() * Eigen::Map<const MatrixXd>(&G_data[G_offset[k]], 3, 3) * Jk;
-  }
+  RandomGBlocks(problem, rng, &G_data, &G_offset);
+  const MatrixXd H = DenseReference(problem, A, offset, 9, G_data, G_offset);
   const VectorXd b = RandomMatrix(9, 1, rng);
   const VectorXd x_ref = H.llt().solve(b);
   for (int threshold : {100, 0}) {  // dense, then sparse
@@ -95,12 +116,10 @@ TEST_CASE("Newton system: constraints on a few velocities of big cliques equal t
   // products. Both orders of every clique pair occur, so both storage orientations of an
   // off-diagonal block (BlockCholesky::Slot::transposed) are exercised.
   std::mt19937 rng(23);
-  const int sizes[] = {12, 10, 12};
+  const std::vector<int> sizes = {12, 10, 12};
   ContactProblem problem;
-  problem.Clear(0.01);
   std::vector<MatrixXd> A;
-  for (int m : sizes) A.push_back(RandomSpd(m, rng)), problem.AddClique(A.back());
-  problem.SetFreeMotionVelocity(VectorXd::Zero(34));
+  RandomCliques(sizes, rng, &problem, &A);
   SapFrictionConeParameters params;
   params.stiffness = 1e3;
   // A Jacobian block of `rows` x m that is zero but on `columns`.
@@ -130,22 +149,8 @@ TEST_CASE("Newton system: constraints on a few velocities of big cliques equal t
   const std::vector<int> offset = {0, 12, 22};
   std::vector<double> G_data;
   std::vector<int> G_offset;
-  for (int k = 0; k < problem.num_constraints(); ++k) {
-    G_offset.push_back(static_cast<int>(G_data.size()));
-    const MatrixXd B = RandomMatrix(3, 3, rng);
-    const MatrixXd G = B * B.transpose();
-    G_data.insert(G_data.end(), G.data(), G.data() + 9);
-  }
-  MatrixXd H = MatrixXd::Zero(34, 34);
-  for (int c = 0; c < 3; ++c) H.block(offset[c], offset[c], sizes[c], sizes[c]) = A[c];
-  for (int k = 0; k < problem.num_constraints(); ++k) {
-    MatrixXd Jk = MatrixXd::Zero(3, 34);
-    for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
-      const int c = problem.entry(k).clique[b];
-      Jk.middleCols(offset[c], sizes[c]) = problem.DenseJacobian(k, b);
-    }
-    H += Jk.transpose() * Eigen::Map<const MatrixXd>(&G_data[G_offset[k]], 3, 3) * Jk;
-  }
+  RandomGBlocks(problem, rng, &G_data, &G_offset);
+  const MatrixXd H = DenseReference(problem, A, offset, 34, G_data, G_offset);
   const VectorXd b = RandomMatrix(34, 1, rng);
   const VectorXd x_ref = H.llt().solve(b);
   NewtonSystem system;

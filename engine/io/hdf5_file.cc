@@ -451,7 +451,8 @@ Hdf5Dataset Hdf5Group::CreateExtendible(const std::string& name, Hdf5Type type,
   Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE));
   const bool compressed = gzip_level > 0;
   if (H5Pset_chunk(dcpl.get(), rank, chunk.data()) < 0 ||
-      (compressed && (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), gzip_level) < 0)))
+      (compressed &&
+       (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), gzip_level) < 0)))
     Fail("set up chunking for dataset", name);
   Hdf5Id dataset(H5Dcreate2(id(), name.c_str(), FileType(type), space.get(), H5P_DEFAULT,
                             dcpl.get(), H5P_DEFAULT));

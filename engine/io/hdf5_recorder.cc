@@ -275,7 +275,8 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
                 "Newton iterations of the step that produced the row"};
   momentum_error = {file, "solver/momentum_error", {}, chunk_rows, gzip, "1",
                     "dimensionless momentum error of the step (SAP paper eq. 32)"};
-  cost = {file, "solver/cost", {}, chunk_rows, gzip, "J", "value of the convex cost at the solution"};
+  cost = {file, "solver/cost", {}, chunk_rows, gzip, "J",
+          "value of the convex cost at the solution"};
   wall_time = {file, "solver/wall_time", {}, chunk_rows, gzip, "s", "wall time of the whole step"};
 }
 

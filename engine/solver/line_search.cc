@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace csim::solver {
 namespace {
@@ -22,7 +23,7 @@ LineSearchResult Fail(double alpha, int evaluations, const char* why) {
   return r;
 }
 
-constexpr double kEpsilon = 2.220446049250313e-16;  // the machine epsilon of double
+constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 
 // Dimensionless derivative f(alpha) = ell'(alpha) / (-ell'(0)) and f' (math.md §4.4 step 4).
 struct ScaledDerivative {
@@ -66,7 +67,8 @@ LineSearchResult SafeguardedNewton(ScaledDerivative& g, double lo, double hi, do
     // doubles, so |f| < f_tolerance may not exist, and the bracket shrank to two adjacent
     // doubles while x_tol, relative to a tiny initial guess -ell'(0) / ell''(alpha_max),
     // stayed below their gap: the search used to fail there (a 50-link chain at step 33).
-    if (std::abs(dx) < std::max(x_tol, 4.0 * kEpsilon * std::abs(x))) return Accept(x, g.evaluations);
+    if (std::abs(dx) < std::max(x_tol, 4.0 * kEpsilon * std::abs(x)))
+      return Accept(x, g.evaluations);
     g.Eval(x, &f, &df);
   }
   return Fail(x, g.evaluations, "exact line search: root finder exceeded its iterations");

@@ -240,7 +240,11 @@ TEST_CASE("settings.output.compression sets the series' gzip level; 0 writes the
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
     names = []
-    f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) and o.maxshape and o.maxshape[0] is None and not n.startswith("model/") else None)
+    def series(name, obj):  # the extendible datasets written per row, /model's apart
+        if isinstance(obj, h5py.Dataset) and obj.maxshape and obj.maxshape[0] is None \
+                and not name.startswith("model/"):
+            names.append(name)
+    f.visititems(series)
     print(sorted({(f[n].compression, f[n].compression_opts, f[n].shuffle) for n in names}))
     np.save(sys.argv[2], f["/state/q"][:])
 )PY";

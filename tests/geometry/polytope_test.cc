@@ -50,7 +50,8 @@ void CheckConvexFaces(const Polytope& p) {
 
 TEST_CASE("a cube's triangle soup becomes 8 corners and 6 quadrilaterals", "[geometry]") {
   std::vector<Vector3d> corners;
-  for (int i = 0; i < 8; ++i) corners.emplace_back(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
+  for (int i = 0; i < 8; ++i)
+    corners.emplace_back(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
   // Two outward triangles per face, corner bit k set = + side along axis k.
   const std::vector<Vector3i> triangles = {
       {0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6},  // z = -, z = +

@@ -52,7 +52,7 @@ void SapHuntCrossleyConstraint::Prepare(double dt, double w) {
   // The penetration predicted at the end of the step (see the header); theta_q = 0 keeps
   // [ICF]'s x0 - dt v, since an explicit position update gives the model nothing to follow.
   const double theta_q = p.position_theta > 0.0 ? p.position_theta : 1.0;
-  f_x0_ = theta_q == 1.0 ? f_e0_ : k_ * (-p.phi0 - dt * (1.0 - theta_q) * p.v_n0);
+  f_x0_ = k_ * (-p.phi0 - dt * (1.0 - theta_q) * p.v_n0);
   theta_q_ = theta_q;
   k_v_ = theta_q * dt * k_;
   const double d = p.hunt_crossley;

@@ -143,9 +143,11 @@ void NewtonSystem::FindSupports() {
   const ContactProblem& p = *problem_;
   support_start_.assign(1, 0);
   support_.clear();
+  use_support_.assign(p.num_constraints(), 0);
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
     const bool generic = e.point_contact < 0 && !IsFreeBodyContact(p, k);
+    long dense = 0, sparse = 0;  // multiplications of J_a^T G J_b over all (a, b) blocks
     for (int b = 0; b < 2; ++b) {
       if (generic && b < e.num_cliques) {
         const ConstMap J = p.jacobian(k, b);
@@ -154,29 +156,30 @@ void NewtonSystem::FindSupports() {
       }
       support_start_.push_back(static_cast<int>(support_.size()));
     }
+    for (int a = 0; generic && a < e.num_cliques; ++a)
+      for (int b = 0; b < e.num_cliques; ++b) {
+        dense += static_cast<long>(p.clique_size(e.clique[a])) * p.clique_size(e.clique[b]);
+        sparse += static_cast<long>(support_start_[2 * k + a + 1] - support_start_[2 * k + a]) *
+                  (support_start_[2 * k + b + 1] - support_start_[2 * k + b]);
+      }
+    // AddSupported's scalar loops run a few times slower per multiplication than Eigen's
+    // blocked products: worth it only on a small share of the blocks.
+    use_support_[k] = generic && 4 * sparse <= dense;
   }
 }
 
 bool NewtonSystem::AddSupported(const ContactProblem& p, int k, const double* G_data,
                                 Scratch* scratch) {
+  if (!use_support_[k]) return false;
   const ConstraintEntry& e = p.entry(k);
   const int n = e.num_rows;
   const int* cols[2];
   int count[2] = {0, 0}, m[2] = {0, 0};
-  long dense = 0, sparse = 0;  // multiplications of the two ways
   for (int b = 0; b < e.num_cliques; ++b) {
     cols[b] = support_.data() + support_start_[2 * k + b];
     count[b] = support_start_[2 * k + b + 1] - support_start_[2 * k + b];
     m[b] = p.clique_size(e.clique[b]);
   }
-  for (int a = 0; a < e.num_cliques; ++a)
-    for (int b = 0; b < e.num_cliques; ++b) {
-      dense += static_cast<long>(m[a]) * m[b];
-      sparse += static_cast<long>(count[a]) * count[b];
-    }
-  // The scalar loops below run a few times slower per multiplication than Eigen's blocked
-  // products: worth it only on a small share of the block.
-  if (4 * sparse > dense) return false;
   const ConstMap G(G_data, n, n);
   // GJ_b restricted to its support: n x count[b], column jj = G J_b(:, cols[b][jj]).
   double* GJ[2];

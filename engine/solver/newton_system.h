@@ -103,8 +103,8 @@ class NewtonSystem {
              const Eigen::Map<Eigen::MatrixXd>& GJb, int ma, int mb);
   // The nonzero columns of every generic constraint block (support_); see AddSupported.
   void FindSupports();
-  // J_a^T G J_b of generic constraint k on its blocks' nonzero columns only, when they are
-  // few: false (nothing added) when the dense products are cheaper.
+  // J_a^T G J_b of generic constraint k on its blocks' nonzero columns only, when
+  // FindSupports found them few: false (nothing added) when the dense products are cheaper.
   bool AddSupported(const ContactProblem& p, int k, const double* G, Scratch* scratch);
   int IslandSize(int i) const;
 
@@ -134,6 +134,7 @@ class NewtonSystem {
   // J_a^T G J_b made each constraint cost (tree velocities)^2 per Newton iteration (a
   // 400-leg base with its limits active: 45 ms per step).
   std::vector<int> support_start_, support_;
+  std::vector<char> use_support_;  // per constraint: AddSupported rather than dense products
 };
 
 }  // namespace csim::solver

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "engine/multibody/crba.h"
@@ -165,6 +166,8 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
                           StepWorkspace& ws) {
   ws.v_star = s0.v;
   ws.iterations = 0;
+  double smallest_error = std::numeric_limits<double>::infinity();
+  int since_smallest = 0;  // iterations since the smallest residual so far
   for (;;) {
     double reference = 0.0;
     const double error =
@@ -180,6 +183,13 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
       return FinishExplicit(dt, s0, ws);
     }
     if (error <= settings.relative_tolerance * reference + settings.absolute_tolerance) return {};
+    if (error < smallest_error) {
+      smallest_error = error;
+      since_smallest = 0;
+    } else if (++since_smallest >= settings.stalled_iterations &&
+               error <= settings.stalled_tolerance * reference + settings.absolute_tolerance) {
+      return {};  // at the round-off floor (FreeMotionSettings)
+    }
     if (ws.iterations == settings.max_iterations)
       return Failure(StepOutcome::kNotConverged,
                      "Newton did not converge in " + std::to_string(settings.max_iterations) +

@@ -188,4 +188,21 @@ Model FreeBody(const Eigen::Vector3d& principal, const Eigen::Vector3d& w0) {
   return model;
 }
 
+Model BallChain(int n, double m, double L, double tilt) {
+  Model model;
+  const Eigen::Matrix3d inertia = m * L * L * Eigen::Vector3d(1e-2, 1e-2, 1e-3).asDiagonal();
+  for (int i = 0; i < n; ++i) {
+    Joint j = MakeJoint("j" + std::to_string(i), JointType::kBall, i - 1, i);
+    j.X_PJ.p = i == 0 ? Eigen::Vector3d(0, 0, n * L + 0.5) : Eigen::Vector3d(0, 0, -L);
+    j.q_initial = i == 0 ? QuaternionExp(tilt * Eigen::Vector3d(0, 1, 0))
+                         : QuaternionExp(0.02 * Eigen::Vector3d(0.6, 0.8, 0));
+    model.joints.push_back(j);
+    model.bodies.push_back(
+        MakeBody("l" + std::to_string(i), m, Eigen::Vector3d(0, 0, -L / 2), inertia));
+  }
+  model.gravity = Eigen::Vector3d(0, 0, -9.81);
+  multibody::AssignCoordinates(model);
+  return model;
+}
+
 }  // namespace csim::testing

@@ -41,4 +41,11 @@ multibody::Model SpringMass(double m, double k, double x0);
 /// [rad/s] (world frame) from the identity orientation.
 multibody::Model FreeBody(const Eigen::Vector3d& principal, const Eigen::Vector3d& w0);
 
+/// A hanging rope: n capsule-like links of length L [m] and mass m [kg] (transverse inertia
+/// m L^2 / 100, axial m L^2 / 1000) joined by ball joints, the first to the world at height
+/// n L + 0.5; gravity 9.81 along -z. The first joint starts tilted by `tilt` [rad] about y,
+/// every other one by 0.02 rad about a horizontal axis, so the released rope swings out of
+/// its plane and twists.
+multibody::Model BallChain(int n, double m, double L, double tilt);
+
 }  // namespace csim::testing

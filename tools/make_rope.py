@@ -2,12 +2,12 @@
 """Write a hanging rope scene: N capsule links joined by ball joints, released to swing.
 
 Each link is 0.1 m long and 0.1 kg: a capsule of radius 1 cm and length 8 cm (centre
-of mass and inertia from that shape: thin, the axial inertia about a tenth of the
-transverse). The first joint
-hangs from the world at height N L + 0.5 m, so the rope never reaches the ground. It
-starts tilted by 0.6 rad; every other joint starts bent by 0.1 rad about a skew
-horizontal axis, so the rope swings out of its plane, twists and whips its free end.
-The links collide with each other, except with their neighbours.
+of mass and inertia from that shape: thin, the axial inertia over ten times below the
+transverse). The first joint hangs from the world at height N L + 0.5 m, and there is
+no ground. It starts tilted by 0.6 rad; every other joint starts bent by 0.1 rad about
+a skew horizontal axis, so the rope swings out of its plane, twists and whips its free
+end. The links collide with each other, except with their neighbours (a joint's parent
+and child do not collide unless the joint says so).
 
 What it shows (docs/scene-format.md, "Choosing an integrator"; results/rope_energy.csv):
 schemes that take the velocity-dependent forces at the start of the step

@@ -39,8 +39,8 @@ struct ThetaParameters {
 /// velocities, each times a lever of up to the chain's length, so the rounding of m grows
 /// like n^2 eps: measured on ropes of ball-jointed links (testing::BallChain), the scaled
 /// residual stops falling at about 1e-9 with 100 links and 3e-8 with 400, and meets 1e-12
-/// only by chance (the 100-link rope failed under midpoint at step 8, under implicit Euler
-/// at step 3). So the iteration also stops once it has stalled, no new smallest residual in
+/// only by chance (the 100-link rope failed under both implicit schemes within its first
+/// 8 steps, the step depending on rounding). So the iteration also stops once it has stalled, no new smallest residual in
 /// stalled_iterations iterations, at a residual of at most stalled_tolerance, SAP's default
 /// eps_r: the contact solve certifies its momentum error to that level, and further
 /// iterations would only sample the rounding. A contracting iteration, however slowly,

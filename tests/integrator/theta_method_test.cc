@@ -224,8 +224,8 @@ TEST_CASE("implicit step reports non-convergence instead of returning a wrong st
 
 // A rope of 100 ball-jointed links: the momentum residual's rounding grows like n^2 eps
 // (FreeMotionSettings), so it stalls near 1e-9 of the momenta, above the 1e-12
-// tolerance; the implicit schemes failed there ("did not converge in 50 iterations") at the third (implicit
-// Euler) and eighth (midpoint) step. The solve now stops at that floor; midpoint, which
+// tolerance; the implicit schemes failed there ("did not converge in 50 iterations") within the
+// first 8 steps. The solve now stops at that floor; midpoint, which
 // conserves energy to second order, must still do so on the released rope.
 TEST_CASE("implicit steps of a 100-link rope stop at the round-off floor and conserve energy", "[integrator][chain]") {
   const Model model = testing::BallChain(100, 0.1, 0.1, 0.6);

@@ -40,11 +40,12 @@ struct ThetaParameters {
 /// like n^2 eps: measured on ropes of ball-jointed links (testing::BallChain), the scaled
 /// residual stops falling at about 1e-9 with 100 links and 3e-8 with 400, and meets 1e-12
 /// only by chance (the 100-link rope failed under both implicit schemes within its first
-/// 8 steps, the step depending on rounding). So the iteration also stops once it has stalled, no new smallest residual in
-/// stalled_iterations iterations, at a residual of at most stalled_tolerance, SAP's default
-/// eps_r: the contact solve certifies its momentum error to that level, and further
-/// iterations would only sample the rounding. A contracting iteration, however slowly,
-/// makes a new smallest residual at every iteration and is never taken for a stalled one.
+/// 8 steps, the step depending on rounding). So the iteration also stops once it has
+/// stalled, no new smallest residual in stalled_iterations iterations, at a residual of at
+/// most stalled_tolerance, SAP's default eps_r: the contact solve certifies its momentum
+/// error to that level, and further iterations would only sample the rounding. A
+/// contracting iteration, however slowly, makes a new smallest residual at every iteration
+/// and is never taken for a stalled one.
 struct FreeMotionSettings {
   double relative_tolerance = 1e-12;   ///< [1]
   double absolute_tolerance = 1e-14;   ///< [sqrt(kg) m/s]

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <random>
 
 #include "engine/solver/sap_friction_cone_constraint.h"
@@ -68,6 +69,30 @@ MatrixXd DenseReference(const ContactProblem& problem, const std::vector<MatrixX
   return H;
 }
 
+// Random G blocks and right-hand side b; for each dense threshold, NewtonSystem (dense
+// exactly when threshold > 0) must solve H x = b as the LLT of DenseReference does.
+void CheckSolvesDenseReference(const ContactProblem& problem, const std::vector<MatrixXd>& A,
+                               const std::vector<int>& offset, int n,
+                               std::initializer_list<int> thresholds, std::mt19937& rng) {
+  std::vector<double> G_data;
+  std::vector<int> G_offset;
+  RandomGBlocks(problem, rng, &G_data, &G_offset);
+  const MatrixXd H = DenseReference(problem, A, offset, n, G_data, G_offset);
+  const VectorXd b = RandomMatrix(n, 1, rng);
+  const VectorXd x_ref = H.llt().solve(b);
+  for (int threshold : thresholds) {
+    INFO("dense threshold " << threshold);
+    NewtonSystem system;
+    system.Setup(problem, offset, n, threshold);
+    REQUIRE(system.dense() == (threshold > 0));
+    system.Assemble(G_data.data(), G_offset);
+    REQUIRE(system.Factor());
+    VectorXd x = b;
+    system.Solve(x);
+    CHECK((x - x_ref).norm() <= 1e-12 * x_ref.norm());
+  }
+}
+
 TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]") {
   std::mt19937 rng(21);
   // Cliques of sizes 2, 3, 1, 4; clique 2 has no constraint.
@@ -88,23 +113,7 @@ TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]
     }
   }
   // Reduced layout: cliques 0, 1, 3 -> offsets 0, 2, 5; size 9.
-  const std::vector<int> offset = {0, 2, -1, 5};
-  std::vector<double> G_data;
-  std::vector<int> G_offset;
-  RandomGBlocks(problem, rng, &G_data, &G_offset);
-  const MatrixXd H = DenseReference(problem, A, offset, 9, G_data, G_offset);
-  const VectorXd b = RandomMatrix(9, 1, rng);
-  const VectorXd x_ref = H.llt().solve(b);
-  for (int threshold : {100, 0}) {  // dense, then sparse
-    NewtonSystem system;
-    system.Setup(problem, offset, 9, threshold);
-    CHECK(system.dense() == (threshold > 0));
-    system.Assemble(G_data.data(), G_offset);
-    REQUIRE(system.Factor());
-    VectorXd x = b;
-    system.Solve(x);
-    CHECK((x - x_ref).norm() <= 1e-12 * x_ref.norm());
-  }
+  CheckSolvesDenseReference(problem, A, {0, 2, -1, 5}, 9, {100, 0}, rng);  // dense, sparse
 }
 
 TEST_CASE("Newton system: constraints on a few velocities of big cliques equal the reference",
@@ -146,21 +155,7 @@ TEST_CASE("Newton system: constraints on a few velocities of big cliques equal t
                             SapFrictionConeConstraint(params));
     }
   }
-  const std::vector<int> offset = {0, 12, 22};
-  std::vector<double> G_data;
-  std::vector<int> G_offset;
-  RandomGBlocks(problem, rng, &G_data, &G_offset);
-  const MatrixXd H = DenseReference(problem, A, offset, 34, G_data, G_offset);
-  const VectorXd b = RandomMatrix(34, 1, rng);
-  const VectorXd x_ref = H.llt().solve(b);
-  NewtonSystem system;
-  system.Setup(problem, offset, 34, /*dense_threshold=*/0);
-  REQUIRE_FALSE(system.dense());
-  system.Assemble(G_data.data(), G_offset);
-  REQUIRE(system.Factor());
-  VectorXd x = b;
-  system.Solve(x);
-  CHECK((x - x_ref).norm() <= 1e-12 * x_ref.norm());
+  CheckSolvesDenseReference(problem, A, {0, 12, 22}, 34, {0}, rng);  // the sparse path
 }
 
 // A random rotation (orthonormalised random matrix, right-handed).

@@ -1,0 +1,88 @@
+#include "engine/multibody/articulated_body.h"
+
+#include "engine/common/check.h"
+
+namespace csim::multibody {
+
+ArticulatedBodySolver::ArticulatedBodySolver(const Model& model, const std::vector<bool>& in_set) {
+  const int nb = model.num_bodies();
+  CSIM_CHECK(static_cast<int>(in_set.size()) == nb);
+  parent_in_set_.assign(nb, -1);
+  for (int b = 0; b < nb; ++b) {
+    const int p = model.parent[b];
+    if (p >= 0) CSIM_CHECK(!in_set[p] || in_set[b]);  // closed under taking children
+    if (!in_set[b]) continue;
+    bodies_.push_back(b);
+    if (p >= 0 && in_set[p]) parent_in_set_[b] = p;
+  }
+  I_A_.assign(nb, math::Matrix6::Zero());
+  U_.assign(nb, ForceBlock());
+  D_inv_.assign(nb, JointMatrix());
+  p_A_.assign(nb, math::Vector6::Zero());
+  a_.assign(nb, math::Vector6::Zero());
+  u_.assign(nb, JointRates());
+}
+
+bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
+                                   const Eigen::VectorXd& d) {
+  for (int b : bodies_) I_A_[b] = ws.I_B[b];
+  // Leaves to root: the joint's own inertia D, then what the parent sees through the joint.
+  for (auto it = bodies_.rbegin(); it != bodies_.rend(); ++it) {
+    const int b = *it;
+    const Joint& joint = model.joints[b];
+    math::Matrix6& I_A = I_A_[b];
+    if (joint.v_start >= 0) {
+      const MotionSubspace& S = ws.joint[b].S;
+      U_[b].noalias() = I_A * S;
+      JointMatrix D = S.transpose() * U_[b];
+      D.diagonal() += d.segment(joint.v_start, joint.nv);
+      Eigen::LLT<JointMatrix> llt(D);
+      if (llt.info() != Eigen::Success) return false;
+      D_inv_[b].setIdentity(joint.nv, joint.nv);
+      llt.solveInPlace(D_inv_[b]);
+      // The inertia the parent feels: I_A - U D^-1 U^T (symmetric; formed as such).
+      const ForceBlock UD = U_[b] * D_inv_[b];
+      I_A.noalias() -= UD * U_[b].transpose();
+    }
+    const int p = parent_in_set_[b];
+    if (p >= 0) I_A_[p].noalias() += ws.Xup[b].transpose() * I_A * ws.Xup[b];
+  }
+  return true;
+}
+
+void ArticulatedBodySolver::SolveInPlace(const Model& model, const Workspace& ws,
+                                         Eigen::VectorXd* x) {
+  for (int b : bodies_) p_A_[b].setZero();
+  // Leaves to root: the generalized force each joint leaves unbalanced, and the force the
+  // articulated body passes on to its parent.
+  for (auto it = bodies_.rbegin(); it != bodies_.rend(); ++it) {
+    const int b = *it;
+    const Joint& joint = model.joints[b];
+    math::Vector6 p_a = p_A_[b];
+    if (joint.v_start >= 0) {
+      u_[b] = x->segment(joint.v_start, joint.nv);
+      u_[b].noalias() -= ws.joint[b].S.transpose() * p_A_[b];
+      const JointRates Du = D_inv_[b] * u_[b];
+      p_a.noalias() += U_[b] * Du;
+    }
+    const int p = parent_in_set_[b];
+    if (p >= 0) p_A_[p].noalias() += ws.Xup[b].transpose() * p_a;
+  }
+  // Root to leaves: accelerations.
+  for (int b : bodies_) {
+    const int p = parent_in_set_[b];
+    if (p >= 0) {
+      a_[b].noalias() = ws.Xup[b] * a_[p];
+    } else {
+      a_[b].setZero();
+    }
+    const Joint& joint = model.joints[b];
+    if (joint.v_start < 0) continue;
+    u_[b].noalias() -= U_[b].transpose() * a_[b];
+    auto x_b = x->segment(joint.v_start, joint.nv);
+    x_b.noalias() = D_inv_[b] * u_[b];
+    a_[b].noalias() += ws.joint[b].S * x_b;
+  }
+}
+
+}  // namespace csim::multibody

@@ -32,10 +32,13 @@ std::string FormatNumber(double x) {
 // l1 norm), 128.9 M with these kernels. Other blocks keep the dynamic LLT.
 bool IsSix(const StepWorkspace& ws, int k) { return ws.A.range(k).size == 6; }
 
-// Solves A x = rhs in place, block by block.
-void SolveInPlace(StepWorkspace& ws, Eigen::VectorXd* rhs) {
+// Solves A x = rhs in place, block by block; the articulated blocks by one pass over their
+// bodies, at the kinematics of the last evaluation (still in ws.mb).
+void SolveInPlace(const Model& model, StepWorkspace& ws, Eigen::VectorXd* rhs) {
+  if (ws.any_articulated) ws.A_articulated.SolveInPlace(model, ws.mb, rhs);
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
     const multibody::VelocityBlock& b = ws.A.range(k);
+    if (ws.articulated[k]) continue;
     if (IsSix(ws, k)) {
       double* x = rhs->data() + b.start;
       solver::SolveLowerSix(ws.A_six[k].data(), x);
@@ -102,11 +105,22 @@ bool FactorSixBlock(int k, double c_K, double c_D, StepWorkspace& ws) {
 }
 
 // A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: math.md 1.5), and
-// its Cholesky factor. M is the one of the last evaluation.
-bool FactorLinearizedDynamics(const ThetaParameters& p, double dt, StepWorkspace& ws) {
+// its Cholesky factor, or the articulated inertias for the articulated blocks (whose A the
+// contact solve still reads). M is the one of the last evaluation.
+bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, double dt,
+                              StepWorkspace& ws) {
   const double c_K = dt * dt * p.theta * p.theta_q, c_D = dt * p.theta;
+  if (ws.any_articulated) {
+    ws.A_diagonal_terms = c_K * ws.K_diag + c_D * ws.D_diag;
+    if (!ws.A_articulated.Factor(model, ws.mb, ws.A_diagonal_terms)) return false;
+  }
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
-    if (IsSix(ws, k)) {
+    if (ws.articulated[k]) {
+      const multibody::VelocityBlock& b = ws.A.range(k);
+      auto A = ws.A.block(k);
+      A = ws.mb.M.block(k);
+      A.diagonal() += ws.A_diagonal_terms.segment(b.start, b.size);
+    } else if (IsSix(ws, k)) {
       if (!FactorSixBlock(k, c_K, c_D, ws)) return false;
     } else {
       const multibody::VelocityBlock& b = ws.A.range(k);
@@ -144,7 +158,19 @@ StepStatus FinishExplicit(double dt, const State& s0, StepWorkspace& ws) {
 
 }  // namespace
 
-StepWorkspace MakeStepWorkspace(const Model& model) {
+// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies. The Cholesky costs about
+// nv^3 / 3 multiply-adds, the recursions a fixed amount per body, so the rule is their
+// crossover, measured by tools/run_free_motion_bench.sh (results/articulated_threshold.md):
+// ropes of ball-jointed links (3 velocities a link) break even at 11-12 links (nv 33-36),
+// hinged ones (1 a link) at 48-64; the rule switches at 12 and at 60. At 200 links the
+// recursions make the free-motion stage 4.5 (symplectic Euler) to 5 times (midpoint)
+// faster on a ball rope, 1.4 times on a hinged one, whose cost the composite rigid-body
+// algorithm's O(nv depth) then dominates. A free body (nv 6) keeps its 6 x 6 Cholesky.
+bool ArticulatedByCost(int nv, int bodies) {
+  return static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;
+}
+
+StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   StepWorkspace ws;
   ws.mb = multibody::MakeWorkspace(model);
   multibody::CalcJointStiffnessDamping(model, &ws.K_diag, &ws.D_diag);
@@ -153,8 +179,35 @@ StepWorkspace MakeStepWorkspace(const Model& model) {
   ws.A = multibody::BlockDiagonalMatrix(multibody::MassMatrixBlocks(model));
   ws.A_llt.resize(ws.A.num_blocks());
   ws.A_six.resize(ws.A.num_blocks());
-  for (int k = 0; k < ws.A.num_blocks(); ++k)
-    if (!IsSix(ws, k)) ws.A_llt[k] = Eigen::LLT<Eigen::MatrixXd>(ws.A.range(k).size);
+  // The block of each root (a root's velocities lie in one block: one per tree, or one for
+  // all), and the bodies of each block.
+  const int nb = model.num_bodies();
+  std::vector<int> root(nb), root_block(nb, -1), block_bodies(ws.A.num_blocks(), 0);
+  for (int b = 0; b < nb; ++b) {
+    root[b] = model.parent[b] < 0 ? b : root[model.parent[b]];
+    const multibody::Joint& joint = model.joints[b];
+    if (joint.v_start < 0) continue;
+    for (int k = 0; k < ws.A.num_blocks(); ++k) {
+      const multibody::VelocityBlock& range = ws.A.range(k);
+      if (joint.v_start >= range.start && joint.v_start < range.start + range.size)
+        root_block[root[b]] = k;
+    }
+  }
+  for (int b = 0; b < nb; ++b)
+    if (root_block[root[b]] >= 0) ++block_bodies[root_block[root[b]]];
+  ws.articulated.assign(ws.A.num_blocks(), false);
+  for (int k = 0; k < ws.A.num_blocks(); ++k) {
+    const int size = ws.A.range(k).size;
+    ws.articulated[k] = tree_solve == TreeSolve::kArticulated ||
+                        (tree_solve == TreeSolve::kByCost && ArticulatedByCost(size, block_bodies[k]));
+    ws.any_articulated = ws.any_articulated || ws.articulated[k];
+    if (!IsSix(ws, k) && !ws.articulated[k]) ws.A_llt[k] = Eigen::LLT<Eigen::MatrixXd>(size);
+  }
+  std::vector<bool> in_set(nb);
+  for (int b = 0; b < nb; ++b)
+    in_set[b] = root_block[root[b]] >= 0 && ws.articulated[root_block[root[b]]];
+  ws.A_articulated = multibody::ArticulatedBodySolver(model, in_set);
+  ws.A_diagonal_terms.setZero(model.nv);
   ws.q_end.setZero(nq);
   ws.q_theta.setZero(nq);
   for (auto* x : {&ws.v_theta, &ws.v_bar, &ws.k, &ws.residual, &ws.scale, &ws.work}) x->setZero(nv);
@@ -174,11 +227,11 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
         EvaluateResidual(model, p, dt, s0, ws.v_star, /*at_v0=*/ws.iterations == 0, ws, &reference);
     if (!std::isfinite(error) || !std::isfinite(reference))
       return Failure(StepOutcome::kNonFinite, "non-finite momentum residual", s0.t);
-    if (!FactorLinearizedDynamics(p, dt, ws))
+    if (!FactorLinearizedDynamics(model, p, dt, ws))
       return Failure(StepOutcome::kNonFinite, "the matrix A is not positive definite", s0.t);
     ws.momentum_error = reference > 0 ? error / reference : 0.0;
     if (p.theta == 0.0) {  // linear in v: one direct solve, no Newton iteration
-      SolveInPlace(ws, &ws.residual);
+      SolveInPlace(model, ws, &ws.residual);
       ws.v_star -= ws.residual;
       return FinishExplicit(dt, s0, ws);
     }
@@ -195,7 +248,7 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
                      "Newton did not converge in " + std::to_string(settings.max_iterations) +
                          " iterations (scaled residual " + FormatNumber(ws.momentum_error) + ")",
                      s0.t);
-    SolveInPlace(ws, &ws.residual);
+    SolveInPlace(model, ws, &ws.residual);
     ws.v_star -= ws.residual;
     ++ws.iterations;
   }

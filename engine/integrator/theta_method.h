@@ -14,6 +14,7 @@
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
+#include "engine/multibody/articulated_body.h"
 #include "engine/multibody/model.h"
 #include "engine/multibody/state.h"
 #include "engine/multibody/tree_topology.h"
@@ -54,6 +55,11 @@ struct FreeMotionSettings {
   int max_iterations = 50;             ///< Newton iterations before the step fails
 };
 
+/// How each tree solves with A: a dense Cholesky of its block, O(nv^3), or the
+/// articulated-body recursions (multibody::ArticulatedBodySolver), O(bodies). kByCost picks
+/// the cheaper by a cost model measured on ropes (theta_method.cc, MakeStepWorkspace).
+enum class TreeSolve { kByCost, kDense, kArticulated };
+
 /// Scratch of one step; sized by MakeStepWorkspace, reused every step.
 struct StepWorkspace {
   multibody::Workspace mb;       ///< kinematics and dynamics at the last evaluation
@@ -67,6 +73,10 @@ struct StepWorkspace {
   std::vector<Eigen::Matrix<double, 6, 6>> A_six;    ///< lower triangle: Cholesky factor of
                                                      ///< each 6 x 6 block k of A (a free body,
                                                      ///< solver::CholeskySix), else unused
+  std::vector<bool> articulated;  ///< per block of A: solved by A_articulated, not factored
+  multibody::ArticulatedBodySolver A_articulated;  ///< A's solve on the articulated blocks
+  bool any_articulated = false;   ///< some block is articulated
+  Eigen::VectorXd A_diagonal_terms;  ///< (nv) c_K K + c_D D of the last factorization
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
   Eigen::VectorXd k;             ///< (nv) non-constraint forces k(q_theta, v_theta) [N, N m]
   Eigen::VectorXd residual;      ///< (nv) momentum residual m(v) [N s, N m s]
@@ -77,7 +87,9 @@ struct StepWorkspace {
   double momentum_error = 0.0;   ///< |D m| / (|D M v| + |D M v0| + |D dt k|) at v*
 };
 
-StepWorkspace MakeStepWorkspace(const multibody::Model& model);
+/// A workspace for `model`, each tree solved with A as `tree_solve` says.
+StepWorkspace MakeStepWorkspace(const multibody::Model& model,
+                                TreeSolve tree_solve = TreeSolve::kByCost);
 
 /// Stage 1: fills ws.v_star and ws.A (and its factor) from the state at the start of the
 /// step. Returns kNotConverged or kNonFinite with a reason on failure. Allocation free.

@@ -61,6 +61,18 @@ double ScaledMomentumResidual(double dt, StepWorkspace& ws, double* reference) {
   return ws.residual.cwiseProduct(ws.scale).norm();
 }
 
+// out = M x at the last evaluation: products with the formed blocks, and the recursion on
+// the articulated ones, whose blocks of M are not formed during the iteration.
+void MassMatrixTimes(const Model& model, const Eigen::VectorXd& x, StepWorkspace& ws,
+                     Eigen::VectorXd* out) {
+  if (!ws.any_articulated) {
+    ws.mb.M.Multiply(x, *out);
+    return;
+  }
+  ws.mb.M.Multiply(x, *out, /*skip=*/ws.articulated);
+  ws.A_articulated.MultiplyMassMatrix(model, ws.mb, x, out);
+}
+
 // Evaluates M(q_theta), k(q_theta, v_theta) and m(v) for the candidate end velocity v;
 // returns |D m| (see ScaledMomentumResidual for *reference). at_v0: v is s0.v (the first
 // evaluation of a step), so M v0 is a copy of M v instead of a second product, the same
@@ -74,17 +86,19 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   ws.q_theta = p.theta * ws.q_end + (1 - p.theta) * s0.q;
   ws.v_theta = p.theta * v + (1 - p.theta) * s0.v;
   multibody::CalcKinematics(model, s0.t + p.theta * dt, ws.q_theta, ws.v_theta, ws.mb);
-  multibody::CalcMassMatrix(model, ws.mb);
+  // The articulated blocks of M are not formed here (FormArticulatedBlocks, once a step).
+  multibody::CalcMassMatrix(model, ws.mb, ws.any_articulated ? &ws.dense_body : nullptr);
   multibody::CalcBiasForces(model, ws.mb);
   multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);
   ws.k -= ws.mb.bias;
   ws.mb.M.Diagonal(ws.scale);
+  if (ws.any_articulated) ws.A_articulated.MassMatrixDiagonal(model, ws.mb, &ws.scale);
   ws.scale = ws.scale.cwiseSqrt().cwiseInverse();
-  ws.mb.M.Multiply(v, ws.work);
+  MassMatrixTimes(model, v, ws, &ws.work);
   if (at_v0) {
     ws.residual = ws.work;
   } else {
-    ws.mb.M.Multiply(s0.v, ws.residual);
+    MassMatrixTimes(model, s0.v, ws, &ws.residual);
   }
   return ScaledMomentumResidual(dt, ws, reference);
 }
@@ -105,8 +119,8 @@ bool FactorSixBlock(int k, double c_K, double c_D, StepWorkspace& ws) {
 }
 
 // A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: math.md 1.5), and
-// its Cholesky factor, or the articulated inertias for the articulated blocks (whose A the
-// contact solve still reads). M is the one of the last evaluation.
+// its Cholesky factor; for the articulated blocks only the articulated inertias, at the
+// kinematics of the last evaluation (their A is formed by FormArticulatedBlocks).
 bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, double dt,
                               StepWorkspace& ws) {
   const double c_K = dt * dt * p.theta * p.theta_q, c_D = dt * p.theta;
@@ -116,10 +130,7 @@ bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, doub
   }
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
     if (ws.articulated[k]) {
-      const multibody::VelocityBlock& b = ws.A.range(k);
-      auto A = ws.A.block(k);
-      A = ws.mb.M.block(k);
-      A.diagonal() += ws.A_diagonal_terms.segment(b.start, b.size);
+      continue;  // FormArticulatedBlocks
     } else if (IsSix(ws, k)) {
       if (!FactorSixBlock(k, c_K, c_D, ws)) return false;
     } else {
@@ -135,6 +146,21 @@ bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, doub
   return true;
 }
 
+// The articulated blocks of M and of A = M + c_K K + c_D D at the last evaluation, for the
+// contact solve (the iteration did without them): one composite rigid-body pass a step
+// instead of one an iteration.
+void FormArticulatedBlocks(const Model& model, StepWorkspace& ws) {
+  if (!ws.any_articulated) return;
+  multibody::CalcMassMatrix(model, ws.mb, &ws.articulated_body);
+  for (int k = 0; k < ws.A.num_blocks(); ++k) {
+    if (!ws.articulated[k]) continue;
+    const multibody::VelocityBlock& b = ws.A.range(k);
+    auto A = ws.A.block(k);
+    A = ws.mb.M.block(k);
+    A.diagonal() += ws.A_diagonal_terms.segment(b.start, b.size);
+  }
+}
+
 StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
   return {outcome, what + " in the free-motion solve of the step starting at t = " + FormatNumber(t) + " s"};
 }
@@ -145,9 +171,9 @@ StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
 // in ws.work from that evaluation (at v = v0; the factorization and the solve leave ws.work
 // alone), so it is copied, not recomputed: the same bits, 2.3 M instructions less on
 // clutter-40 without walls (500 steps).
-StepStatus FinishExplicit(double dt, const State& s0, StepWorkspace& ws) {
+StepStatus FinishExplicit(const Model& model, double dt, const State& s0, StepWorkspace& ws) {
   ws.residual = ws.work;
-  ws.mb.M.Multiply(ws.v_star, ws.work);
+  MassMatrixTimes(model, ws.v_star, ws, &ws.work);
   double reference = 0.0;
   const double error = ScaledMomentumResidual(dt, ws, &reference);
   if (!std::isfinite(error) || !ws.v_star.allFinite())
@@ -156,19 +182,62 @@ StepStatus FinishExplicit(double dt, const State& s0, StepWorkspace& ws) {
   return {};
 }
 
-}  // namespace
+// Stage 1 up to the articulated blocks of M and A (CalcFreeMotion).
+StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
+                           const FreeMotionSettings& settings, double dt, const State& s0,
+                           StepWorkspace& ws) {
+  ws.v_star = s0.v;
+  ws.iterations = 0;
+  double smallest_error = std::numeric_limits<double>::infinity();
+  int since_smallest = 0;  // iterations since the smallest residual so far
+  for (;;) {
+    double reference = 0.0;
+    const double error =
+        EvaluateResidual(model, p, dt, s0, ws.v_star, /*at_v0=*/ws.iterations == 0, ws, &reference);
+    if (!std::isfinite(error) || !std::isfinite(reference))
+      return Failure(StepOutcome::kNonFinite, "non-finite momentum residual", s0.t);
+    if (!FactorLinearizedDynamics(model, p, dt, ws))
+      return Failure(StepOutcome::kNonFinite, "the matrix A is not positive definite", s0.t);
+    ws.momentum_error = reference > 0 ? error / reference : 0.0;
+    if (p.theta == 0.0) {  // linear in v: one direct solve, no Newton iteration
+      SolveInPlace(model, ws, &ws.residual);
+      ws.v_star -= ws.residual;
+      return FinishExplicit(model, dt, s0, ws);
+    }
+    if (error <= settings.relative_tolerance * reference + settings.absolute_tolerance) return {};
+    if (error < smallest_error) {
+      smallest_error = error;
+      since_smallest = 0;
+    } else if (++since_smallest >= settings.stalled_iterations &&
+               error <= settings.stalled_tolerance * reference + settings.absolute_tolerance) {
+      return {};  // at the round-off floor (FreeMotionSettings)
+    }
+    if (ws.iterations == settings.max_iterations)
+      return Failure(StepOutcome::kNotConverged,
+                     "Newton did not converge in " + std::to_string(settings.max_iterations) +
+                         " iterations (scaled residual " + FormatNumber(ws.momentum_error) + ")",
+                     s0.t);
+    SolveInPlace(model, ws, &ws.residual);
+    ws.v_star -= ws.residual;
+    ++ws.iterations;
+  }
+}
 
-// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies. The Cholesky costs about
-// nv^3 / 3 multiply-adds, the recursions a fixed amount per body, so the rule is their
-// crossover, measured by tools/run_free_motion_bench.sh (results/articulated_threshold.md):
-// ropes of ball-jointed links (3 velocities a link) break even at 11-12 links (nv 33-36),
-// hinged ones (1 a link) at 48-64; the rule switches at 12 and at 60. At 200 links the
-// recursions make the free-motion stage 4.5 (symplectic Euler) to 5 times (midpoint)
-// faster on a ball rope, 1.4 times on a hinged one, whose cost the composite rigid-body
-// algorithm's O(nv depth) then dominates. A free body (nv 6) keeps its 6 x 6 Cholesky.
+// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies. A dense step costs a
+// Cholesky, about nv^3 / 3 multiply-adds, per evaluation of the dynamics; the recursions a
+// fixed amount per body, plus one composite rigid-body pass a step to form the blocks the
+// contact solve reads. So the rule is their crossover, measured by
+// tools/run_free_motion_bench.sh (results/articulated_threshold.md): under symplectic Euler
+// (one evaluation a step) ropes of ball-jointed links (3 velocities a link) break even at
+// 12-14 links, hinged ones (1 a link) at 64-100; under midpoint (4 to 11 evaluations) at
+// 10 and about 28 links. The rule switches at 12 and at 60 links. At 200 links the
+// recursions make the free-motion stage of a ball rope 4.9 (symplectic Euler) and 23 times
+// (midpoint) faster, of a hinged one 1.3 and 6.2 times. A free body keeps its 6 x 6 Cholesky.
 bool ArticulatedByCost(int nv, int bodies) {
   return static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;
 }
+
+}  // namespace
 
 StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   StepWorkspace ws;
@@ -203,10 +272,13 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
     ws.any_articulated = ws.any_articulated || ws.articulated[k];
     if (!IsSix(ws, k) && !ws.articulated[k]) ws.A_llt[k] = Eigen::LLT<Eigen::MatrixXd>(size);
   }
-  std::vector<bool> in_set(nb);
-  for (int b = 0; b < nb; ++b)
-    in_set[b] = root_block[root[b]] >= 0 && ws.articulated[root_block[root[b]]];
-  ws.A_articulated = multibody::ArticulatedBodySolver(model, in_set);
+  ws.articulated_body.resize(nb);
+  ws.dense_body.resize(nb);
+  for (int b = 0; b < nb; ++b) {
+    ws.articulated_body[b] = root_block[root[b]] >= 0 && ws.articulated[root_block[root[b]]];
+    ws.dense_body[b] = !ws.articulated_body[b];
+  }
+  ws.A_articulated = multibody::ArticulatedBodySolver(model, ws.articulated_body);
   ws.A_diagonal_terms.setZero(model.nv);
   ws.q_end.setZero(nq);
   ws.q_theta.setZero(nq);
@@ -217,41 +289,9 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
 StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
                           const FreeMotionSettings& settings, double dt, const State& s0,
                           StepWorkspace& ws) {
-  ws.v_star = s0.v;
-  ws.iterations = 0;
-  double smallest_error = std::numeric_limits<double>::infinity();
-  int since_smallest = 0;  // iterations since the smallest residual so far
-  for (;;) {
-    double reference = 0.0;
-    const double error =
-        EvaluateResidual(model, p, dt, s0, ws.v_star, /*at_v0=*/ws.iterations == 0, ws, &reference);
-    if (!std::isfinite(error) || !std::isfinite(reference))
-      return Failure(StepOutcome::kNonFinite, "non-finite momentum residual", s0.t);
-    if (!FactorLinearizedDynamics(model, p, dt, ws))
-      return Failure(StepOutcome::kNonFinite, "the matrix A is not positive definite", s0.t);
-    ws.momentum_error = reference > 0 ? error / reference : 0.0;
-    if (p.theta == 0.0) {  // linear in v: one direct solve, no Newton iteration
-      SolveInPlace(model, ws, &ws.residual);
-      ws.v_star -= ws.residual;
-      return FinishExplicit(dt, s0, ws);
-    }
-    if (error <= settings.relative_tolerance * reference + settings.absolute_tolerance) return {};
-    if (error < smallest_error) {
-      smallest_error = error;
-      since_smallest = 0;
-    } else if (++since_smallest >= settings.stalled_iterations &&
-               error <= settings.stalled_tolerance * reference + settings.absolute_tolerance) {
-      return {};  // at the round-off floor (FreeMotionSettings)
-    }
-    if (ws.iterations == settings.max_iterations)
-      return Failure(StepOutcome::kNotConverged,
-                     "Newton did not converge in " + std::to_string(settings.max_iterations) +
-                         " iterations (scaled residual " + FormatNumber(ws.momentum_error) + ")",
-                     s0.t);
-    SolveInPlace(model, ws, &ws.residual);
-    ws.v_star -= ws.residual;
-    ++ws.iterations;
-  }
+  const StepStatus status = SolveFreeMotion(model, p, settings, dt, s0, ws);
+  if (status.ok()) FormArticulatedBlocks(model, ws);
+  return status;
 }
 
 void AdvancePositions(const Model& model, const ThetaParameters& p, double dt, const State& s0,

@@ -74,7 +74,9 @@ struct StepWorkspace {
                                                      ///< each 6 x 6 block k of A (a free body,
                                                      ///< solver::CholeskySix), else unused
   std::vector<bool> articulated;  ///< per block of A: solved by A_articulated, not factored
-  multibody::ArticulatedBodySolver A_articulated;  ///< A's solve on the articulated blocks
+  std::vector<bool> articulated_body, dense_body;  ///< per body: in an articulated block or not
+  multibody::ArticulatedBodySolver A_articulated;  ///< A's solve and M's products on the
+                                                   ///< articulated blocks
   bool any_articulated = false;   ///< some block is articulated
   Eigen::VectorXd A_diagonal_terms;  ///< (nv) c_K K + c_D D of the last factorization
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
@@ -92,7 +94,8 @@ StepWorkspace MakeStepWorkspace(const multibody::Model& model,
                                 TreeSolve tree_solve = TreeSolve::kByCost);
 
 /// Stage 1: fills ws.v_star and ws.A (and its factor) from the state at the start of the
-/// step. Returns kNotConverged or kNonFinite with a reason on failure. Allocation free.
+/// step. The articulated blocks of M and A are formed once, at the end (the iteration
+/// needs only O(bodies) products and solves with them). Returns kNotConverged or kNonFinite with a reason on failure. Allocation free.
 StepStatus CalcFreeMotion(const multibody::Model& model, const ThetaParameters& params,
                           const FreeMotionSettings& settings, double dt,
                           const multibody::State& state0, StepWorkspace& ws);

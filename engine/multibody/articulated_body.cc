@@ -85,4 +85,41 @@ void ArticulatedBodySolver::SolveInPlace(const Model& model, const Workspace& ws
   }
 }
 
+void ArticulatedBodySolver::MultiplyMassMatrix(const Model& model, const Workspace& ws,
+                                               const Eigen::VectorXd& x, Eigen::VectorXd* out) {
+  // Root to leaves: the accelerations x gives each body (a_ holds them), and the force
+  // each body needs for its own (p_A_ holds it, then the subtree's).
+  for (int b : bodies_) {
+    const int p = parent_in_set_[b];
+    if (p >= 0) {
+      a_[b].noalias() = ws.Xup[b] * a_[p];
+    } else {
+      a_[b].setZero();
+    }
+    const Joint& joint = model.joints[b];
+    if (joint.v_start >= 0) a_[b].noalias() += ws.joint[b].S * x.segment(joint.v_start, joint.nv);
+    p_A_[b].noalias() = ws.I_B[b] * a_[b];
+  }
+  // Leaves to root: each joint carries its subtree's force.
+  for (auto it = bodies_.rbegin(); it != bodies_.rend(); ++it) {
+    const int b = *it;
+    const Joint& joint = model.joints[b];
+    if (joint.v_start >= 0)
+      out->segment(joint.v_start, joint.nv).noalias() = ws.joint[b].S.transpose() * p_A_[b];
+    const int p = parent_in_set_[b];
+    if (p >= 0) p_A_[p].noalias() += ws.Xup[b].transpose() * p_A_[b];
+  }
+}
+
+void ArticulatedBodySolver::MassMatrixDiagonal(const Model& model, const Workspace& ws,
+                                               Eigen::VectorXd* out) const {
+  for (int b : bodies_) {
+    const Joint& joint = model.joints[b];
+    if (joint.v_start < 0) continue;
+    const MotionSubspace& S = ws.joint[b].S;
+    for (int k = 0; k < joint.nv; ++k)
+      (*out)[joint.v_start + k] = S.col(k).dot(ws.Ic[b] * S.col(k));
+  }
+}
+
 }  // namespace csim::multibody

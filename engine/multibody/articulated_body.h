@@ -7,11 +7,12 @@
 // rotor armature does; it is what the recursion solves, not an approximation.
 //
 // Why: the dense Cholesky of a tree's block costs O(nv^3) and forming M by the composite
-// rigid-body algorithm O(nv * depth); a 200-link ball-jointed rope (600 velocities) spent
+// rigid-body algorithm O(nv depth); a 200-link ball-jointed rope (600 velocities) spent
 // about 90 % of a midpoint step in the Cholesky factorizations of its chord iterations.
 // The recursion splits into Factor (articulated inertias, from the kinematics and d: once
 // per evaluation of the dynamics) and Solve (two O(n) passes with 6-vectors, any number of
-// right-hand sides), like a factorization.
+// right-hand sides), like a factorization. MultiplyMassMatrix and MassMatrixDiagonal give
+// the iteration its products with M and its scaling without forming M at all.
 //
 // Frames and conventions are CalcMassMatrix's: Xup[i] maps motion vectors from the parent's
 // coordinates to body i's, so Xup[i]^T maps forces back; I_B and S are in body coordinates.
@@ -45,6 +46,17 @@ class ArticulatedBodySolver {
   /// x = (M + diag(d))^-1 x on the set's velocities of x (size nv); the other entries are
   /// left alone. Uses the last Factor's kinematics, which ws must still hold. Allocation free.
   void SolveInPlace(const Model& model, const Workspace& ws, Eigen::VectorXd* x);
+
+  /// out = M x on the set's velocities (sizes nv; other entries of out left alone), at the
+  /// kinematics of ws, by the recursion of inverse dynamics at zero velocity and gravity:
+  /// O(bodies), where a product with the formed block costs O(nv^2) and forming it
+  /// O(nv depth). x and out must not overlap. Allocation free.
+  void MultiplyMassMatrix(const Model& model, const Workspace& ws, const Eigen::VectorXd& x,
+                          Eigen::VectorXd* out);
+
+  /// The set's entries of diag(M) into out (size nv), from the composite inertias ws.Ic
+  /// (CalcMassMatrix forms them for every body, with or without the set's blocks of M).
+  void MassMatrixDiagonal(const Model& model, const Workspace& ws, Eigen::VectorXd* out) const;
 
  private:
   using JointMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;

@@ -47,19 +47,30 @@ BlockDiagonalMatrix::ConstBlockMap BlockDiagonalMatrix::sub(int row, int col, in
   return {values_.data() + SubOffset(row, col, rows, cols), rows, cols, Eigen::OuterStride<>(stride)};
 }
 
+void BlockDiagonalMatrix::MultiplyBlock(int k, const Eigen::Ref<const Eigen::VectorXd>& x,
+                                        Eigen::Ref<Eigen::VectorXd> out) const {
+  const VelocityBlock& b = blocks_[k];
+  if (b.size == 6) {  // a free body: fixed size, unrolled
+    out.segment<6>(b.start).noalias() =
+        Eigen::Map<const Eigen::Matrix<double, 6, 6>>(values_.data() + offset_[k]) *
+        x.segment<6>(b.start);
+  } else {
+    out.segment(b.start, b.size).noalias() = block(k) * x.segment(b.start, b.size);
+  }
+}
+
 void BlockDiagonalMatrix::Multiply(const Eigen::Ref<const Eigen::VectorXd>& x,
                                    Eigen::Ref<Eigen::VectorXd> out) const {
   CSIM_CHECK(x.size() == n_ && out.size() == n_);
-  for (int k = 0; k < num_blocks(); ++k) {
-    const VelocityBlock& b = blocks_[k];
-    if (b.size == 6) {  // a free body: fixed size, unrolled
-      out.segment<6>(b.start).noalias() =
-          Eigen::Map<const Eigen::Matrix<double, 6, 6>>(values_.data() + offset_[k]) *
-          x.segment<6>(b.start);
-    } else {
-      out.segment(b.start, b.size).noalias() = block(k) * x.segment(b.start, b.size);
-    }
-  }
+  for (int k = 0; k < num_blocks(); ++k) MultiplyBlock(k, x, out);
+}
+
+void BlockDiagonalMatrix::Multiply(const Eigen::Ref<const Eigen::VectorXd>& x,
+                                   Eigen::Ref<Eigen::VectorXd> out,
+                                   const std::vector<bool>& skip) const {
+  CSIM_CHECK(x.size() == n_ && out.size() == n_ && static_cast<int>(skip.size()) == num_blocks());
+  for (int k = 0; k < num_blocks(); ++k)
+    if (!skip[k]) MultiplyBlock(k, x, out);
 }
 
 void BlockDiagonalMatrix::Diagonal(Eigen::Ref<Eigen::VectorXd> out) const {

@@ -39,6 +39,9 @@ class BlockDiagonalMatrix {
 
   /// out = this * x (sizes n). No allocation.
   void Multiply(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> out) const;
+  /// The same on the blocks k with !skip[k] only; out's other entries are left alone.
+  void Multiply(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> out,
+                const std::vector<bool>& skip) const;
   /// out = the diagonal (size n). No allocation.
   void Diagonal(Eigen::Ref<Eigen::VectorXd> out) const;
   /// Sets every stored entry to zero.
@@ -47,6 +50,9 @@ class BlockDiagonalMatrix {
   Eigen::MatrixXd ToDense() const;
 
  private:
+  // out's rows of block k = block k times x's rows of it.
+  void MultiplyBlock(int k, const Eigen::Ref<const Eigen::VectorXd>& x,
+                     Eigen::Ref<Eigen::VectorXd> out) const;
   // Offset in values_ of entry (row, col) of a rows x cols sub-matrix inside one block
   // (checked); the block's size is the stride.
   int SubOffset(int row, int col, int rows, int cols) const;

@@ -2,7 +2,7 @@
 
 namespace csim::multibody {
 
-void CalcMassMatrix(const Model& model, Workspace& ws) {
+void CalcMassMatrix(const Model& model, Workspace& ws, const std::vector<bool>* bodies) {
   const int nb = model.num_bodies();
   // Composite inertias, leaves to root: Ic_p += Xup^T Ic Xup.
   for (int i = 0; i < nb; ++i) ws.Ic[i] = ws.I_B[i];
@@ -17,7 +17,7 @@ void CalcMassMatrix(const Model& model, Workspace& ws) {
   Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> F;
   for (int i = 0; i < nb; ++i) {
     const Joint& ji = model.joints[i];
-    if (ji.v_start < 0) continue;
+    if (ji.v_start < 0 || (bodies != nullptr && !(*bodies)[i])) continue;
     const MotionSubspace& S_i = ws.joint[i].S;
     if (ji.type == JointType::kFree && model.parent[i] < 0) {
       // A free body at a root (every body of a clutter): S = diag(R^T, R^T) with R the

@@ -1,5 +1,6 @@
 // The articulated-body solve against an independent one: the dense Cholesky of M + diag(d)
-// with M from the composite rigid-body algorithm, on random forests that mix every joint
+// with M from the composite rigid-body algorithm (and the recursion's products with M and
+// diag(M) against that M), on random forests that mix every joint
 // type (fixed and prescribed joints among them), on subsets of their trees, and on a
 // 100-link rope, whose mass matrix is dense and ill-conditioned.
 
@@ -53,6 +54,10 @@ void CheckAgainstDense(const Model& model, const VectorXd& q, const VectorXd& v,
   const Eigen::LLT<MatrixXd> llt(A_chosen);
   ArticulatedBodySolver solver(model, in_set);
   REQUIRE(solver.Factor(model, ws, d));
+  VectorXd diagonal = VectorXd::Constant(model.nv, 7.0), diagonal_expected = diagonal;
+  for (int i : index) diagonal_expected[i] = A(i, i) - d[i];
+  solver.MassMatrixDiagonal(model, ws, &diagonal);
+  CHECK((diagonal - diagonal_expected).norm() <= 1e-13 * diagonal_expected.norm());
   std::normal_distribution<double> normal;
   for (int trial = 0; trial < 3; ++trial) {
     VectorXd b(model.nv);
@@ -68,6 +73,14 @@ void CheckAgainstDense(const Model& model, const VectorXd& q, const VectorXd& v,
     CHECK(testing::AllocationCount() == before);
     INFO("x " << x.transpose() << "\nexpected " << expected.transpose());
     CHECK((x - expected).norm() <= tolerance * expected.norm());
+    // M b by the recursion against the formed M (d plays no part); other entries untouched.
+    VectorXd product = VectorXd::Constant(model.nv, 7.0), product_expected = product;
+    const VectorXd Mb = ws.M.ToDense() * b;
+    for (int i : index) product_expected[i] = Mb[i];
+    const std::size_t before_product = testing::AllocationCount();
+    solver.MultiplyMassMatrix(model, ws, b, &product);
+    CHECK(testing::AllocationCount() == before_product);
+    CHECK((product - product_expected).norm() <= 1e-13 * product_expected.norm());
   }
 }
 

@@ -231,7 +231,7 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
 // (one evaluation a step) ropes of ball-jointed links (3 velocities a link) break even at
 // 12-14 links, hinged ones (1 a link) at 64-100; under midpoint (4 to 11 evaluations) at
 // 10 and about 28 links. The rule switches at 12 and at 60 links. At 200 links the
-// recursions make the free-motion stage of a ball rope 4.9 (symplectic Euler) and 23 times
+// recursions make the free-motion stage of a ball rope 4.7 (symplectic Euler) and 23 times
 // (midpoint) faster, of a hinged one 1.3 and 6.2 times. A free body keeps its 6 x 6 Cholesky.
 bool ArticulatedByCost(int nv, int bodies) {
   return static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;

@@ -23,6 +23,15 @@ ArticulatedBodySolver::ArticulatedBodySolver(const Model& model, const std::vect
   u_.assign(nb, JointRates());
 }
 
+void ArticulatedBodySolver::CarryParentAcceleration(const Workspace& ws, int b) {
+  const int p = parent_in_set_[b];
+  if (p >= 0) {
+    a_[b].noalias() = ws.Xup[b] * a_[p];
+  } else {
+    a_[b].setZero();  // the parent does not accelerate with x
+  }
+}
+
 bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
                                    const Eigen::VectorXd& d) {
   for (int b : bodies_) I_A_[b] = ws.I_B[b];
@@ -70,12 +79,7 @@ void ArticulatedBodySolver::SolveInPlace(const Model& model, const Workspace& ws
   }
   // Root to leaves: accelerations.
   for (int b : bodies_) {
-    const int p = parent_in_set_[b];
-    if (p >= 0) {
-      a_[b].noalias() = ws.Xup[b] * a_[p];
-    } else {
-      a_[b].setZero();
-    }
+    CarryParentAcceleration(ws, b);
     const Joint& joint = model.joints[b];
     if (joint.v_start < 0) continue;
     u_[b].noalias() -= U_[b].transpose() * a_[b];
@@ -90,12 +94,7 @@ void ArticulatedBodySolver::MultiplyMassMatrix(const Model& model, const Workspa
   // Root to leaves: the accelerations x gives each body (a_ holds them), and the force
   // each body needs for its own (p_A_ holds it, then the subtree's).
   for (int b : bodies_) {
-    const int p = parent_in_set_[b];
-    if (p >= 0) {
-      a_[b].noalias() = ws.Xup[b] * a_[p];
-    } else {
-      a_[b].setZero();
-    }
+    CarryParentAcceleration(ws, b);
     const Joint& joint = model.joints[b];
     if (joint.v_start >= 0) a_[b].noalias() += ws.joint[b].S * x.segment(joint.v_start, joint.nv);
     p_A_[b].noalias() = ws.I_B[b] * a_[b];

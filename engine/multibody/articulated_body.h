@@ -63,6 +63,9 @@ class ArticulatedBodySolver {
   using ForceBlock = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;
   using JointRates = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
+  // a_[b] = the parent's acceleration a_[parent] in b's coordinates (zero outside the set).
+  void CarryParentAcceleration(const Workspace& ws, int b);
+
   std::vector<int> bodies_;             // the set, ascending (parents before children)
   std::vector<int> parent_in_set_;      // per body: its parent if in the set, else -1
   std::vector<math::Matrix6> I_A_;      // articulated inertia, body coordinates

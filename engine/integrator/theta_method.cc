@@ -103,17 +103,26 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   return ScaledMomentumResidual(dt, ws, reference);
 }
 
+// Block k of A = M + c_K K + c_D D from M's block at the last evaluation and the diagonal
+// terms of the last factorization (ws.A_diagonal_terms).
+void FormBlockOfA(int k, StepWorkspace& ws) {
+  const multibody::VelocityBlock& b = ws.A.range(k);
+  auto A = ws.A.block(k);
+  A = ws.mb.M.block(k);
+  A.diagonal() += ws.A_diagonal_terms.segment(b.start, b.size);
+}
+
 // Block k of A (size 6) = M + c_K K + c_D D, into ws.A and its factor ws.A_six[k], with
 // fixed-size copies: the entries are copied, and the diagonal summed entry by entry, exactly
-// as by the dynamic expressions of FactorLinearizedDynamics, so the bits are the same; the
+// as by the dynamic expressions of FormBlockOfA, so the bits are the same; the
 // dynamic-size copies cost about 300 instructions a block (callgrind, clutter-40 without
 // walls, 500 steps: CalcFreeMotion inclusive -6.2 M instructions).
-bool FactorSixBlock(int k, double c_K, double c_D, StepWorkspace& ws) {
+bool FactorSixBlock(int k, StepWorkspace& ws) {
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
   const int start = ws.A.range(k).start;
   Matrix6& A_six = ws.A_six[k];
   A_six = Eigen::Map<const Matrix6>(ws.mb.M.block(k).data());
-  A_six.diagonal() += c_K * ws.K_diag.segment<6>(start) + c_D * ws.D_diag.segment<6>(start);
+  A_six.diagonal() += ws.A_diagonal_terms.segment<6>(start);
   Eigen::Map<Matrix6>(ws.A.block(k).data()) = A_six;
   return solver::CholeskySix(A_six.data());
 }
@@ -124,22 +133,16 @@ bool FactorSixBlock(int k, double c_K, double c_D, StepWorkspace& ws) {
 bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, double dt,
                               StepWorkspace& ws) {
   const double c_K = dt * dt * p.theta * p.theta_q, c_D = dt * p.theta;
-  if (ws.any_articulated) {
-    ws.A_diagonal_terms = c_K * ws.K_diag + c_D * ws.D_diag;
-    if (!ws.A_articulated.Factor(model, ws.mb, ws.A_diagonal_terms)) return false;
-  }
+  ws.A_diagonal_terms = c_K * ws.K_diag + c_D * ws.D_diag;
+  if (ws.any_articulated && !ws.A_articulated.Factor(model, ws.mb, ws.A_diagonal_terms))
+    return false;
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
-    if (ws.articulated[k]) {
-      continue;  // FormArticulatedBlocks
-    } else if (IsSix(ws, k)) {
-      if (!FactorSixBlock(k, c_K, c_D, ws)) return false;
+    if (ws.articulated[k]) continue;  // FormArticulatedBlocks
+    if (IsSix(ws, k)) {
+      if (!FactorSixBlock(k, ws)) return false;
     } else {
-      const multibody::VelocityBlock& b = ws.A.range(k);
-      auto A = ws.A.block(k);
-      A = ws.mb.M.block(k);
-      A.diagonal() += c_K * ws.K_diag.segment(b.start, b.size) +
-                      c_D * ws.D_diag.segment(b.start, b.size);
-      ws.A_llt[k].compute(A);
+      FormBlockOfA(k, ws);
+      ws.A_llt[k].compute(ws.A.block(k));
       if (ws.A_llt[k].info() != Eigen::Success) return false;
     }
   }
@@ -152,13 +155,8 @@ bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, doub
 void FormArticulatedBlocks(const Model& model, StepWorkspace& ws) {
   if (!ws.any_articulated) return;
   multibody::CalcMassMatrix(model, ws.mb, &ws.articulated_body);
-  for (int k = 0; k < ws.A.num_blocks(); ++k) {
-    if (!ws.articulated[k]) continue;
-    const multibody::VelocityBlock& b = ws.A.range(k);
-    auto A = ws.A.block(k);
-    A = ws.mb.M.block(k);
-    A.diagonal() += ws.A_diagonal_terms.segment(b.start, b.size);
-  }
+  for (int k = 0; k < ws.A.num_blocks(); ++k)
+    if (ws.articulated[k]) FormBlockOfA(k, ws);
 }
 
 StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
@@ -255,12 +253,7 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   for (int b = 0; b < nb; ++b) {
     root[b] = model.parent[b] < 0 ? b : root[model.parent[b]];
     const multibody::Joint& joint = model.joints[b];
-    if (joint.v_start < 0) continue;
-    for (int k = 0; k < ws.A.num_blocks(); ++k) {
-      const multibody::VelocityBlock& range = ws.A.range(k);
-      if (joint.v_start >= range.start && joint.v_start < range.start + range.size)
-        root_block[root[b]] = k;
-    }
+    if (joint.v_start >= 0) root_block[root[b]] = ws.A.block_of(joint.v_start);
   }
   for (int b = 0; b < nb; ++b)
     if (root_block[root[b]] >= 0) ++block_bodies[root_block[root[b]]];

@@ -78,7 +78,8 @@ struct StepWorkspace {
   multibody::ArticulatedBodySolver A_articulated;  ///< A's solve and M's products on the
                                                    ///< articulated blocks
   bool any_articulated = false;   ///< some block is articulated
-  Eigen::VectorXd A_diagonal_terms;  ///< (nv) c_K K + c_D D of the last factorization
+  Eigen::VectorXd A_diagonal_terms;  ///< (nv) c_K K + c_D D of the last factorization (A's
+                                     ///< diagonal terms besides M's)
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
   Eigen::VectorXd k;             ///< (nv) non-constraint forces k(q_theta, v_theta) [N, N m]
   Eigen::VectorXd residual;      ///< (nv) momentum residual m(v) [N s, N m s]
@@ -95,7 +96,8 @@ StepWorkspace MakeStepWorkspace(const multibody::Model& model,
 
 /// Stage 1: fills ws.v_star and ws.A (and its factor) from the state at the start of the
 /// step. The articulated blocks of M and A are formed once, at the end (the iteration
-/// needs only O(bodies) products and solves with them). Returns kNotConverged or kNonFinite with a reason on failure. Allocation free.
+/// needs only O(bodies) products and solves with them). Returns kNotConverged or
+/// kNonFinite with a reason on failure. Allocation free.
 StepStatus CalcFreeMotion(const multibody::Model& model, const ThetaParameters& params,
                           const FreeMotionSettings& settings, double dt,
                           const multibody::State& state0, StepWorkspace& ws);

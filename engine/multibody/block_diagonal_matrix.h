@@ -27,6 +27,8 @@ class BlockDiagonalMatrix {
   int rows() const { return n_; }
   int num_blocks() const { return static_cast<int>(blocks_.size()); }
   const VelocityBlock& range(int k) const { return blocks_[k]; }
+  /// The block that row (or column) i lies in.
+  int block_of(int i) const { return block_of_[i]; }
 
   /// Diagonal block k (range(k).size squared), column-major.
   BlockMap block(int k);

@@ -110,6 +110,33 @@ void ArticulatedBodySolver::MultiplyMassMatrix(const Model& model, const Workspa
   }
 }
 
+void ArticulatedBodySolver::InverseOperationalInertias(const Model& model, const Workspace& ws,
+                                                       std::vector<math::Matrix6>* omega) const {
+  CSIM_CHECK(static_cast<int>(omega->size()) == model.num_bodies());
+  // A force f on b moves its joint by D^-1 S^T f and passes (I - U D^-1 S^T) f on to the
+  // parent, whose acceleration comes back through the joint as (I - S D^-1 U^T) X a_parent.
+  // Hence Omega_b = S D^-1 S^T + P X Omega_parent X^T P^T with P = I - S D^-1 U^T, and
+  // Omega = 0 for a parent outside the set (it does not accelerate).
+  for (int b : bodies_) {
+    math::Matrix6& O = (*omega)[b];
+    const int p = parent_in_set_[b];
+    if (p >= 0) {
+      O.noalias() = ws.Xup[b] * (*omega)[p] * ws.Xup[b].transpose();
+    } else {
+      O.setZero();
+    }
+    const Joint& joint = model.joints[b];
+    if (joint.v_start < 0) continue;  // welded to the parent: moves with it
+    const MotionSubspace& S = ws.joint[b].S;
+    const ForceBlock SD = S * D_inv_[b];
+    math::Matrix6 P = math::Matrix6::Identity();
+    P.noalias() -= SD * U_[b].transpose();
+    const math::Matrix6 PO = P * O;
+    O.noalias() = PO * P.transpose();
+    O.noalias() += SD * S.transpose();
+  }
+}
+
 void ArticulatedBodySolver::MassMatrixDiagonal(const Model& model, const Workspace& ws,
                                                Eigen::VectorXd* out) const {
   for (int b : bodies_) {

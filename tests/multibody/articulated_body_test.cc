@@ -1,6 +1,7 @@
 // The articulated-body solve against an independent one: the dense Cholesky of M + diag(d)
 // with M from the composite rigid-body algorithm (and the recursion's products with M and
-// diag(M) against that M), on random forests that mix every joint
+// diag(M) against that M, and the bodies' inverse operational-space inertias against
+// J_b (M + diag(d))^-1 J_b^T), on random forests that mix every joint
 // type (fixed and prescribed joints among them), on subsets of their trees, and on a
 // 100-link rope, whose mass matrix is dense and ill-conditioned.
 
@@ -10,6 +11,7 @@
 
 #include "engine/multibody/articulated_body.h"
 #include "engine/multibody/crba.h"
+#include "engine/multibody/jacobians.h"
 #include "engine/multibody/kinematics.h"
 #include "tests/support/allocation_counter.h"
 #include "tests/support/test_models.h"
@@ -58,6 +60,30 @@ void CheckAgainstDense(const Model& model, const VectorXd& q, const VectorXd& v,
   for (int i : index) diagonal_expected[i] = A(i, i) - d[i];
   solver.MassMatrixDiagonal(model, ws, &diagonal);
   CHECK((diagonal - diagonal_expected).norm() <= 1e-13 * diagonal_expected.norm());
+  // Every body's inverse operational-space inertia against J_b A^-1 J_b^T, with J_b its
+  // body Jacobian ([w; v of its origin] in its own axes) on the chosen velocities; bodies
+  // outside the set are left alone.
+  std::vector<math::Matrix6> omega(model.num_bodies(), math::Matrix6::Constant(7.0));
+  const std::size_t before_omega = testing::AllocationCount();
+  solver.InverseOperationalInertias(model, ws, &omega);
+  CHECK(testing::AllocationCount() == before_omega);
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    if (!in_set[b]) {
+      CHECK(omega[b] == math::Matrix6::Constant(7.0));
+      continue;
+    }
+    Eigen::Matrix<double, 6, Eigen::Dynamic> J_frame(6, model.nv);
+    CalcFrameJacobian(model, ws, b, ws.X_WB[b].p, J_frame);
+    MatrixXd J_body(6, n);
+    const Eigen::Matrix3d R_BW = ws.X_WB[b].R.transpose();
+    for (int i = 0; i < n; ++i) {
+      J_body.block<3, 1>(0, i) = R_BW * J_frame.block<3, 1>(0, index[i]);
+      J_body.block<3, 1>(3, i) = R_BW * J_frame.block<3, 1>(3, index[i]);
+    }
+    const MatrixXd expected = J_body * llt.solve(MatrixXd(J_body.transpose()));
+    INFO("body " << b << "\nomega\n" << omega[b] << "\nexpected\n" << expected);
+    CHECK((omega[b] - expected).norm() <= tolerance * expected.norm());
+  }
   std::normal_distribution<double> normal;
   for (int trial = 0; trial < 3; ++trial) {
     VectorXd b(model.nv);

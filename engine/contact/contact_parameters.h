@@ -13,6 +13,13 @@ enum class ContactModelKind {
   kSimilar,            ///< SapHuntCrossleyConstraint, similar, eps_s = v_s (math.md §6.7)
 };
 
+/// Where a contact's Delassus estimate w comes from (scene-format.md
+/// settings.delassus_estimate; contact_problem_builder.h says why).
+enum class DelassusEstimate {
+  kArticulated,  ///< [P]'s exact per-tree blocks on articulated trees, Drake's elsewhere
+  kDiagonal,     ///< Drake's diagonal-of-A recipe everywhere (math.md 3.3)
+};
+
 struct ContactParameters {
   double near_rigid_threshold = 1.0;  ///< beta [1] of the near-rigid rule (SAP eq. 29)
   double stiction_sigma = 1.0e-3;     ///< sigma [1]: R_t = sigma w (SAP eq. 30)
@@ -22,6 +29,7 @@ struct ContactParameters {
   /// theta_q [1] of the integrator's position update q = q0 + dt N v^theta_q, which the
   /// Hunt & Crossley models' gap prediction follows (SapHuntCrossleyParameters).
   double position_theta = 1.0;
+  DelassusEstimate delassus = DelassusEstimate::kArticulated;
 };
 
 }  // namespace csim::contact

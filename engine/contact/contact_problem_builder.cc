@@ -118,6 +118,18 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
                     joint.v_start >= 0 && tree >= 0 && topology_.tree_nv[tree] == 6 &&
                     joint.X_PJ.R == Matrix3d::Identity();
   }
+  articulated_tree_body_.assign(model.num_bodies(), false);
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const int tree = topology_.body_tree[b];
+    if (tree < 0) continue;
+    int root = b;
+    while (model.parent[root] >= 0 && topology_.body_tree[model.parent[root]] == tree)
+      root = model.parent[root];
+    articulated_tree_body_[b] = !free_root_[root];
+  }
+  tree_solver_ = multibody::ArticulatedBodySolver(model, articulated_tree_body_);
+  omega_.assign(model.num_bodies(), math::Matrix6::Zero());
+  no_diagonal_terms_.setZero(model.nv);
   for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
 }
@@ -126,6 +138,7 @@ void ContactProblemBuilder::Build(const Model& model, const ContactParameters& p
                                   const StepInputs& in, solver::ContactProblem* problem) {
   problem->Clear(in.dt);
   last_model_ = parameters.model;
+  omega_current_ = false;  // formed on the first contact on an articulated tree
   AddCliques(in, problem);
   problem->SetFreeMotionVelocity(*in.v_star);
   AddContacts(model, parameters, in, problem);
@@ -229,15 +242,65 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   } else {
     bias_C_[i].setZero();
   }
+  const double w = factored || parameters.delassus == DelassusEstimate::kDiagonal
+                       ? 0.0
+                       : TreeContactDelassus(model, in, c, tree_a, tree_b, Ja, Jb, *problem);
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
   if (parameters.model == ContactModelKind::kSap) {
     EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in,
-                solver::SapFrictionConeConstraint(SapParametersFor(m, parameters, i)), problem);
+                solver::SapFrictionConeConstraint(SapParametersFor(m, parameters, i)), w, problem);
   } else {
     EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in,
                 solver::SapHuntCrossleyConstraint(HuntCrossleyParametersFor(model, m, parameters, in, i)),
-                problem);
+                w, problem);
   }
+}
+
+Matrix3d ContactProblemBuilder::BodyDelassus(const StepInputs& in, int b, const Vector3d& p_W) const {
+  // Phi = R_WB [-[r_B]x  I] maps b's spatial velocity (body axes) to the point's (world).
+  const math::RigidTransform& X_WB = in.kinematics->X_WB[b];
+  const Vector3d r_B = X_WB.R.transpose() * (p_W - X_WB.p);
+  Eigen::Matrix<double, 3, 6> Phi;
+  Phi.leftCols<3>() << 0.0, r_B.z(), -r_B.y(), -r_B.z(), 0.0, r_B.x(), r_B.y(), -r_B.x(), 0.0;
+  Phi.rightCols<3>().setIdentity();
+  const Eigen::Matrix<double, 3, 6> Phi_W = X_WB.R * Phi;
+  return Phi_W * omega_[b] * Phi_W.transpose();
+}
+
+double ContactProblemBuilder::TreeContactDelassus(const Model& model, const StepInputs& in,
+                                                  const geometry::PointContact& c, int tree_a,
+                                                  int tree_b,
+                                                  const Eigen::Ref<const Eigen::Matrix3Xd>& Ja,
+                                                  const Eigen::Ref<const Eigen::Matrix3Xd>& Jb,
+                                                  const solver::ContactProblem& problem) {
+  const bool on_a = tree_a >= 0 && articulated_tree_body_[c.body_a];
+  const bool on_b = tree_b >= 0 && articulated_tree_body_[c.body_b];
+  if (!on_a && !on_b) return 0.0;
+  if (!omega_current_) {
+    const Eigen::VectorXd& d = in.A_diagonal_terms ? *in.A_diagonal_terms : no_diagonal_terms_;
+    omega_valid_ = tree_solver_.Factor(model, *in.kinematics, d);
+    if (omega_valid_) tree_solver_.InverseOperationalInertias(model, *in.kinematics, &omega_);
+    omega_current_ = true;
+  }
+  if (!omega_valid_) return 0.0;  // the recipe's estimate (A itself is checked elsewhere)
+  Matrix3d W = Matrix3d::Zero();
+  // A lone free body's side: Drake's diagonal-of-A term (its clique is its tree).
+  const auto diagonal_term = [&](int tree, const Eigen::Ref<const Eigen::Matrix3Xd>& J) {
+    const Eigen::Map<const Eigen::Matrix<double, 6, 1>> inverse_diagonal(
+        problem.inverse_diagonal_of_A(tree));
+    W.noalias() += J.leftCols<6>() * inverse_diagonal.asDiagonal() * J.leftCols<6>().transpose();
+  };
+  if (on_a) {
+    W += BodyDelassus(in, c.body_a, c.p_WC);
+  } else if (tree_a >= 0) {
+    diagonal_term(tree_a, Ja);
+  }
+  if (on_b) {
+    W += BodyDelassus(in, c.body_b, c.p_WC);
+  } else if (tree_b >= 0) {
+    diagonal_term(tree_b, Jb);
+  }
+  return W.norm() / 3.0;
 }
 
 solver::SapFrictionConeParameters ContactProblemBuilder::SapParametersFor(
@@ -285,7 +348,7 @@ void ContactProblemBuilder::EmitContact(const geometry::PointContact& c, int tre
                                         bool factored, const Matrix3d& R_WC,
                                         Eigen::Ref<Eigen::Matrix3Xd> Ja,
                                         Eigen::Ref<Eigen::Matrix3Xd> Jb, const StepInputs& in,
-                                        const Kind& constraint,
+                                        const Kind& constraint, double w,
                                         solver::ContactProblem* problem) {
   if (factored) {
     // From the body's origin to the contact point.
@@ -315,12 +378,12 @@ void ContactProblemBuilder::EmitContact(const geometry::PointContact& c, int tre
   if (tree_a == tree_b || tree_a < 0) {
     problem->AddConstraintWith(
         tree_b, [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Jb, false, J); },
-        constraint);
+        constraint, w);
   } else if (tree_b < 0) {
     problem->AddConstraintWith(
         tree_a,
         [&](Eigen::Map<Eigen::MatrixXd> J) { RotateToContactFrame(R_WC, Ja, true, J); },
-        constraint);
+        constraint, w);
   } else {
     problem->AddConstraintWith(
         tree_a, tree_b,
@@ -328,7 +391,7 @@ void ContactProblemBuilder::EmitContact(const geometry::PointContact& c, int tre
           RotateToContactFrame(R_WC, Ja, true, J_a);
           RotateToContactFrame(R_WC, Jb, false, J_b);
         },
-        constraint);
+        constraint, w);
   }
 }
 

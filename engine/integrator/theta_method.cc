@@ -210,11 +210,15 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
                error <= settings.stalled_tolerance * reference + settings.absolute_tolerance) {
       return {};  // at the round-off floor (FreeMotionSettings)
     }
-    if (ws.iterations == settings.max_iterations)
+    if (ws.iterations == settings.max_iterations) {
+      // Contracting too slowly to reach the tolerance, but within the stall's bar: accepted
+      // (FreeMotionSettings says why) rather than failing the run.
+      if (error <= settings.stalled_tolerance * reference + settings.absolute_tolerance) return {};
       return Failure(StepOutcome::kNotConverged,
                      "Newton did not converge in " + std::to_string(settings.max_iterations) +
                          " iterations (scaled residual " + FormatNumber(ws.momentum_error) + ")",
                      s0.t);
+    }
     SolveInPlace(model, ws, &ws.residual);
     ws.v_star -= ws.residual;
     ++ws.iterations;

@@ -135,7 +135,7 @@ void CheckStepCount(const NodeReader& node, const sim::Settings& s) {
 Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
   node.CheckKeys({"time_step", "duration", "gravity", "integrator", "contact_model",
                   "near_rigid_threshold", "stiction_sigma", "stiction_tolerance",
-                  "contact_margin", "solver", "output"});
+                  "contact_margin", "delassus_estimate", "solver", "output"});
   s.time_step = node.PositiveOr("time_step", s.time_step);
   s.duration = node.PositiveOr("duration", s.duration);
   CheckStepCount(node, s);
@@ -150,6 +150,16 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
   s.stiction_sigma = node.PositiveOr("stiction_sigma", s.stiction_sigma);
   s.stiction_tolerance = node.PositiveOr("stiction_tolerance", s.stiction_tolerance);
   s.contact_margin = node.NonNegativeOr("contact_margin", s.contact_margin);
+  if (auto de = node.Find("delassus_estimate")) {
+    const std::string name = de->AsString();
+    if (name == "articulated") {
+      s.delassus_estimate = contact::DelassusEstimate::kArticulated;
+    } else if (name == "diagonal") {
+      s.delassus_estimate = contact::DelassusEstimate::kDiagonal;
+    } else {
+      de->Fail("unknown Delassus estimate '" + name + "' (expected articulated or diagonal)");
+    }
+  }
   if (auto solver = node.Find("solver")) ReadSolver(*solver, s.solver);
   if (auto output = node.Find("output")) ReadOutput(*output, s.output);
   const auto gravity = node.Find("gravity");

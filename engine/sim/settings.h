@@ -64,6 +64,7 @@ struct Settings {
   double stiction_sigma = 1.0e-3;           ///< sigma [1]
   double stiction_tolerance = 1.0e-4;       ///< v_s [m/s]
   double contact_margin = 1.0e-3;           ///< [m]
+  contact::DelassusEstimate delassus_estimate = contact::DelassusEstimate::kArticulated;
   SolverSettings solver;
   OutputSettings output;
   int threads = 1;                          ///< threads of the contact solve (--threads)

@@ -87,6 +87,7 @@ contact::ContactParameters ContactParametersFor(const Settings& settings) {
   p.stiction_tolerance = settings.stiction_tolerance;
   p.model = settings.contact_model;
   p.position_theta = settings.integrator.theta_q;
+  p.delassus = settings.delassus_estimate;
   return p;
 }
 

@@ -128,10 +128,13 @@ Eigen::MatrixXd ContactProblem::DenseJacobian(int k, int b) const {
   return jacobian(k, b);
 }
 
-void ContactProblem::FinishEntry(int k) {
+void ContactProblem::FinishEntry(int k, double delassus) {
   ConstraintEntry& e = entries_[k];
-  // Drake's diagonal-of-A Delassus estimate (math.md §3.3).
-  if (e.point_contact >= 0) {
+  // The caller's estimate (the exact per-tree blocks of [P] for contacts on articulated
+  // trees, contact_problem_builder.cc), else Drake's diagonal-of-A recipe (math.md §3.3).
+  if (delassus > 0.0) {
+    e.delassus = delassus;
+  } else if (e.point_contact >= 0) {
     const double* const inverse_diagonal[2] = {inverse_diagonal_of_A(e.clique[0]),
                                                inverse_diagonal_of_A(e.clique[e.num_cliques - 1])};
     e.delassus = EstimatePointContactDelassus(e.num_cliques, inverse_diagonal,

@@ -119,13 +119,15 @@ class ContactProblem {
   }
 
   /// As above, the Jacobian block written in place by fill(Eigen::Map<MatrixXd> J), which
-  /// receives a zeroed n_k x size(clique) block (allocation-free construction).
+  /// receives a zeroed n_k x size(clique) block (allocation-free construction). A positive
+  /// `delassus` [1/kg] replaces the diagonal-of-A estimate w (the caller's better one; see
+  /// FinishEntry).
   template <class T, class Fill>
-  T& AddConstraintWith(int clique, Fill&& fill, const T& c) {
+  T& AddConstraintWith(int clique, Fill&& fill, const T& c, double delassus = 0.0) {
     T* stored = Pool<T>().Add(c);
     const int index = AppendEntry(stored, clique, -1);
     fill(MutableJacobian(index, 0));
-    FinishEntry(index);
+    FinishEntry(index, delassus);
     return *stored;
   }
 
@@ -144,13 +146,13 @@ class ContactProblem {
 
   /// As above, the two Jacobian blocks written in place by fill(Eigen::Map<MatrixXd> J0,
   /// Eigen::Map<MatrixXd> J1), which receives them zeroed (no copy through a temporary: the
-  /// contact build adds every contact this way, every step).
+  /// contact build adds every contact this way, every step); `delassus` as above.
   template <class T, class Fill>
-  T& AddConstraintWith(int c0, int c1, Fill&& fill, const T& c) {
+  T& AddConstraintWith(int c0, int c1, Fill&& fill, const T& c, double delassus = 0.0) {
     T* stored = Pool<T>().Add(c);
     const int index = AppendEntry(stored, c0, c1);
     fill(MutableJacobian(index, 0), MutableJacobian(index, 1));
-    FinishEntry(index);
+    FinishEntry(index, delassus);
     return *stored;
   }
 
@@ -226,8 +228,9 @@ class ContactProblem {
   // Records the entry for `c` on cliques c0 (and c1 >= 0) and, with dense_jacobian,
   // reserves zeroed storage for its Jacobian blocks.
   int AppendEntry(Constraint* c, int c0, int c1, bool dense_jacobian = true);
-  // Computes the Delassus estimate of entry k and calls Prepare(dt, w).
-  void FinishEntry(int k);
+  // Sets entry k's Delassus estimate w (the given one when positive, else the diagonal-of-A
+  // recipe) and calls Prepare(dt, w).
+  void FinishEntry(int k, double delassus = 0.0);
   Eigen::Map<Eigen::MatrixXd> MutableJacobian(int k, int b);
   // Records f for entry k.
   void SetPointContactJacobian(int k, const PointContactJacobian& f);

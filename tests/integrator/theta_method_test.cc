@@ -222,6 +222,42 @@ TEST_CASE("implicit step reports non-convergence instead of returning a wrong st
   CHECK(s.t == before.t);
 }
 
+// At max_iterations an iteration that is still contracting is accepted when its residual is
+// within the stall's bar (stalled_tolerance, SAP's eps_r) and fails above it: the pendulum's
+// midpoint step at dt 0.05 needs several iterations for 1e-12; capped earlier, the first cap
+// whose residual is within 1e-6 succeeds with that residual, and fails when the bar is the
+// tolerance itself.
+TEST_CASE("implicit step at max_iterations is accepted only within the stall's bar", "[integrator]") {
+  const Model model = testing::Pendulum(1.0, 1.0, 9.81, 1.0);
+  StepWorkspace ws = MakeStepWorkspace(model);
+  const State start{0.0, model.InitialQ(), model.InitialV()};
+  State full = start;
+  REQUIRE(StepFreeMotion(model, kMidpoint, FreeMotionSettings{}, 0.05, full, ws).ok());
+  const int needed = ws.iterations;
+  int accepted_below_needed = 0;
+  for (int cap = 1; cap < needed; ++cap) {
+    FreeMotionSettings capped;
+    capped.max_iterations = cap;
+    State s = start;
+    const StepStatus status = StepFreeMotion(model, kMidpoint, capped, 0.05, s, ws);
+    INFO("cap " << cap << " of " << needed << ": " << status.reason << ", residual "
+                << ws.momentum_error);
+    if (status.ok()) {
+      CHECK(ws.momentum_error <= capped.stalled_tolerance);
+      CHECK(ws.momentum_error > capped.relative_tolerance);
+      ++accepted_below_needed;
+      capped.stalled_tolerance = capped.relative_tolerance;  // no bar: the cap fails
+      State t = start;
+      CHECK(StepFreeMotion(model, kMidpoint, capped, 0.05, t, ws).outcome ==
+            StepOutcome::kNotConverged);
+    } else {
+      CHECK(status.outcome == StepOutcome::kNotConverged);
+      CHECK(ws.momentum_error > capped.stalled_tolerance);
+    }
+  }
+  CHECK(accepted_below_needed >= 1);
+}
+
 // A rope of 100 ball-jointed links: the momentum residual's rounding grows like n^2 eps
 // (FreeMotionSettings), so it stalls near 1e-9 of the momenta, above the 1e-12
 // tolerance; the implicit schemes failed there ("did not converge in 50 iterations") within the

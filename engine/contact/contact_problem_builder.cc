@@ -129,6 +129,8 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
   }
   tree_solver_ = multibody::ArticulatedBodySolver(model, articulated_tree_body_);
   omega_.assign(model.num_bodies(), math::Matrix6::Zero());
+  clique_solvers_.resize(topology_.num_trees());
+  clique_solver_active_.assign(topology_.num_trees(), 0);
   no_diagonal_terms_.setZero(model.nv);
   for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
@@ -140,9 +142,46 @@ void ContactProblemBuilder::Build(const Model& model, const ContactParameters& p
   last_model_ = parameters.model;
   omega_current_ = false;  // formed on the first contact on an articulated tree
   AddCliques(in, problem);
+  AddCliqueSolvers(model, in, problem);
   problem->SetFreeMotionVelocity(*in.v_star);
   AddContacts(model, parameters, in, problem);
   AddJointLimits(model, in, problem);
+}
+
+void ContactProblemBuilder::AddCliqueSolvers(const Model& model, const StepInputs& in,
+                                             solver::ContactProblem* problem) {
+  std::fill(clique_solver_active_.begin(), clique_solver_active_.end(), 0);
+  if (!in.A_at_kinematics || in.articulated_body == nullptr) return;
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const int t = topology_.body_tree[b];
+    // A tree's bodies share its block of A, so its first body speaks for it.
+    if (t < 0 || clique_solver_active_[t] || !articulated_tree_body_[b] ||
+        !(*in.articulated_body)[b])
+      continue;
+    if (!clique_solvers_[t]) clique_solvers_[t] = std::make_unique<ArticulatedCliqueSolver>(model, topology_, t);
+    clique_solvers_[t]->Prepare(in.kinematics, in.A_diagonal_terms);
+    problem->SetCliqueSolver(t, clique_solvers_[t].get());
+    clique_solver_active_[t] = 1;
+  }
+}
+
+void ContactProblemBuilder::AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c,
+                                            int tree_a, int tree_b, const Matrix3d& R_WC, int k,
+                                            solver::ContactProblem* problem) const {
+  if ((tree_a >= 0) == (tree_b >= 0)) return;  // two trees, or one holding both bodies
+  const int tree = tree_a >= 0 ? tree_a : tree_b;
+  if (!clique_solver_active_[tree]) return;
+  const int body = tree_a >= 0 ? c.body_a : c.body_b;
+  // v_c = R_WC^T (v_B - v_A) at the point: sign R_WC^T R_WB [-[r_B]x  I] on the body's
+  // spatial velocity in its own coordinates (BodyDelassus's Phi, rotated to the contact).
+  const math::RigidTransform& X_WB = in.kinematics->X_WB[body];
+  const Vector3d r_B = X_WB.R.transpose() * (c.p_WC - X_WB.p);
+  Eigen::Matrix<double, 3, 6> Phi;
+  Phi.leftCols<3>() << 0.0, r_B.z(), -r_B.y(), -r_B.z(), 0.0, r_B.x(), r_B.y(), -r_B.x(), 0.0;
+  Phi.rightCols<3>().setIdentity();
+  const Matrix3d R_CB = R_WC.transpose() * X_WB.R;
+  const Eigen::Matrix<double, 3, 6> W = (tree_b >= 0 ? 1.0 : -1.0) * (R_CB * Phi);
+  problem->SetBodyJacobian(k, body, W);
 }
 
 void ContactProblemBuilder::AddCliques(const StepInputs& in, solver::ContactProblem* problem) const {
@@ -246,6 +285,7 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
                        ? 0.0
                        : TreeContactDelassus(model, in, c, tree_a, tree_b, Ja, Jb, *problem);
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
+  const int k = problem->num_constraints();
   if (parameters.model == ContactModelKind::kSap) {
     EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in,
                 solver::SapFrictionConeConstraint(SapParametersFor(m, parameters, i)), w, problem);
@@ -254,6 +294,7 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
                 solver::SapHuntCrossleyConstraint(HuntCrossleyParametersFor(model, m, parameters, in, i)),
                 w, problem);
   }
+  if (!factored) AddBodyJacobian(in, c, tree_a, tree_b, R_WC, k, problem);
 }
 
 Matrix3d ContactProblemBuilder::BodyDelassus(const StepInputs& in, int b, const Vector3d& p_W) const {

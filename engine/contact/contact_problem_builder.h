@@ -38,10 +38,12 @@
 // contacts that ended in stiction; the next Build marks the same contacts predict_stiction,
 // the solver's warm start of the active set (sap_solver.h).
 
+#include <memory>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "engine/contact/articulated_clique_solver.h"
 #include "engine/contact/contact_parameters.h"
 #include "engine/contact/material_combination.h"
 #include "engine/geometry/collision_world.h"
@@ -78,6 +80,12 @@ struct StepInputs {
   /// (nv) A's diagonal terms besides M's (integrator::StepWorkspace::A_diagonal_terms), for
   /// the Delassus estimate of contacts on articulated trees; null means none.
   const Eigen::VectorXd* A_diagonal_terms = nullptr;
+  /// Per body: its tree's block of A is solved by the articulated-body recursions
+  /// (integrator::StepWorkspace::articulated_body); null means none.
+  const std::vector<bool>* articulated_body = nullptr;
+  /// A's M was formed at *kinematics (theta = 0): the contact solve may then factor such a
+  /// tree's Newton block by the recursions too (articulated_clique_solver.h).
+  bool A_at_kinematics = false;
 };
 
 class ContactProblemBuilder {
@@ -140,6 +148,14 @@ class ContactProblemBuilder {
                              const Eigen::Ref<const Eigen::Matrix3Xd>& Ja,
                              const Eigen::Ref<const Eigen::Matrix3Xd>& Jb,
                              const solver::ContactProblem& problem);
+  // Registers the clique solvers of the step's articulated trees (see StepInputs).
+  void AddCliqueSolvers(const multibody::Model& model, const StepInputs& in,
+                        solver::ContactProblem* problem);
+  // Declares constraint k, contact c on one articulated tree's body and on no other tree,
+  // as W B_body for that tree's clique solver.
+  void AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c, int tree_a,
+                       int tree_b, const Eigen::Matrix3d& R_WC, int k,
+                       solver::ContactProblem* problem) const;
   // Body b's term J_b A^-1 J_b^T at world point p (3 x 3, world axes) from omega_.
   Eigen::Matrix3d BodyDelassus(const StepInputs& in, int b, const Eigen::Vector3d& p_W) const;
   void AddJointLimits(const multibody::Model& model, const StepInputs& in,
@@ -207,6 +223,9 @@ class ContactProblemBuilder {
   bool omega_current_ = false;                     ///< omega_ is this Build's
   bool omega_valid_ = false;                       ///< its factorization succeeded
   Eigen::VectorXd no_diagonal_terms_;              ///< (nv) zeros
+  // Newton blocks of articulated trees (articulated_clique_solver.h), made on first use.
+  std::vector<std::unique_ptr<ArticulatedCliqueSolver>> clique_solvers_;  ///< per tree
+  std::vector<char> clique_solver_active_;         ///< per tree: registered this Build
   Eigen::MatrixXd J_limit_;                        ///< (2, max_tree_nv) scratch
 };
 

@@ -40,8 +40,9 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
     multibody::CalcKinematics(model, state.t, state.q, state.v, cws.kinematics0);
     kinematics0 = &cws.kinematics0;
   }
-  const contact::StepInputs in{dt,         kinematics0, &state.q, &state.v, &ws.v_star,
-                               &ws.A,      &ws.A_diagonal_terms};
+  const contact::StepInputs in{dt,    kinematics0,         &state.q,
+                               &state.v, &ws.v_star,       &ws.A,
+                               &ws.A_diagonal_terms, &ws.articulated_body, params.theta == 0.0};
   cws.builder.Build(model, contact_parameters, in, &cws.problem);
   const Clock::time_point t2 = Clock::now();
   if (cws.has_previous && cws.solver.parameters().extrapolate_warm_start) {

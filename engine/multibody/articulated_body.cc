@@ -33,8 +33,11 @@ void ArticulatedBodySolver::CarryParentAcceleration(const Workspace& ws, int b) 
 }
 
 bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
-                                   const Eigen::VectorXd& d) {
+                                   const Eigen::VectorXd& d,
+                                   const std::vector<math::Matrix6>* added_inertia) {
   for (int b : bodies_) I_A_[b] = ws.I_B[b];
+  if (added_inertia != nullptr)
+    for (int b : bodies_) I_A_[b] += (*added_inertia)[b];
   // Leaves to root: the joint's own inertia D, then what the parent sees through the joint.
   for (auto it = bodies_.rbegin(); it != bodies_.rend(); ++it) {
     const int b = *it;

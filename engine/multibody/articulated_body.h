@@ -41,7 +41,12 @@ class ArticulatedBodySolver {
   /// Articulated inertias at the kinematics of ws (CalcKinematics; reads Xup, I_B and S)
   /// with d (size nv, model order; only the set's velocities are read). Returns false when
   /// some D_i is not positive definite (then Solve must not be called). Allocation free.
-  bool Factor(const Model& model, const Workspace& ws, const Eigen::VectorXd& d);
+  /// With added_inertia (per body, body coordinates, symmetric positive semidefinite), body
+  /// b's inertia is I_B + added_inertia[b]: the solve is then with
+  /// M + diag(d) + sum_b J_b^T added_inertia[b] J_b, J_b the body Jacobian (a contact's
+  /// J^T G J on one body is such a term: the contact solve's Newton matrix).
+  bool Factor(const Model& model, const Workspace& ws, const Eigen::VectorXd& d,
+              const std::vector<math::Matrix6>* added_inertia = nullptr);
 
   /// x = (M + diag(d))^-1 x on the set's velocities of x (size nv); the other entries are
   /// left alone. Uses the last Factor's kinematics, which ws must still hold. Allocation free.

@@ -30,6 +30,8 @@ void ContactProblem::Clear(double dt) {
   jacobian_size_ = 0;
   entries_.clear();
   point_contacts_.clear();
+  body_jacobians_.clear();
+  clique_solver_.clear();
   for (auto& pool : pools_) pool->Clear();
 }
 
@@ -40,6 +42,7 @@ int ContactProblem::AddClique(const Eigen::Ref<const Eigen::MatrixXd>& A) {
   CSIM_CHECK(m >= 1 && A.cols() == m);
   clique_size_.push_back(m);
   clique_offset_.push_back(num_velocities_);
+  clique_solver_.push_back(nullptr);
   A_offset_.push_back(static_cast<int>(A_size_));
   A_size_ += static_cast<size_t>(m) * m;
   GrowTo(&A_data_, A_size_);
@@ -95,6 +98,18 @@ int ContactProblem::AppendEntry(Constraint* c, int c0, int c1, bool dense_jacobi
   max_rows_ = std::max(max_rows_, e.num_rows);
   entries_.push_back(e);
   return num_constraints() - 1;
+}
+
+void ContactProblem::SetBodyJacobian(int k, int body, const Eigen::Matrix<double, 3, 6>& W) {
+  ConstraintEntry& e = entries_[k];
+  CSIM_CHECK(e.num_rows == 3 && e.num_cliques == 1 && e.point_contact < 0);
+  e.body_jacobian = static_cast<int>(body_jacobians_.size());
+  body_jacobians_.push_back({body, W});
+}
+
+void ContactProblem::SetCliqueSolver(int c, CliqueSolver* solver) {
+  CSIM_CHECK(c >= 0 && c < num_cliques());
+  clique_solver_[c] = solver;
 }
 
 void ContactProblem::SetPointContactJacobian(int k, const PointContactJacobian& f) {

@@ -30,6 +30,7 @@
 #include <Eigen/Dense>
 
 #include "engine/common/check.h"
+#include "engine/solver/clique_solver.h"
 #include "engine/solver/constraint.h"
 
 namespace csim::solver {
@@ -44,6 +45,14 @@ struct ConstraintEntry {
   std::array<int, 2> jacobian_offset{{-1, -1}};  ///< into the Jacobian buffer
   double delassus = 0.0;             ///< w_k [1/kg] used by Prepare (math.md §3.3)
   int point_contact = -1;            ///< its PointContactJacobian, or -1 (dense only)
+  int body_jacobian = -1;            ///< its BodyJacobian, or -1 (SetBodyJacobian)
+};
+
+/// A one-clique constraint's Jacobian as W B_body (clique_solver.h): the dense block is
+/// stored as well; this factored form is for the clique's CliqueSolver.
+struct BodyJacobian {
+  int body = -1;                     ///< the CliqueSolver's body index
+  Eigen::Matrix<double, 3, 6> W;     ///< 3-row constraints only
 };
 
 /// The Jacobian of a point contact on cliques of six velocities (w, v) that move the
@@ -166,6 +175,17 @@ class ContactProblem {
     FinishEntry(index);
     return *stored;
   }
+  /// Declares that the dense Jacobian of entry k (one clique, 3 rows) equals W B_body in the
+  /// coordinates of that clique's CliqueSolver (see clique_solver.h).
+  void SetBodyJacobian(int k, int body, const Eigen::Matrix<double, 3, 6>& W);
+  const BodyJacobian& body_jacobian(int k) const {
+    return body_jacobians_[entries_[k].body_jacobian];
+  }
+  /// A faster factorization of clique c's block of the Newton matrix (not owned; null: none).
+  /// Cleared by Clear().
+  void SetCliqueSolver(int c, CliqueSolver* solver);
+  CliqueSolver* clique_solver(int c) const { return clique_solver_[c]; }
+
   /// Entry k's factored Jacobian. Precondition: entry(k).point_contact >= 0.
   const PointContactJacobian& point_contact(int k) const {
     return point_contacts_[entries_[k].point_contact];
@@ -250,6 +270,8 @@ class ContactProblem {
   size_t jacobian_size_ = 0;
   std::vector<ConstraintEntry> entries_;
   std::vector<PointContactJacobian> point_contacts_;
+  std::vector<BodyJacobian> body_jacobians_;
+  std::vector<CliqueSolver*> clique_solver_;  // per clique
   std::vector<std::unique_ptr<ConstraintPoolBase>> pools_;
 };
 

@@ -126,6 +126,7 @@ void NewtonSystem::SetupSparse() {
   diagonal_slot_.resize(node_size_.size());
   for (int i = 0; i < static_cast<int>(node_size_.size()); ++i) diagonal_slot_[i] = block_.Find(i, i);
   FindSupports();
+  FindStructuredIslands();
   slots_.resize(p.num_constraints());
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
@@ -135,6 +136,53 @@ void NewtonSystem::SetupSparse() {
       const int b = node_of_clique_[e.clique[1]];
       slots_[k][1] = diagonal_slot_[b];
       slots_[k][2] = block_.Find(a, b);
+    }
+  }
+}
+
+void NewtonSystem::FindStructuredIslands() {
+  const ContactProblem& p = *problem_;
+  const Islands& is = *islands_;
+  velocity_term_.assign(p.num_constraints(), -1);
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    if (e.num_cliques == 1 && e.point_contact < 0 && support_start_[2 * k + 1] - support_start_[2 * k] == 1)
+      velocity_term_[k] = support_[support_start_[2 * k]];
+  }
+  structured_.assign(is.num_islands, 0);
+  for (int i = 0; i < is.num_islands; ++i) {
+    if (is.clique_start[i + 1] - is.clique_start[i] != 1) continue;
+    if (p.clique_solver(is.cliques[is.clique_start[i]]) == nullptr) continue;
+    bool all = true;
+    for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1] && all; ++q) {
+      const int k = is.constraints[q];
+      all = p.entry(k).body_jacobian >= 0 || velocity_term_[k] >= 0;
+    }
+    structured_[i] = all;
+  }
+}
+
+void NewtonSystem::AssembleStructuredIsland(int i, const double* G_data,
+                                            const std::vector<int>& G_offset) {
+  const ContactProblem& p = *problem_;
+  const Islands& is = *islands_;
+  CliqueSolver& solver = *p.clique_solver(is.cliques[is.clique_start[i]]);
+  solver.ClearTerms();
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+    const int k = is.constraints[q];
+    const ConstraintEntry& e = p.entry(k);
+    const double* G = G_data + G_offset[k];
+    if (IsZeroBlock(G, e.num_rows)) continue;
+    if (e.body_jacobian >= 0) {
+      const BodyJacobian& f = p.body_jacobian(k);
+      const Eigen::Map<const Eigen::Matrix3d> G3(G);
+      const Eigen::Matrix<double, 3, 6> GW = G3 * f.W;
+      solver.AddBodyTerm(f.body, f.W.transpose() * GW);
+    } else {
+      const Eigen::Map<const Eigen::VectorXd> s(p.jacobian_block(k, 0) +
+                                                    static_cast<size_t>(velocity_term_[k]) * e.num_rows,
+                                                e.num_rows);
+      solver.AddVelocityTerm(velocity_term_[k], s.dot(ConstMap(G, e.num_rows, e.num_rows) * s));
     }
   }
 }
@@ -219,6 +267,8 @@ void NewtonSystem::AssembleIsland(int i, const double* G_data, const std::vector
                                   Scratch* scratch) {
   if (dense_) {
     AssembleDenseIsland(i, G_data, G_offset, scratch);
+  } else if (structured_[i]) {
+    AssembleStructuredIsland(i, G_data, G_offset);
   } else {
     AssembleSparseIsland(i, G_data, G_offset, scratch);
   }
@@ -413,6 +463,7 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
 }
 
 bool NewtonSystem::FactorIsland(int i) {
+  if (!dense_ && structured_[i]) return problem_->clique_solver(islands_->cliques[islands_->clique_start[i]])->Factor();
   if (!dense_) return block_.FactorPart(i);
   const int n = IslandSize(i);
   Map H(H_.data() + dense_offset_[i], n, n);
@@ -423,6 +474,9 @@ bool NewtonSystem::FactorIsland(int i) {
 void NewtonSystem::SolveIsland(int i, double* x, Scratch* scratch) {
   if (dense_) {
     SolveDenseIsland(i, x, scratch);
+  } else if (structured_[i]) {
+    const int c = islands_->cliques[islands_->clique_start[i]];
+    problem_->clique_solver(c)->Solve(x + (*reduced_offset_)[c]);
   } else {
     block_.SolvePart(i, x);
   }

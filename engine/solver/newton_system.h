@@ -90,6 +90,11 @@ class NewtonSystem {
   // Block-sparse setup: the clique graph, its analysis, every constraint's slots, the
   // islands as parts of the factorization.
   void SetupSparse();
+  // structured_: the islands whose one clique has a CliqueSolver and whose every
+  // constraint is on it alone with a body Jacobian or on one of its velocities.
+  void FindStructuredIslands();
+  // H_c's terms of such an island handed to its CliqueSolver (clique_solver.h).
+  void AssembleStructuredIsland(int i, const double* G_data, const std::vector<int>& G_offset);
   // Fixed-size assembly of constraint k when IsFreeBodyContact(p, k).
   void AddContactBlocks(const ContactProblem& p, int k, const double* G_data);
   // The same from the factored Jacobian of a point contact (PointContactJacobian).
@@ -135,6 +140,11 @@ class NewtonSystem {
   // 400-leg base with its limits active: 45 ms per step).
   std::vector<int> support_start_, support_;
   std::vector<char> use_support_;  // per constraint: AddSupported rather than dense products
+  // Islands solved by their clique's CliqueSolver (block-sparse path only; the dense path is
+  // the tests' reference and never uses one). Why: an articulated tree's dense block costs
+  // O(nv^3) per Newton iteration, its articulated-body factorization O(bodies + contacts).
+  std::vector<char> structured_;    // per island
+  std::vector<int> velocity_term_;  // per constraint: its one velocity (J = s e_j^T), or -1
 };
 
 }  // namespace csim::solver

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <random>
 
+#include "engine/solver/islands.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
 
 namespace csim::solver {
@@ -230,6 +231,103 @@ TEST_CASE("Newton system from factored point-contact Jacobians equals the dense 
       CHECK((x - VectorXd::Unit(24, i)).norm() <= 1e-10);
     }
   }
+}
+
+}  // namespace
+}  // namespace csim::solver
+
+namespace csim::solver {
+namespace {
+
+// A CliqueSolver that forms H_c = A_c + sum B_b^T K B_b + sum g e_j e_j^T densely from the
+// "bodies" B_b it was given (random 6 x m maps) and counts its calls.
+class DenseCliqueSolver final : public CliqueSolver {
+ public:
+  DenseCliqueSolver(MatrixXd A, std::vector<MatrixXd> B) : A_(std::move(A)), B_(std::move(B)) {}
+  void ClearTerms() override { H_ = A_, ++clears; }
+  void AddBodyTerm(int body, const Eigen::Matrix<double, 6, 6>& K) override {
+    H_ += B_[body].transpose() * K * B_[body], ++body_terms;
+  }
+  void AddVelocityTerm(int j, double g) override { H_(j, j) += g, ++velocity_terms; }
+  bool Factor() override {
+    llt_.compute(H_);
+    ++factors;
+    return llt_.info() == Eigen::Success;
+  }
+  void Solve(double* x) override {
+    Eigen::Map<VectorXd> v(x, A_.rows());
+    v = llt_.solve(VectorXd(v));
+    ++solves;
+  }
+  int clears = 0, body_terms = 0, velocity_terms = 0, factors = 0, solves = 0;
+
+ private:
+  MatrixXd A_, H_;
+  std::vector<MatrixXd> B_;
+  Eigen::LLT<MatrixXd> llt_;
+};
+
+// Clique 0 (7 velocities) has a CliqueSolver and, on it alone, three contacts with body
+// Jacobians J = W B_b and one on a single velocity (J = s e_j^T); cliques 1 and 2 share a
+// contact (another island). With `generic_extra`, clique 0 also carries a contact with a
+// plain dense Jacobian, which the CliqueSolver cannot take: the island must then use the
+// block-sparse path. Either way H x = b must be the dense reference's solution.
+void CheckCliqueSolverIsland(bool generic_extra) {
+  std::mt19937 rng(5);
+  const std::vector<int> sizes = {7, 6, 5};
+  ContactProblem problem;
+  std::vector<MatrixXd> A;
+  RandomCliques(sizes, rng, &problem, &A);
+  const std::vector<MatrixXd> B = {RandomMatrix(6, 7, rng), RandomMatrix(6, 7, rng)};
+  DenseCliqueSolver clique_solver(A[0], B);
+  problem.SetCliqueSolver(0, &clique_solver);
+  SapFrictionConeParameters params;
+  params.stiffness = 1e3;
+  for (int body : {0, 1, 1}) {
+    const Eigen::Matrix<double, 3, 6> W = RandomMatrix(3, 6, rng);
+    problem.AddConstraint(0, MatrixXd(W * B[body]), SapFrictionConeConstraint(params));
+    problem.SetBodyJacobian(problem.num_constraints() - 1, body, W);
+  }
+  MatrixXd J_velocity = MatrixXd::Zero(3, 7);
+  J_velocity.col(4) = RandomMatrix(3, 1, rng);
+  problem.AddConstraint(0, J_velocity, SapFrictionConeConstraint(params));
+  if (generic_extra) problem.AddConstraint(0, RandomMatrix(3, 7, rng), SapFrictionConeConstraint(params));
+  problem.AddConstraint(1, RandomMatrix(3, 6, rng), 2, RandomMatrix(3, 5, rng),
+                        SapFrictionConeConstraint(params));
+  const std::vector<int> offset = {0, 7, 13};
+  const int n = 18;
+  Islands islands;
+  FindIslands(problem, offset, &islands);
+  REQUIRE(islands.num_islands == 2);
+
+  std::vector<double> G_data;
+  std::vector<int> G_offset;
+  RandomGBlocks(problem, rng, &G_data, &G_offset);
+  const MatrixXd H = DenseReference(problem, A, offset, n, G_data, G_offset);
+  const VectorXd b = RandomMatrix(n, 1, rng);
+  const VectorXd x_ref = H.llt().solve(b);
+  NewtonSystem system;
+  system.Setup(problem, offset, n, /*dense_threshold=*/0, &islands);
+  system.Assemble(G_data.data(), G_offset);
+  REQUIRE(system.Factor());
+  VectorXd x = b;
+  system.Solve(x);
+  CHECK((x - x_ref).norm() <= 1e-12 * x_ref.norm());
+  if (generic_extra) {
+    CHECK(clique_solver.factors == 0);
+  } else {
+    CHECK(clique_solver.clears == 1);
+    CHECK(clique_solver.body_terms == 3);
+    CHECK(clique_solver.velocity_terms == 1);
+    CHECK(clique_solver.factors == 1);
+    CHECK(clique_solver.solves == 1);
+  }
+}
+
+TEST_CASE("Newton system hands an island to its clique's CliqueSolver when every term fits",
+          "[solver][clique-solver]") {
+  SECTION("body and velocity terms only: the CliqueSolver") { CheckCliqueSolverIsland(false); }
+  SECTION("a generic Jacobian too: the block-sparse path") { CheckCliqueSolverIsland(true); }
 }
 
 }  // namespace

@@ -1,0 +1,64 @@
+#include "engine/contact/articulated_clique_solver.h"
+
+#include "engine/common/check.h"
+
+namespace csim::contact {
+namespace {
+
+std::vector<bool> TreeBodies(const multibody::Model& model, const multibody::TreeTopology& topology,
+                             int tree) {
+  std::vector<bool> in_tree(model.num_bodies(), false);
+  for (int b = 0; b < model.num_bodies(); ++b) in_tree[b] = topology.body_tree[b] == tree;
+  return in_tree;
+}
+
+}  // namespace
+
+ArticulatedCliqueSolver::ArticulatedCliqueSolver(const multibody::Model& model,
+                                                 const multibody::TreeTopology& topology, int tree)
+    : model_(&model),
+      v_start_(topology.tree_v_start[tree]),
+      nv_(topology.tree_nv[tree]),
+      solver_(model, TreeBodies(model, topology, tree)),
+      added_inertia_(model.num_bodies(), math::Matrix6::Zero()),
+      d_(Eigen::VectorXd::Zero(model.nv)),
+      x_(Eigen::VectorXd::Zero(model.nv)) {
+  for (int b = 0; b < model.num_bodies(); ++b)
+    if (topology.body_tree[b] == tree) bodies_.push_back(b);
+}
+
+void ArticulatedCliqueSolver::Prepare(const multibody::Workspace* kinematics,
+                                      const Eigen::VectorXd* diagonal_terms) {
+  kinematics_ = kinematics;
+  diagonal_terms_ = diagonal_terms;
+}
+
+void ArticulatedCliqueSolver::ClearTerms() {
+  for (int b : bodies_) added_inertia_[b].setZero();
+  if (diagonal_terms_ != nullptr) {
+    d_.segment(v_start_, nv_) = diagonal_terms_->segment(v_start_, nv_);
+  } else {
+    d_.segment(v_start_, nv_).setZero();
+  }
+}
+
+void ArticulatedCliqueSolver::AddBodyTerm(int body, const Eigen::Matrix<double, 6, 6>& K) {
+  added_inertia_[body] += K;
+}
+
+void ArticulatedCliqueSolver::AddVelocityTerm(int j, double g) {
+  CSIM_CHECK(j >= 0 && j < nv_);
+  d_[v_start_ + j] += g;
+}
+
+bool ArticulatedCliqueSolver::Factor() {
+  return solver_.Factor(*model_, *kinematics_, d_, &added_inertia_);
+}
+
+void ArticulatedCliqueSolver::Solve(double* x) {
+  x_.segment(v_start_, nv_) = Eigen::Map<const Eigen::VectorXd>(x, nv_);
+  solver_.SolveInPlace(*model_, *kinematics_, &x_);
+  Eigen::Map<Eigen::VectorXd>(x, nv_) = x_.segment(v_start_, nv_);
+}
+
+}  // namespace csim::contact

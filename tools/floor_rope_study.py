@@ -1,14 +1,18 @@
 #!/usr/bin/python3
 """Ropes dropped onto the floor (tools/make_floor_rope.py): Newton iterations, time per step
-and outcome of each rope under the two Delassus estimates (settings.delassus_estimate,
-scene-format.md): `articulated`, the exact per-tree blocks of the SAP paper on articulated
-trees, and `diagonal`, Drake's diag(A)^-1 recipe everywhere. Every run records every step
-(no contact data), so the means are over all the steps it took.
+and outcome of each rope under csim's defaults and under two variants that undo one of the
+defaults at a time:
+  - `diagonal estimate`: settings.delassus_estimate = diagonal, Drake's diag(A)^-1 recipe
+    for every contact's Delassus estimate instead of the exact per-tree blocks;
+  - `dense tree solver`: settings.tree_solver = dense, the dense Cholesky of each tree's
+    block of A and of the Newton matrix instead of the articulated-body recursions.
+Every run records every step (no contact data), so the means are over all the steps it
+took.
 
-For each rope and estimate: the outcome (completed, or failed at time t with csim's reason),
+For each rope and variant: the outcome (completed, or failed at time t with csim's reason),
 steps, mean and largest Newton iterations per step, wall time per step (/solver/wall_time
-summed over the steps, divided by their number), and the largest momentum error. The last
-columns compare the two estimates on the steps both completed.
+over the steps), the largest momentum error, and, on the steps both runs completed, the
+variant's Newton iterations and wall time over the default's.
 
 Example (what results/floor_rope.md and results/floor_rope.csv were made with):
   tools/floor_rope_study.py --csim build/app/csim --links 10,20,50,100 \\
@@ -27,12 +31,15 @@ import numpy as np
 import study_common
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ESTIMATES = ["articulated", "diagonal"]
+VARIANTS = {
+    "default": [],
+    "diagonal estimate": ["--set", "settings.delassus_estimate=diagonal"],
+    "dense tree solver": ["--set", "settings.tree_solver=dense"],
+}
 
 
-def run(csim, scene, out, estimate, extra):
-    proc = subprocess.run([csim, "run", scene, "-o", out, "--no-progress", "-q",
-                           "--set", f"settings.delassus_estimate={estimate}"] + extra,
+def run(csim, scene, out, variant, extra):
+    proc = subprocess.run([csim, "run", scene, "-o", out, "--no-progress", "-q"] + variant + extra,
                           stderr=subprocess.PIPE, text=True)
     if proc.returncode not in (0, 3):
         sys.stderr.write(proc.stderr)
@@ -68,55 +75,58 @@ def main():
                 subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_floor_rope.py"),
                                 "-n", str(n), "--joint", joint, "--duration", repr(a.duration),
                                 "-o", scene], check=True)
-                result = {e: run(a.csim, scene, os.path.join(tmp, f"{e}.h5"), e, extra)
-                          for e in ESTIMATES}
-                both = min(result[e]["steps"] for e in ESTIMATES)
-                for e in ESTIMATES:
-                    r = result[e]
-                    other = result[ESTIMATES[1 - ESTIMATES.index(e)]]
-                    other_sum = float(np.sum(other["iterations"][:both]))
+                result = {name: run(a.csim, scene,
+                                    os.path.join(tmp, f"run{i}.h5"), args, extra)
+                          for i, (name, args) in enumerate(VARIANTS.items())}
+                base = result["default"]
+                for name, r in result.items():
+                    both = min(r["steps"], base["steps"])
+                    base_iterations = float(np.sum(base["iterations"][:both]))
                     rows.append({
-                        "joint": joint, "links": n, "estimate": e, "status": r["status"],
+                        "joint": joint, "links": n, "variant": name, "status": r["status"],
                         "t_end": r["t_end"], "steps": r["steps"],
                         "mean_iterations": float(np.mean(r["iterations"])),
                         "max_iterations": int(np.max(r["iterations"])),
                         "ms_per_step": 1e3 * float(np.mean(r["wall"])),
                         "max_momentum_error": float(np.max(r["momentum_error"])),
                         "common_steps": both,
-                        "mean_iterations_common": float(np.mean(r["iterations"][:both])),
-                        "iterations_vs_other_common":
-                            float(np.sum(r["iterations"][:both])) / other_sum if other_sum > 0
-                            else float("nan"),
+                        "iterations_vs_default":
+                            float(np.sum(r["iterations"][:both])) / base_iterations
+                            if base_iterations > 0 else float("nan"),
+                        "time_vs_default": float(np.sum(r["wall"][:both]) /
+                                                 np.sum(base["wall"][:both])),
                         "reason": r["reason"],
                     })
-                    print(f"{joint} {n} {e}: {r['status']} at {r['t_end']:.3f} s, iterations "
+                    print(f"{joint} {n} {name}: {r['status']} at {r['t_end']:.3f} s, iterations "
                           f"{rows[-1]['mean_iterations']:.2f} (max {rows[-1]['max_iterations']}), "
                           f"{rows[-1]['ms_per_step']:.3f} ms/step", flush=True)
     if a.csv:
         study_common.write_csv(a.csv, rows, ".4g")
     if a.markdown:
         with open(a.markdown, "w") as f:
-            f.write("# Ropes dropped onto the floor: the two Delassus estimates\n\n")
+            f.write("# Ropes dropped onto the floor: csim's defaults against Drake's Delassus "
+                    "estimate and against dense tree factorizations\n\n")
             commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                                     capture_output=True, text=True).stdout.strip() or "unknown"
             f.write(f"Generated by `tools/floor_rope_study.py` on {datetime.date.today()}, commit "
                     f"{commit} (its docstring says what each column is), single thread, with:\n\n"
                     "    " + " ".join(["tools/floor_rope_study.py"] + sys.argv[1:]) + "\n\n")
             f.write("Scenes from `tools/make_floor_rope.py` (symplectic Euler, dt 1e-3, "
-                    f"{a.duration:g} s). `articulated` is the default of "
-                    "settings.delassus_estimate; `diagonal` is Drake's recipe. Iterations: "
-                    "Newton iterations of the contact solve per step; 'vs other' is the sum over "
-                    "the steps both runs completed, over the other estimate's.\n\n")
-            f.write("| joints | links | estimate | outcome | steps | iterations mean (max) | "
-                    "ms/step | max momentum error | iterations vs other (common steps) |\n")
-            f.write("|---|---|---|---|---|---|---|---|---|\n")
+                    f"{a.duration:g} s). `default`: csim's settings; `diagonal estimate`: "
+                    "settings.delassus_estimate = diagonal (Drake's recipe); `dense tree solver`: "
+                    "settings.tree_solver = dense. Iterations: Newton iterations of the contact "
+                    "solve per step. The last two columns: the variant over the default on the "
+                    "steps both completed (> 1: the default is better).\n\n")
+            f.write("| joints | links | variant | outcome | steps | iterations mean (max) | "
+                    "ms/step | max momentum error | iterations vs default | time vs default |\n")
+            f.write("|---|---|---|---|---|---|---|---|---|---|\n")
             for r in rows:
                 outcome = ("completed" if r["status"] == "completed"
                            else f"{r['status']} at {r['t_end']:.3f} s: {r['reason']}")
-                f.write(f"| {r['joint']} | {r['links']} | {r['estimate']} | {outcome} | "
+                f.write(f"| {r['joint']} | {r['links']} | {r['variant']} | {outcome} | "
                         f"{r['steps']} | {r['mean_iterations']:.2f} ({r['max_iterations']}) | "
                         f"{r['ms_per_step']:.3f} | {r['max_momentum_error']:.2g} | "
-                        f"{r['iterations_vs_other_common']:.2f} |\n")
+                        f"{r['iterations_vs_default']:.2f} | {r['time_vs_default']:.2f} |\n")
 
 
 if __name__ == "__main__":

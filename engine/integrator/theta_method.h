@@ -63,6 +63,8 @@ struct FreeMotionSettings {
 /// How each tree solves with A: a dense Cholesky of its block, O(nv^3), or the
 /// articulated-body recursions (multibody::ArticulatedBodySolver), O(bodies). kByCost picks
 /// the cheaper by a cost model measured on ropes (theta_method.cc, MakeStepWorkspace).
+/// Under theta = 0 the contact solve follows the same choice for the tree's Newton block
+/// (contact::ArticulatedCliqueSolver). Scene setting: settings.tree_solver.
 enum class TreeSolve { kByCost, kDense, kArticulated };
 
 /// Scratch of one step; sized by MakeStepWorkspace, reused every step.

@@ -135,7 +135,7 @@ void CheckStepCount(const NodeReader& node, const sim::Settings& s) {
 Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
   node.CheckKeys({"time_step", "duration", "gravity", "integrator", "contact_model",
                   "near_rigid_threshold", "stiction_sigma", "stiction_tolerance",
-                  "contact_margin", "delassus_estimate", "solver", "output"});
+                  "contact_margin", "delassus_estimate", "tree_solver", "solver", "output"});
   s.time_step = node.PositiveOr("time_step", s.time_step);
   s.duration = node.PositiveOr("duration", s.duration);
   CheckStepCount(node, s);
@@ -158,6 +158,18 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
       s.delassus_estimate = contact::DelassusEstimate::kDiagonal;
     } else {
       de->Fail("unknown Delassus estimate '" + name + "' (expected articulated or diagonal)");
+    }
+  }
+  if (auto ts = node.Find("tree_solver")) {
+    const std::string name = ts->AsString();
+    if (name == "auto") {
+      s.tree_solver = integrator::TreeSolve::kByCost;
+    } else if (name == "dense") {
+      s.tree_solver = integrator::TreeSolve::kDense;
+    } else if (name == "articulated") {
+      s.tree_solver = integrator::TreeSolve::kArticulated;
+    } else {
+      ts->Fail("unknown tree solver '" + name + "' (expected auto, dense or articulated)");
     }
   }
   if (auto solver = node.Find("solver")) ReadSolver(*solver, s.solver);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/contact/contact_parameters.h"
+#include "engine/integrator/theta_method.h"
 
 namespace csim::sim {
 
@@ -65,6 +66,8 @@ struct Settings {
   double stiction_tolerance = 1.0e-4;       ///< v_s [m/s]
   double contact_margin = 1.0e-3;           ///< [m]
   contact::DelassusEstimate delassus_estimate = contact::DelassusEstimate::kArticulated;
+  /// settings.tree_solver: how each tree's blocks are factored (integrator::TreeSolve).
+  integrator::TreeSolve tree_solver = integrator::TreeSolve::kByCost;
   SolverSettings solver;
   OutputSettings output;
   int threads = 1;                          ///< threads of the contact solve (--threads)

@@ -100,7 +100,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
 
   multibody::State state{0.0, model.InitialQ(), model.InitialV()};
   multibody::NormalizeQuaternions(model, &state.q);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, settings.tree_solver);
   integrator::ContactStepWorkspace cws(model);
   cws.solver.set_parameters(SolverParameters(settings));
   cws.solver.set_num_threads(settings.threads);  // islands in parallel; same results

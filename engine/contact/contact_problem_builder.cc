@@ -65,6 +65,17 @@ void RotateToContactFrame(const Matrix3d& R_WC, const Eigen::Ref<const Eigen::Ma
   }
 }
 
+// Phi = R_WB [-[r_B]x  I] (3 x 6): the world velocity of the material point of a body at
+// p_W from the body's spatial velocity [w; v of its origin] in its own axes, r_B the point
+// in those axes.
+Eigen::Matrix<double, 3, 6> BodyPointMap(const math::RigidTransform& X_WB, const Vector3d& p_W) {
+  const Vector3d r_B = X_WB.R.transpose() * (p_W - X_WB.p);
+  Eigen::Matrix<double, 3, 6> Phi;
+  Phi.leftCols<3>() << 0.0, r_B.z(), -r_B.y(), -r_B.z(), 0.0, r_B.x(), r_B.y(), -r_B.x(), 0.0;
+  Phi.rightCols<3>().setIdentity();
+  return X_WB.R * Phi;
+}
+
 }  // namespace
 
 Matrix3d ContactFrame(const Vector3d& n) {
@@ -172,15 +183,9 @@ void ContactProblemBuilder::AddBodyJacobian(const StepInputs& in, const geometry
   const int tree = tree_a >= 0 ? tree_a : tree_b;
   if (!clique_solver_active_[tree]) return;
   const int body = tree_a >= 0 ? c.body_a : c.body_b;
-  // v_c = R_WC^T (v_B - v_A) at the point: sign R_WC^T R_WB [-[r_B]x  I] on the body's
-  // spatial velocity in its own coordinates (BodyDelassus's Phi, rotated to the contact).
-  const math::RigidTransform& X_WB = in.kinematics->X_WB[body];
-  const Vector3d r_B = X_WB.R.transpose() * (c.p_WC - X_WB.p);
-  Eigen::Matrix<double, 3, 6> Phi;
-  Phi.leftCols<3>() << 0.0, r_B.z(), -r_B.y(), -r_B.z(), 0.0, r_B.x(), r_B.y(), -r_B.x(), 0.0;
-  Phi.rightCols<3>().setIdentity();
-  const Matrix3d R_CB = R_WC.transpose() * X_WB.R;
-  const Eigen::Matrix<double, 3, 6> W = (tree_b >= 0 ? 1.0 : -1.0) * (R_CB * Phi);
+  // v_c = R_WC^T (v_B - v_A) at the point: + for body B, - for body A.
+  const Eigen::Matrix<double, 3, 6> W =
+      (tree_b >= 0 ? 1.0 : -1.0) * (R_WC.transpose() * BodyPointMap(in.kinematics->X_WB[body], c.p_WC));
   problem->SetBodyJacobian(k, body, W);
 }
 
@@ -298,14 +303,8 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
 }
 
 Matrix3d ContactProblemBuilder::BodyDelassus(const StepInputs& in, int b, const Vector3d& p_W) const {
-  // Phi = R_WB [-[r_B]x  I] maps b's spatial velocity (body axes) to the point's (world).
-  const math::RigidTransform& X_WB = in.kinematics->X_WB[b];
-  const Vector3d r_B = X_WB.R.transpose() * (p_W - X_WB.p);
-  Eigen::Matrix<double, 3, 6> Phi;
-  Phi.leftCols<3>() << 0.0, r_B.z(), -r_B.y(), -r_B.z(), 0.0, r_B.x(), r_B.y(), -r_B.x(), 0.0;
-  Phi.rightCols<3>().setIdentity();
-  const Eigen::Matrix<double, 3, 6> Phi_W = X_WB.R * Phi;
-  return Phi_W * omega_[b] * Phi_W.transpose();
+  const Eigen::Matrix<double, 3, 6> Phi = BodyPointMap(in.kinematics->X_WB[b], p_W);
+  return Phi * omega_[b] * Phi.transpose();
 }
 
 double ContactProblemBuilder::TreeContactDelassus(const Model& model, const StepInputs& in,

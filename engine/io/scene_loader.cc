@@ -5,7 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include <yaml-cpp/yaml.h>
 
@@ -71,6 +74,27 @@ sim::IntegratorSettings ReadIntegrator(const NodeReader& node) {
   return out;
 }
 
+/// If `key` is present, sets *out to the value of its named choice; any other name fails
+/// with "unknown <what> '<name>' (expected a, b or c)".
+template <class T>
+void ReadChoice(const NodeReader& node, const char* key, const char* what,
+                std::initializer_list<std::pair<const char*, T>> choices, T* out) {
+  const auto value = node.Find(key);
+  if (!value) return;
+  const std::string name = value->AsString();
+  std::string expected;
+  int i = 0;
+  for (const auto& [choice, result] : choices) {
+    if (name == choice) {
+      *out = result;
+      return;
+    }
+    const int remaining = static_cast<int>(choices.size()) - ++i;
+    expected += std::string(choice) + (remaining > 1 ? ", " : remaining == 1 ? " or " : "");
+  }
+  value->Fail(std::string("unknown ") + what + " '" + name + "' (expected " + expected + ")");
+}
+
 void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
   node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search",
                   "predict_stiction", "prediction_iterations", "warm_start"});
@@ -82,26 +106,11 @@ void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
   s.absolute_tolerance = node.PositiveOr("absolute_tolerance", s.absolute_tolerance);
   s.max_iterations = node.IntOr("max_iterations", s.max_iterations);
   if (s.max_iterations < 1) node.Get("max_iterations").Fail("max_iterations must be >= 1");
-  if (auto ls = node.Find("line_search")) {
-    const std::string name = ls->AsString();
-    if (name == "exact") {
-      s.line_search = sim::LineSearch::kExact;
-    } else if (name == "backtracking") {
-      s.line_search = sim::LineSearch::kBacktracking;
-    } else {
-      ls->Fail("unknown line search '" + name + "' (expected exact or backtracking)");
-    }
-  }
-  if (auto ws = node.Find("warm_start")) {
-    const std::string name = ws->AsString();
-    if (name == "extrapolated") {
-      s.extrapolate_warm_start = true;
-    } else if (name == "previous") {
-      s.extrapolate_warm_start = false;
-    } else {
-      ws->Fail("unknown warm start '" + name + "' (expected extrapolated or previous)");
-    }
-  }
+  ReadChoice(node, "line_search", "line search",
+             {{"exact", sim::LineSearch::kExact}, {"backtracking", sim::LineSearch::kBacktracking}},
+             &s.line_search);
+  ReadChoice(node, "warm_start", "warm start", {{"extrapolated", true}, {"previous", false}},
+             &s.extrapolate_warm_start);
 }
 
 void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
@@ -150,28 +159,15 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
   s.stiction_sigma = node.PositiveOr("stiction_sigma", s.stiction_sigma);
   s.stiction_tolerance = node.PositiveOr("stiction_tolerance", s.stiction_tolerance);
   s.contact_margin = node.NonNegativeOr("contact_margin", s.contact_margin);
-  if (auto de = node.Find("delassus_estimate")) {
-    const std::string name = de->AsString();
-    if (name == "articulated") {
-      s.delassus_estimate = contact::DelassusEstimate::kArticulated;
-    } else if (name == "diagonal") {
-      s.delassus_estimate = contact::DelassusEstimate::kDiagonal;
-    } else {
-      de->Fail("unknown Delassus estimate '" + name + "' (expected articulated or diagonal)");
-    }
-  }
-  if (auto ts = node.Find("tree_solver")) {
-    const std::string name = ts->AsString();
-    if (name == "auto") {
-      s.tree_solver = integrator::TreeSolve::kByCost;
-    } else if (name == "dense") {
-      s.tree_solver = integrator::TreeSolve::kDense;
-    } else if (name == "articulated") {
-      s.tree_solver = integrator::TreeSolve::kArticulated;
-    } else {
-      ts->Fail("unknown tree solver '" + name + "' (expected auto, dense or articulated)");
-    }
-  }
+  ReadChoice(node, "delassus_estimate", "Delassus estimate",
+             {{"articulated", contact::DelassusEstimate::kArticulated},
+              {"diagonal", contact::DelassusEstimate::kDiagonal}},
+             &s.delassus_estimate);
+  ReadChoice(node, "tree_solver", "tree solver",
+             {{"auto", integrator::TreeSolve::kByCost},
+              {"dense", integrator::TreeSolve::kDense},
+              {"articulated", integrator::TreeSolve::kArticulated}},
+             &s.tree_solver);
   if (auto solver = node.Find("solver")) ReadSolver(*solver, s.solver);
   if (auto output = node.Find("output")) ReadOutput(*output, s.output);
   const auto gravity = node.Find("gravity");

@@ -174,6 +174,23 @@ TEST_CASE("solver settings: prediction and warm start are read", "[loader]") {
   CHECK_FALSE(s.settings.solver.extrapolate_warm_start);
 }
 
+TEST_CASE("delassus_estimate and tree_solver: every name is read, others are refused", "[loader]") {
+  const LoadedScene defaults = LoadSceneFromText("csim: 1\n", "t.yaml", {});
+  CHECK(defaults.settings.delassus_estimate == contact::DelassusEstimate::kArticulated);
+  CHECK(defaults.settings.tree_solver == integrator::TreeSolve::kByCost);
+  const LoadedScene s = LoadSceneFromText(
+      "csim: 1\nsettings: {delassus_estimate: diagonal, tree_solver: dense}\n", "t.yaml", {});
+  CHECK(s.settings.delassus_estimate == contact::DelassusEstimate::kDiagonal);
+  CHECK(s.settings.tree_solver == integrator::TreeSolve::kDense);
+  const LoadedScene a = LoadSceneFromText("csim: 1\nsettings: {tree_solver: articulated}\n",
+                                          "t.yaml", {});
+  CHECK(a.settings.tree_solver == integrator::TreeSolve::kArticulated);
+  CheckRejected("csim: 1\nsettings:\n  tree_solver: sparse\n", 3, 16,
+                "unknown tree solver 'sparse' (expected auto, dense or articulated)");
+  CheckRejected("csim: 1\nsettings:\n  delassus_estimate: exact\n", 3, 22,
+                "unknown Delassus estimate 'exact' (expected articulated or diagonal)");
+}
+
 TEST_CASE("contact models: every name of the format is read, with its stiction tolerance",
           "[loader]") {
   const std::pair<const char*, sim::ContactModel> models[] = {

@@ -169,7 +169,8 @@ void ContactProblemBuilder::AddCliqueSolvers(const Model& model, const StepInput
     if (t < 0 || clique_solver_active_[t] || !articulated_tree_body_[b] ||
         !(*in.articulated_body)[b])
       continue;
-    if (!clique_solvers_[t]) clique_solvers_[t] = std::make_unique<ArticulatedCliqueSolver>(model, topology_, t);
+    if (!clique_solvers_[t])
+      clique_solvers_[t] = std::make_unique<ArticulatedCliqueSolver>(model, topology_, t);
     clique_solvers_[t]->Prepare(in.kinematics, in.A_diagonal_terms);
     problem->SetCliqueSolver(t, clique_solvers_[t].get());
     clique_solver_active_[t] = 1;
@@ -184,8 +185,8 @@ void ContactProblemBuilder::AddBodyJacobian(const StepInputs& in, const geometry
   if (!clique_solver_active_[tree]) return;
   const int body = tree_a >= 0 ? c.body_a : c.body_b;
   // v_c = R_WC^T (v_B - v_A) at the point: + for body B, - for body A.
-  const Eigen::Matrix<double, 3, 6> W =
-      (tree_b >= 0 ? 1.0 : -1.0) * (R_WC.transpose() * BodyPointMap(in.kinematics->X_WB[body], c.p_WC));
+  const Eigen::Matrix<double, 3, 6> Phi = BodyPointMap(in.kinematics->X_WB[body], c.p_WC);
+  const Eigen::Matrix<double, 3, 6> W = (tree_b >= 0 ? 1.0 : -1.0) * (R_WC.transpose() * Phi);
   problem->SetBodyJacobian(k, body, W);
 }
 
@@ -302,7 +303,8 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   if (!factored) AddBodyJacobian(in, c, tree_a, tree_b, R_WC, k, problem);
 }
 
-Matrix3d ContactProblemBuilder::BodyDelassus(const StepInputs& in, int b, const Vector3d& p_W) const {
+Matrix3d ContactProblemBuilder::BodyDelassus(const StepInputs& in, int b,
+                                             const Vector3d& p_W) const {
   const Eigen::Matrix<double, 3, 6> Phi = BodyPointMap(in.kinematics->X_WB[b], p_W);
   return Phi * omega_[b] * Phi.transpose();
 }

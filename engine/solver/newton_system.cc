@@ -146,7 +146,8 @@ void NewtonSystem::FindStructuredIslands() {
   velocity_term_.assign(p.num_constraints(), -1);
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
-    if (e.num_cliques == 1 && e.point_contact < 0 && support_start_[2 * k + 1] - support_start_[2 * k] == 1)
+    const int support = support_start_[2 * k + 1] - support_start_[2 * k];
+    if (e.num_cliques == 1 && e.point_contact < 0 && support == 1)
       velocity_term_[k] = support_[support_start_[2 * k]];
   }
   structured_.assign(is.num_islands, 0);
@@ -179,9 +180,8 @@ void NewtonSystem::AssembleStructuredIsland(int i, const double* G_data,
       const Eigen::Matrix<double, 3, 6> GW = G3 * f.W;
       solver.AddBodyTerm(f.body, f.W.transpose() * GW);
     } else {
-      const Eigen::Map<const Eigen::VectorXd> s(p.jacobian_block(k, 0) +
-                                                    static_cast<size_t>(velocity_term_[k]) * e.num_rows,
-                                                e.num_rows);
+      const size_t column = static_cast<size_t>(velocity_term_[k]) * e.num_rows;
+      const Eigen::Map<const Eigen::VectorXd> s(p.jacobian_block(k, 0) + column, e.num_rows);
       solver.AddVelocityTerm(velocity_term_[k], s.dot(ConstMap(G, e.num_rows, e.num_rows) * s));
     }
   }
@@ -463,7 +463,8 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
 }
 
 bool NewtonSystem::FactorIsland(int i) {
-  if (!dense_ && structured_[i]) return problem_->clique_solver(islands_->cliques[islands_->clique_start[i]])->Factor();
+  if (!dense_ && structured_[i])
+    return problem_->clique_solver(islands_->cliques[islands_->clique_start[i]])->Factor();
   if (!dense_) return block_.FactorPart(i);
   const int n = IslandSize(i);
   Map H(H_.data() + dense_offset_[i], n, n);

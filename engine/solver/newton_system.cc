@@ -180,9 +180,14 @@ void NewtonSystem::AssembleStructuredIsland(int i, const double* G_data,
       const Eigen::Matrix<double, 3, 6> GW = G3 * f.W;
       solver.AddBodyTerm(f.body, f.W.transpose() * GW);
     } else {
-      const size_t column = static_cast<size_t>(velocity_term_[k]) * e.num_rows;
-      const Eigen::Map<const Eigen::VectorXd> s(p.jacobian_block(k, 0) + column, e.num_rows);
-      solver.AddVelocityTerm(velocity_term_[k], s.dot(ConstMap(G, e.num_rows, e.num_rows) * s));
+      // s^T G s, s the one nonzero column of J (scalar loops: a dynamic-size product would
+      // make a heap temporary).
+      const int j = velocity_term_[k], n = e.num_rows;
+      const double* s = p.jacobian_block(k, 0) + static_cast<size_t>(j) * n;
+      double g = 0.0;
+      for (int c = 0; c < n; ++c)
+        for (int r = 0; r < n; ++r) g += s[r] * G[r + c * n] * s[c];
+      solver.AddVelocityTerm(j, g);
     }
   }
 }

@@ -14,17 +14,27 @@ steps, mean and largest Newton iterations per step, wall time per step (/solver/
 over the steps), the largest momentum error, and, on the steps both runs completed, the
 variant's Newton iterations and wall time over the default's.
 
-With --integrators, the variants are instead the named integrators under the default
-settings (results/floor_rope_integrators.md: the implicit schemes on ropes hitting the
-floor).
+With --compare SETTING=V1,V2,..., the variants are instead the values of one scene
+setting, the others at their defaults, the first value the base: the integrators
+(results/floor_rope_integrators.md: the implicit schemes on ropes hitting the floor) or the
+tree solvers (results/floor_rope_tree_solver.md: where the recursions start to pay in
+contact, for the cost rule of integrator::TreeSolve::kByCost).
 
-Examples (what results/floor_rope.md, .csv and results/floor_rope_integrators.md, .csv were
-made with):
+Examples (what results/floor_rope.md, results/floor_rope_integrators.md and
+results/floor_rope_tree_solver.md, with their .csv files, were made with):
   tools/floor_rope_study.py --csim build/app/csim --links 10,20,50,100 \\
       --csv results/floor_rope.csv --markdown results/floor_rope.md
   tools/floor_rope_study.py --csim build/app/csim --links 10,20,30,50,70,100 \\
-      --joints revolute --duration 1 --integrators symplectic_euler,midpoint,implicit_euler \\
+      --joints revolute --duration 1 \\
+      --compare settings.integrator=symplectic_euler,midpoint,implicit_euler \\
       --csv results/floor_rope_integrators.csv --markdown results/floor_rope_integrators.md
+  tools/floor_rope_study.py --csim build/app/csim --links 10,20,30,40,50,60 --joints revolute \\
+      --compare settings.tree_solver=dense,articulated \\
+      --csv results/floor_rope_tree_solver.csv --markdown results/floor_rope_tree_solver.md
+  tools/floor_rope_study.py --csim build/app/csim --links 3,5,8,10,12,15 --joints ball \\
+      --compare settings.tree_solver=dense,articulated \\
+      --csv results/floor_rope_tree_solver.csv --markdown results/floor_rope_tree_solver.md \\
+      --append
 """
 import argparse
 import datetime
@@ -67,6 +77,23 @@ def run(csim, scene, out, variant, extra):
             "energy": energy}
 
 
+def write_table(f, rows):
+    """The Markdown table of `rows` (see the docstring for the columns)."""
+    f.write("| joints | links | variant | outcome | steps | iterations mean (max) | "
+            "ms/step | max momentum error | energy max / initial | energy last / initial "
+            "| iterations vs default | time vs default |\n")
+    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    for r in rows:
+        outcome = ("completed" if r["status"] == "completed"
+                   else f"{r['status']} at {r['t_end']:.3f} s: {r['reason']}")
+        f.write(f"| {r['joint']} | {r['links']} | {r['variant']} | {outcome} | "
+                f"{r['steps']} | {r['mean_iterations']:.2f} ({r['max_iterations']}) | "
+                f"{r['ms_per_step']:.3f} | {r['max_momentum_error']:.2g} | "
+                f"{r['energy_max_over_initial']:.4g} | "
+                f"{r['energy_final_over_initial']:.4g} | "
+                f"{r['iterations_vs_default']:.2f} | {r['time_vs_default']:.2f} |\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     study_common.add_csim_arguments(p)
@@ -75,14 +102,16 @@ def main():
     p.add_argument("--duration", type=float, default=2.0)
     p.add_argument("--csv")
     p.add_argument("--markdown")
-    p.add_argument("--integrators",
-                   help="compare these integrators (comma-separated) under the default "
-                        "settings instead of the default's variants; the first is the base")
+    p.add_argument("--compare", metavar="SETTING=V1,V2,...",
+                   help="compare these values of one scene setting (the first is the base) "
+                        "instead of the default's variants")
+    p.add_argument("--append", action="store_true",
+                   help="add the rows to the CSV and the Markdown table instead of replacing them")
     a = p.parse_args()
     variants = VARIANTS
-    if a.integrators:
-        variants = {name: ["--set", f"settings.integrator={name}"]
-                    for name in a.integrators.split(",")}
+    if a.compare:
+        setting, values = a.compare.split("=", 1)
+        variants = {v: ["--set", f"{setting}={v}"] for v in values.split(",")}
     base_name = next(iter(variants))
     extra = study_common.set_arguments(a)
     rows = []
@@ -121,11 +150,16 @@ def main():
                           f"{rows[-1]['mean_iterations']:.2f} (max {rows[-1]['max_iterations']}), "
                           f"{rows[-1]['ms_per_step']:.3f} ms/step", flush=True)
     if a.csv:
-        study_common.write_csv(a.csv, rows, ".4g")
-    if a.markdown:
+        study_common.write_csv(a.csv, rows, ".4g", append=a.append)
+    if a.markdown and a.append:
+        with open(a.markdown, "a") as f:
+            f.write("\nAppended by: " + " ".join(["tools/floor_rope_study.py"] + sys.argv[1:])
+                    + "\n\n")
+            write_table(f, rows)
+    elif a.markdown:
         with open(a.markdown, "w") as f:
-            if a.integrators:
-                f.write("# Ropes dropped onto the floor under each integrator\n\n")
+            if a.compare:
+                f.write(f"# Ropes dropped onto the floor: {a.compare.split('=')[0]}\n\n")
             else:
                 f.write("# Ropes dropped onto the floor: csim's defaults against Drake's Delassus "
                         "estimate and against dense tree factorizations\n\n")
@@ -134,14 +168,14 @@ def main():
             f.write(f"Generated by `tools/floor_rope_study.py` on {datetime.date.today()}, commit "
                     f"{commit} (its docstring says what each column is), single thread, with:\n\n"
                     "    " + " ".join(["tools/floor_rope_study.py"] + sys.argv[1:]) + "\n\n")
-            if a.integrators:
+            if a.compare:
                 f.write("Scenes from `tools/make_floor_rope.py` (dt 1e-3, "
-                        f"{a.duration:g} s), csim's default settings with each integrator "
-                        "(settings.integrator). Energy: the largest and the last total energy "
-                        "over the initial one (the rope falls onto the floor, which can only "
-                        "take energy away). Iterations: Newton iterations of the step (of the "
-                        f"contact solve when there is contact). 'vs default': over `{base_name}`, "
-                        "on the steps both completed.\n\n")
+                        f"{a.duration:g} s), csim's default settings but for "
+                        f"{a.compare.split('=')[0]}, one row per value. Energy: the largest and "
+                        "the last total energy over the initial one (the rope falls onto the "
+                        "floor, which can only take energy away). Iterations: Newton iterations "
+                        "of the step (of the contact solve when there is contact). 'vs default': "
+                        f"over `{base_name}`, on the steps both completed.\n\n")
             else:
                 f.write("Scenes from `tools/make_floor_rope.py` (symplectic Euler, dt 1e-3, "
                         f"{a.duration:g} s). `default`: csim's settings; `diagonal estimate`: "
@@ -149,19 +183,7 @@ def main():
                         "solver`: settings.tree_solver = dense. Iterations: Newton iterations of "
                         "the contact solve per step. The last two columns: the variant over the "
                         "default on the steps both completed (> 1: the default is better).\n\n")
-            f.write("| joints | links | variant | outcome | steps | iterations mean (max) | "
-                    "ms/step | max momentum error | energy max / initial | energy last / initial "
-                    "| iterations vs default | time vs default |\n")
-            f.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-            for r in rows:
-                outcome = ("completed" if r["status"] == "completed"
-                           else f"{r['status']} at {r['t_end']:.3f} s: {r['reason']}")
-                f.write(f"| {r['joint']} | {r['links']} | {r['variant']} | {outcome} | "
-                        f"{r['steps']} | {r['mean_iterations']:.2f} ({r['max_iterations']}) | "
-                        f"{r['ms_per_step']:.3f} | {r['max_momentum_error']:.2g} | "
-                        f"{r['energy_max_over_initial']:.4g} | "
-                        f"{r['energy_final_over_initial']:.4g} | "
-                        f"{r['iterations_vs_default']:.2f} | {r['time_vs_default']:.2f} |\n")
+            write_table(f, rows)
 
 
 if __name__ == "__main__":

@@ -225,7 +225,8 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
   }
 }
 
-// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies. A dense step costs a
+// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies, or 1000 bodies for a tree
+// with collision geometry. A dense step costs a
 // Cholesky, about nv^3 / 3 multiply-adds, per evaluation of the dynamics; the recursions a
 // fixed amount per body, plus one composite rigid-body pass a step to form the blocks the
 // contact solve reads. So the rule is their crossover, measured by
@@ -235,8 +236,17 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
 // 10 and about 28 links. The rule switches at 12 and at 60 links. At 200 links the
 // recursions make the free-motion stage of a ball rope 4.7 (symplectic Euler) and 23 times
 // (midpoint) faster, of a hinged one 1.3 and 6.2 times. A free body keeps its 6 x 6 Cholesky.
-bool ArticulatedByCost(int nv, int bodies) {
-  return static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;
+// A tree that can touch something also has its block of the contact solve's Newton matrix
+// factored at every Newton iteration under theta = 0, by the same choice
+// (contact::ArticulatedCliqueSolver), which moves the crossover down: ropes dragged along
+// the floor (tools/floor_rope_study.py --compare settings.tree_solver=dense,articulated,
+// results/floor_rope_tree_solver.md) break even at 20-30 hinged and 5-8 ball-jointed
+// links; the rule switches at 32 and 7. Such a tree that never touches anything pays a
+// few microseconds a step for it under symplectic Euler (the free-motion stage between the
+// two thresholds is up to 28 % slower: 32 hinges 0.022 -> 0.030 ms), and gains under
+// midpoint, whose own crossover (10 and 28 links) is lower still.
+bool ArticulatedByCost(int nv, int bodies, bool can_touch) {
+  return static_cast<double>(nv) * nv * nv >= (can_touch ? 1000.0 : 3600.0) * bodies;
 }
 
 }  // namespace
@@ -254,18 +264,24 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   // all), and the bodies of each block.
   const int nb = model.num_bodies();
   std::vector<int> root(nb), root_block(nb, -1), block_bodies(ws.A.num_blocks(), 0);
+  std::vector<char> block_can_touch(ws.A.num_blocks(), 0);
   for (int b = 0; b < nb; ++b) {
     root[b] = model.parent[b] < 0 ? b : root[model.parent[b]];
     const multibody::Joint& joint = model.joints[b];
     if (joint.v_start >= 0) root_block[root[b]] = ws.A.block_of(joint.v_start);
   }
-  for (int b = 0; b < nb; ++b)
-    if (root_block[root[b]] >= 0) ++block_bodies[root_block[root[b]]];
+  for (int b = 0; b < nb; ++b) {
+    const int k = root_block[root[b]];
+    if (k < 0) continue;
+    ++block_bodies[k];
+    for (const geometry::Geometry& g : model.bodies[b].geometry) block_can_touch[k] |= g.collide;
+  }
   ws.articulated.assign(ws.A.num_blocks(), false);
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
     const int size = ws.A.range(k).size;
     ws.articulated[k] = tree_solve == TreeSolve::kArticulated ||
-                        (tree_solve == TreeSolve::kByCost && ArticulatedByCost(size, block_bodies[k]));
+                        (tree_solve == TreeSolve::kByCost &&
+                         ArticulatedByCost(size, block_bodies[k], block_can_touch[k]));
     ws.any_articulated = ws.any_articulated || ws.articulated[k];
     if (!IsSix(ws, k) && !ws.articulated[k]) ws.A_llt[k] = Eigen::LLT<Eigen::MatrixXd>(size);
   }

@@ -386,6 +386,20 @@ TEST_CASE("articulated-body solves of A step as the dense Cholesky does", "[inte
     }
   }
   CHECK(MakeStepWorkspace(models.back()).articulated[0]);
+  // The threshold is lower for a tree that can touch something (its Newton block of the
+  // contact solve is factored by the same choice): 8 ball-jointed links (nv 24) without
+  // collision geometry are factored densely, with it (or with visual geometry only: dense)
+  // by the recursions.
+  Model short_rope = testing::BallChain(8, 0.1, 0.1, 0.6);
+  CHECK_FALSE(MakeStepWorkspace(short_rope).articulated[0]);
+  geometry::Geometry capsule;
+  capsule.type = geometry::ShapeType::kCapsule;
+  capsule.size = Eigen::Vector3d(0.01, 0.08, 0.0);
+  capsule.collide = false;
+  short_rope.bodies.back().geometry.push_back(capsule);
+  CHECK_FALSE(MakeStepWorkspace(short_rope).articulated[0]);
+  short_rope.bodies.back().geometry.back().collide = true;
+  CHECK(MakeStepWorkspace(short_rope).articulated[0]);
   const Model free_body = testing::FreeBody(Eigen::Vector3d(1.0, 2.0, 3.0), Eigen::Vector3d(0.01, 3.0, 0.5));
   CHECK_FALSE(MakeStepWorkspace(free_body).articulated[0]);
 }

@@ -226,8 +226,8 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
 }
 
 // TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies, or 1000 bodies for a tree
-// with collision geometry. A dense step costs a
-// Cholesky, about nv^3 / 3 multiply-adds, per evaluation of the dynamics; the recursions a
+// with collision geometry. A dense step costs a Cholesky, about nv^3 / 3 multiply-adds,
+// per evaluation of the dynamics; the recursions a
 // fixed amount per body, plus one composite rigid-body pass a step to form the blocks the
 // contact solve reads. So the rule is their crossover, measured by
 // tools/run_free_motion_bench.sh (results/articulated_threshold.md): under symplectic Euler

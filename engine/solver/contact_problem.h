@@ -17,6 +17,9 @@
 // Jacobian in factored form (PointContactJacobian): the solver's products with J and
 // J^T G J use it, and no dense block is stored (forming and zeroing them for every contact
 // of every step was 2.7 % of a clutter-40 run); PointContactBlock forms one on request.
+// A clique may carry a CliqueSolver, and a contact on it alone a BodyJacobian (W of
+// J = W B_body) beside its dense block, for the Newton matrix's faster factorization
+// (clique_solver.h).
 //
 // Storage: A blocks, v*, Jacobian blocks live in flat std::vector<double> buffers, and the
 // constraint objects in one pool per kind; Clear() resets sizes but keeps all capacity, so a

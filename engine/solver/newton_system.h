@@ -12,7 +12,10 @@
 //   - block-sparse Cholesky on the clique graph otherwise (block_cholesky.h): minimum-degree
 //     order, symbolic analysis reused while the contact graph does not change, numeric
 //     factorization on the clique blocks.
-// Both paths are allocation-free once their buffers have grown to the largest problem seen.
+// On the block-sparse path, an island made of one clique that has a CliqueSolver
+// (clique_solver.h: an articulated tree), with only body and velocity terms, is handed to
+// it instead: its block is never assembled, and the clique's own factorization is used.
+// All paths are allocation-free once their buffers have grown to the largest problem seen.
 // Assembly writes each constraint's J_a^T G J_b straight into the stored block, computing
 // G J_b once per clique of the constraint.
 //

@@ -22,10 +22,8 @@ bool SameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
          std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
 }
 
-std::vector<Row> RunClutter(int threads, const std::string& model) {
-  io::LoadedScene scene = io::LoadScene(std::string(CSIM_SOURCE_DIR) + "/scenes/clutter_40.yaml",
-                                        {"settings.duration=0.3", "settings.output.every=1",
-                                         "settings.contact_model=" + model});
+// Runs `scene` with `threads` threads and returns the rows it recorded.
+std::vector<Row> Record(io::LoadedScene scene, int threads) {
   scene.settings.threads = threads;
   MemoryRecorder recorder;
   RunInfo info;
@@ -36,12 +34,9 @@ std::vector<Row> RunClutter(int threads, const std::string& model) {
   return recorder.rows();
 }
 
-TEST_CASE("clutter with two threads records the one-thread run bit for bit",
-          "[sim][threads]") {
-  const std::string model = GENERATE(std::string("sap"), std::string("lagged_regularized"));
-  INFO("contact model " << model);
-  const std::vector<Row> one = RunClutter(1, model), two = RunClutter(2, model);
-  REQUIRE(one.size() == 151);
+// Checks that two runs recorded the same rows bit for bit: states, solver statistics and
+// contact forces. Returns how many rows have contacts.
+int CheckSameRows(const std::vector<Row>& one, const std::vector<Row>& two) {
   REQUIRE(two.size() == one.size());
   int with_contact = 0;
   for (size_t i = 0; i < one.size(); ++i) {
@@ -56,7 +51,22 @@ TEST_CASE("clutter with two threads records the one-thread run bit for bit",
       CHECK(one[i].contacts[k].force == two[i].contacts[k].force);
     with_contact += !one[i].contacts.empty();
   }
-  CHECK(with_contact > 50);  // the run exercises the contact solver
+  return with_contact;
+}
+
+io::LoadedScene Clutter(const std::string& model) {
+  return io::LoadScene(std::string(CSIM_SOURCE_DIR) + "/scenes/clutter_40.yaml",
+                       {"settings.duration=0.3", "settings.output.every=1",
+                        "settings.contact_model=" + model});
+}
+
+TEST_CASE("clutter with two threads records the one-thread run bit for bit",
+          "[sim][threads]") {
+  const std::string model = GENERATE(std::string("sap"), std::string("lagged_regularized"));
+  INFO("contact model " << model);
+  const std::vector<Row> one = Record(Clutter(model), 1), two = Record(Clutter(model), 2);
+  REQUIRE(one.size() == 151);
+  CHECK(CheckSameRows(one, two) > 50);  // the run exercises the contact solver
 }
 
 // Two hinged chains of eight capsules lying on the floor, each swung along it by its second
@@ -89,32 +99,13 @@ std::string TwoChainsOnTheFloor() {
   return s;
 }
 
-std::vector<Row> RunChains(int threads) {
-  io::LoadedScene scene = io::LoadSceneFromText(TwoChainsOnTheFloor(), "chains.yaml", {});
-  scene.settings.threads = threads;
-  MemoryRecorder recorder;
-  RunInfo info;
-  info.model = &scene.model;
-  info.settings = &scene.settings;
-  const RunResult result = Simulate(scene.model, scene.settings, info, recorder, {});
-  REQUIRE(result.status == RunStatus::kCompleted);
-  return recorder.rows();
-}
-
 TEST_CASE("two chains on the floor, their Newton blocks by the recursions, on two threads",
           "[sim][threads][clique-solver]") {
-  const std::vector<Row> one = RunChains(1), two = RunChains(2);
-  REQUIRE(two.size() == one.size());
-  int with_contact = 0;
-  for (size_t i = 0; i < one.size(); ++i) {
-    INFO("step " << one[i].step);
-    CHECK(SameBits(one[i].q, two[i].q));
-    CHECK(SameBits(one[i].v, two[i].v));
-    CHECK(one[i].solver.iterations == two[i].solver.iterations);
-    CHECK(one[i].solver.momentum_error == two[i].solver.momentum_error);
-    with_contact += one[i].solver.iterations > 0;
-  }
-  CHECK(with_contact > 250);  // in contact throughout
+  const auto chains = [] {
+    return io::LoadSceneFromText(TwoChainsOnTheFloor(), "chains.yaml", {});
+  };
+  const std::vector<Row> one = Record(chains(), 1), two = Record(chains(), 2);
+  CHECK(CheckSameRows(one, two) > 250);  // in contact throughout
   CHECK(one.back().v.norm() > 0.1);  // and still moving
 }
 

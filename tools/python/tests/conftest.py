@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import h5py
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,6 +18,24 @@ sys.path.insert(0, PYTHON_DIR)
 
 def scene(name):
     return os.path.join(REPO, "scenes", name)
+
+
+def generate(tool, tmp_path, *args):
+    """Runs the scene generator tools/<tool> (make_<kind>.py) with args; returns the path of
+    the scene it wrote, tmp_path/<kind>.yaml."""
+    out = tmp_path / (os.path.splitext(tool)[0].removeprefix("make_") + ".yaml")
+    subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", tool), *args, "-o", str(out)],
+                   check=True)
+    return out
+
+
+def run_to_completion(csim, scene_file, out):
+    """Runs csim on scene_file into out and checks that the run completed; returns out."""
+    subprocess.run([csim, "run", str(scene_file), "-o", str(out), "-q", "--no-progress"],
+                   check=True)
+    with h5py.File(out, "r") as f:
+        assert f["/status"].asstr()[()] == "completed"
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import conftest
 from conftest import REPO, scene
 
 TOOL = os.path.join(REPO, "tools", "make_clutter.py")
@@ -14,9 +15,7 @@ import make_clutter  # noqa: E402
 
 
 def generate(tmp_path, *args):
-    out = tmp_path / "clutter.yaml"
-    subprocess.run(["/usr/bin/python3", TOOL, *args, "-o", str(out)], check=True)
-    return out.read_text()
+    return conftest.generate("make_clutter.py", tmp_path, *args).read_text()
 
 
 def without_command(text):

@@ -2,22 +2,17 @@
 generated hinged rope onto the floor, where it comes to lie at the capsules' radius with
 its energy taken by the impact and friction, never gained."""
 import math
-import os
-import subprocess
 
 import h5py
 import numpy as np
 import yaml
 
-from conftest import REPO
-
-TOOL = os.path.join(REPO, "tools", "make_floor_rope.py")
+import conftest
+from conftest import run_to_completion
 
 
 def generate(tmp_path, *args):
-    out = tmp_path / "floor_rope.yaml"
-    subprocess.run(["/usr/bin/python3", TOOL, *args, "-o", str(out)], check=True)
-    return out
+    return conftest.generate("make_floor_rope.py", tmp_path, *args)
 
 
 def test_hinged_rope_layout(tmp_path):
@@ -60,10 +55,8 @@ def test_dropped_hinged_rope_lies_on_the_floor(tmp_path, csim):
     # 1.2e-4, the near-rigid contact's compliance and the slide), and the energy has only
     # gone down (measured 3.53 J -> 0.59 J).
     path = generate(tmp_path, "-n", "12", "--duration", "0.6")
-    out = tmp_path / "floor_rope.h5"
-    subprocess.run([csim, "run", str(path), "-o", str(out), "-q", "--no-progress"], check=True)
+    out = run_to_completion(csim, path, tmp_path / "floor_rope.h5")
     with h5py.File(out, "r") as f:
-        assert f["/status"].asstr()[()] == "completed"
         z = f["/bodies/position"][-1, :, 2]
         e = f["/energy/kinetic"][:] + f["/energy/potential"][:]
     assert np.abs(z[4:] - 0.01).max() < 2e-4

@@ -9,15 +9,20 @@ import h5py
 import numpy as np
 import yaml
 
-from conftest import REPO, scene
+import conftest
+from conftest import REPO, run_to_completion, scene
 
 TOOL = os.path.join(REPO, "tools", "make_rope.py")
 
 
 def generate(tmp_path, *args):
-    out = tmp_path / "rope.yaml"
-    subprocess.run(["/usr/bin/python3", TOOL, *args, "-o", str(out)], check=True)
-    return out
+    return conftest.generate("make_rope.py", tmp_path, *args)
+
+
+def energies(out):
+    """Total energy of every recorded row, and the last kinetic energy [J]."""
+    with h5py.File(out, "r") as f:
+        return f["/energy/kinetic"][:] + f["/energy/potential"][:], f["/energy/kinetic"][-1]
 
 
 def without_command(text):
@@ -58,12 +63,7 @@ def test_a_short_rope_keeps_its_energy_under_midpoint(tmp_path, csim):
     # energy of a 10-link rope to 1e-9 of it over 100 steps (measured 1.0e-8 J of 11 J);
     # implicit Euler, for contrast, loses 1.4e-4 of it.
     path = generate(tmp_path, "-n", "10", "--duration", "0.1")
-    out = tmp_path / "rope.h5"
-    subprocess.run([csim, "run", str(path), "-o", str(out), "-q", "--no-progress"], check=True)
-    with h5py.File(out, "r") as f:
-        assert f["/status"].asstr()[()] == "completed"
-        e = f["/energy/kinetic"][:] + f["/energy/potential"][:]
-        kinetic = f["/energy/kinetic"][-1]
+    e, kinetic = energies(run_to_completion(csim, path, tmp_path / "rope.h5"))
     assert kinetic > 0.01  # it swings
     assert np.abs(e - e[0]).max() < 1e-7 * abs(e[0])
 
@@ -83,11 +83,6 @@ def test_hinged_rope_zigzags_and_keeps_its_energy(tmp_path, csim):
         assert j["axis"] == ([1, 0, 0] if i % 2 == 0 else [0, 1, 0])
         expected = 0.6 if i == 0 else (0.1 if (i // 2) % 2 == 0 else -0.1)
         assert j["initial"]["q"] == [expected]
-    out = tmp_path / "rope.h5"
-    subprocess.run([csim, "run", str(path), "-o", str(out), "-q", "--no-progress"], check=True)
-    with h5py.File(out, "r") as f:
-        assert f["/status"].asstr()[()] == "completed"
-        e = f["/energy/kinetic"][:] + f["/energy/potential"][:]
-        kinetic = f["/energy/kinetic"][-1]
+    e, kinetic = energies(run_to_completion(csim, path, tmp_path / "rope.h5"))
     assert kinetic > 0.1  # it swings
     assert np.abs(e - e[0]).max() < 2e-5 * abs(e[0])

@@ -71,10 +71,12 @@ MatrixXd DenseReference(const ContactProblem& problem, const std::vector<MatrixX
 }
 
 // Random G blocks and right-hand side b; for each dense threshold, NewtonSystem (dense
-// exactly when threshold > 0) must solve H x = b as the LLT of DenseReference does.
+// exactly when threshold > 0; over `islands` when given) must solve H x = b as the LLT of
+// DenseReference does.
 void CheckSolvesDenseReference(const ContactProblem& problem, const std::vector<MatrixXd>& A,
                                const std::vector<int>& offset, int n,
-                               std::initializer_list<int> thresholds, std::mt19937& rng) {
+                               std::initializer_list<int> thresholds, std::mt19937& rng,
+                               const Islands* islands = nullptr) {
   std::vector<double> G_data;
   std::vector<int> G_offset;
   RandomGBlocks(problem, rng, &G_data, &G_offset);
@@ -84,7 +86,7 @@ void CheckSolvesDenseReference(const ContactProblem& problem, const std::vector<
   for (int threshold : thresholds) {
     INFO("dense threshold " << threshold);
     NewtonSystem system;
-    system.Setup(problem, offset, n, threshold);
+    system.Setup(problem, offset, n, threshold, islands);
     REQUIRE(system.dense() == (threshold > 0));
     system.Assemble(G_data.data(), G_offset);
     REQUIRE(system.Factor());
@@ -299,20 +301,7 @@ void CheckCliqueSolverIsland(bool generic_extra) {
   Islands islands;
   FindIslands(problem, offset, &islands);
   REQUIRE(islands.num_islands == 2);
-
-  std::vector<double> G_data;
-  std::vector<int> G_offset;
-  RandomGBlocks(problem, rng, &G_data, &G_offset);
-  const MatrixXd H = DenseReference(problem, A, offset, n, G_data, G_offset);
-  const VectorXd b = RandomMatrix(n, 1, rng);
-  const VectorXd x_ref = H.llt().solve(b);
-  NewtonSystem system;
-  system.Setup(problem, offset, n, /*dense_threshold=*/0, &islands);
-  system.Assemble(G_data.data(), G_offset);
-  REQUIRE(system.Factor());
-  VectorXd x = b;
-  system.Solve(x);
-  CHECK((x - x_ref).norm() <= 1e-12 * x_ref.norm());
+  CheckSolvesDenseReference(problem, A, offset, n, {0}, rng, &islands);  // block-sparse path
   if (generic_extra) {
     CHECK(clique_solver.factors == 0);
   } else {

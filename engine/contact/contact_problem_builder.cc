@@ -129,14 +129,15 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
                     joint.v_start >= 0 && tree >= 0 && topology_.tree_nv[tree] == 6 &&
                     joint.X_PJ.R == Matrix3d::Identity();
   }
+  // Each body's tree root in one pass: parent(b) < b (multibody/model.h).
+  std::vector<int> tree_root(model.num_bodies());
   articulated_tree_body_.assign(model.num_bodies(), false);
   for (int b = 0; b < model.num_bodies(); ++b) {
-    const int tree = topology_.body_tree[b];
+    const int tree = topology_.body_tree[b], p = model.parent[b];
+    tree_root[b] = p >= 0 && topology_.body_tree[p] == tree ? tree_root[p] : b;
     if (tree < 0) continue;
-    int root = b;
-    while (model.parent[root] >= 0 && topology_.body_tree[model.parent[root]] == tree)
-      root = model.parent[root];
-    articulated_tree_body_[b] = !free_root_[root];
+    articulated_tree_body_[b] = !free_root_[tree_root[b]];
+    if (articulated_tree_body_[b] && tree_root[b] == b) articulated_tree_root_.push_back(b);
   }
   tree_solver_ = multibody::ArticulatedBodySolver(model, articulated_tree_body_);
   omega_.assign(model.num_bodies(), math::Matrix6::Zero());
@@ -161,14 +162,12 @@ void ContactProblemBuilder::Build(const Model& model, const ContactParameters& p
 
 void ContactProblemBuilder::AddCliqueSolvers(const Model& model, const StepInputs& in,
                                              solver::ContactProblem* problem) {
-  std::fill(clique_solver_active_.begin(), clique_solver_active_.end(), 0);
+  for (int root : articulated_tree_root_) clique_solver_active_[topology_.body_tree[root]] = 0;
   if (!in.A_at_kinematics || in.articulated_body == nullptr) return;
-  for (int b = 0; b < model.num_bodies(); ++b) {
-    const int t = topology_.body_tree[b];
-    // A tree's bodies share its block of A, so its first body speaks for it.
-    if (t < 0 || clique_solver_active_[t] || !articulated_tree_body_[b] ||
-        !(*in.articulated_body)[b])
-      continue;
+  for (int root : articulated_tree_root_) {
+    const int t = topology_.body_tree[root];
+    // A tree's bodies share its block of A, so its root speaks for it.
+    if (!(*in.articulated_body)[root]) continue;
     if (!clique_solvers_[t])
       clique_solvers_[t] = std::make_unique<ArticulatedCliqueSolver>(model, topology_, t);
     clique_solvers_[t]->Prepare(in.kinematics, in.A_diagonal_terms);

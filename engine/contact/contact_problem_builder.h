@@ -216,6 +216,7 @@ class ContactProblemBuilder {
   double collision_seconds_ = 0.0;                 ///< of the last Build [s]
   Eigen::Matrix3Xd J_a_, J_b_;                     ///< (3, max_tree_nv) scratch
   // Delassus estimate on articulated trees (see the top of this file).
+  std::vector<int> articulated_tree_root_;         ///< the roots of those trees
   std::vector<bool> articulated_tree_body_;        ///< per body: in a tree that is not a lone
                                                    ///< free body
   multibody::ArticulatedBodySolver tree_solver_;   ///< over those bodies

@@ -203,17 +203,18 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
       return FinishExplicit(model, dt, s0, ws);
     }
     if (error <= settings.relative_tolerance * reference + settings.absolute_tolerance) return {};
+    const bool within_stall_bar =
+        error <= settings.stalled_tolerance * reference + settings.absolute_tolerance;
     if (error < smallest_error) {
       smallest_error = error;
       since_smallest = 0;
-    } else if (++since_smallest >= settings.stalled_iterations &&
-               error <= settings.stalled_tolerance * reference + settings.absolute_tolerance) {
+    } else if (++since_smallest >= settings.stalled_iterations && within_stall_bar) {
       return {};  // at the round-off floor (FreeMotionSettings)
     }
     if (ws.iterations == settings.max_iterations) {
       // Contracting too slowly to reach the tolerance, but within the stall's bar: accepted
       // (FreeMotionSettings says why) rather than failing the run.
-      if (error <= settings.stalled_tolerance * reference + settings.absolute_tolerance) return {};
+      if (within_stall_bar) return {};
       return Failure(StepOutcome::kNotConverged,
                      "Newton did not converge in " + std::to_string(settings.max_iterations) +
                          " iterations (scaled residual " + FormatNumber(ws.momentum_error) + ")",
@@ -227,9 +228,9 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
 
 // TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies, or 1000 bodies for a tree
 // with collision geometry. A dense step costs a Cholesky, about nv^3 / 3 multiply-adds,
-// per evaluation of the dynamics; the recursions a
-// fixed amount per body, plus one composite rigid-body pass a step to form the blocks the
-// contact solve reads. So the rule is their crossover, measured by
+// per evaluation of the dynamics; the recursions a fixed amount per body, plus one
+// composite rigid-body pass a step to form the blocks the contact solve reads. So the rule
+// is their crossover, measured by
 // tools/run_free_motion_bench.sh (results/articulated_threshold.md): under symplectic Euler
 // (one evaluation a step) ropes of ball-jointed links (3 velocities a link) break even at
 // 12-14 links, hinged ones (1 a link) at 64-100; under midpoint (4 to 11 evaluations) at

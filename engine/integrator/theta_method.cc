@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "engine/integrator/implicit_gyroscopic.h"
 #include "engine/multibody/crba.h"
 #include "engine/multibody/joint_forces.h"
 #include "engine/multibody/kinematics.h"
@@ -200,6 +201,11 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
     if (p.theta == 0.0) {  // linear in v: one direct solve, no Newton iteration
       SolveInPlace(model, ws, &ws.residual);
       ws.v_star -= ws.residual;
+      if (p.gyroscopic == Gyroscopic::kImplicit && !ws.implicit_gyroscopic_bodies.empty() &&
+          !ApplyImplicitGyroscopic(model, ws.implicit_gyroscopic_bodies, ws.mb, dt, s0.v,
+                                   &ws.v_star, &ws.k))
+        return Failure(StepOutcome::kNotConverged,
+                       "the implicit gyroscopic torque of a free body did not converge", s0.t);
       return FinishExplicit(model, dt, s0, ws);
     }
     if (error <= settings.relative_tolerance * reference + settings.absolute_tolerance) return {};
@@ -293,6 +299,7 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
     ws.dense_body[b] = !ws.articulated_body[b];
   }
   ws.A_articulated = multibody::ArticulatedBodySolver(model, ws.articulated_body);
+  ws.implicit_gyroscopic_bodies = ImplicitGyroscopicBodies(model);
   ws.A_diagonal_terms.setZero(model.nv);
   ws.q_end.setZero(nq);
   ws.q_theta.setZero(nq);

@@ -22,12 +22,20 @@
 
 namespace csim::integrator {
 
+/// How the free motion of theta = 0 treats the gyroscopic torque of a lone free body
+/// (implicit_gyroscopic.h): at the step's midpoint velocity, keeping a torque-free body's
+/// kinetic energy and angular momentum magnitude (kImplicit, settings.gyroscopic:
+/// implicit), or at v0 like every other force (kExplicit, the SAP paper's and Drake's).
+/// theta > 0 ignores it: its iteration already evaluates the forces at v_theta.
+enum class Gyroscopic { kImplicit, kExplicit };
+
 /// theta weights q and v inside the forces and N; theta_q weights the velocity of the
 /// position update (math.md 1.2). Named schemes: explicit Euler (0, 0), symplectic Euler
 /// (0, 1), implicit Euler (1, 1), midpoint (1/2, 1/2).
 struct ThetaParameters {
   double theta = 0.0;
   double theta_q = 1.0;
+  Gyroscopic gyroscopic = Gyroscopic::kImplicit;
 };
 
 /// Stopping rule of the free-motion Newton iteration (math.md 1.3, suggested there):
@@ -85,6 +93,9 @@ struct StepWorkspace {
   multibody::ArticulatedBodySolver A_articulated;  ///< A's solve and M's products on the
                                                    ///< articulated blocks
   bool any_articulated = false;   ///< some block is articulated
+  /// Lone free bodies whose gyroscopic torque Gyroscopic::kImplicit treats
+  /// (ImplicitGyroscopicBodies).
+  std::vector<int> implicit_gyroscopic_bodies;
   Eigen::VectorXd A_diagonal_terms;  ///< (nv) c_K K + c_D D of the last factorization (A's
                                      ///< diagonal terms besides M's)
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)

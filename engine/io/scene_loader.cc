@@ -144,7 +144,8 @@ void CheckStepCount(const NodeReader& node, const sim::Settings& s) {
 Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
   node.CheckKeys({"time_step", "duration", "gravity", "integrator", "contact_model",
                   "near_rigid_threshold", "stiction_sigma", "stiction_tolerance",
-                  "contact_margin", "delassus_estimate", "tree_solver", "solver", "output"});
+                  "contact_margin", "delassus_estimate", "tree_solver", "gyroscopic", "solver",
+                  "output"});
   s.time_step = node.PositiveOr("time_step", s.time_step);
   s.duration = node.PositiveOr("duration", s.duration);
   CheckStepCount(node, s);
@@ -168,6 +169,10 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
               {"dense", integrator::TreeSolve::kDense},
               {"articulated", integrator::TreeSolve::kArticulated}},
              &s.tree_solver);
+  ReadChoice(node, "gyroscopic", "gyroscopic torque",
+             {{"implicit", integrator::Gyroscopic::kImplicit},
+              {"explicit", integrator::Gyroscopic::kExplicit}},
+             &s.gyroscopic);
   if (auto solver = node.Find("solver")) ReadSolver(*solver, s.solver);
   if (auto output = node.Find("output")) ReadOutput(*output, s.output);
   const auto gravity = node.Find("gravity");

@@ -68,6 +68,9 @@ struct Settings {
   contact::DelassusEstimate delassus_estimate = contact::DelassusEstimate::kArticulated;
   /// settings.tree_solver: how each tree's blocks are factored (integrator::TreeSolve).
   integrator::TreeSolve tree_solver = integrator::TreeSolve::kByCost;
+  /// settings.gyroscopic: a lone free body's gyroscopic torque under theta = 0
+  /// (integrator::Gyroscopic, implicit_gyroscopic.h).
+  integrator::Gyroscopic gyroscopic = integrator::Gyroscopic::kImplicit;
   SolverSettings solver;
   OutputSettings output;
   int threads = 1;                          ///< threads of the contact solve (--threads)

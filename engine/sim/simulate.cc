@@ -93,7 +93,8 @@ contact::ContactParameters ContactParametersFor(const Settings& settings) {
 
 RunResult Simulate(const multibody::Model& model, const Settings& settings, const RunInfo& info,
                    Recorder& recorder, const RunControl& control) {
-  const integrator::ThetaParameters params{settings.integrator.theta, settings.integrator.theta_q};
+  const integrator::ThetaParameters params{settings.integrator.theta, settings.integrator.theta_q,
+                                           settings.gyroscopic};
   const integrator::FreeMotionSettings free_motion;
   const double dt = settings.time_step;
   const int64_t total_steps = StepCount(settings);

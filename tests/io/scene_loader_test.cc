@@ -191,6 +191,17 @@ TEST_CASE("delassus_estimate and tree_solver: every name is read, others are ref
                 "unknown Delassus estimate 'exact' (expected articulated or diagonal)");
 }
 
+TEST_CASE("gyroscopic: implicit by default, explicit on request, others refused", "[loader]") {
+  CHECK(LoadSceneFromText("csim: 1\n", "t.yaml", {}).settings.gyroscopic ==
+        integrator::Gyroscopic::kImplicit);
+  CHECK(LoadSceneFromText("csim: 1\nsettings: {gyroscopic: explicit}\n", "t.yaml", {})
+            .settings.gyroscopic == integrator::Gyroscopic::kExplicit);
+  CHECK(LoadSceneFromText("csim: 1\nsettings: {gyroscopic: implicit}\n", "t.yaml", {})
+            .settings.gyroscopic == integrator::Gyroscopic::kImplicit);
+  CheckRejected("csim: 1\nsettings:\n  gyroscopic: midpoint\n", 3, 15,
+                "unknown gyroscopic torque 'midpoint' (expected implicit or explicit)");
+}
+
 TEST_CASE("contact models: every name of the format is read, with its stiction tolerance",
           "[loader]") {
   const std::pair<const char*, sim::ContactModel> models[] = {

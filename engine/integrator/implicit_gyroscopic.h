@@ -1,0 +1,65 @@
+#pragma once
+// The gyroscopic torque of a lone free body, implicit, under theta = 0 (symplectic and
+// explicit Euler).
+//
+// Why: the theta-method with theta = 0 evaluates every velocity-dependent force at v0
+// (math.md 1.3), the gyroscopic torque w x I w included. For a body that spins fast about
+// an axis of its inertia ellipsoid, that explicit torque turns the tumbling motion about the
+// spin axis by w dt per step without the correction an implicit step makes, and every such
+// step multiplies the tumbling energy by about 1 + (w dt)^2: a rope link (0.1 kg, axial
+// inertia 5e-6 kg m^2, transverse 8.7e-5) spinning at 100 rad/s about its axis with a 3 rad/s
+// tumble, in zero gravity at dt = 1e-3, ended 2 s with 7.4e5 times its kinetic energy (csim
+// before 2026-11-23; tools/gyroscopic_study.py, results/gyroscopic.md). Links rolling on a
+// floor, wheels, tops and tossed tools spin that fast.
+//
+// What: for each lone free body (a free joint to the world, no children, the joint frame at
+// the world origin) whose rotational inertia about its centre of mass is not isotropic,
+// the free-motion velocity is corrected so that the gyroscopic torque is evaluated at the
+// midpoint of the step's angular velocities instead of at w0:
+//   I (w* - w0) = dt (tau - w_bar x I w_bar),   w_bar = (w0 + w*) / 2,   I = I_W(q0),
+// everything else as the explicit step has it (forces, the centripetal term of an origin
+// that is not the centre of mass). This is the implicit midpoint rule on Euler's equations.
+// Without torque, dotting it with w_bar gives w*' I w* = w0' I w0, and writing L = I w,
+// dotting L* - L0 = -dt w_bar x (L0 + L*) / 2 with L0 + L* gives |L*| = |L0|: the step keeps
+// the kinetic energy and the magnitude of the angular momentum. The position update of
+// symplectic Euler turns the body about w* itself, which leaves w* in body axes unchanged,
+// so both stay exact from step to step (to round-off), whatever w dt. Cost: a 3 x 3 Newton
+// solve per such body per step (2-4 iterations); nothing for spheres and cubes, whose
+// gyroscopic torque is identically zero, so their steps are bit for bit the explicit ones.
+// The centre-of-mass coordinates (w, v_com = v_o + w x c_W) split the free body's mass
+// matrix into diag(I, m 1); in them the gyroscopic torque acts on w alone, so the
+// correction dw of w comes with -dw x c_W on the origin's velocity v_o, and adds the
+// generalized force (dt (g(w0) - g(w_bar)), 0) to k, which keeps the free-motion residual
+// M (v* - v0) - dt k the explicit step's (theta_method.cc checks it).
+//
+// Articulated trees (a ball-jointed rope) keep the explicit Coriolis and gyroscopic forces:
+// in joint coordinates the gyroscopic torque of a link is not a term of its own velocities,
+// and an implicit treatment needs the velocity derivatives of the whole Coriolis force
+// (scene-format.md, "Choosing an integrator").
+
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "engine/multibody/model.h"
+#include "engine/multibody/workspace.h"
+
+namespace csim::integrator {
+
+/// The bodies the correction applies to: a free joint to the world with an identity joint
+/// frame, no children, and a rotational inertia about the centre of mass that is not a
+/// multiple of the identity (exact comparison: a sphere's or a cube's is, and has no
+/// gyroscopic torque).
+std::vector<int> ImplicitGyroscopicBodies(const multibody::Model& model);
+
+/// Replaces, in the explicit free-motion velocity *v_star of each body of `bodies`, the
+/// gyroscopic torque at w0 (from v0) by the one at the step's midpoint (see the top), and
+/// adds the change of the generalized force to *k. mb holds the kinematics at q0. Returns
+/// false when a body's Newton iteration does not converge (a non-finite or runaway state);
+/// *v_star is then left with that body's last iterate. Allocation free.
+bool ApplyImplicitGyroscopic(const multibody::Model& model, const std::vector<int>& bodies,
+                             const multibody::Workspace& mb, double dt,
+                             const Eigen::VectorXd& v0, Eigen::VectorXd* v_star,
+                             Eigen::VectorXd* k);
+
+}  // namespace csim::integrator

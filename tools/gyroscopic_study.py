@@ -6,7 +6,9 @@ are computed from the scene's own numbers) and is run under
   - symplectic_euler with gyroscopic: implicit (csim's default),
   - symplectic_euler with gyroscopic: explicit (the SAP paper's scheme, csim before
     2026-11-23),
-  - midpoint.
+  - midpoint,
+  - implicit_euler (the theta-method's M(q1) (v - v0) = dt k(q1, v1), math.md 1.2: in
+    world-frame angular velocities it does not dissipate the energy of free rotation).
 Reported per run: outcome, the largest relative change of the kinetic energy and of the
 magnitude of the angular momentum about the centre of mass (|R I R^T w|, world frame) over
 the run, and the final kinetic energy over the initial one.
@@ -52,6 +54,7 @@ VARIANTS = [
     ("symplectic_euler, gyroscopic explicit", ["--set", "settings.integrator=symplectic_euler",
                                                "--set", "settings.gyroscopic=explicit"]),
     ("midpoint", ["--set", "settings.integrator=midpoint"]),
+    ("implicit_euler", ["--set", "settings.integrator=implicit_euler"]),
 ]
 
 

@@ -13,7 +13,7 @@ def test_implicit_torque_keeps_the_invariants(tmp_path, csim):
     subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", "gyroscopic_study.py"),
                     "--csim", csim, "--csv", str(out)], check=True, capture_output=True)
     rows = {(r["body"], r["variant"]): r for r in csv.DictReader(open(out))}
-    assert len(rows) == 9
+    assert len(rows) == 12
     assert all(r["outcome"] == "completed" for r in rows.values())
     implicit, explicit = "symplectic_euler, gyroscopic implicit", "symplectic_euler, gyroscopic explicit"
     for body in ["brick", "rod"]:

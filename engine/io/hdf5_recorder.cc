@@ -157,6 +157,8 @@ void WriteRootAttributes(Hdf5File& file, const sim::RunInfo& info) {
   file.SetAttribute("theta", settings.integrator.theta);
   file.SetAttribute("theta_q", settings.integrator.theta_q);
   file.SetAttribute("contact_model", sim::ContactModelName(settings.contact_model));
+  file.SetAttribute("gyroscopic",
+                    settings.gyroscopic == integrator::Gyroscopic::kImplicit ? "implicit" : "explicit");
 }
 
 /// /scene/yaml and /scene/overrides.

@@ -63,6 +63,8 @@ void DescribeSettings(const Hdf5File& file, std::ostringstream& out) {
                               NumberAttribute(file, "theta") + ", theta_q " +
                               NumberAttribute(file, "theta_q") + ")");
   Line(out, "contact model", StringAttribute(file, "contact_model"));
+  if (file.HasAttribute("gyroscopic"))
+    Line(out, "gyroscopic", StringAttribute(file, "gyroscopic"));
   const int64_t nq = file.OpenDataset("model/nq").ReadInts().at(0);
   const int64_t nv = file.OpenDataset("model/nv").ReadInts().at(0);
   const hsize_t nb = file.OpenDataset("model/body_names").rows();

@@ -95,6 +95,7 @@ sim::Settings MakeSettings(bool contacts) {
   settings.integrator.theta = 0.5;
   settings.integrator.theta_q = 0.25;
   settings.contact_model = sim::ContactModel::kLagged;
+  settings.gyroscopic = integrator::Gyroscopic::kExplicit;
   settings.output.contacts = contacts;
   return settings;
 }
@@ -468,6 +469,7 @@ TEST_CASE("Hdf5Recorder round trip: every row, contact and label comes back", "[
     CHECK(NumberAttribute(file, "theta") == 0.5);
     CHECK(NumberAttribute(file, "theta_q") == 0.25);
     CHECK(StringAttribute(file, "/", "contact_model") == "lagged");
+    CHECK(StringAttribute(file, "/", "gyroscopic") == "explicit");
     CHECK_FALSE(HasAttribute(file, "/", "failure_reason"));
     CHECK(ReadStatus(file) == "completed");
   }
@@ -530,6 +532,7 @@ TEST_CASE("Hdf5Recorder round trip: every row, contact and label comes back", "[
     CHECK(text.find("0.01 s") != std::string::npos);
     CHECK(text.find("theta (theta 0.5, theta_q 0.25)") != std::string::npos);
     CHECK(text.find("lagged") != std::string::npos);
+    CHECK(text.find("gyroscopic      explicit") != std::string::npos);
     CHECK(text.find("nq 8, nv 7, 4 bodies") != std::string::npos);
     CHECK(text.find("1201 (steps 0 to 1200)") != std::string::npos);
     CHECK(text.find("0 to 12 s") != std::string::npos);

@@ -107,8 +107,9 @@ def main():
                 run = subprocess.run([args.csim, scene_path, "-o", out, "-q"] + options + set_arguments(args),
                                      capture_output=True, text=True)
                 e, m, ratio, n = invariants(out, inertia)
+                reason = (run.stderr.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
                 outcome = "completed" if run.returncode == 0 else \
-                    f"failed at t = {(n - 1) * DT:.3f} s ({run.stderr.strip().splitlines()[-1]})"
+                    f"failed at t = {(n - 1) * DT:.3f} s ({reason})"
                 rows.append({"body": name, "variant": variant, "duration": duration, "outcome": outcome,
                              "energy_drift": e, "momentum_drift": m, "energy_ratio": ratio})
                 print(f"{name:24s} {variant:40s} {outcome:10s} energy {e:9.2e} |L| {m:9.2e} "

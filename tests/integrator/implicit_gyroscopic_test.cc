@@ -10,6 +10,7 @@
 #include "engine/integrator/implicit_gyroscopic.h"
 #include "engine/integrator/theta_method.h"
 #include "engine/math/rotation.h"
+#include "tests/support/allocation_counter.h"
 #include "tests/support/test_models.h"
 
 namespace csim::integrator {
@@ -158,6 +159,18 @@ TEST_CASE("implicit gyroscopic torque: the residual holds and the centre of mass
   const Eigen::Matrix3d& I = body.bodies[0].inertia;
   const Eigen::Vector3d w0 = s.v.head<3>(), w = v_i.head<3>(), w_bar = 0.5 * (w0 + w);
   CHECK((I * (w - w0) + dt * w_bar.cross(I * w_bar)).norm() < 1e-15 * (I * w0).norm());
+}
+
+TEST_CASE("implicit gyroscopic torque: a warmed-up step allocates nothing",
+          "[integrator][free-body][gyroscopic][allocation]") {
+  const Model rod = testing::FreeBody(Eigen::Vector3d(1e-4, 1e-4, 5e-6), Eigen::Vector3d(3.0, 0.0, 100.0));
+  StepWorkspace ws = MakeStepWorkspace(rod);
+  REQUIRE(ws.implicit_gyroscopic_bodies == std::vector<int>{0});
+  State s{0.0, rod.InitialQ(), rod.InitialV()};
+  REQUIRE(StepFreeMotion(rod, kSymplectic, FreeMotionSettings{}, 1e-3, s, ws).ok());
+  const std::size_t before = testing::AllocationCount();
+  for (int n = 0; n < 20; ++n) StepFreeMotion(rod, kSymplectic, FreeMotionSettings{}, 1e-3, s, ws);
+  CHECK(testing::AllocationCount() - before == 0);
 }
 
 TEST_CASE("implicit gyroscopic torque: lone free bodies with an anisotropic inertia only",

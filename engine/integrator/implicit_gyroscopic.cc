@@ -32,6 +32,10 @@ bool SolveMidpoint(const Eigen::Matrix3d& I, double dt, const Eigen::Vector3d& w
                    const Eigen::Vector3d& w_e, Eigen::Vector3d* w) {
   constexpr int kMaxIterations = 50, kMaxHalvings = 40;
   constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+  if (!w0.allFinite() || !w_e.allFinite()) {  // a blown-up step: FinishExplicit reports it
+    *w = w_e;
+    return true;
+  }
   const Eigen::Vector3d g0 = Gyroscopic(I, w0);
   auto residual = [&](const Eigen::Vector3d& x) {
     const Eigen::Vector3d x_bar = 0.5 * (w0 + x);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "engine/integrator/implicit_gyroscopic.h"
@@ -171,6 +172,20 @@ TEST_CASE("implicit gyroscopic torque: a warmed-up step allocates nothing",
   const std::size_t before = testing::AllocationCount();
   for (int n = 0; n < 20; ++n) StepFreeMotion(rod, kSymplectic, FreeMotionSettings{}, 1e-3, s, ws);
   CHECK(testing::AllocationCount() - before == 0);
+}
+
+// A step that has already blown up is left to the free motion's own check, which names it
+// ("non-finite free-motion velocity"), instead of being reported as a failed Newton solve.
+TEST_CASE("implicit gyroscopic torque: a non-finite explicit step is passed through",
+          "[integrator][free-body][gyroscopic]") {
+  const Model rod = testing::FreeBody(Eigen::Vector3d(1e-4, 1e-4, 5e-6), Eigen::Vector3d(3.0, 0.0, 100.0));
+  StepWorkspace ws = MakeStepWorkspace(rod);
+  const State s{0.0, rod.InitialQ(), rod.InitialV()};
+  REQUIRE(CalcFreeMotion(rod, kSymplectic, FreeMotionSettings{}, 1e-3, s, ws).ok());
+  Eigen::VectorXd v_star = ws.v_star, k = ws.k;
+  v_star[2] = std::numeric_limits<double>::quiet_NaN();
+  CHECK(ApplyImplicitGyroscopic(rod, ws.implicit_gyroscopic_bodies, ws.mb, 1e-3, s.v, &v_star, &k));
+  CHECK(std::isnan(v_star[2]));
 }
 
 TEST_CASE("implicit gyroscopic torque: lone free bodies with an anisotropic inertia only",

@@ -16,50 +16,58 @@ bool IsIsotropic(const Eigen::Matrix3d& I) {
          I(2, 0) == 0.0 && I(2, 1) == 0.0 && I(0, 0) == I(1, 1) && I(1, 1) == I(2, 2);
 }
 
-// The gyroscopic torque g(w) = w x I w [N m] and its derivative dg/dw = [w]x I - [I w]x.
-Eigen::Vector3d Gyroscopic(const Eigen::Matrix3d& I, const Eigen::Vector3d& w) {
-  return w.cross(I * w);
+// The gyroscopic torque g(u) = u x D u [N m] in principal axes, D = diag(d).
+Eigen::Vector3d Gyroscopic(const Eigen::Vector3d& d, const Eigen::Vector3d& u) {
+  return u.cross(d.cwiseProduct(u));
 }
 
-// Newton's method on F(w) = I (w - w_e) - dt (g(w0) - g((w0 + w) / 2)) = 0, F quadratic
-// with Jacobian I + dt/2 dg/dw(w_bar). It starts from the explicit step without its
-// gyroscopic torque, w_e + dt I^-1 g(w0) (= w0 + dt I^-1 tau), not from w_e, which at w dt
-// of order one the explicit torque throws far off, and each Newton step is halved until |F|
-// decreases (the first version, started from w_e without halving, failed on a link spinning
-// at 5000 rad/s at dt 1e-3). The tolerance is round-off relative to the angular momenta
-// involved; 2-4 iterations at w dt ~ 0.1.
-bool SolveMidpoint(const Eigen::Matrix3d& I, double dt, const Eigen::Vector3d& w0,
-                   const Eigen::Vector3d& w_e, Eigen::Vector3d* w) {
+// Newton's method, in principal axes, on F(u) = D (u - u_e) - dt (g(u0) - g((u0 + u) / 2))
+// = 0, F quadratic with Jacobian D + dt/2 ([u_bar]x D - [D u_bar]x). It starts from the
+// explicit step without its gyroscopic torque, u_e + dt D^-1 g(u0) (= u0 + dt D^-1 tau), not
+// from u_e, which at w dt of order one the explicit torque throws far off, and each Newton
+// step is halved until |F| decreases (the first version, started from the explicit step
+// without halving, failed on a link spinning at 5000 rad/s at dt 1e-3). The tolerance is
+// round-off relative to the angular momenta involved; 2-4 iterations at w dt ~ 0.1.
+bool SolveMidpoint(const Eigen::Vector3d& d, double dt, const Eigen::Vector3d& u0,
+                   const Eigen::Vector3d& u_e, Eigen::Vector3d* u) {
   constexpr int kMaxIterations = 50, kMaxHalvings = 40;
   constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-  if (!w0.allFinite() || !w_e.allFinite()) {  // a blown-up step: FinishExplicit reports it
-    *w = w_e;
+  if (!u0.allFinite() || !u_e.allFinite()) {  // a blown-up step: FinishExplicit reports it
+    *u = u_e;
     return true;
   }
-  const Eigen::Vector3d g0 = Gyroscopic(I, w0);
+  const Eigen::Vector3d g0 = Gyroscopic(d, u0);
   auto residual = [&](const Eigen::Vector3d& x) {
-    const Eigen::Vector3d x_bar = 0.5 * (w0 + x);
-    return Eigen::Vector3d(I * (x - w_e) - dt * (g0 - Gyroscopic(I, x_bar)));
+    return Eigen::Vector3d(d.cwiseProduct(x - u_e) - dt * (g0 - Gyroscopic(d, 0.5 * (u0 + x))));
   };
-  *w = w_e + dt * I.llt().solve(g0);
-  Eigen::Vector3d F = residual(*w);
+  *u = u_e + dt * g0.cwiseQuotient(d);
+  Eigen::Vector3d F = residual(*u);
+  const double scale_0 = d.cwiseProduct(u0).norm() + dt * g0.norm();
   for (int iteration = 0; iteration <= kMaxIterations; ++iteration) {
-    const double scale = (I * w0).norm() + (I * *w).norm() + dt * g0.norm();
+    const double scale = scale_0 + d.cwiseProduct(*u).norm();
     if (!std::isfinite(F.squaredNorm()) || !std::isfinite(scale)) return false;
     if (F.norm() <= 16.0 * kEpsilon * scale) return true;
     if (iteration == kMaxIterations) break;
-    const Eigen::Vector3d w_bar = 0.5 * (w0 + *w);
-    const Eigen::Matrix3d J = I + 0.5 * dt * (math::Skew(w_bar) * I - math::Skew(I * w_bar));
-    const Eigen::Vector3d step = J.partialPivLu().solve(F);
+    const Eigen::Vector3d u_bar = 0.5 * (u0 + *u);
+    Eigen::Matrix3d J = 0.5 * dt * (math::Skew(u_bar) * d.asDiagonal());
+    J -= 0.5 * dt * math::Skew(d.cwiseProduct(u_bar));
+    J.diagonal() += d;
+    // The closed-form 3 x 3 inverse (the pivoted LU was a fifth of a step of 1000 tumbling
+    // bricks); the LU only if J is numerically singular.
+    Eigen::Matrix3d J_inverse;
+    bool invertible = false;
+    J.computeInverseWithCheck(J_inverse, invertible, 1e-14 * d.maxCoeff());
+    const Eigen::Vector3d step = invertible ? Eigen::Vector3d(J_inverse * F)
+                                            : Eigen::Vector3d(J.partialPivLu().solve(F));
     double t = 1.0;
-    Eigen::Vector3d w_next = *w - step, F_next = residual(w_next);
+    Eigen::Vector3d u_next = *u - step, F_next = residual(u_next);
     for (int h = 0; h < kMaxHalvings && !(F_next.norm() < F.norm()); ++h) {
       t *= 0.5;
-      w_next = *w - t * step;
-      F_next = residual(w_next);
+      u_next = *u - t * step;
+      F_next = residual(u_next);
     }
     if (!(F_next.norm() < F.norm())) return F.norm() <= 1e3 * kEpsilon * scale;  // stalled
-    *w = w_next;
+    *u = u_next;
     F = F_next;
   }
   return false;
@@ -67,44 +75,53 @@ bool SolveMidpoint(const Eigen::Matrix3d& I, double dt, const Eigen::Vector3d& w
 
 }  // namespace
 
-std::vector<int> ImplicitGyroscopicBodies(const Model& model) {
+std::vector<GyroscopicBody> ImplicitGyroscopicBodies(const Model& model) {
   const int nb = model.num_bodies();
   std::vector<char> has_children(nb, 0);
   for (int b = 0; b < nb; ++b)
     if (model.parent[b] >= 0) has_children[model.parent[b]] = 1;
-  std::vector<int> bodies;
+  std::vector<GyroscopicBody> bodies;
   for (int b = 0; b < nb; ++b) {
     const multibody::Joint& joint = model.joints[b];
+    const Eigen::Matrix3d& inertia = model.bodies[b].inertia;
     const bool identity_frame =
         joint.X_PJ.R == Eigen::Matrix3d::Identity() && joint.X_PJ.p == Eigen::Vector3d::Zero();
-    if (joint.type == JointType::kFree && !joint.prescribed && joint.v_start >= 0 &&
-        model.parent[b] < 0 && !has_children[b] && identity_frame &&
-        !IsIsotropic(model.bodies[b].inertia))
-      bodies.push_back(b);
+    if (joint.type != JointType::kFree || joint.prescribed || joint.v_start < 0 ||
+        model.parent[b] >= 0 || has_children[b] || !identity_frame || IsIsotropic(inertia))
+      continue;
+    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> principal(inertia);
+    GyroscopicBody g;
+    g.body = b;
+    g.moments = principal.eigenvalues();
+    g.R_BP = principal.eigenvectors();
+    // A rotation, not a reflection: cross products (the gyroscopic torque) change sign
+    // under a reflection.
+    if (g.R_BP.determinant() < 0.0) g.R_BP.col(2) = -g.R_BP.col(2);
+    bodies.push_back(g);
   }
   return bodies;
 }
 
-bool ApplyImplicitGyroscopic(const Model& model, const std::vector<int>& bodies,
+bool ApplyImplicitGyroscopic(const Model& model, const std::vector<GyroscopicBody>& bodies,
                              const multibody::Workspace& mb, double dt,
                              const Eigen::VectorXd& v0, Eigen::VectorXd* v_star,
                              Eigen::VectorXd* k) {
   bool ok = true;
-  for (const int b : bodies) {
-    const int o = model.joints[b].v_start;  // w (world), then v_o (world)
-    const Eigen::Matrix3d& R = mb.X_WB[b].R;
-    const Eigen::Matrix3d I = R * model.bodies[b].inertia * R.transpose();
-    const Eigen::Vector3d c_W = R * model.bodies[b].com;
-    const Eigen::Vector3d w0 = v0.segment<3>(o);
-    const Eigen::Vector3d w_e = v_star->segment<3>(o);
-    Eigen::Vector3d w;
-    ok = SolveMidpoint(I, dt, w0, w_e, &w) && ok;
-    const Eigen::Vector3d dw = w - w_e;
-    v_star->segment<3>(o) = w;
+  for (const GyroscopicBody& g : bodies) {
+    const int o = model.joints[g.body].v_start;  // w (world), then v_o (world)
+    const Eigen::Matrix3d R_WP = mb.X_WB[g.body].R * g.R_BP;
+    const Eigen::Vector3d u0 = R_WP.transpose() * v0.segment<3>(o);
+    const Eigen::Vector3d u_e = R_WP.transpose() * v_star->segment<3>(o);
+    Eigen::Vector3d u;
+    ok = SolveMidpoint(g.moments, dt, u0, u_e, &u) && ok;
+    const Eigen::Vector3d du = u - u_e;
+    const Eigen::Vector3d dw = R_WP * du;  // the change of w, world axes
+    const Eigen::Vector3d c_W = mb.X_WB[g.body].R * model.bodies[g.body].com;
+    v_star->segment<3>(o) += dw;
     v_star->segment<3>(o + 3) -= dw.cross(c_W);
     // I dw = dt (g(w0) - g(w_bar)) is the change of the torque about the centre of mass
     // (its generalized force on (w, v_o) is that torque and no force).
-    k->segment<3>(o) += I * dw / dt;
+    k->segment<3>(o) += R_WP * g.moments.cwiseProduct(du) / dt;
   }
   return ok;
 }

@@ -24,8 +24,9 @@
 // the kinetic energy and the magnitude of the angular momentum. The position update of
 // symplectic Euler turns the body about w* itself, which leaves w* in body axes unchanged,
 // so both stay exact from step to step (to round-off), whatever w dt. Cost: a 3 x 3 Newton
-// solve per such body per step (2-4 iterations); nothing for spheres and cubes, whose
-// gyroscopic torque is identically zero, so their steps are bit for bit the explicit ones.
+// solve per such body per step (2-4 iterations, in principal axes); nothing for spheres and
+// cubes, whose gyroscopic torque is identically zero, so their steps are bit for bit the
+// explicit ones.
 // The centre-of-mass coordinates (w, v_com = v_o + w x c_W) split the free body's mass
 // matrix into diag(I, m 1); in them the gyroscopic torque acts on w alone, so the
 // correction dw of w comes with -dw x c_W on the origin's velocity v_o, and adds the
@@ -46,18 +47,29 @@
 
 namespace csim::integrator {
 
+/// A body the correction applies to, with its principal axes (a rotation: the gyroscopic
+/// torque is a cross product, whose sign a reflection would flip). In them the inertia is
+/// diagonal and the 3 x 3 Newton solve costs a few hundred flops; what it adds to a step is
+/// in results/gyroscopic.md (tools/gyroscopic_study.py --cost).
+struct GyroscopicBody {
+  int body = -1;
+  Eigen::Vector3d moments = Eigen::Vector3d::Zero();  ///< principal moments [kg m^2]
+  Eigen::Matrix3d R_BP = Eigen::Matrix3d::Identity(); ///< principal axes in body axes
+};
+
 /// The bodies the correction applies to: a free joint to the world with an identity joint
 /// frame, no children, and a rotational inertia about the centre of mass that is not a
 /// multiple of the identity (exact comparison: a sphere's or a cube's is, and has no
 /// gyroscopic torque).
-std::vector<int> ImplicitGyroscopicBodies(const multibody::Model& model);
+std::vector<GyroscopicBody> ImplicitGyroscopicBodies(const multibody::Model& model);
 
 /// Replaces, in the explicit free-motion velocity *v_star of each body of `bodies`, the
 /// gyroscopic torque at w0 (from v0) by the one at the step's midpoint (see the top), and
 /// adds the change of the generalized force to *k. mb holds the kinematics at q0. Returns
-/// false when a body's Newton iteration does not converge (a non-finite or runaway state);
-/// *v_star is then left with that body's last iterate. Allocation free.
-bool ApplyImplicitGyroscopic(const multibody::Model& model, const std::vector<int>& bodies,
+/// false when a body's Newton iteration does not converge (a runaway state); *v_star is
+/// then left with that body's last iterate. Allocation free.
+bool ApplyImplicitGyroscopic(const multibody::Model& model,
+                             const std::vector<GyroscopicBody>& bodies,
                              const multibody::Workspace& mb, double dt,
                              const Eigen::VectorXd& v0, Eigen::VectorXd* v_star,
                              Eigen::VectorXd* k);

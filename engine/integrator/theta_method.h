@@ -14,6 +14,7 @@
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
+#include "engine/integrator/implicit_gyroscopic.h"
 #include "engine/multibody/articulated_body.h"
 #include "engine/multibody/model.h"
 #include "engine/multibody/state.h"
@@ -95,7 +96,7 @@ struct StepWorkspace {
   bool any_articulated = false;   ///< some block is articulated
   /// Lone free bodies whose gyroscopic torque Gyroscopic::kImplicit treats
   /// (ImplicitGyroscopicBodies).
-  std::vector<int> implicit_gyroscopic_bodies;
+  std::vector<GyroscopicBody> implicit_gyroscopic_bodies;
   Eigen::VectorXd A_diagonal_terms;  ///< (nv) c_K K + c_D D of the last factorization (A's
                                      ///< diagonal terms besides M's)
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)

@@ -24,3 +24,14 @@ def test_implicit_torque_keeps_the_invariants(tmp_path, csim):
     # An origin off the centre of mass: |L| still exact, the energy only bounded.
     assert float(rows[("rod, off-centre origin", implicit)]["momentum_drift"]) < 1e-10
     assert float(rows[("rod, off-centre origin", implicit)]["energy_drift"]) < 0.5
+
+
+def test_cost_table(tmp_path, csim):
+    """--cost N times N tumbling bricks under both treatments and tabulates the CPU time."""
+    md = tmp_path / "g.md"
+    subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", "gyroscopic_study.py"),
+                    "--csim", csim, "--markdown", str(md), "--cost", "5"], check=True, capture_output=True)
+    rows = [line.split("|") for line in md.read_text().splitlines() if line.startswith("| explicit |")
+            or line.startswith("| implicit |")]
+    assert [r[1].strip() for r in rows] == ["explicit", "implicit"]
+    assert all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows)

@@ -39,18 +39,23 @@ void IntegratePositions(const Model& model, const Eigen::VectorXd& q0,
       q->segment(j.q_start, j.nq) = q0.segment(j.q_start, j.nq) + dt * v_bar.segment(j.v_start, j.nv);
       continue;
     }
-    const Eigen::Vector3d w = v_bar.segment<3>(j.v_start);
-    const Eigen::Matrix4d W = QuaternionRateMatrix(j, w);
-    const Eigen::Vector4d rhs = q0.segment<4>(j.q_start) + ((1 - theta) * dt / 2) * (W * q0.segment<4>(j.q_start));
-    // Solve (I - c W) q = rhs, c = theta dt / 2. W is the matrix of a product with the pure
-    // quaternion (0, w), so W^2 = -|w|^2 I and (I - c W)^-1 = (I + c W) / (1 + c^2 |w|^2):
-    // always invertible, and in closed form (an LU of the 4 x 4 cost 2 % of a clutter step).
-    const double c = theta * dt / 2;
-    const Eigen::Vector4d solution = (rhs + c * (W * rhs)) / (1.0 + c * c * w.squaredNorm());
-    q->segment<4>(j.q_start) = solution.normalized();
+    q->segment<4>(j.q_start) =
+        IntegrateQuaternion(j, q0.segment<4>(j.q_start), v_bar.segment<3>(j.v_start), dt, theta);
     if (j.type == JointType::kFree)
       q->segment<3>(j.q_start + 4) = q0.segment<3>(j.q_start + 4) + dt * v_bar.segment<3>(j.v_start + 3);
   }
+}
+
+Eigen::Vector4d IntegrateQuaternion(const Joint& joint, const Eigen::Vector4d& q0,
+                                    const Eigen::Vector3d& w, double dt, double theta) {
+  const Eigen::Matrix4d W = QuaternionRateMatrix(joint, w);
+  const Eigen::Vector4d rhs = q0 + ((1 - theta) * dt / 2) * (W * q0);
+  // Solve (I - c W) q = rhs, c = theta dt / 2. W is the matrix of a product with the pure
+  // quaternion (0, w), so W^2 = -|w|^2 I and (I - c W)^-1 = (I + c W) / (1 + c^2 |w|^2):
+  // always invertible, and in closed form (an LU of the 4 x 4 cost 2 % of a clutter step).
+  const double c = theta * dt / 2;
+  const Eigen::Vector4d solution = (rhs + c * (W * rhs)) / (1.0 + c * c * w.squaredNorm());
+  return solution.normalized();
 }
 
 void NormalizeQuaternions(const Model& model, Eigen::VectorXd* q) {

@@ -23,6 +23,12 @@ void IntegratePositions(const Model& model, const Eigen::VectorXd& q0,
                         const Eigen::VectorXd& v_bar, double dt, double theta,
                         Eigen::VectorXd* q);
 
+/// The quaternion part of that update for one joint with a quaternion (free or ball): the
+/// unit quaternion q = q0 + dt N(q_theta) w (w the joint's angular velocity in v_bar), as
+/// IntegratePositions computes it, bit for bit.
+Eigen::Vector4d IntegrateQuaternion(const Joint& joint, const Eigen::Vector4d& q0,
+                                    const Eigen::Vector3d& w, double dt, double theta);
+
 /// Rescales every quaternion in q to unit length.
 void NormalizeQuaternions(const Model& model, Eigen::VectorXd* q);
 

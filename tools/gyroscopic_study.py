@@ -19,8 +19,8 @@ Bodies:
   rod:     a rope link (0.1 kg, axial inertia 5e-6 kg m^2, transverse 8.7e-5) spinning at
            100 rad/s about its axis with a 3 rad/s tumble, 2 s;
   rod, off-centre origin: the same with the body origin 5 cm from the centre of mass along
-           the axis (a link's frame at its joint), which the correction does not make exact
-           (the centripetal term of the origin's velocity stays explicit).
+           the axis (a link's frame at its joint): the state carries the origin's velocity,
+           which the explicit step moves with a centripetal term at the start of the step.
 
 With --cost N, also the price: N bricks (the brick's inertia, random tumbling rates up to
 20 rad/s, no contact, zero gravity) for 3000 steps under symplectic Euler with each

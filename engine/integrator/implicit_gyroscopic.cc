@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "engine/math/rotation.h"
+#include "engine/multibody/position_update.h"
 
 namespace csim::integrator {
 namespace {
@@ -86,42 +87,70 @@ std::vector<GyroscopicBody> ImplicitGyroscopicBodies(const Model& model) {
     const Eigen::Matrix3d& inertia = model.bodies[b].inertia;
     const bool identity_frame =
         joint.X_PJ.R == Eigen::Matrix3d::Identity() && joint.X_PJ.p == Eigen::Vector3d::Zero();
+    const bool isotropic = IsIsotropic(inertia);
+    const bool at_centre = model.bodies[b].com == Eigen::Vector3d::Zero();
     if (joint.type != JointType::kFree || joint.prescribed || joint.v_start < 0 ||
-        model.parent[b] >= 0 || has_children[b] || !identity_frame || IsIsotropic(inertia))
+        model.parent[b] >= 0 || has_children[b] || !identity_frame || (isotropic && at_centre))
       continue;
-    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> principal(inertia);
     GyroscopicBody g;
     g.body = b;
-    g.moments = principal.eigenvalues();
-    g.R_BP = principal.eigenvectors();
-    // A rotation, not a reflection: cross products (the gyroscopic torque) change sign
-    // under a reflection.
-    if (g.R_BP.determinant() < 0.0) g.R_BP.col(2) = -g.R_BP.col(2);
+    g.isotropic = isotropic;
+    if (!isotropic) {
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> principal(inertia);
+      g.moments = principal.eigenvalues();
+      g.R_BP = principal.eigenvectors();
+      // A rotation, not a reflection: cross products (the gyroscopic torque) change sign
+      // under a reflection.
+      if (g.R_BP.determinant() < 0.0) g.R_BP.col(2) = -g.R_BP.col(2);
+    }
     bodies.push_back(g);
   }
   return bodies;
 }
 
 bool ApplyImplicitGyroscopic(const Model& model, const std::vector<GyroscopicBody>& bodies,
-                             const multibody::Workspace& mb, double dt,
-                             const Eigen::VectorXd& v0, Eigen::VectorXd* v_star,
-                             Eigen::VectorXd* k) {
+                             const multibody::Workspace& mb, double dt, double theta_q,
+                             const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                             Eigen::VectorXd* v_star, Eigen::VectorXd* k) {
   bool ok = true;
   for (const GyroscopicBody& g : bodies) {
-    const int o = model.joints[g.body].v_start;  // w (world), then v_o (world)
-    const Eigen::Matrix3d R_WP = mb.X_WB[g.body].R * g.R_BP;
-    const Eigen::Vector3d u0 = R_WP.transpose() * v0.segment<3>(o);
-    const Eigen::Vector3d u_e = R_WP.transpose() * v_star->segment<3>(o);
-    Eigen::Vector3d u;
-    ok = SolveMidpoint(g.moments, dt, u0, u_e, &u) && ok;
-    const Eigen::Vector3d du = u - u_e;
-    const Eigen::Vector3d dw = R_WP * du;  // the change of w, world axes
-    const Eigen::Vector3d c_W = mb.X_WB[g.body].R * model.bodies[g.body].com;
-    v_star->segment<3>(o) += dw;
-    v_star->segment<3>(o + 3) -= dw.cross(c_W);
-    // I dw = dt (g(w0) - g(w_bar)) is the change of the torque about the centre of mass
-    // (its generalized force on (w, v_o) is that torque and no force).
-    k->segment<3>(o) += R_WP * g.moments.cwiseProduct(du) / dt;
+    const multibody::Joint& joint = model.joints[g.body];
+    const int o = joint.v_start;  // w (world), then v_o (world)
+    const Eigen::Matrix3d& R0 = mb.X_WB[g.body].R;
+    const Eigen::Vector3d w0 = v0.segment<3>(o);
+    const Eigen::Vector3d w_e = v_star->segment<3>(o), v_e = v_star->segment<3>(o + 3);
+    // The angular velocity, from the midpoint torque (an isotropic inertia has none).
+    Eigen::Vector3d w = w_e;
+    if (!g.isotropic) {
+      const Eigen::Matrix3d R_WP = R0 * g.R_BP;
+      const Eigen::Vector3d u_e = R_WP.transpose() * w_e;
+      Eigen::Vector3d u;
+      ok = SolveMidpoint(g.moments, dt, R_WP.transpose() * w0, u_e, &u) && ok;
+      w = w_e + R_WP * (u - u_e);
+    }
+    // The origin's velocity. The centre of mass moves with v_com = v_e + w_e x c0 + dt w0 x
+    // (w0 x c0): the explicit step's, without its centripetal term (the forces act on the
+    // centre of mass; the centripetal term only tracks where the origin goes). The origin
+    // then gets v_com - w x c1, with c1 the lever after the step's rotation (the position
+    // update's own quaternion), so that the next step finds the centre of mass moving at
+    // v_com: the centre of mass's velocity is then carried exactly from step to step.
+    const Eigen::Vector3d& c_B = model.bodies[g.body].com;
+    Eigen::Vector3d v = v_e + (w_e - w).cross(R0 * c_B);
+    if (c_B != Eigen::Vector3d::Zero()) {
+      const Eigen::Vector3d c0 = R0 * c_B;
+      const Eigen::Vector3d v_com = v_e + w_e.cross(c0) + dt * w0.cross(w0.cross(c0));
+      const Eigen::Vector4d q1 = multibody::IntegrateQuaternion(
+          joint, q0.segment<4>(joint.q_start), theta_q * w + (1 - theta_q) * w0, dt, 0.0);
+      v = v_com - w.cross(math::RotationFromQuaternion(q1) * c_B);
+    }
+    v_star->segment<3>(o) = w;
+    v_star->segment<3>(o + 3) = v;
+    // k carries the change, so that M (v* - v0) - dt k stays the explicit step's residual.
+    Eigen::Matrix<double, 6, 1> dv;
+    dv << w - w_e, v - v_e;
+    const int block = mb.M.block_of(o);
+    const int first = mb.M.range(block).start;
+    k->segment<6>(o) += mb.M.block(block).block<6, 6>(o - first, o - first) * dv / dt;
   }
   return ok;
 }

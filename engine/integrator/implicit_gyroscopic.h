@@ -17,8 +17,8 @@
 // the free-motion velocity is corrected so that the gyroscopic torque is evaluated at the
 // midpoint of the step's angular velocities instead of at w0:
 //   I (w* - w0) = dt (tau - w_bar x I w_bar),   w_bar = (w0 + w*) / 2,   I = I_W(q0),
-// everything else as the explicit step has it (forces, the centripetal term of an origin
-// that is not the centre of mass). This is the implicit midpoint rule on Euler's equations.
+// everything else as the explicit step has it. This is the implicit midpoint rule on Euler's
+// equations.
 // Without torque, dotting it with w_bar gives w*' I w* = w0' I w0, and writing L = I w,
 // dotting L* - L0 = -dt w_bar x (L0 + L*) / 2 with L0 + L* gives |L*| = |L0|: the step keeps
 // the kinetic energy and the magnitude of the angular momentum. The position update of
@@ -27,10 +27,17 @@
 // solve per such body per step (2-4 iterations, in principal axes); nothing for spheres and
 // cubes, whose gyroscopic torque is identically zero, so their steps are bit for bit the
 // explicit ones.
-// The centre-of-mass coordinates (w, v_com = v_o + w x c_W) split the free body's mass
-// matrix into diag(I, m 1); in them the gyroscopic torque acts on w alone, so the
-// correction dw of w comes with -dw x c_W on the origin's velocity v_o, and adds the
-// generalized force (dt (g(w0) - g(w_bar)), 0) to k, which keeps the free-motion residual
+// An origin away from the centre of mass: the state carries the origin's velocity
+// v_o = v_com - w x c (c the lever from the origin to the centre of mass), and the explicit
+// step moves it with a centripetal term taken at w0 and c0, while the position update then
+// turns c by the step's rotation. At w dt ~ 0.1 that mismatch made the centre of mass's
+// velocity wobble by ~(w dt / 2) |w x c| from step to step (a link spinning at 100 rad/s
+// with its origin 5 cm along its axis: energy varying by 11 %). So the centre of mass gets
+// the explicit step's velocity without the centripetal term, v_com = v_com0 + dt f / m, and
+// the origin v_com - w* x c1, c1 the lever after the position update's own rotation: the
+// next step then finds exactly v_com, and a force-free body's centre of mass keeps its
+// velocity. Such a body is corrected even with an isotropic inertia. The changes of w and
+// v_o go into k as M (v* - v*_explicit) / dt, which keeps the free-motion residual
 // M (v* - v0) - dt k the explicit step's (theta_method.cc checks it).
 //
 // Articulated trees (a ball-jointed rope) keep the explicit Coriolis and gyroscopic forces:
@@ -53,6 +60,7 @@ namespace csim::integrator {
 /// in results/gyroscopic.md (tools/gyroscopic_study.py --cost).
 struct GyroscopicBody {
   int body = -1;
+  bool isotropic = false;  ///< no gyroscopic torque: only its centre of mass is off the origin
   Eigen::Vector3d moments = Eigen::Vector3d::Zero();  ///< principal moments [kg m^2]
   Eigen::Matrix3d R_BP = Eigen::Matrix3d::Identity(); ///< principal axes in body axes
 };
@@ -60,18 +68,20 @@ struct GyroscopicBody {
 /// The bodies the correction applies to: a free joint to the world with an identity joint
 /// frame, no children, and a rotational inertia about the centre of mass that is not a
 /// multiple of the identity (exact comparison: a sphere's or a cube's is, and has no
-/// gyroscopic torque).
+/// gyroscopic torque) or a centre of mass away from the body's origin.
 std::vector<GyroscopicBody> ImplicitGyroscopicBodies(const multibody::Model& model);
 
 /// Replaces, in the explicit free-motion velocity *v_star of each body of `bodies`, the
-/// gyroscopic torque at w0 (from v0) by the one at the step's midpoint (see the top), and
-/// adds the change of the generalized force to *k. mb holds the kinematics at q0. Returns
-/// false when a body's Newton iteration does not converge (a runaway state); *v_star is
-/// then left with that body's last iterate. Allocation free.
+/// gyroscopic torque at w0 (from v0) by the one at the step's midpoint, and the origin's
+/// velocity by the one that carries the centre of mass's (see the top); adds the change of
+/// the generalized force to *k. mb holds the kinematics and the mass matrix at q0 (state
+/// q0, v0); theta_q is the position update's. Returns false when a body's Newton iteration
+/// does not converge (a runaway state); *v_star is then left with that body's last
+/// iterate. Allocation free.
 bool ApplyImplicitGyroscopic(const multibody::Model& model,
                              const std::vector<GyroscopicBody>& bodies,
-                             const multibody::Workspace& mb, double dt,
-                             const Eigen::VectorXd& v0, Eigen::VectorXd* v_star,
-                             Eigen::VectorXd* k);
+                             const multibody::Workspace& mb, double dt, double theta_q,
+                             const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                             Eigen::VectorXd* v_star, Eigen::VectorXd* k);
 
 }  // namespace csim::integrator

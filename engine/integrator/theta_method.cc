@@ -202,8 +202,8 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
       SolveInPlace(model, ws, &ws.residual);
       ws.v_star -= ws.residual;
       if (p.gyroscopic == Gyroscopic::kImplicit && !ws.implicit_gyroscopic_bodies.empty() &&
-          !ApplyImplicitGyroscopic(model, ws.implicit_gyroscopic_bodies, ws.mb, dt, s0.v,
-                                   &ws.v_star, &ws.k))
+          !ApplyImplicitGyroscopic(model, ws.implicit_gyroscopic_bodies, ws.mb, dt, p.theta_q,
+                                   s0.q, s0.v, &ws.v_star, &ws.k))
         return Failure(StepOutcome::kNotConverged,
                        "the implicit gyroscopic torque of a free body did not converge", s0.t);
       return FinishExplicit(model, dt, s0, ws);

@@ -17,16 +17,16 @@
 // the free-motion velocity is corrected so that the gyroscopic torque is evaluated at the
 // midpoint of the step's angular velocities instead of at w0:
 //   I (w* - w0) = dt (tau - w_bar x I w_bar),   w_bar = (w0 + w*) / 2,   I = I_W(q0),
-// everything else as the explicit step has it. This is the implicit midpoint rule on Euler's
-// equations.
-// Without torque, dotting it with w_bar gives w*' I w* = w0' I w0, and writing L = I w,
-// dotting L* - L0 = -dt w_bar x (L0 + L*) / 2 with L0 + L* gives |L*| = |L0|: the step keeps
-// the kinetic energy and the magnitude of the angular momentum. The position update of
+// everything else as the explicit step has it (but see below for an origin away from the
+// centre of mass). This is the implicit midpoint rule on Euler's equations. Without
+// torque, dotting it with w_bar gives w*' I w* = w0' I w0, and writing L = I w, dotting
+// L* - L0 = -dt w_bar x (L0 + L*) / 2 with L0 + L* gives |L*| = |L0|: the step keeps the
+// kinetic energy and the magnitude of the angular momentum. The position update of
 // symplectic Euler turns the body about w* itself, which leaves w* in body axes unchanged,
 // so both stay exact from step to step (to round-off), whatever w dt. Cost: a 3 x 3 Newton
 // solve per such body per step (2-4 iterations, in principal axes); nothing for spheres and
-// cubes, whose gyroscopic torque is identically zero, so their steps are bit for bit the
-// explicit ones.
+// cubes centred on their origins, whose steps are bit for bit the explicit ones.
+//
 // An origin away from the centre of mass: the state carries the origin's velocity
 // v_o = v_com - w x c (c the lever from the origin to the centre of mass), and the explicit
 // step moves it with a centripetal term taken at w0 and c0, while the position update then

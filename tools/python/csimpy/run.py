@@ -108,7 +108,7 @@ class Run:
     Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
     iterations, momentum_error, cost, wall_time, contact_count, contact_offset.
     Model: body_names, joint_names, joint_types, nq, nv. Settings: attrs (root
-    attributes), time_step, integrator, contact_model, scene_name, status.
+    attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
     """
 
     def __init__(self, path, swmr=True):
@@ -227,6 +227,9 @@ class Run:
     duration = property(lambda self: self._attr("duration"))
     integrator = property(lambda self: self._attr("integrator"))
     contact_model = property(lambda self: self._attr("contact_model"))
+    # `implicit` or `explicit` (settings.gyroscopic); files written before 2026-11-23 lack
+    # the attribute, and their runs took the gyroscopic torque explicitly.
+    gyroscopic = property(lambda self: self._attr("gyroscopic", "explicit"))
     failure_reason = property(lambda self: self._attr("failure_reason"))
 
     @property

@@ -25,6 +25,7 @@ def test_named_arrays_match_the_file(pendulum_h5):
         assert run.n == len(run) == n
         assert run.status == "completed"
         assert run.integrator == f.attrs["integrator"]
+        assert run.gyroscopic == "implicit"  # the default
         assert run.time_step == pytest.approx(1e-3)
         assert run.time[0] == 0.0 and run.time[-1] == pytest.approx(0.5)
         np.testing.assert_array_equal(run.q, f["state/q"][:n])
@@ -245,3 +246,14 @@ def test_command_line(clutter_h5, tmp_path):
                     str(tmp_path / "c.csv")], env=env, check=True)
     import pandas as pd
     assert len(pd.read_csv(tmp_path / "c.csv")) == csimpy.open(clutter_h5).contact_count.sum()
+
+
+def test_gyroscopic_of_a_file_from_before_the_attribute(pendulum_h5, tmp_path):
+    """Files written before 2026-11-23 have no gyroscopic attribute: their runs took the
+    gyroscopic torque explicitly, and the reader says so."""
+    old = tmp_path / "old.h5"
+    old.write_bytes(open(pendulum_h5, "rb").read())
+    with h5py.File(old, "r+") as f:
+        del f.attrs["gyroscopic"]
+    with csimpy.open(old) as run:
+        assert run.gyroscopic == "explicit"

@@ -135,7 +135,7 @@ bool ApplyImplicitGyroscopic(const Model& model, const std::vector<GyroscopicBod
     // update's own quaternion), so that the next step finds the centre of mass moving at
     // v_com: the centre of mass's velocity is then carried exactly from step to step.
     const Eigen::Vector3d& c_B = model.bodies[g.body].com;
-    Eigen::Vector3d v = v_e + (w_e - w).cross(R0 * c_B);
+    Eigen::Vector3d v = v_e;  // an origin at the centre of mass keeps the explicit step's
     if (c_B != Eigen::Vector3d::Zero()) {
       const Eigen::Vector3d c0 = R0 * c_B;
       const Eigen::Vector3d v_com = v_e + w_e.cross(c0) + dt * w0.cross(w0.cross(c0));

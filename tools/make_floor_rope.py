@@ -23,6 +23,8 @@ Example: tools/make_floor_rope.py -n 100 --joint revolute -o floor_rope.yaml
 import argparse
 import math
 
+from make_rope import ball_joint_line, link_line, revolute_joint_line
+
 
 def floor_rope(n, dt, duration, joint, integrator):
     kind = "ball-jointed" if joint == "ball" else "hinged"
@@ -43,13 +45,9 @@ def floor_rope(n, dt, duration, joint, integrator):
         "    - {shape: halfspace}",
         "bodies:",
     ]
-    for i in range(n):
-        lines.append(
-            f"  - {{name: l{i}, mass: 0.1, geometry: [{{shape: capsule, radius: 0.01, "
-            f"length: 0.08, pose: {{position: [0, 0, -0.05]}}}}]}}")
+    lines += [link_line(i) for i in range(n)]
     lines.append("joints:")
     for i in range(n):
-        parent = "world" if i == 0 else f"l{i - 1}"
         position = "[0, 0, 0.3]" if i == 0 else "[0, 0, -0.1]"
         bend = 0.08 if (i // 5) % 2 == 0 else -0.08
         if joint == "ball":
@@ -59,10 +57,7 @@ def floor_rope(n, dt, duration, joint, integrator):
                 q = [math.cos(math.pi / 4), math.sin(math.pi / 4), 0.0, 0.0]
             else:
                 q = [math.cos(bend / 2), 0.0, math.sin(bend / 2), 0.0]
-            q_text = ", ".join(repr(x) for x in q)
-            lines.append(
-                f"  - {{name: j{i}, type: ball, parent: {parent}, child: l{i}, "
-                f"pose: {{position: {position}}}, initial: {{q: [{q_text}]}}}}")
+            lines.append(ball_joint_line(i, position, q))
         else:
             if i == 0:
                 axis, angle = "[1, 0, 0]", math.pi / 2
@@ -70,9 +65,7 @@ def floor_rope(n, dt, duration, joint, integrator):
                 axis, angle = "[0, 1, 0]", bend
             else:
                 axis, angle = "[1, 0, 0]", 0.0
-            lines.append(
-                f"  - {{name: j{i}, type: revolute, parent: {parent}, child: l{i}, "
-                f"pose: {{position: {position}}}, axis: {axis}, initial: {{q: [{angle!r}]}}}}")
+            lines.append(revolute_joint_line(i, position, axis, angle))
     return "\n".join(lines) + "\n"
 
 

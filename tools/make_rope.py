@@ -27,6 +27,32 @@ import argparse
 import math
 
 
+# The scene lines of link i and of its inboard joint (the joint's parent: the world for the
+# first link, else the previous one), shared with tools/make_floor_rope.py. position: the
+# joint frame's position in the parent, as YAML text.
+def link_line(i):
+    """A link: a 0.1 kg capsule of radius 1 cm and length 8 cm, centred 5 cm below its joint."""
+    return (f"  - {{name: l{i}, mass: 0.1, geometry: [{{shape: capsule, radius: 0.01, "
+            f"length: 0.08, pose: {{position: [0, 0, -0.05]}}}}]}}")
+
+
+def joint_parent(i):
+    return "world" if i == 0 else f"l{i - 1}"
+
+
+def ball_joint_line(i, position, q):
+    """Link i's ball joint, starting at the unit quaternion q (w, x, y, z)."""
+    q_text = ", ".join(repr(x) for x in q)
+    return (f"  - {{name: j{i}, type: ball, parent: {joint_parent(i)}, child: l{i}, "
+            f"pose: {{position: {position}}}, initial: {{q: [{q_text}]}}}}")
+
+
+def revolute_joint_line(i, position, axis, angle):
+    """Link i's hinge about axis (YAML text), starting at angle [rad]."""
+    return (f"  - {{name: j{i}, type: revolute, parent: {joint_parent(i)}, child: l{i}, "
+            f"pose: {{position: {position}}}, axis: {axis}, initial: {{q: [{angle!r}]}}}}")
+
+
 def rope(n, dt, duration, joint="ball"):
     length = 0.1
     kind = "ball-jointed" if joint == "ball" else "hinged"
@@ -46,28 +72,18 @@ def rope(n, dt, duration, joint="ball"):
         "  output: {every: 1, contacts: true}",
         "bodies:",
     ]
-    for i in range(n):
-        lines.append(
-            f"  - {{name: l{i}, mass: 0.1, geometry: [{{shape: capsule, radius: 0.01, "
-            f"length: 0.08, pose: {{position: [0, 0, {-length / 2}]}}}}]}}")
+    lines += [link_line(i) for i in range(n)]
     lines.append("joints:")
     for i in range(n):
-        parent = "world" if i == 0 else f"l{i - 1}"
-        z = n * length + 0.5 if i == 0 else -length
+        position = f"[0, 0, {n * length + 0.5 if i == 0 else -length}]"
         if joint == "ball":
             angle = 0.6 if i == 0 else 0.1
             s = math.sin(angle / 2)
-            q = [math.cos(angle / 2), 0.0, 0.8 * s, 0.6 * s]
-            q_text = ", ".join(repr(x) for x in q)
-            lines.append(
-                f"  - {{name: j{i}, type: ball, parent: {parent}, child: l{i}, "
-                f"pose: {{position: [0, 0, {z}]}}, initial: {{q: [{q_text}]}}}}")
+            lines.append(ball_joint_line(i, position, [math.cos(angle / 2), 0.0, 0.8 * s, 0.6 * s]))
         else:
             axis = "[1, 0, 0]" if i % 2 == 0 else "[0, 1, 0]"
             angle = 0.6 if i == 0 else (0.1 if (i // 2) % 2 == 0 else -0.1)
-            lines.append(
-                f"  - {{name: j{i}, type: revolute, parent: {parent}, child: l{i}, "
-                f"pose: {{position: [0, 0, {z}]}}, axis: {axis}, initial: {{q: [{angle!r}]}}}}")
+            lines.append(revolute_joint_line(i, position, axis, angle))
     return "\n".join(lines) + "\n"
 
 

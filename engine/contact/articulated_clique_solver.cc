@@ -22,7 +22,9 @@ ArticulatedCliqueSolver::ArticulatedCliqueSolver(const multibody::Model& model,
       solver_(model, TreeBodies(model, topology, tree)),
       added_inertia_(model.num_bodies(), math::Matrix6::Zero()),
       d_(Eigen::VectorXd::Zero(model.nv)),
-      x_(Eigen::VectorXd::Zero(model.nv)) {
+      x_(Eigen::VectorXd::Zero(model.nv)),
+      V_(model.num_bodies(), math::Vector6::Zero()),
+      F_(model.num_bodies(), math::Vector6::Zero()) {
   for (int b = 0; b < model.num_bodies(); ++b)
     if (topology.body_tree[b] == tree) bodies_.push_back(b);
 }
@@ -59,6 +61,22 @@ void ArticulatedCliqueSolver::Solve(double* x) {
   x_.segment(v_start_, nv_) = Eigen::Map<const Eigen::VectorXd>(x, nv_);
   solver_.SolveInPlace(*model_, *kinematics_, &x_);
   Eigen::Map<Eigen::VectorXd>(x, nv_) = x_.segment(v_start_, nv_);
+}
+
+void ArticulatedCliqueSolver::CalcBodyVelocities(const double* x) {
+  // The recursion reads velocities in model order: the tree's are v_start_ .. + nv_.
+  x_.segment(v_start_, nv_) = Eigen::Map<const Eigen::VectorXd>(x, nv_);
+  solver_.BodyVelocities(*model_, *kinematics_, x_.data(), &V_);
+}
+
+void ArticulatedCliqueSolver::ClearBodyForces() {
+  for (int b : bodies_) F_[b].setZero();
+}
+
+void ArticulatedCliqueSolver::ApplyBodyForces(double* out) {
+  x_.segment(v_start_, nv_).setZero();
+  solver_.AddBodyForces(*model_, *kinematics_, &F_, x_.data());
+  Eigen::Map<Eigen::VectorXd>(out, nv_) += x_.segment(v_start_, nv_);
 }
 
 }  // namespace csim::contact

@@ -42,6 +42,11 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   void AddVelocityTerm(int j, double g) override;
   bool Factor() override;
   void Solve(double* x) override;
+  void CalcBodyVelocities(const double* x) override;
+  const math::Vector6& body_velocity(int body) const override { return V_[body]; }
+  void ClearBodyForces() override;
+  void AddBodyForce(int body, const math::Vector6& F) override { F_[body] += F; }
+  void ApplyBodyForces(double* out) override;
 
  private:
   const multibody::Model* model_;
@@ -52,7 +57,8 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   const Eigen::VectorXd* diagonal_terms_ = nullptr;
   std::vector<math::Matrix6> added_inertia_;  // per model body; only the tree's are used
   Eigen::VectorXd d_;  // (nv) A's diagonal terms plus the velocity terms, tree entries only
-  Eigen::VectorXd x_;  // (nv) Solve's scratch
+  Eigen::VectorXd x_;  // (nv) Solve's and the body maps' scratch, tree entries only
+  std::vector<math::Vector6> V_, F_;  // per model body: B_b x and F_b; only the tree's used
 };
 
 }  // namespace csim::contact

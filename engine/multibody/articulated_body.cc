@@ -113,6 +113,38 @@ void ArticulatedBodySolver::MultiplyMassMatrix(const Model& model, const Workspa
   }
 }
 
+void ArticulatedBodySolver::BodyVelocities(const Model& model, const Workspace& ws,
+                                           const double* x, std::vector<math::Vector6>* V) const {
+  CSIM_CHECK(static_cast<int>(V->size()) == model.num_bodies());
+  for (int b : bodies_) {
+    math::Vector6& V_b = (*V)[b];
+    const int p = parent_in_set_[b];
+    if (p >= 0) {
+      V_b.noalias() = ws.Xup[b] * (*V)[p];
+    } else {
+      V_b.setZero();
+    }
+    const Joint& joint = model.joints[b];
+    if (joint.v_start >= 0)
+      V_b.noalias() += ws.joint[b].S * Eigen::Map<const Eigen::VectorXd>(x + joint.v_start, joint.nv);
+  }
+}
+
+void ArticulatedBodySolver::AddBodyForces(const Model& model, const Workspace& ws,
+                                          std::vector<math::Vector6>* F, double* out) const {
+  CSIM_CHECK(static_cast<int>(F->size()) == model.num_bodies());
+  for (auto it = bodies_.rbegin(); it != bodies_.rend(); ++it) {
+    const int b = *it;
+    const math::Vector6& F_b = (*F)[b];
+    const Joint& joint = model.joints[b];
+    if (joint.v_start >= 0)
+      Eigen::Map<Eigen::VectorXd>(out + joint.v_start, joint.nv).noalias() +=
+          ws.joint[b].S.transpose() * F_b;
+    const int p = parent_in_set_[b];
+    if (p >= 0) (*F)[p].noalias() += ws.Xup[b].transpose() * F_b;
+  }
+}
+
 void ArticulatedBodySolver::InverseOperationalInertias(const Model& model, const Workspace& ws,
                                                        std::vector<math::Matrix6>* omega) const {
   CSIM_CHECK(static_cast<int>(omega->size()) == model.num_bodies());

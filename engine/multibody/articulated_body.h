@@ -59,6 +59,25 @@ class ArticulatedBodySolver {
   void MultiplyMassMatrix(const Model& model, const Workspace& ws, const Eigen::VectorXd& x,
                           Eigen::VectorXd* out);
 
+  /// (*V)[b] = J_b x for every body b of the set: the spatial velocity (w; v of its origin)
+  /// in b's coordinates that the set's velocities x (size nv, model order) give b, J_b its
+  /// body Jacobian; a parent outside the set contributes nothing. One root-to-leaves pass,
+  /// O(bodies), at the kinematics of ws (Xup, S; no Factor needed). Why: a contact on body
+  /// b of a tree has the Jacobian W J_b (contact_problem.h, BodyJacobian), and the contact
+  /// solve forms J v for every contact of the tree at every Newton iteration; through V this
+  /// costs O(bodies + contacts) where the dense rows cost O(contacts nv). V must hold model
+  /// num_bodies() entries; the others are left alone. Allocation free.
+  void BodyVelocities(const Model& model, const Workspace& ws, const double* x,
+                      std::vector<math::Vector6>* V) const;
+
+  /// out += sum_b J_b^T (*F)[b] over the set's bodies (out: size nv, model order; only the
+  /// set's velocities change): the generalized forces of the spatial forces F[b] (in b's
+  /// coordinates) applied to the bodies. One leaves-to-root pass, O(bodies), at the
+  /// kinematics of ws. F is used as the pass's scratch: on return F[b] holds the force b's
+  /// whole subtree passes through b's joint. The transpose of BodyVelocities. Allocation free.
+  void AddBodyForces(const Model& model, const Workspace& ws, std::vector<math::Vector6>* F,
+                     double* out) const;
+
   /// After Factor: for every body b of the set, (*omega)[b] = the 6 x 6 map from a spatial
   /// force applied to b to b's spatial acceleration, both in b's coordinates, in the tree
   /// with mass matrix M + diag(d): J_b (M + diag(d))^-1 J_b^T, J_b the body Jacobian. It is

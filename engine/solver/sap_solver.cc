@@ -244,6 +244,12 @@ void SapSolver::Setup(const ContactProblem& problem) {
   piece_.resize(problem.num_constraints());
   along_active_.resize(problem.num_constraints());
   refuted_.assign(problem.num_constraints(), 0);
+  body_maps_.assign(problem.num_cliques(), 0);
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const ConstraintEntry& e = problem.entry(k);
+    if (e.body_jacobian >= 0 && problem.clique_solver(e.clique[0]) != nullptr)
+      body_maps_[e.clique[0]] = 1;
+  }
   // Per-thread scratch, sized here so that no thread allocates during the solve.
   if (scratch_.size() < static_cast<size_t>(num_threads())) scratch_.resize(num_threads());
   const size_t G_block = static_cast<size_t>(problem.max_constraint_rows()) * problem.max_constraint_rows();
@@ -328,6 +334,54 @@ void SapSolver::AddJTransposeTimes(int k, const double* gamma, double* out) cons
   }
 }
 
+void SapSolver::IslandConstraintVelocities(int i, const double* v, double* v_c) {
+  const ContactProblem& p = *problem_;
+  const Islands& is = islands_;
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q];
+    if (body_maps_[c]) p.clique_solver(c)->CalcBodyVelocities(v + reduced_offset_[c]);
+  }
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+    const int k = is.constraints[q];
+    const ConstraintEntry& e = p.entry(k);
+    if (e.body_jacobian >= 0 && body_maps_[e.clique[0]]) {
+      const BodyJacobian& f = p.body_jacobian(k);
+      Eigen::Map<Eigen::Vector3d>(v_c + e.row_offset).noalias() =
+          f.W * p.clique_solver(e.clique[0])->body_velocity(f.body);
+    } else {
+      ConstraintVelocity(k, v, v_c);
+    }
+  }
+}
+
+void SapSolver::IslandAddJTransposeTimes(int i, const double* gamma, double* out) {
+  const ContactProblem& p = *problem_;
+  const Islands& is = islands_;
+  bool any_body_force = false;
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q];
+    if (body_maps_[c]) p.clique_solver(c)->ClearBodyForces();
+  }
+  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+    const int k = is.constraints[q];
+    const ConstraintEntry& e = p.entry(k);
+    if (e.body_jacobian >= 0 && body_maps_[e.clique[0]]) {
+      const Eigen::Map<const Eigen::Vector3d> gamma_k(gamma + e.row_offset);
+      if (gamma_k.isZero(0.0)) continue;  // as AddJTransposeTimes: most impulses are zero
+      const BodyJacobian& f = p.body_jacobian(k);
+      p.clique_solver(e.clique[0])->AddBodyForce(f.body, f.W.transpose() * gamma_k);
+      any_body_force = true;
+    } else {
+      AddJTransposeTimes(k, gamma, out);
+    }
+  }
+  if (!any_body_force) return;
+  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+    const int c = is.cliques[q];
+    if (body_maps_[c]) p.clique_solver(c)->ApplyBodyForces(out + reduced_offset_[c]);
+  }
+}
+
 void SapSolver::MultiplyByA(int c, const double* x, double* out) const {
   const int o = reduced_offset_[c], m = problem_->clique_size(c);
   if (m == 6) {  // a free body: fixed size (the dynamic product was 3 % of a clutter run)
@@ -348,10 +402,10 @@ void SapSolver::EvalIsland(int i) {
   s.kinematics_current = true;
   double cost = 0.0;
   bool piece_changed = false;
+  if (form_kinematics) IslandConstraintVelocities(i, v_.data(), vc_.data());
   for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
     const int k = is.constraints[q];
     const ConstraintEntry& e = p.entry(k);
-    if (form_kinematics) ConstraintVelocity(k, v_.data(), vc_.data());
     const int piece_before = piece_[k];
     cost += e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]],
                                &piece_[k]);
@@ -375,8 +429,7 @@ void SapSolver::EvalIsland(int i) {
       VecMap(&jc_[reduced_offset_[c]], p.clique_size(c)).setZero();
     }
   }
-  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q)
-    AddJTransposeTimes(is.constraints[q], gamma_.data(), jc_.data());
+  IslandAddJTransposeTimes(i, gamma_.data(), jc_.data());
   s.ell_A = s.g2 = s.p2 = s.j2 = 0.0;
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
     const int c = is.cliques[q], o = reduced_offset_[c], m = p.clique_size(c);
@@ -432,8 +485,7 @@ bool SapSolver::ApplyPredictions(int i) {
     const int c = is.cliques[q], o = reduced_offset_[c];
     VecMap(&rhs_[o], p.clique_size(c)) = ConstVecMap(&grad_[o], p.clique_size(c));
   }
-  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q)
-    AddJTransposeTimes(is.constraints[q], gamma_change_.data(), rhs_.data());
+  IslandAddJTransposeTimes(i, gamma_change_.data(), rhs_.data());
   return true;
 }
 
@@ -503,8 +555,7 @@ bool SapSolver::LineSearch(int i, double d1_0, ThreadScratch& w, double* alpha,
   const Clock::time_point start = w.direction_done;
   const ContactProblem& p = *problem_;
   const Islands& is = islands_;
-  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q)
-    ConstraintVelocity(is.constraints[q], dv_.data(), dvc_.data());
+  IslandConstraintVelocities(i, dv_.data(), dvc_.data());
   double a2 = 0.0, c1 = 0.0;
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
     const int c = is.cliques[q], o = reduced_offset_[c], m = p.clique_size(c);

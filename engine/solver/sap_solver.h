@@ -224,6 +224,13 @@ class SapSolver {
   void ConstraintVelocity(int k, const double* v, double* v_c) const;
   // out += J_k^T gamma_k (reduced).
   void AddJTransposeTimes(int k, const double* gamma, double* out) const;
+  // The same over all of island i's constraints: v_c = J v (its rows of v_c), and
+  // out += J^T gamma. A constraint with a BodyJacobian on a clique with body maps goes
+  // through them (clique_solver.h: one O(bodies) pass per clique and a 3 x 6 product per
+  // constraint instead of a dense row product over the tree's velocities), any other
+  // through the two functions above.
+  void IslandConstraintVelocities(int i, const double* v, double* v_c);
+  void IslandAddJTransposeTimes(int i, const double* gamma, double* out);
   // out_c = A_c x_c for participating clique c (reduced).
   void MultiplyByA(int c, const double* x, double* out) const;
   // Cost, gamma, G, gradient and the norms of SAP eq. 26 of island i at v_.
@@ -292,6 +299,9 @@ class SapSolver {
   // again).
   std::vector<double> gamma_change_, rhs_;
   std::vector<char> predicted_now_, refuted_;
+  // Per clique: whether the island products use its CliqueSolver's body maps (it has one,
+  // and some constraint on it has a BodyJacobian).
+  std::vector<char> body_maps_;
   // Line search (AlongDirection), per constraint: ell_k, ell_k' and ell_k'' at the first
   // evaluation and its quadratic piece there; per island's range of constraint positions,
   // the constraints still evaluated after the first evaluation.

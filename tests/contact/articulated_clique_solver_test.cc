@@ -65,6 +65,15 @@ class CountingCliqueSolver final : public solver::CliqueSolver {
   void AddVelocityTerm(int j, double g) override { inner_->AddVelocityTerm(j, g); }
   bool Factor() override { return ++factors, inner_->Factor(); }
   void Solve(double* x) override { inner_->Solve(x); }
+  void CalcBodyVelocities(const double* x) override { inner_->CalcBodyVelocities(x); }
+  const Eigen::Matrix<double, 6, 1>& body_velocity(int body) const override {
+    return inner_->body_velocity(body);
+  }
+  void ClearBodyForces() override { inner_->ClearBodyForces(); }
+  void AddBodyForce(int body, const Eigen::Matrix<double, 6, 1>& F) override {
+    inner_->AddBodyForce(body, F);
+  }
+  void ApplyBodyForces(double* out) override { inner_->ApplyBodyForces(out); }
   int factors = 0;
 
  private:
@@ -109,6 +118,44 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
   }
   CHECK(body_terms >= 8);     // two per capsule on the floor
   CHECK(velocity_terms == 1);  // the limit of j3
+
+  // The products the solver forms through the body maps (clique_solver.h), J_k x =
+  // W_k (B_b x) and sum_k J_k^T gamma_k = sum_b B_b^T (sum W_k^T gamma_k), against the dense
+  // Jacobians, for random x and gamma; warmed up, the maps allocate nothing.
+  {
+    std::mt19937 rng_maps(3);
+    std::normal_distribution<double> unit;
+    solver::CliqueSolver& maps = *problem.clique_solver(0);
+    const int m = problem.num_constraints();
+    VectorXd x(model.nv), expected_force = VectorXd::Zero(model.nv);
+    for (int i = 0; i < model.nv; ++i) x[i] = unit(rng_maps);
+    MatrixXd gamma(3, m), expected_velocity(3, m), by_maps(3, m);
+    gamma.setZero();
+    expected_velocity.setZero();
+    by_maps.setZero();
+    for (int k = 0; k < m; ++k) {
+      if (problem.entry(k).body_jacobian < 0) continue;
+      for (int r = 0; r < 3; ++r) gamma(r, k) = unit(rng_maps);
+      expected_velocity.col(k) = problem.DenseJacobian(k, 0) * x;
+      expected_force += problem.DenseJacobian(k, 0).transpose() * gamma.col(k);
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+      VectorXd force = VectorXd::Zero(model.nv);
+      const std::size_t before = testing::AllocationCount();
+      maps.CalcBodyVelocities(x.data());
+      maps.ClearBodyForces();
+      for (int k = 0; k < m; ++k) {
+        if (problem.entry(k).body_jacobian < 0) continue;
+        const solver::BodyJacobian& f = problem.body_jacobian(k);
+        by_maps.col(k).noalias() = f.W * maps.body_velocity(f.body);
+        maps.AddBodyForce(f.body, f.W.transpose() * gamma.col(k));
+      }
+      maps.ApplyBodyForces(force.data());
+      if (pass == 1) CHECK(testing::AllocationCount() == before);
+      CHECK((by_maps - expected_velocity).norm() <= 1e-13 * (1.0 + expected_velocity.norm()));
+      CHECK((force - expected_force).norm() <= 1e-13 * (1.0 + expected_force.norm()));
+    }
+  }
 
   // H x = b through the Newton system (the island handed to the recursions) against the
   // dense H, for random G blocks.

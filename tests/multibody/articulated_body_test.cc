@@ -64,6 +64,7 @@ void CheckAgainstDense(const Model& model, const VectorXd& q, const VectorXd& v,
   // body Jacobian ([w; v of its origin] in its own axes) on the chosen velocities; bodies
   // outside the set are left alone.
   std::vector<math::Matrix6> omega(model.num_bodies(), math::Matrix6::Constant(7.0));
+  std::vector<MatrixXd> J_bodies(model.num_bodies());
   const std::size_t before_omega = testing::AllocationCount();
   solver.InverseOperationalInertias(model, ws, &omega);
   CHECK(testing::AllocationCount() == before_omega);
@@ -83,6 +84,46 @@ void CheckAgainstDense(const Model& model, const VectorXd& q, const VectorXd& v,
     const MatrixXd expected = J_body * llt.solve(MatrixXd(J_body.transpose()));
     INFO("body " << b << "\nomega\n" << omega[b] << "\nexpected\n" << expected);
     CHECK((omega[b] - expected).norm() <= tolerance * expected.norm());
+    J_bodies[b] = J_body;
+  }
+  // Every body's velocity J_b x, and the generalized force sum_b J_b^T F_b, by the
+  // recursions against the body Jacobians formed from CalcFrameJacobian; entries outside
+  // the set (bodies, velocities) are left alone.
+  std::normal_distribution<double> unit;
+  VectorXd x(model.nv);
+  for (int i = 0; i < model.nv; ++i) x[i] = unit(rng);
+  VectorXd x_chosen(n);
+  for (int i = 0; i < n; ++i) x_chosen[i] = x[index[i]];
+  std::vector<math::Vector6> V(model.num_bodies(), math::Vector6::Constant(7.0)), F = V;
+  VectorXd generalized = VectorXd::Constant(model.nv, 0.5), generalized_expected(n);
+  generalized_expected.setConstant(0.5);
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    if (!in_set[b]) continue;
+    for (int r = 0; r < 6; ++r) F[b][r] = unit(rng);
+    generalized_expected += J_bodies[b].transpose() * F[b];
+  }
+  const std::size_t before_maps = testing::AllocationCount();
+  solver.BodyVelocities(model, ws, x.data(), &V);
+  solver.AddBodyForces(model, ws, &F, generalized.data());
+  CHECK(testing::AllocationCount() == before_maps);
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    if (!in_set[b]) {
+      CHECK(V[b] == math::Vector6::Constant(7.0));
+      continue;
+    }
+    const math::Vector6 expected = J_bodies[b] * x_chosen;
+    INFO("body " << b << " V " << V[b].transpose() << " expected " << expected.transpose());
+    CHECK((V[b] - expected).norm() <= 1e-13 * (1.0 + expected.norm()));
+  }
+  std::vector<int> chosen_at(model.nv, -1);
+  for (int i = 0; i < n; ++i) chosen_at[index[i]] = i;
+  for (int i = 0; i < model.nv; ++i) {
+    if (chosen_at[i] >= 0) {
+      const double expected = generalized_expected[chosen_at[i]];
+      CHECK(std::abs(generalized[i] - expected) <= 1e-12 * (1.0 + std::abs(expected)));
+    } else {
+      CHECK(generalized[i] == 0.5);
+    }
   }
   std::normal_distribution<double> normal;
   for (int trial = 0; trial < 3; ++trial) {

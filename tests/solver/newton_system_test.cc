@@ -261,12 +261,27 @@ class DenseCliqueSolver final : public CliqueSolver {
     v = llt_.solve(VectorXd(v));
     ++solves;
   }
+  void CalcBodyVelocities(const double* x) override {
+    V_.resize(B_.size());
+    for (std::size_t b = 0; b < B_.size(); ++b)
+      V_[b] = B_[b] * Eigen::Map<const VectorXd>(x, A_.rows());
+  }
+  const Eigen::Matrix<double, 6, 1>& body_velocity(int body) const override { return V_[body]; }
+  void ClearBodyForces() override {
+    F_.assign(B_.size(), Eigen::Matrix<double, 6, 1>::Zero());
+  }
+  void AddBodyForce(int body, const Eigen::Matrix<double, 6, 1>& F) override { F_[body] += F; }
+  void ApplyBodyForces(double* out) override {
+    for (std::size_t b = 0; b < B_.size(); ++b)
+      Eigen::Map<VectorXd>(out, A_.rows()) += B_[b].transpose() * F_[b];
+  }
   int clears = 0, body_terms = 0, velocity_terms = 0, factors = 0, solves = 0;
 
  private:
   MatrixXd A_, H_;
   std::vector<MatrixXd> B_;
   Eigen::LLT<MatrixXd> llt_;
+  std::vector<Eigen::Matrix<double, 6, 1>> V_, F_;
 };
 
 // Clique 0 (7 velocities) has a CliqueSolver and, on it alone, three contacts with body

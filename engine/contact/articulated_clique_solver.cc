@@ -24,7 +24,8 @@ ArticulatedCliqueSolver::ArticulatedCliqueSolver(const multibody::Model& model,
       d_(Eigen::VectorXd::Zero(model.nv)),
       x_(Eigen::VectorXd::Zero(model.nv)),
       V_(model.num_bodies(), math::Vector6::Zero()),
-      F_(model.num_bodies(), math::Vector6::Zero()) {
+      F_(model.num_bodies(), math::Vector6::Zero()),
+      row_F_(model.num_bodies(), math::Vector6::Zero()) {
   for (int b = 0; b < model.num_bodies(); ++b)
     if (topology.body_tree[b] == tree) bodies_.push_back(b);
 }
@@ -77,6 +78,19 @@ void ArticulatedCliqueSolver::ApplyBodyForces(double* out) {
   x_.segment(v_start_, nv_).setZero();
   solver_.AddBodyForces(*model_, *kinematics_, &F_, x_.data());
   Eigen::Map<Eigen::VectorXd>(out, nv_) += x_.segment(v_start_, nv_);
+}
+
+void ArticulatedCliqueSolver::BodyJacobianRows(int body, const Eigen::Matrix<double, 3, 6>& W,
+                                               double* J) {
+  // Row r of W B_body is (B_body^T W_r^T)^T: the generalized force of the spatial force
+  // W_r^T on the body, one leaves-to-root pass per row.
+  for (int r = 0; r < 3; ++r) {
+    for (int b : bodies_) row_F_[b].setZero();
+    row_F_[body] = W.row(r).transpose();
+    x_.segment(v_start_, nv_).setZero();
+    solver_.AddBodyForces(*model_, *kinematics_, &row_F_, x_.data());
+    for (int j = 0; j < nv_; ++j) J[r + 3 * j] = x_[v_start_ + j];
+  }
 }
 
 }  // namespace csim::contact

@@ -8,6 +8,11 @@
 // joint limit (J_k = s e_j^T) adds s^T G s to d_j. Why: a 100-link rope lying on the
 // floor factored its 300 x 300 block at every Newton iteration.
 //
+// The same B_b give the solver's products with J (CliqueSolver::CalcBodyVelocities,
+// ApplyBodyForces): the bodies' velocities in one root-to-leaves pass, and the generalized
+// force of their contact forces in one leaves-to-root pass (ArticulatedBodySolver's
+// BodyVelocities, AddBodyForces), at the same kinematics as the factorization.
+//
 // Exact only when A's M is at the kinematics the contact Jacobians were formed at, i.e.
 // the free motion's single evaluation at (q0, v0): theta = 0 (contact_problem_builder.cc
 // registers it only then). Contacts between two bodies of the tree, or with another tree,
@@ -47,6 +52,7 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   void ClearBodyForces() override;
   void AddBodyForce(int body, const math::Vector6& F) override { F_[body] += F; }
   void ApplyBodyForces(double* out) override;
+  void BodyJacobianRows(int body, const Eigen::Matrix<double, 3, 6>& W, double* J) override;
 
  private:
   const multibody::Model* model_;
@@ -59,6 +65,7 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   Eigen::VectorXd d_;  // (nv) A's diagonal terms plus the velocity terms, tree entries only
   Eigen::VectorXd x_;  // (nv) Solve's and the body maps' scratch, tree entries only
   std::vector<math::Vector6> V_, F_;  // per model body: B_b x and F_b; only the tree's used
+  std::vector<math::Vector6> row_F_;  // BodyJacobianRows' forces (F_ may be accumulating)
 };
 
 }  // namespace csim::contact

@@ -183,10 +183,28 @@ void ContactProblemBuilder::AddBodyJacobian(const StepInputs& in, const geometry
   const int tree = tree_a >= 0 ? tree_a : tree_b;
   if (!clique_solver_active_[tree]) return;
   const int body = tree_a >= 0 ? c.body_a : c.body_b;
+  problem->SetBodyJacobian(k, body, BodyContactMap(in, c, body, tree_b, R_WC));
+}
+
+Eigen::Matrix<double, 3, 6> ContactProblemBuilder::BodyContactMap(const StepInputs& in,
+                                                                  const geometry::PointContact& c,
+                                                                  int body, int tree_b,
+                                                                  const Matrix3d& R_WC) const {
   // v_c = R_WC^T (v_B - v_A) at the point: + for body B, - for body A.
   const Eigen::Matrix<double, 3, 6> Phi = BodyPointMap(in.kinematics->X_WB[body], c.p_WC);
-  const Eigen::Matrix<double, 3, 6> W = (tree_b >= 0 ? 1.0 : -1.0) * (R_WC.transpose() * Phi);
-  problem->SetBodyJacobian(k, body, W);
+  return (tree_b >= 0 ? 1.0 : -1.0) * (R_WC.transpose() * Phi);
+}
+
+bool ContactProblemBuilder::IsBodyContact(const geometry::PointContact& c, int tree_a, int tree_b,
+                                          const ContactParameters& parameters) const {
+  if ((tree_a >= 0) == (tree_b >= 0)) return false;  // two trees, or one holding both bodies
+  const int tree = tree_a >= 0 ? tree_a : tree_b;
+  const int body = tree_a >= 0 ? c.body_a : c.body_b;
+  // The articulated estimate reads omega_ for the body, not the Jacobian; a known velocity
+  // needs J v0 for the bias.
+  return clique_solver_active_[tree] && articulated_tree_body_[body] &&
+         parameters.delassus == DelassusEstimate::kArticulated && !HasKnownVelocity(c.body_a) &&
+         !HasKnownVelocity(c.body_b);
 }
 
 void ContactProblemBuilder::AddCliques(const StepInputs& in, solver::ContactProblem* problem) const {
@@ -274,6 +292,27 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   // outside every tree has a known velocity, which needs no Jacobian either.
   const bool factored = tree_a != tree_b && (tree_a < 0 || free_root_[c.body_a]) &&
                         (tree_b < 0 || free_root_[c.body_b]);
+  const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
+  if (!factored && IsBodyContact(c, tree_a, tree_b, parameters)) {
+    const double w = TreeContactDelassus(model, in, c, tree_a, tree_b, J_a_.leftCols(0),
+                                         J_b_.leftCols(0), *problem);
+    if (w > 0.0) {  // else (no valid omega) the dense path and the diagonal recipe below
+      bias_C_[i].setZero();
+      const int tree = tree_a >= 0 ? tree_a : tree_b;
+      const int body = tree_a >= 0 ? c.body_a : c.body_b;
+      const Eigen::Matrix<double, 3, 6> W = BodyContactMap(in, c, body, tree_b, R_WC);
+      if (parameters.model == ContactModelKind::kSap) {
+        problem->AddBodyContact(
+            tree, body, W, solver::SapFrictionConeConstraint(SapParametersFor(m, parameters, i)), w);
+      } else {
+        problem->AddBodyContact(
+            tree, body, W,
+            solver::SapHuntCrossleyConstraint(HuntCrossleyParametersFor(model, m, parameters, in, i)),
+            w);
+      }
+      return;
+    }
+  }
   auto Ja = J_a_.leftCols(tree_a >= 0 && !factored ? topology_.tree_nv[tree_a] : 0);
   auto Jb = J_b_.leftCols(tree_b >= 0 && !factored ? topology_.tree_nv[tree_b] : 0);
   if (Ja.cols() > 0) TreeBlock(model, in, c.body_a, c.p_WC, Ja);
@@ -289,7 +328,6 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   const double w = factored || parameters.delassus == DelassusEstimate::kDiagonal
                        ? 0.0
                        : TreeContactDelassus(model, in, c, tree_a, tree_b, Ja, Jb, *problem);
-  const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
   const int k = problem->num_constraints();
   if (parameters.model == ContactModelKind::kSap) {
     EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in,

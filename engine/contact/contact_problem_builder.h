@@ -151,6 +151,17 @@ class ContactProblemBuilder {
   // Registers the clique solvers of the step's articulated trees (see StepInputs).
   void AddCliqueSolvers(const multibody::Model& model, const StepInputs& in,
                         solver::ContactProblem* problem);
+  // Whether contact c (not factored) is on one body of one tree with an active clique
+  // solver and otherwise on the world or bodies outside every tree, neither side with a
+  // known velocity, under the articulated Delassus estimate: then it is added as a body
+  // contact (ContactProblem::AddBodyContact), W B_body alone, without its dense point
+  // Jacobian, which nothing needs (a fifth of a step of a 100-link rope on the floor).
+  bool IsBodyContact(const geometry::PointContact& c, int tree_a, int tree_b,
+                     const ContactParameters& parameters) const;
+  // W of W B_body for contact c on `body` of its one tree (the body A side when tree_b < 0).
+  Eigen::Matrix<double, 3, 6> BodyContactMap(const StepInputs& in, const geometry::PointContact& c,
+                                             int body, int tree_b,
+                                             const Eigen::Matrix3d& R_WC) const;
   // Declares constraint k, contact c on one articulated tree's body and on no other tree,
   // as W B_body for that tree's clique solver.
   void AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c, int tree_a,

@@ -48,6 +48,10 @@ class CliqueSolver {
   /// out += sum_b B_b^T F_b on the clique's velocities (out points at the first); the
   /// forces are then undefined until the next ClearBodyForces. Must not allocate.
   virtual void ApplyBodyForces(double* out) = 0;
+  /// J = W B_body (3 x size, column-major at J): the dense rows of a body Jacobian, for the
+  /// islands that cannot use the maps above (ContactProblem::AddBodyContact). Must not
+  /// allocate.
+  virtual void BodyJacobianRows(int body, const Eigen::Matrix<double, 3, 6>& W, double* J) = 0;
 };
 
 }  // namespace csim::solver

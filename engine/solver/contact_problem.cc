@@ -138,8 +138,21 @@ Eigen::Matrix<double, 3, 6> ContactProblem::PointContactBlock(int k, int b) cons
   return J;
 }
 
+void ContactProblem::FormBodyJacobianBlock(int k, double* J) const {
+  const ConstraintEntry& e = entries_[k];
+  CSIM_CHECK(e.body_jacobian >= 0 && clique_solver_[e.clique[0]] != nullptr);
+  const BodyJacobian& f = body_jacobians_[e.body_jacobian];
+  clique_solver_[e.clique[0]]->BodyJacobianRows(f.body, f.W, J);
+}
+
 Eigen::MatrixXd ContactProblem::DenseJacobian(int k, int b) const {
-  if (entries_[k].point_contact >= 0) return PointContactBlock(k, b);
+  const ConstraintEntry& e = entries_[k];
+  if (e.point_contact >= 0) return PointContactBlock(k, b);
+  if (!has_dense_jacobian(k)) {
+    Eigen::MatrixXd J(e.num_rows, clique_size_[e.clique[0]]);
+    FormBodyJacobianBlock(k, J.data());
+    return J;
+  }
   return jacobian(k, b);
 }
 

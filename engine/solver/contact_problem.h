@@ -178,6 +178,31 @@ class ContactProblem {
     FinishEntry(index);
     return *stored;
   }
+  /// Adds a 3-row constraint on clique c alone whose Jacobian is W B_body in the coordinates
+  /// of c's CliqueSolver (set before: SetCliqueSolver), and stores no dense block: the
+  /// solver's products with J go through the clique's body maps, and an island whose Newton
+  /// matrix cannot be handed to the CliqueSolver forms the block (FormBodyJacobianBlock).
+  /// Why: forming and rotating the dense 3 x size rows of every contact of a long rope, and
+  /// scanning them for their nonzero columns, took a fifth of a step of a 100-link rope on
+  /// the floor, and a clique with a CliqueSolver rarely needs them. `delassus` > 0 is
+  /// required (the diagonal-of-A recipe reads the dense block).
+  template <class T>
+  T& AddBodyContact(int c, int body, const Eigen::Matrix<double, 3, 6>& W, const T& constraint,
+                    double delassus) {
+    CSIM_CHECK(clique_solver_[c] != nullptr && delassus > 0.0);
+    T* stored = Pool<T>().Add(constraint);
+    const int index = AppendEntry(stored, c, -1, /*dense_jacobian=*/false);
+    SetBodyJacobian(index, body, W);
+    FinishEntry(index, delassus);
+    return *stored;
+  }
+  /// Whether constraint k's Jacobian blocks are stored dense (jacobian(), jacobian_block()):
+  /// not for point contacts (AddPointContact) and body contacts (AddBodyContact).
+  bool has_dense_jacobian(int k) const { return entries_[k].jacobian_offset[0] >= 0; }
+  /// The dense block (3 x size of its clique, column-major at J) of a constraint with a
+  /// BodyJacobian, formed through its clique's CliqueSolver (CliqueSolver::BodyJacobianRows).
+  /// O(bodies of the clique). Must not allocate.
+  void FormBodyJacobianBlock(int k, double* J) const;
   /// Declares that the dense Jacobian of entry k (one clique, 3 rows) equals W B_body in the
   /// coordinates of that clique's CliqueSolver (see clique_solver.h).
   void SetBodyJacobian(int k, int body, const Eigen::Matrix<double, 3, 6>& W);
@@ -218,13 +243,13 @@ class ContactProblem {
   const ConstraintEntry& entry(int k) const { return entries_[k]; }
   const Constraint& constraint(int k) const { return *entries_[k].constraint; }
   /// Jacobian block b (0 or 1) of constraint k: n_k x size(entry(k).clique[b]), stored
-  /// dense. Precondition: k is not a point contact (entry(k).point_contact < 0; for those
-  /// see PointContactBlock, or DenseJacobian for any constraint).
+  /// dense. Precondition: has_dense_jacobian(k) (for the others see PointContactBlock,
+  /// FormBodyJacobianBlock, or DenseJacobian for any constraint).
   /// Inline: the solver asks for blocks per constraint per Newton iteration and line-search
   /// step, where an out-of-line call was 1.9 % of a clutter-40 run (callgrind).
   Eigen::Map<const Eigen::MatrixXd> jacobian(int k, int b) const {
     const ConstraintEntry& e = entries_[k];
-    CSIM_CHECK(b < e.num_cliques && e.point_contact < 0);
+    CSIM_CHECK(b < e.num_cliques && e.jacobian_offset[b] >= 0);
     return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
   }
   /// Block b of point contact k formed from its factored Jacobian: sign_b R^T [-[r_b]x I].

@@ -43,7 +43,37 @@ void NewtonSystem::Setup(const ContactProblem& problem, const std::vector<int>& 
   } else {
     SetupSparse();
   }
+  FormBodyContactBlocks();
   ReserveScratch(&scratch_);
+}
+
+void NewtonSystem::FormBodyContactBlocks() {
+  const ContactProblem& p = *problem_;
+  const Islands& is = *islands_;
+  formed_offset_.assign(p.num_constraints(), -1);
+  size_t size = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // sizes, then the blocks
+    for (int i = 0; i < is.num_islands; ++i) {
+      if (!dense_ && structured_[i]) continue;  // its CliqueSolver takes the W B_b terms
+      for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+        const int k = is.constraints[q];
+        if (p.has_dense_jacobian(k) || p.entry(k).body_jacobian < 0) continue;
+        if (pass == 0) {
+          formed_offset_[k] = static_cast<int>(size);
+          size += static_cast<size_t>(p.entry(k).num_rows) * p.clique_size(p.entry(k).clique[0]);
+        } else {
+          p.FormBodyJacobianBlock(k, formed_J_.data() + formed_offset_[k]);
+        }
+      }
+    }
+    if (pass == 0 && formed_J_.size() < size) formed_J_.resize(size);
+  }
+}
+
+NewtonSystem::ConstMap NewtonSystem::Jacobian(int k, int b) const {
+  if (formed_offset_[k] < 0) return problem_->jacobian(k, b);
+  const ConstraintEntry& e = problem_->entry(k);
+  return {formed_J_.data() + formed_offset_[k], e.num_rows, problem_->clique_size(e.clique[0])};
 }
 
 void NewtonSystem::SetupWholeIsland() {
@@ -199,7 +229,9 @@ void NewtonSystem::FindSupports() {
   use_support_.assign(p.num_constraints(), 0);
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
-    const bool generic = e.point_contact < 0 && !IsFreeBodyContact(p, k);
+    // A body contact (no stored block) is assembled through its CliqueSolver, or, in an
+    // island that cannot use it, from its formed block by the dense products.
+    const bool generic = p.has_dense_jacobian(k) && !IsFreeBodyContact(p, k);
     long dense = 0, sparse = 0;  // multiplications of J_a^T G J_b over all (a, b) blocks
     for (int b = 0; b < 2; ++b) {
       if (generic && b < e.num_cliques) {
@@ -302,7 +334,7 @@ void NewtonSystem::AssembleDenseIsland(int i, const double* G_data,
       for (int b = 0; b < e.num_cliques; ++b) point_block[b] = p.PointContactBlock(k, b);
     const auto J = [&](int b) -> ConstMap {
       if (e.point_contact >= 0) return {point_block[b].data(), 3, 6};
-      return p.jacobian(k, b);
+      return Jacobian(k, b);
     };
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     for (int b = 0; b < e.num_cliques; ++b) {
@@ -419,7 +451,7 @@ void NewtonSystem::AddPointContactBlocks(const ContactProblem& p, int k, const d
 
 bool NewtonSystem::IsFreeBodyContact(const ContactProblem& p, int k) {
   const ConstraintEntry& e = p.entry(k);
-  if (e.num_rows != 3) return false;
+  if (e.num_rows != 3 || !p.has_dense_jacobian(k)) return false;
   for (int b = 0; b < e.num_cliques; ++b)
     if (p.clique_size(e.clique[b]) != 6) return false;
   return true;
@@ -456,14 +488,14 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);
     const int ma = p.clique_size(e.clique[0]);
     Map GJa = ScratchView(&scratch->GJ[0], e.num_rows, ma);
-    GJa.noalias() = G * p.jacobian(k, 0);
-    AddAt(slots_[k][0], p.jacobian(k, 0), GJa, ma, ma);
+    GJa.noalias() = G * Jacobian(k, 0);
+    AddAt(slots_[k][0], Jacobian(k, 0), GJa, ma, ma);
     if (e.num_cliques == 1) continue;
     const int mb = p.clique_size(e.clique[1]);
     Map GJb = ScratchView(&scratch->GJ[1], e.num_rows, mb);
-    GJb.noalias() = G * p.jacobian(k, 1);
-    AddAt(slots_[k][1], p.jacobian(k, 1), GJb, mb, mb);
-    AddAt(slots_[k][2], p.jacobian(k, 0), GJb, ma, mb);
+    GJb.noalias() = G * Jacobian(k, 1);
+    AddAt(slots_[k][1], Jacobian(k, 1), GJb, mb, mb);
+    AddAt(slots_[k][2], Jacobian(k, 0), GJb, ma, mb);
   }
 }
 

@@ -115,6 +115,13 @@ class NewtonSystem {
   // FindSupports found them few: false (nothing added) when the dense products are cheaper.
   bool AddSupported(const ContactProblem& p, int k, const double* G, Scratch* scratch);
   int IslandSize(int i) const;
+  // Forms the dense block of every body contact (ContactProblem::AddBodyContact: no stored
+  // block) whose island is not handed to its CliqueSolver (or every one on the dense path),
+  // once per Setup, into formed_J_.
+  void FormBodyContactBlocks();
+  // Constraint k's block b: the problem's stored one, or the one formed above.
+  using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
+  ConstMap Jacobian(int k, int b) const;
 
   const ContactProblem* problem_ = nullptr;
   const std::vector<int>* reduced_offset_ = nullptr;
@@ -148,6 +155,8 @@ class NewtonSystem {
   // O(nv^3) per Newton iteration, its articulated-body factorization O(bodies + contacts).
   std::vector<char> structured_;    // per island
   std::vector<int> velocity_term_;  // per constraint: its one velocity (J = s e_j^T), or -1
+  std::vector<int> formed_offset_;  // per constraint: its formed block in formed_J_, or -1
+  std::vector<double> formed_J_;
 };
 
 }  // namespace csim::solver

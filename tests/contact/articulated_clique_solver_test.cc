@@ -74,6 +74,9 @@ class CountingCliqueSolver final : public solver::CliqueSolver {
     inner_->AddBodyForce(body, F);
   }
   void ApplyBodyForces(double* out) override { inner_->ApplyBodyForces(out); }
+  void BodyJacobianRows(int body, const Eigen::Matrix<double, 3, 6>& W, double* J) override {
+    inner_->BodyJacobianRows(body, W, J);
+  }
   int factors = 0;
 
  private:

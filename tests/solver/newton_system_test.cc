@@ -275,6 +275,9 @@ class DenseCliqueSolver final : public CliqueSolver {
     for (std::size_t b = 0; b < B_.size(); ++b)
       Eigen::Map<VectorXd>(out, A_.rows()) += B_[b].transpose() * F_[b];
   }
+  void BodyJacobianRows(int body, const Eigen::Matrix<double, 3, 6>& W, double* J) override {
+    Eigen::Map<MatrixXd>(J, 3, A_.rows()) = W * B_[body];
+  }
   int clears = 0, body_terms = 0, velocity_terms = 0, factors = 0, solves = 0;
 
  private:
@@ -300,11 +303,19 @@ void CheckCliqueSolverIsland(bool generic_extra) {
   problem.SetCliqueSolver(0, &clique_solver);
   SapFrictionConeParameters params;
   params.stiffness = 1e3;
-  for (int body : {0, 1, 1}) {
+  for (int body : {0, 1}) {
     const Eigen::Matrix<double, 3, 6> W = RandomMatrix(3, 6, rng);
     problem.AddConstraint(0, MatrixXd(W * B[body]), SapFrictionConeConstraint(params));
     problem.SetBodyJacobian(problem.num_constraints() - 1, body, W);
   }
+  // A body contact: W B_b alone, no stored block (ContactProblem::AddBodyContact). The
+  // block-sparse and dense paths form it through the CliqueSolver when they need it.
+  const Eigen::Matrix<double, 3, 6> W_body = RandomMatrix(3, 6, rng);
+  problem.AddBodyContact(0, 1, W_body, SapFrictionConeConstraint(params), 1.0);
+  const int body_contact = problem.num_constraints() - 1;
+  CHECK_FALSE(problem.has_dense_jacobian(body_contact));
+  CHECK(problem.entry(body_contact).delassus == 1.0);
+  CHECK((problem.DenseJacobian(body_contact, 0) - W_body * B[1]).norm() == 0.0);
   MatrixXd J_velocity = MatrixXd::Zero(3, 7);
   J_velocity.col(4) = RandomMatrix(3, 1, rng);
   problem.AddConstraint(0, J_velocity, SapFrictionConeConstraint(params));
@@ -316,7 +327,12 @@ void CheckCliqueSolverIsland(bool generic_extra) {
   Islands islands;
   FindIslands(problem, offset, &islands);
   REQUIRE(islands.num_islands == 2);
-  CheckSolvesDenseReference(problem, A, offset, n, {0}, rng, &islands);  // block-sparse path
+  // The block-sparse path, then the dense one (threshold 100), which forms the body
+  // contact's block whether or not the island could use the CliqueSolver.
+  CheckSolvesDenseReference(problem, A, offset, n, {0}, rng, &islands);
+  const int factors_sparse = clique_solver.factors;
+  CheckSolvesDenseReference(problem, A, offset, n, {100}, rng, &islands);
+  CHECK(clique_solver.factors == factors_sparse);
   if (generic_extra) {
     CHECK(clique_solver.factors == 0);
   } else {

@@ -232,11 +232,11 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
   }
 }
 
-// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies, or 1000 bodies for a tree
-// with collision geometry. A dense step costs a Cholesky, about nv^3 / 3 multiply-adds,
-// per evaluation of the dynamics; the recursions a fixed amount per body, plus one
-// composite rigid-body pass a step to form the blocks the contact solve reads. So the rule
-// is their crossover, measured by
+// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies, or, for a tree with
+// collision geometry, also from 15 velocities on. A dense step costs a Cholesky, about
+// nv^3 / 3 multiply-adds, per evaluation of the dynamics; the recursions a fixed amount per
+// body, plus one composite rigid-body pass a step to form the blocks the contact solve
+// reads. So the first rule is their crossover, measured by
 // tools/run_free_motion_bench.sh (results/articulated_threshold.md): under symplectic Euler
 // (one evaluation a step) ropes of ball-jointed links (3 velocities a link) break even at
 // 12-14 links, hinged ones (1 a link) at 64-100; under midpoint (4 to 11 evaluations) at
@@ -245,15 +245,19 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
 // (midpoint) faster, of a hinged one 1.3 and 6.2 times. A free body keeps its 6 x 6 Cholesky.
 // A tree that can touch something also has its block of the contact solve's Newton matrix
 // factored at every Newton iteration under theta = 0, by the same choice
-// (contact::ArticulatedCliqueSolver), which moves the crossover down: ropes dragged along
-// the floor (tools/floor_rope_study.py --compare settings.tree_solver=dense,articulated,
-// results/floor_rope_tree_solver.md) break even at 20-30 hinged and 5-8 ball-jointed
-// links; the rule switches at 32 and 7. Such a tree that never touches anything pays a
-// few microseconds a step for it under symplectic Euler (the free-motion stage between the
-// two thresholds is up to 28 % slower: 32 hinges 0.022 -> 0.030 ms), and gains under
+// (contact::ArticulatedCliqueSolver), and with the recursions the solver's products with
+// its contact Jacobians cost O(bodies + contacts) instead of O(contacts nv) (the body
+// maps, solver/clique_solver.h). That moves the crossover down to a number of velocities,
+// whatever the joints: ropes dragged along the floor (tools/floor_rope_study.py --compare
+// settings.tree_solver=dense,articulated, results/floor_rope_tree_solver.md) break even at
+// 14 hinged links (14 velocities) and 5 ball-jointed ones (15); the recursions take 0.84
+// of the dense time at 18 hinged and 0.82 at 6 ball-jointed links. Such a tree that never
+// touches anything pays a few microseconds a step for it under symplectic Euler (the
+// free-motion stage of 16 hinged links takes 0.014 ms instead of 0.009, of 6 ball-jointed
+// ones 0.008 instead of 0.006, results/articulated_threshold.md), and gains under
 // midpoint, whose own crossover (10 and 28 links) is lower still.
 bool ArticulatedByCost(int nv, int bodies, bool can_touch) {
-  return static_cast<double>(nv) * nv * nv >= (can_touch ? 1000.0 : 3600.0) * bodies;
+  return (can_touch && nv >= 15) || static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;
 }
 
 }  // namespace

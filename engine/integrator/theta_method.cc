@@ -249,13 +249,13 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
 // its contact Jacobians cost O(bodies + contacts) instead of O(contacts nv) (the body
 // maps, solver/clique_solver.h). That moves the crossover down to a number of velocities,
 // whatever the joints: ropes dragged along the floor (tools/floor_rope_study.py --compare
-// settings.tree_solver=dense,articulated, results/floor_rope_tree_solver.md) break even at
-// 14 hinged links (14 velocities) and 5 ball-jointed ones (15); the recursions take 0.84
-// of the dense time at 18 hinged and 0.82 at 6 ball-jointed links. Such a tree that never
-// touches anything pays a few microseconds a step for it under symplectic Euler (the
-// free-motion stage of 16 hinged links takes 0.014 ms instead of 0.009, of 6 ball-jointed
-// ones 0.008 instead of 0.006, results/articulated_threshold.md), and gains under
-// midpoint, whose own crossover (10 and 28 links) is lower still.
+// settings.tree_solver=dense,articulated --repeat 5, results/floor_rope_tree_solver.md)
+// break even between 14 and 16 hinged links (1.51 and 0.96 of the dense time; 0.89 at 18)
+// and at 5 ball-jointed ones (1.28 at 4, 0.95 at 5 with 15 velocities, 0.82 at 6). Such a
+// tree that never touches anything pays a few microseconds a step for it under symplectic
+// Euler (the free-motion stage of 16 hinged links takes 0.014 ms instead of 0.009, of 6
+// ball-jointed ones 0.008 instead of 0.006, results/articulated_threshold.md), and gains
+// under midpoint, whose own crossover (10 and 28 links) is lower still.
 bool ArticulatedByCost(int nv, int bodies, bool can_touch) {
   return (can_touch && nv >= 15) || static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;
 }

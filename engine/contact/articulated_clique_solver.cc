@@ -23,6 +23,7 @@ ArticulatedCliqueSolver::ArticulatedCliqueSolver(const multibody::Model& model,
       added_inertia_(model.num_bodies(), math::Matrix6::Zero()),
       d_(Eigen::VectorXd::Zero(model.nv)),
       x_(Eigen::VectorXd::Zero(model.nv)),
+      Mx_(Eigen::VectorXd::Zero(model.nv)),
       V_(model.num_bodies(), math::Vector6::Zero()),
       F_(model.num_bodies(), math::Vector6::Zero()),
       row_F_(model.num_bodies(), math::Vector6::Zero()) {
@@ -62,6 +63,16 @@ void ArticulatedCliqueSolver::Solve(double* x) {
   x_.segment(v_start_, nv_) = Eigen::Map<const Eigen::VectorXd>(x, nv_);
   solver_.SolveInPlace(*model_, *kinematics_, &x_);
   Eigen::Map<Eigen::VectorXd>(x, nv_) = x_.segment(v_start_, nv_);
+}
+
+void ArticulatedCliqueSolver::MultiplyA(const double* x, double* out) {
+  // A_c = M + diag(A's diagonal terms) at the kinematics the factorization uses.
+  x_.segment(v_start_, nv_) = Eigen::Map<const Eigen::VectorXd>(x, nv_);
+  solver_.MultiplyMassMatrix(*model_, *kinematics_, x_, &Mx_);
+  Eigen::Map<Eigen::VectorXd> out_c(out, nv_);
+  out_c = Mx_.segment(v_start_, nv_);
+  if (diagonal_terms_ != nullptr)
+    out_c += diagonal_terms_->segment(v_start_, nv_).cwiseProduct(x_.segment(v_start_, nv_));
 }
 
 void ArticulatedCliqueSolver::CalcBodyVelocities(const double* x) {

@@ -47,6 +47,7 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   void AddVelocityTerm(int j, double g) override;
   bool Factor() override;
   void Solve(double* x) override;
+  void MultiplyA(const double* x, double* out) override;
   void CalcBodyVelocities(const double* x) override;
   const math::Vector6& body_velocity(int body) const override { return V_[body]; }
   void ClearBodyForces() override;
@@ -64,6 +65,7 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   std::vector<math::Matrix6> added_inertia_;  // per model body; only the tree's are used
   Eigen::VectorXd d_;  // (nv) A's diagonal terms plus the velocity terms, tree entries only
   Eigen::VectorXd x_;  // (nv) Solve's and the body maps' scratch, tree entries only
+  Eigen::VectorXd Mx_;  // (nv) MultiplyA's product, tree entries only
   std::vector<math::Vector6> V_, F_;  // per model body: B_b x and F_b; only the tree's used
   std::vector<math::Vector6> row_F_;  // BodyJacobianRows' forces (F_ may be accumulating)
 };

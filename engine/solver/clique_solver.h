@@ -36,6 +36,11 @@ class CliqueSolver {
   /// x = H_c^-1 x on the clique's velocities (x points at the first). Must not allocate.
   virtual void Solve(double* x) = 0;
 
+  /// out = A_c x on the clique's velocities (x, out point at the first; no overlap). Must
+  /// not allocate. Why: the solver forms A v and A dv at every Newton iteration, and the
+  /// dense product with a tree's block costs O(size^2) where the tree's recursions cost
+  /// O(bodies).
+  virtual void MultiplyA(const double* x, double* out) = 0;
   /// V_b = B_b x for every body of the clique (x points at its first velocity), kept for
   /// body_velocity(). Must not allocate.
   virtual void CalcBodyVelocities(const double* x) = 0;

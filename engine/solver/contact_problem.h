@@ -18,7 +18,8 @@
 // J^T G J use it, and no dense block is stored (forming and zeroing them for every contact
 // of every step was 2.7 % of a clutter-40 run); PointContactBlock forms one on request.
 // A clique may carry a CliqueSolver, and a contact on it alone a BodyJacobian (W of
-// J = W B_body) beside its dense block, for the Newton matrix's faster factorization
+// J = W B_body) beside its dense block, or instead of it (AddBodyContact), for the Newton
+// matrix's faster factorization and the solver's O(bodies) products with J
 // (clique_solver.h).
 //
 // Storage: A blocks, v*, Jacobian blocks live in flat std::vector<double> buffers, and the

@@ -389,6 +389,10 @@ void SapSolver::MultiplyByA(int c, const double* x, double* out) const {
         Eigen::Map<const Eigen::Matrix<double, 6, 6>>(problem_->A(c).data()) * Vector6Map(x + o);
     return;
   }
+  if (CliqueSolver* solver = problem_->clique_solver(c)) {  // a tree: O(bodies), not O(m^2)
+    solver->MultiplyA(x + o, out + o);
+    return;
+  }
   VecMap(out + o, m).noalias() = problem_->A(c) * ConstVecMap(x + o, m);
 }
 

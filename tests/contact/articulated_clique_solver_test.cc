@@ -65,6 +65,7 @@ class CountingCliqueSolver final : public solver::CliqueSolver {
   void AddVelocityTerm(int j, double g) override { inner_->AddVelocityTerm(j, g); }
   bool Factor() override { return ++factors, inner_->Factor(); }
   void Solve(double* x) override { inner_->Solve(x); }
+  void MultiplyA(const double* x, double* out) override { inner_->MultiplyA(x, out); }
   void CalcBodyVelocities(const double* x) override { inner_->CalcBodyVelocities(x); }
   const Eigen::Matrix<double, 6, 1>& body_velocity(int body) const override {
     return inner_->body_velocity(body);
@@ -124,7 +125,8 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
 
   // The products the solver forms through the body maps (clique_solver.h), J_k x =
   // W_k (B_b x) and sum_k J_k^T gamma_k = sum_b B_b^T (sum W_k^T gamma_k), against the dense
-  // Jacobians, for random x and gamma; warmed up, the maps allocate nothing.
+  // Jacobians, and A x by the recursion against the problem's dense A, for random x and
+  // gamma; warmed up, they allocate nothing.
   {
     std::mt19937 rng_maps(3);
     std::normal_distribution<double> unit;
@@ -143,7 +145,7 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
       expected_force += problem.DenseJacobian(k, 0).transpose() * gamma.col(k);
     }
     for (int pass = 0; pass < 2; ++pass) {
-      VectorXd force = VectorXd::Zero(model.nv);
+      VectorXd force = VectorXd::Zero(model.nv), Ax(model.nv);
       const std::size_t before = testing::AllocationCount();
       maps.CalcBodyVelocities(x.data());
       maps.ClearBodyForces();
@@ -154,7 +156,10 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
         maps.AddBodyForce(f.body, f.W.transpose() * gamma.col(k));
       }
       maps.ApplyBodyForces(force.data());
+      maps.MultiplyA(x.data(), Ax.data());
       if (pass == 1) CHECK(testing::AllocationCount() == before);
+      const VectorXd Ax_dense = problem.A(0) * x;
+      CHECK((Ax - Ax_dense).norm() <= 1e-13 * Ax_dense.norm());
       CHECK((by_maps - expected_velocity).norm() <= 1e-13 * (1.0 + expected_velocity.norm()));
       CHECK((force - expected_force).norm() <= 1e-13 * (1.0 + expected_force.norm()));
     }

@@ -261,6 +261,9 @@ class DenseCliqueSolver final : public CliqueSolver {
     v = llt_.solve(VectorXd(v));
     ++solves;
   }
+  void MultiplyA(const double* x, double* out) override {
+    Eigen::Map<VectorXd>(out, A_.rows()) = A_ * Eigen::Map<const VectorXd>(x, A_.rows());
+  }
   void CalcBodyVelocities(const double* x) override {
     V_.resize(B_.size());
     for (std::size_t b = 0; b < B_.size(); ++b)

@@ -28,7 +28,7 @@
 // sets the near-rigid stiffness and the friction regularization. Ropes dropped onto the
 // floor (tools/floor_rope_study.py, results/floor_rope.md; 2 s, symplectic Euler): 50
 // ball-jointed links took 7.9 Newton iterations a step against 14.7 with Drake's recipe,
-// 100 hinged links 14.6 against 19.8 (largest 27 against 73). A contact between two bodies
+// 100 hinged links 14.6 against 19.8 (largest 28 against 64). A contact between two bodies
 // of one tree sums the two bodies' blocks (the coupling term between them is left out: a
 // larger w, a softer contact). settings.delassus_estimate = diagonal restores Drake's.
 // Contacts between two objects that both lack velocities (world, welded or purely

@@ -250,12 +250,14 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
 // maps, solver/clique_solver.h). That moves the crossover down to a number of velocities,
 // whatever the joints: ropes dragged along the floor (tools/floor_rope_study.py --compare
 // settings.tree_solver=dense,articulated --repeat 5, results/floor_rope_tree_solver.md)
-// break even between 14 and 16 hinged links (1.51 and 0.96 of the dense time; 0.89 at 18)
-// and at 5 ball-jointed ones (1.28 at 4, 0.95 at 5 with 15 velocities, 0.82 at 6). Such a
-// tree that never touches anything pays a few microseconds a step for it under symplectic
-// Euler (the free-motion stage of 16 hinged links takes 0.014 ms instead of 0.009, of 6
-// ball-jointed ones 0.008 instead of 0.006, results/articulated_threshold.md), and gains
-// under midpoint, whose own crossover (10 and 28 links) is lower still.
+// break even at 14-18 hinged links (1.13 of the dense time at 12, 1.01 at 14, 1.06 at 16,
+// 0.96 at 18, 0.75 at 30) and at 5 ball-jointed ones (1.33 at 4, 1.00 at 5, 0.86 at 6),
+// about 15 velocities either way, where the rule switches (a repeated study moves these
+// ratios by about 0.1). Such a tree that never touches anything pays a few microseconds a
+// step for it under symplectic Euler (the free-motion stage of 16 hinged links takes
+// 0.014 ms instead of 0.009, of 6 ball-jointed ones 0.008 instead of 0.006,
+// results/articulated_threshold.md), and gains under midpoint, whose own crossover (10 and
+// 28 links) is lower still.
 bool ArticulatedByCost(int nv, int bodies, bool can_touch) {
   return (can_touch && nv >= 15) || static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;
 }

@@ -38,3 +38,20 @@ def test_tree_solvers_agree_and_repeat_keeps_the_physics(tmp_path, csim):
         assert abs(float(articulated["mean_iterations"]) - float(dense["mean_iterations"])) <= 0.05
         assert abs(float(articulated["energy_final_over_initial"]) -
                    float(dense["energy_final_over_initial"])) <= 1e-3
+
+
+def test_baseline_executable_is_a_first_variant(tmp_path, csim):
+    """--baseline-csim runs another executable (here the same one) as `baseline`, with its
+    defaults; the Markdown names its version. The same build gives the same steps."""
+    md = tmp_path / "b.md"
+    out = tmp_path / "b.csv"
+    subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", "floor_rope_study.py"),
+                    "--csim", csim, "--baseline-csim", csim, "--links", "6", "--joints", "ball",
+                    "--duration", "0.5", "--compare", "settings.tree_solver=auto",
+                    "--csv", str(out), "--markdown", str(md)], check=True, capture_output=True)
+    rows = {r["variant"]: r for r in csv.DictReader(open(out))}
+    assert list(rows) == ["baseline", "auto"]
+    for column in ["steps", "mean_iterations", "max_iterations", "energy_final_over_initial"]:
+        assert rows["baseline"][column] == rows["auto"][column]
+    assert float(rows["auto"]["iterations_vs_default"]) == 1.0
+    assert "`baseline`: " in md.read_text() and "(git " in md.read_text()

@@ -16,8 +16,10 @@
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/io/scene_loader.h"
+#include "engine/multibody/crba.h"
 #include "engine/multibody/jacobians.h"
 #include "engine/multibody/kinematics.h"
+#include "engine/multibody/tree_topology.h"
 #include "engine/solver/islands.h"
 #include "engine/solver/newton_system.h"
 #include "tests/support/allocation_counter.h"
@@ -208,6 +210,32 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
   CHECK(testing::AllocationCount() - after_copy == 0);
   CHECK(after_copy - before == 1);  // the copy y = b, nothing else
   CHECK((x - x_ref).norm() <= 1e-10 * x_ref.norm());
+}
+
+TEST_CASE("the clique solver's product with A includes A's diagonal terms",
+          "[contact][clique-solver]") {
+  // Under theta = 0 (the only scheme that registers clique solvers) A's diagonal terms are
+  // zero; the product must still be M x + diag(d) x for any d it is prepared with.
+  const io::LoadedScene scene = io::LoadSceneFromText(ChainScene(), "chain.yaml", {});
+  const multibody::Model& model = scene.model;
+  multibody::Workspace kin = multibody::MakeWorkspace(model);
+  multibody::CalcKinematics(model, 0.0, model.InitialQ(), model.InitialV(), kin);
+  multibody::CalcMassMatrix(model, kin);
+  const multibody::TreeTopology topology = multibody::CalcTreeTopology(model);
+  REQUIRE(topology.num_trees() == 1);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.1, 1.0);
+  VectorXd d(model.nv), x(model.nv), Ax(model.nv);
+  for (int i = 0; i < model.nv; ++i) d[i] = u(rng), x[i] = u(rng) - 0.5;
+  ArticulatedCliqueSolver solver(model, topology, 0);
+  solver.Prepare(&kin, &d);
+  solver.MultiplyA(x.data(), Ax.data());
+  const VectorXd expected = kin.M.ToDense() * x + d.cwiseProduct(x);
+  CHECK((Ax - expected).norm() <= 1e-13 * expected.norm());
+  solver.Prepare(&kin, nullptr);  // no diagonal terms: M x
+  solver.MultiplyA(x.data(), Ax.data());
+  const VectorXd Mx = kin.M.ToDense() * x;
+  CHECK((Ax - Mx).norm() <= 1e-13 * Mx.norm());
 }
 
 TEST_CASE("contact steps with the tree's Newton block factored by the recursions equal the dense ones",

@@ -24,6 +24,8 @@ ArticulatedCliqueSolver::ArticulatedCliqueSolver(const multibody::Model& model,
       d_(Eigen::VectorXd::Zero(model.nv)),
       x_(Eigen::VectorXd::Zero(model.nv)),
       Mx_(Eigen::VectorXd::Zero(model.nv)),
+      diagonal_(Eigen::VectorXd::Zero(model.nv)),
+      e_(Eigen::VectorXd::Zero(topology.tree_nv[tree])),
       V_(model.num_bodies(), math::Vector6::Zero()),
       F_(model.num_bodies(), math::Vector6::Zero()),
       row_F_(model.num_bodies(), math::Vector6::Zero()) {
@@ -73,6 +75,24 @@ void ArticulatedCliqueSolver::MultiplyA(const double* x, double* out) {
   out_c = Mx_.segment(v_start_, nv_);
   if (diagonal_terms_ != nullptr)
     out_c += diagonal_terms_->segment(v_start_, nv_).cwiseProduct(x_.segment(v_start_, nv_));
+}
+
+void ArticulatedCliqueSolver::FormA(double* out) {
+  // Column j is A e_j: nv_ products of O(bodies) each, only for islands that cannot use
+  // the recursions (contacts with another tree, self-contact), once per solve.
+  e_.setZero(nv_);
+  for (int j = 0; j < nv_; ++j) {
+    e_[j] = 1.0;
+    MultiplyA(e_.data(), out + static_cast<size_t>(j) * nv_);
+    e_[j] = 0.0;
+  }
+}
+
+void ArticulatedCliqueSolver::ADiagonal(double* out) const {
+  solver_.MassMatrixDiagonal(*model_, *kinematics_, &diagonal_);
+  Eigen::Map<Eigen::VectorXd> out_c(out, nv_);
+  out_c = diagonal_.segment(v_start_, nv_);
+  if (diagonal_terms_ != nullptr) out_c += diagonal_terms_->segment(v_start_, nv_);
 }
 
 void ArticulatedCliqueSolver::CalcBodyVelocities(const double* x) {

@@ -48,6 +48,10 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   bool Factor() override;
   void Solve(double* x) override;
   void MultiplyA(const double* x, double* out) override;
+  void FormA(double* out) override;
+  /// diag(A_c) (nv_ values at out): diag(M) from the composite inertias of the kinematics
+  /// (CalcMassMatrix forms them with or without the tree's blocks), plus A's diagonal terms.
+  void ADiagonal(double* out) const;
   void CalcBodyVelocities(const double* x) override;
   const math::Vector6& body_velocity(int body) const override { return V_[body]; }
   void ClearBodyForces() override;
@@ -66,6 +70,8 @@ class ArticulatedCliqueSolver final : public solver::CliqueSolver {
   Eigen::VectorXd d_;  // (nv) A's diagonal terms plus the velocity terms, tree entries only
   Eigen::VectorXd x_;  // (nv) Solve's and the body maps' scratch, tree entries only
   Eigen::VectorXd Mx_;  // (nv) MultiplyA's product, tree entries only
+  mutable Eigen::VectorXd diagonal_;  // (nv) ADiagonal's diag(M), tree entries only
+  Eigen::VectorXd e_;  // (nv_) FormA's unit vector
   std::vector<math::Vector6> V_, F_;  // per model body: B_b x and F_b; only the tree's used
   std::vector<math::Vector6> row_F_;  // BodyJacobianRows' forces (F_ may be accumulating)
 };

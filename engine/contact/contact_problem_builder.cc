@@ -145,6 +145,7 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
   clique_solver_active_.assign(topology_.num_trees(), 0);
   no_diagonal_terms_.setZero(model.nv);
   for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
+  A_diagonal_.setZero(max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
 }
 
@@ -153,15 +154,13 @@ void ContactProblemBuilder::Build(const Model& model, const ContactParameters& p
   problem->Clear(in.dt);
   last_model_ = parameters.model;
   omega_current_ = false;  // formed on the first contact on an articulated tree
-  AddCliques(in, problem);
-  AddCliqueSolvers(model, in, problem);
+  AddCliques(model, in, problem);
   problem->SetFreeMotionVelocity(*in.v_star);
   AddContacts(model, parameters, in, problem);
   AddJointLimits(model, in, problem);
 }
 
-void ContactProblemBuilder::AddCliqueSolvers(const Model& model, const StepInputs& in,
-                                             solver::ContactProblem* problem) {
+void ContactProblemBuilder::PrepareCliqueSolvers(const Model& model, const StepInputs& in) {
   for (int root : articulated_tree_root_) clique_solver_active_[topology_.body_tree[root]] = 0;
   if (!in.A_at_kinematics || in.articulated_body == nullptr) return;
   for (int root : articulated_tree_root_) {
@@ -171,9 +170,15 @@ void ContactProblemBuilder::AddCliqueSolvers(const Model& model, const StepInput
     if (!clique_solvers_[t])
       clique_solvers_[t] = std::make_unique<ArticulatedCliqueSolver>(model, topology_, t);
     clique_solvers_[t]->Prepare(in.kinematics, in.A_diagonal_terms);
-    problem->SetCliqueSolver(t, clique_solvers_[t].get());
     clique_solver_active_[t] = 1;
   }
+}
+
+void ContactProblemBuilder::BodiesNeedingA(const std::vector<bool>& articulated_body,
+                                           bool A_at_kinematics, std::vector<bool>* need) const {
+  need->assign(articulated_body.size(), false);
+  for (size_t b = 0; b < articulated_body.size(); ++b)
+    (*need)[b] = articulated_body[b] && (!A_at_kinematics || !articulated_tree_body_[b]);
 }
 
 void ContactProblemBuilder::AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c,
@@ -207,11 +212,19 @@ bool ContactProblemBuilder::IsBodyContact(const geometry::PointContact& c, int t
          !HasKnownVelocity(c.body_b);
 }
 
-void ContactProblemBuilder::AddCliques(const StepInputs& in, solver::ContactProblem* problem) const {
-  // Trees are numbered in velocity order, so clique offsets equal tree offsets.
+void ContactProblemBuilder::AddCliques(const Model& model, const StepInputs& in,
+                                      solver::ContactProblem* problem) {
+  PrepareCliqueSolvers(model, in);
+  // Trees are numbered in velocity order, so clique offsets equal tree offsets. A tree with
+  // a clique solver is matrix-free: its block of A was not formed (BodiesNeedingA).
   for (int t = 0; t < topology_.num_trees(); ++t) {
     const int start = topology_.tree_v_start[t], n = topology_.tree_nv[t];
-    problem->AddClique(in.A->sub(start, start, n, n));
+    if (clique_solver_active_[t]) {
+      clique_solvers_[t]->ADiagonal(A_diagonal_.data());
+      problem->AddMatrixFreeClique(n, A_diagonal_.data(), clique_solvers_[t].get());
+    } else {
+      problem->AddClique(in.A->sub(start, start, n, n));
+    }
   }
 }
 

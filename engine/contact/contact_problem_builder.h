@@ -107,6 +107,15 @@ class ContactProblemBuilder {
   void RememberStiction(const solver::ContactProblem& problem,
                         const solver::SapSolverResult& result);
 
+  /// Which bodies' blocks of A (the integrator's articulated ones, `articulated_body`) the
+  /// next Build reads: all of them unless A_at_kinematics (theta = 0); then only those of
+  /// lone free bodies, since every other articulated tree gets a clique solver and a
+  /// matrix-free clique (solver::ContactProblem::AddMatrixFreeClique), so the integrator
+  /// need not form its block (integrator::FormArticulatedBlocks). Allocation free once
+  /// *need has the model's size.
+  void BodiesNeedingA(const std::vector<bool>& articulated_body, bool A_at_kinematics,
+                      std::vector<bool>* need) const;
+
   /// Point contacts of the last Build, in the geometry layer's order.
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
   const multibody::TreeTopology& topology() const { return topology_; }
@@ -117,7 +126,8 @@ class ContactProblemBuilder {
   const geometry::CollisionCounts& collision_counts() const { return world_.counts(); }
 
  private:
-  void AddCliques(const StepInputs& in, solver::ContactProblem* problem) const;
+  void AddCliques(const multibody::Model& model, const StepInputs& in,
+                  solver::ContactProblem* problem);
   void AddContacts(const multibody::Model& model, const ContactParameters& parameters,
                    const StepInputs& in, solver::ContactProblem* problem);
   void AddContact(const multibody::Model& model, const ContactParameters& parameters,
@@ -148,9 +158,9 @@ class ContactProblemBuilder {
                              const Eigen::Ref<const Eigen::Matrix3Xd>& Ja,
                              const Eigen::Ref<const Eigen::Matrix3Xd>& Jb,
                              const solver::ContactProblem& problem);
-  // Registers the clique solvers of the step's articulated trees (see StepInputs).
-  void AddCliqueSolvers(const multibody::Model& model, const StepInputs& in,
-                        solver::ContactProblem* problem);
+  // Prepares the clique solvers of the step's articulated trees (see StepInputs) and marks
+  // them active (clique_solver_active_).
+  void PrepareCliqueSolvers(const multibody::Model& model, const StepInputs& in);
   // Whether contact c (not factored) is on one body of one tree with an active clique
   // solver and otherwise on the world or bodies outside every tree, neither side with a
   // known velocity, under the articulated Delassus estimate: then it is added as a body
@@ -239,6 +249,7 @@ class ContactProblemBuilder {
   std::vector<std::unique_ptr<ArticulatedCliqueSolver>> clique_solvers_;  ///< per tree
   std::vector<char> clique_solver_active_;         ///< per tree: registered this Build
   Eigen::MatrixXd J_limit_;                        ///< (2, max_tree_nv) scratch
+  Eigen::VectorXd A_diagonal_;                     ///< (max_tree_nv) a matrix-free clique's diag(A)
 };
 
 /// The contact frame R_WC = [t1 t2 n] of a unit normal n (right-handed; t1 is n x e with

@@ -29,8 +29,13 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
                            ContactStepWorkspace& cws) {
   StepStats& s = cws.stats;
   const Clock::time_point t0 = Clock::now();
-  StepStatus status = CalcFreeMotion(model, params, free_motion, dt, state, ws);
+  StepStatus status =
+      CalcFreeMotion(model, params, free_motion, dt, state, ws, /*form_articulated_blocks=*/false);
   if (!status.ok()) return status;
+  // Only the articulated blocks of A the contact problem reads (under theta = 0, those of
+  // lone free bodies: every other articulated tree is a matrix-free clique).
+  cws.builder.BodiesNeedingA(ws.articulated_body, params.theta == 0.0, &cws.bodies_needing_A);
+  FormArticulatedBlocks(model, cws.bodies_needing_A, ws);
   const Clock::time_point t1 = Clock::now();
   // The contact problem is built at (t0, q0, v0). With theta = 0 the free motion evaluated
   // its dynamics exactly there (q_theta = q0, v_theta = v0, once), so its kinematics are

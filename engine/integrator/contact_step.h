@@ -59,6 +59,7 @@ struct ContactStepWorkspace {
   Eigen::VectorXd v_previous;  ///< v0 of the last successful step (nv), for the warm start
   bool has_previous = false;   ///< v_previous is valid
   Eigen::VectorXd v_guess;     ///< (nv) the warm start of the current solve
+  std::vector<bool> bodies_needing_A;  ///< per body: the build reads its block of A
 };
 
 /// Advances `state` by dt with contact and joint limits. On failure the state is left

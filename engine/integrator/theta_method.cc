@@ -153,7 +153,7 @@ bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, doub
 // The articulated blocks of M and of A = M + c_K K + c_D D at the last evaluation, for the
 // contact solve (the iteration did without them): one composite rigid-body pass a step
 // instead of one an iteration.
-void FormArticulatedBlocks(const Model& model, StepWorkspace& ws) {
+void FormAllArticulatedBlocks(const Model& model, StepWorkspace& ws) {
   if (!ws.any_articulated) return;
   multibody::CalcMassMatrix(model, ws.mb, &ws.articulated_body);
   for (int k = 0; k < ws.A.num_blocks(); ++k)
@@ -315,10 +315,27 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
 
 StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
                           const FreeMotionSettings& settings, double dt, const State& s0,
-                          StepWorkspace& ws) {
+                          StepWorkspace& ws, bool form_articulated_blocks) {
   const StepStatus status = SolveFreeMotion(model, p, settings, dt, s0, ws);
-  if (status.ok()) FormArticulatedBlocks(model, ws);
+  if (status.ok() && form_articulated_blocks) FormAllArticulatedBlocks(model, ws);
   return status;
+}
+
+void FormArticulatedBlocks(const Model& model, const std::vector<bool>& bodies,
+                           StepWorkspace& ws) {
+  if (!ws.any_articulated) return;
+  ws.form_block.assign(ws.A.num_blocks(), 0);
+  bool any = false;
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const int v_start = model.joints[b].v_start;
+    if (!bodies[b] || !ws.articulated_body[b] || v_start < 0) continue;
+    ws.form_block[ws.A.block_of(v_start)] = 1;
+    any = true;
+  }
+  if (!any) return;
+  multibody::CalcMassMatrix(model, ws.mb, &bodies);
+  for (int k = 0; k < ws.A.num_blocks(); ++k)
+    if (ws.form_block[k]) FormBlockOfA(k, ws);
 }
 
 void AdvancePositions(const Model& model, const ThetaParameters& p, double dt, const State& s0,
@@ -330,7 +347,9 @@ void AdvancePositions(const Model& model, const ThetaParameters& p, double dt, c
 StepStatus StepFreeMotion(const Model& model, const ThetaParameters& p,
                           const FreeMotionSettings& settings, double dt, State& state,
                           StepWorkspace& ws) {
-  StepStatus status = CalcFreeMotion(model, p, settings, dt, state, ws);
+  // Nothing reads A after a step without constraints: its articulated blocks stay unformed.
+  StepStatus status = CalcFreeMotion(model, p, settings, dt, state, ws,
+                                     /*form_articulated_blocks=*/false);
   if (!status.ok()) return status;
   AdvancePositions(model, p, dt, state, ws.v_star, ws, &ws.q_end);
   if (!ws.q_end.allFinite() || !ws.v_star.allFinite())

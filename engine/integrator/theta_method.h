@@ -94,6 +94,7 @@ struct StepWorkspace {
   multibody::ArticulatedBodySolver A_articulated;  ///< A's solve and M's products on the
                                                    ///< articulated blocks
   bool any_articulated = false;   ///< some block is articulated
+  std::vector<char> form_block;   ///< per block of A: FormArticulatedBlocks' scratch
   /// Lone free bodies whose gyroscopic torque Gyroscopic::kImplicit treats
   /// (ImplicitGyroscopicBodies).
   std::vector<GyroscopicBody> implicit_gyroscopic_bodies;
@@ -115,11 +116,22 @@ StepWorkspace MakeStepWorkspace(const multibody::Model& model,
 
 /// Stage 1: fills ws.v_star and ws.A (and its factor) from the state at the start of the
 /// step. The articulated blocks of M and A are formed once, at the end (the iteration
-/// needs only O(bodies) products and solves with them). Returns kNotConverged or
-/// kNonFinite with a reason on failure. Allocation free.
+/// needs only O(bodies) products and solves with them), unless form_articulated_blocks is
+/// false: then they are left as they were, for a caller that forms the ones it reads
+/// (FormArticulatedBlocks). Returns kNotConverged or kNonFinite with a reason on failure.
+/// Allocation free.
 StepStatus CalcFreeMotion(const multibody::Model& model, const ThetaParameters& params,
                           const FreeMotionSettings& settings, double dt,
-                          const multibody::State& state0, StepWorkspace& ws);
+                          const multibody::State& state0, StepWorkspace& ws,
+                          bool form_articulated_blocks = true);
+
+/// The blocks of M and A of the articulated trees holding a body with bodies[b] true, at
+/// the last evaluation (after CalcFreeMotion): one composite rigid-body pass over those
+/// bodies. Why selective: under theta = 0 the contact solve handles the other trees through
+/// their recursions (contact::ContactProblemBuilder::BodiesNeedingA), and forming a
+/// 100-link rope's block was a fifth of its step. Allocation free.
+void FormArticulatedBlocks(const multibody::Model& model, const std::vector<bool>& bodies,
+                           StepWorkspace& ws);
 
 /// Last stage: q = q0 + dt N(q_theta) (theta_q v + (1 - theta_q) v0), exactly (see
 /// multibody::IntegratePositions). Allocation free.

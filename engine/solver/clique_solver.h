@@ -41,6 +41,9 @@ class CliqueSolver {
   /// dense product with a tree's block costs O(size^2) where the tree's recursions cost
   /// O(bodies).
   virtual void MultiplyA(const double* x, double* out) = 0;
+  /// A_c, size x size, column-major at out (for the islands that need the block itself:
+  /// ContactProblem::AddMatrixFreeClique). Must not allocate.
+  virtual void FormA(double* out) = 0;
   /// V_b = B_b x for every body of the clique (x points at its first velocity), kept for
   /// body_velocity(). Must not allocate.
   virtual void CalcBodyVelocities(const double* x) = 0;

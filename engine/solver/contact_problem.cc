@@ -1,6 +1,7 @@
 #include "engine/solver/contact_problem.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/common/check.h"
 #include "engine/solver/delassus_estimate.h"
@@ -61,6 +62,32 @@ int ContactProblem::AddClique(const Eigen::Ref<const Eigen::MatrixXd>& A) {
     inverse_diagonal_A_[num_velocities_ - m + i] = 1.0 / A(i, i);
   }
   return num_cliques() - 1;
+}
+
+int ContactProblem::AddMatrixFreeClique(int size, const double* A_diagonal, CliqueSolver* solver) {
+  CSIM_CHECK(dt_ > 0.0);  // Clear(dt) first
+  CSIM_CHECK(entries_.empty());  // cliques before constraints
+  CSIM_CHECK(size >= 1 && solver != nullptr);
+  clique_size_.push_back(size);
+  clique_offset_.push_back(num_velocities_);
+  clique_solver_.push_back(solver);
+  A_offset_.push_back(-1);
+  num_velocities_ += size;
+  GrowTo(&v_star_, num_velocities_);
+  std::fill_n(v_star_.data() + num_velocities_ - size, size, 0.0);
+  GrowTo(&inverse_diagonal_A_, num_velocities_);
+  for (int i = 0; i < size; ++i) {
+    CSIM_CHECK(A_diagonal[i] > 0.0);
+    inverse_diagonal_A_[num_velocities_ - size + i] = 1.0 / A_diagonal[i];
+  }
+  return num_cliques() - 1;
+}
+
+Eigen::MatrixXd ContactProblem::DenseA(int c) const {
+  if (has_A(c)) return A(c);
+  Eigen::MatrixXd A_c(clique_size_[c], clique_size_[c]);
+  clique_solver_[c]->FormA(A_c.data());
+  return A_c;
 }
 
 void ContactProblem::SetFreeMotionVelocity(const Eigen::Ref<const Eigen::VectorXd>& v_star) {
@@ -167,6 +194,22 @@ void ContactProblem::FinishEntry(int k, double delassus) {
                                                inverse_diagonal_of_A(e.clique[e.num_cliques - 1])};
     e.delassus = EstimatePointContactDelassus(e.num_cliques, inverse_diagonal,
                                               point_contacts_[e.point_contact].r_W.data());
+  } else if (!has_A(e.clique[0]) || (e.num_cliques == 2 && !has_A(e.clique[1]))) {
+    // The same recipe, (J diag(A)^-1 J^T)'s Frobenius norm over n_k, from the inverse
+    // diagonal that every clique keeps (a matrix-free clique has no A block).
+    const int n = e.num_rows;
+    double frobenius_sq = 0.0;
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        double W_ab = 0.0;
+        for (int q = 0; q < e.num_cliques; ++q) {
+          const Eigen::Map<const Eigen::MatrixXd> J = jacobian(k, q);
+          const double* inverse_diagonal = inverse_diagonal_of_A(e.clique[q]);
+          for (int j = 0; j < J.cols(); ++j) W_ab += J(a, j) * J(b, j) * inverse_diagonal[j];
+        }
+        frobenius_sq += W_ab * W_ab;
+      }
+    e.delassus = std::sqrt(frobenius_sq) / n;
   } else if (e.num_cliques == 1) {
     e.delassus = EstimateDelassus(A(e.clique[0]), jacobian(k, 0));
   } else {

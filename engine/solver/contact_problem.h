@@ -120,6 +120,13 @@ class ContactProblem {
   /// Appends a clique with SPD block A (m x m, m >= 1). Returns its index; its velocities
   /// follow those of the previous clique. Sets v* of the new dofs to zero.
   int AddClique(const Eigen::Ref<const Eigen::MatrixXd>& A);
+  /// Appends a clique of `size` velocities whose A_c is known only through `solver` (an
+  /// articulated tree: products by CliqueSolver::MultiplyA, the block on request by FormA)
+  /// and its diagonal A_diagonal (size values, positive). Why: forming a long tree's dense
+  /// block of A every step (the composite rigid-body pass and the copy) took a fifth of a
+  /// 100-link rope's step on the floor, while the contact solve needs it only in islands
+  /// that cannot hand their Newton matrix to the solver (NewtonSystem forms it there).
+  int AddMatrixFreeClique(int size, const double* A_diagonal, CliqueSolver* solver);
 
   /// Sets the free-motion velocity v* (num_velocities()). Call after all AddClique.
   void SetFreeMotionVelocity(const Eigen::Ref<const Eigen::VectorXd>& v_star);
@@ -225,10 +232,17 @@ class ContactProblem {
   int num_velocities() const { return num_velocities_; }
   int clique_size(int c) const { return clique_size_[c]; }
   int clique_offset(int c) const { return clique_offset_[c]; }
-  /// A_c (size x size). Inline, as jacobian() below.
+  /// A_c (size x size). Precondition: has_A(c). Inline, as jacobian() below.
   Eigen::Map<const Eigen::MatrixXd> A(int c) const {
+    CSIM_CHECK(A_offset_[c] >= 0);
     return {A_data_.data() + A_offset_[c], clique_size_[c], clique_size_[c]};
   }
+  /// Whether A_c is stored (AddClique), not known through the clique's solver alone
+  /// (AddMatrixFreeClique).
+  bool has_A(int c) const { return A_offset_[c] >= 0; }
+  /// A_c as a dense matrix, formed by the clique's solver when not stored (a copy: for tests
+  /// and diagnostics).
+  Eigen::MatrixXd DenseA(int c) const;
   /// v* (num_velocities()).
   Eigen::Map<const Eigen::VectorXd> v_star() const;
   /// diag(A_c)^{-1} of clique c, its size() values: formed once per clique by AddClique

@@ -51,10 +51,21 @@ void NewtonSystem::FormBodyContactBlocks() {
   const ContactProblem& p = *problem_;
   const Islands& is = *islands_;
   formed_offset_.assign(p.num_constraints(), -1);
-  size_t size = 0;
+  formed_A_offset_.assign(p.num_cliques(), -1);
+  size_t size = 0, A_size = 0;
   for (int pass = 0; pass < 2; ++pass) {  // sizes, then the blocks
     for (int i = 0; i < is.num_islands; ++i) {
       if (!dense_ && structured_[i]) continue;  // its CliqueSolver takes the W B_b terms
+      for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+        const int c = is.cliques[q], m = p.clique_size(c);
+        if (p.has_A(c)) continue;
+        if (pass == 0) {
+          formed_A_offset_[c] = static_cast<int>(A_size);
+          A_size += static_cast<size_t>(m) * m;
+        } else {
+          p.clique_solver(c)->FormA(formed_A_.data() + formed_A_offset_[c]);
+        }
+      }
       for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
         const int k = is.constraints[q];
         if (p.has_dense_jacobian(k) || p.entry(k).body_jacobian < 0) continue;
@@ -67,7 +78,14 @@ void NewtonSystem::FormBodyContactBlocks() {
       }
     }
     if (pass == 0 && formed_J_.size() < size) formed_J_.resize(size);
+    if (pass == 0 && formed_A_.size() < A_size) formed_A_.resize(A_size);
   }
+}
+
+NewtonSystem::ConstMap NewtonSystem::ABlock(int c) const {
+  if (formed_A_offset_[c] < 0) return problem_->A(c);
+  const int m = problem_->clique_size(c);
+  return {formed_A_.data() + formed_A_offset_[c], m, m};
 }
 
 NewtonSystem::ConstMap NewtonSystem::Jacobian(int k, int b) const {
@@ -322,7 +340,7 @@ void NewtonSystem::AssembleDenseIsland(int i, const double* G_data,
   // A: block diagonal, one block per clique of the island.
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
     const int c = is.cliques[q];
-    H.block(off[c], off[c], p.clique_size(c), p.clique_size(c)) = p.A(c);
+    H.block(off[c], off[c], p.clique_size(c), p.clique_size(c)) = ABlock(c);
   }
   // J^T G J: blocks (a, b) += J_a^T (G J_b) for the one or two cliques of each constraint.
   Eigen::Matrix<double, 3, 6> point_block[2];  // a point contact's blocks, formed here
@@ -465,11 +483,11 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
     const int c = is.cliques[q], m = p.clique_size(c);
     double* diagonal = block_.data() + diagonal_slot_[node_of_clique_[c]].offset;
-    if (m == 6) {  // a free body: an unrolled fixed-size sum (entry by entry, the same bits)
+    if (m == 6 && p.has_A(c)) {  // a free body: an unrolled fixed-size sum (the same bits)
       using Matrix6 = Eigen::Matrix<double, 6, 6>;
       Eigen::Map<Matrix6>(diagonal) += Eigen::Map<const Matrix6>(p.A(c).data());
     } else {
-      Map(diagonal, m, m) += p.A(c);
+      Map(diagonal, m, m) += ABlock(c);
     }
   }
   for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {

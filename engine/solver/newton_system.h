@@ -116,12 +116,15 @@ class NewtonSystem {
   bool AddSupported(const ContactProblem& p, int k, const double* G, Scratch* scratch);
   int IslandSize(int i) const;
   // Forms the dense block of every body contact (ContactProblem::AddBodyContact: no stored
-  // block) whose island is not handed to its CliqueSolver (or every one on the dense path),
-  // once per Setup, into formed_J_.
+  // block) and the A block of every matrix-free clique (AddMatrixFreeClique) whose island is
+  // not handed to its CliqueSolver (or every one on the dense path), once per Setup, into
+  // formed_J_ and formed_A_.
   void FormBodyContactBlocks();
-  // Constraint k's block b: the problem's stored one, or the one formed above.
+  // Constraint k's block b, and clique c's block of A: the problem's stored ones, or the ones
+  // formed above.
   using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
   ConstMap Jacobian(int k, int b) const;
+  ConstMap ABlock(int c) const;
 
   const ContactProblem* problem_ = nullptr;
   const std::vector<int>* reduced_offset_ = nullptr;
@@ -157,6 +160,8 @@ class NewtonSystem {
   std::vector<int> velocity_term_;  // per constraint: its one velocity (J = s e_j^T), or -1
   std::vector<int> formed_offset_;  // per constraint: its formed block in formed_J_, or -1
   std::vector<double> formed_J_;
+  std::vector<int> formed_A_offset_;  // per clique: its formed A block in formed_A_, or -1
+  std::vector<double> formed_A_;
 };
 
 }  // namespace csim::solver

@@ -260,7 +260,11 @@ void SapSolver::Setup(const ContactProblem& problem) {
     const int o = reduced_offset_[c], m = problem.clique_size(c);
     if (o < 0) continue;
     VecMap(&v_star_[o], m) = problem.v_star().segment(problem.clique_offset(c), m);
-    VecMap(&D_[o], m) = problem.A(c).diagonal().cwiseSqrt().cwiseInverse();
+    if (problem.has_A(c)) {
+      VecMap(&D_[o], m) = problem.A(c).diagonal().cwiseSqrt().cwiseInverse();
+    } else {  // a matrix-free clique: its kept 1 / A_ii
+      VecMap(&D_[o], m) = ConstVecMap(problem.inverse_diagonal_of_A(c), m).cwiseSqrt();
+    }
   }
   for (int c = 0; c < problem.num_cliques(); ++c)
     if (reduced_offset_[c] >= 0) MultiplyByA(c, v_star_.data(), A_v_star_.data());
@@ -384,13 +388,13 @@ void SapSolver::IslandAddJTransposeTimes(int i, const double* gamma, double* out
 
 void SapSolver::MultiplyByA(int c, const double* x, double* out) const {
   const int o = reduced_offset_[c], m = problem_->clique_size(c);
+  if (CliqueSolver* solver = problem_->clique_solver(c)) {  // a tree: O(bodies), not O(m^2)
+    solver->MultiplyA(x + o, out + o);
+    return;
+  }
   if (m == 6) {  // a free body: fixed size (the dynamic product was 3 % of a clutter run)
     Eigen::Map<Eigen::Matrix<double, 6, 1>>(out + o).noalias() =
         Eigen::Map<const Eigen::Matrix<double, 6, 6>>(problem_->A(c).data()) * Vector6Map(x + o);
-    return;
-  }
-  if (CliqueSolver* solver = problem_->clique_solver(c)) {  // a tree: O(bodies), not O(m^2)
-    solver->MultiplyA(x + o, out + o);
     return;
   }
   VecMap(out + o, m).noalias() = problem_->A(c) * ConstVecMap(x + o, m);

@@ -68,6 +68,7 @@ class CountingCliqueSolver final : public solver::CliqueSolver {
   bool Factor() override { return ++factors, inner_->Factor(); }
   void Solve(double* x) override { inner_->Solve(x); }
   void MultiplyA(const double* x, double* out) override { inner_->MultiplyA(x, out); }
+  void FormA(double* out) override { inner_->FormA(out); }
   void CalcBodyVelocities(const double* x) override { inner_->CalcBodyVelocities(x); }
   const Eigen::Matrix<double, 6, 1>& body_velocity(int body) const override {
     return inner_->body_velocity(body);
@@ -104,6 +105,14 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
   // the frame Jacobian at q0 ([w; v of the origin] in the body's axes).
   multibody::Workspace kin = multibody::MakeWorkspace(model);
   multibody::CalcKinematics(model, 0.0, q0, VectorXd::Zero(model.nv), kin);
+  // The tree's block of A (theta = 0: M, no diagonal terms), from the composite rigid-body
+  // algorithm: the problem keeps none (a matrix-free clique), and FormA must give it.
+  multibody::CalcMassMatrix(model, kin);
+  const MatrixXd A_ref = kin.M.ToDense();
+  CHECK_FALSE(problem.has_A(0));
+  CHECK((problem.DenseA(0) - A_ref).norm() <= 1e-13 * A_ref.norm());
+  for (int i = 0; i < model.nv; ++i)
+    CHECK(std::abs(problem.inverse_diagonal_of_A(0)[i] * A_ref(i, i) - 1.0) <= 1e-14);
   int body_terms = 0, velocity_terms = 0;
   for (int k = 0; k < problem.num_constraints(); ++k) {
     const solver::ConstraintEntry& e = problem.entry(k);
@@ -127,8 +136,8 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
 
   // The products the solver forms through the body maps (clique_solver.h), J_k x =
   // W_k (B_b x) and sum_k J_k^T gamma_k = sum_b B_b^T (sum W_k^T gamma_k), against the dense
-  // Jacobians, and A x by the recursion against the problem's dense A, for random x and
-  // gamma; warmed up, they allocate nothing.
+  // Jacobians, and A x by the recursion against A_ref, for random x and gamma; warmed up,
+  // they allocate nothing.
   {
     std::mt19937 rng_maps(3);
     std::normal_distribution<double> unit;
@@ -160,7 +169,7 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
       maps.ApplyBodyForces(force.data());
       maps.MultiplyA(x.data(), Ax.data());
       if (pass == 1) CHECK(testing::AllocationCount() == before);
-      const VectorXd Ax_dense = problem.A(0) * x;
+      const VectorXd Ax_dense = A_ref * x;
       CHECK((Ax - Ax_dense).norm() <= 1e-13 * Ax_dense.norm());
       CHECK((by_maps - expected_velocity).norm() <= 1e-13 * (1.0 + expected_velocity.norm()));
       CHECK((force - expected_force).norm() <= 1e-13 * (1.0 + expected_force.norm()));
@@ -173,7 +182,7 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<double> G_data;
   std::vector<int> G_offset;
-  MatrixXd H = problem.A(0);
+  MatrixXd H = A_ref;
   for (int k = 0; k < problem.num_constraints(); ++k) {
     const int n = problem.entry(k).num_rows;
     MatrixXd R(n, n);

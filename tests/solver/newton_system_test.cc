@@ -264,6 +264,7 @@ class DenseCliqueSolver final : public CliqueSolver {
   void MultiplyA(const double* x, double* out) override {
     Eigen::Map<VectorXd>(out, A_.rows()) = A_ * Eigen::Map<const VectorXd>(x, A_.rows());
   }
+  void FormA(double* out) override { Eigen::Map<MatrixXd>(out, A_.rows(), A_.cols()) = A_; }
   void CalcBodyVelocities(const double* x) override {
     V_.resize(B_.size());
     for (std::size_t b = 0; b < B_.size(); ++b)

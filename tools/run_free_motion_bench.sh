@@ -38,10 +38,10 @@ done
   echo "of integrator::StepFreeMotion (no contact) from the initial state, the two variants"
   echo "alternating in blocks of 10 steps in one process (\`$build_dir/bench/csim_free_motion_bench\`)."
   echo "Dense: each tree's block of A factored by Cholesky, O(nv^3); articulated: solved by the"
-  echo "articulated-body recursions, O(bodies) (multibody/articulated_body.h), which form the"
-  echo "tree's blocks of M and A (for the contact solve) once a step, the dense path at every"
-  echo "evaluation of the dynamics. The last column is the largest difference of the two final"
-  echo "configurations (round-off: both solve the same equations)."
+  echo "articulated-body recursions, O(bodies) (multibody/articulated_body.h), which never form"
+  echo "the tree's blocks of M and A in a step without contact (nothing reads them), where the"
+  echo "dense path forms them at every evaluation of the dynamics. The last column is the largest"
+  echo "difference of the two final configurations (round-off: both solve the same equations)."
   echo
   echo "## Ball-jointed ropes"
   echo

@@ -232,35 +232,34 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
   }
 }
 
-// TreeSolve::kByCost: the recursions when nv^3 >= 3600 bodies, or, for a tree with
-// collision geometry, also from 15 velocities on. A dense step costs a Cholesky, about
-// nv^3 / 3 multiply-adds, per evaluation of the dynamics; the recursions a fixed amount per
-// body, plus one composite rigid-body pass a step to form the blocks the contact solve
-// reads. So the first rule is their crossover, measured by
-// tools/run_free_motion_bench.sh (results/articulated_threshold.md): under symplectic Euler
-// (one evaluation a step) ropes of ball-jointed links (3 velocities a link) break even at
-// 12-14 links, hinged ones (1 a link) at 64-100; under midpoint (4 to 11 evaluations) at
-// 10 and about 28 links. The rule switches at 12 and at 60 links. At 200 links the
-// recursions make the free-motion stage of a ball rope 4.7 (symplectic Euler) and 23 times
-// (midpoint) faster, of a hinged one 1.3 and 6.2 times. A free body keeps its 6 x 6 Cholesky.
+// TreeSolve::kByCost: the recursions from 25 velocities on, or from 15 for a tree with
+// collision geometry. A dense step costs a Cholesky, about nv^3 / 3 multiply-adds, per
+// evaluation of the dynamics, and forms the tree's blocks of M and A; the recursions a
+// fixed amount per body and velocity, and they form no block at all: a step without
+// contact reads none, and under theta = 0 the contact solve handles the tree through its
+// recursions too (a matrix-free clique, contact_problem_builder.h). So the first rule is
+// their crossover, measured by tools/run_free_motion_bench.sh
+// (results/articulated_threshold.md, the free-motion stage without contact): under
+// symplectic Euler (one evaluation a step) the recursions take 1.03 of the dense time on a
+// ball-jointed rope of 8 links (24 velocities), 0.88 at 10 (30), 0.49 at 20; on a hinged
+// one 1.15 at 16 links, 0.86 at 24, 0.67 at 32; under midpoint (4 to 11 evaluations) they
+// win from 8 ball-jointed and 16 hinged links. Counted in velocities the crossover is about
+// the same for both joint kinds, as a cost per velocity predicts, so the rule counts
+// velocities. A free body keeps its 6 x 6 Cholesky.
 // A tree that can touch something also has its block of the contact solve's Newton matrix
 // factored at every Newton iteration under theta = 0, by the same choice
 // (contact::ArticulatedCliqueSolver), and with the recursions the solver's products with
-// its contact Jacobians cost O(bodies + contacts) instead of O(contacts nv) (the body
-// maps, solver/clique_solver.h). That moves the crossover down to a number of velocities,
-// whatever the joints: ropes dragged along the floor (tools/floor_rope_study.py --compare
-// settings.tree_solver=dense,articulated --repeat 5, results/floor_rope_tree_solver.md)
-// break even at 14-18 hinged links (1.13 of the dense time at 12, 1.01 at 14, 1.06 at 16,
-// 0.96 at 18, 0.75 at 30) and at 5 ball-jointed ones (1.33 at 4, 1.00 at 5, 0.86 at 6),
-// about 15 velocities either way, where the rule switches (a repeated study moves these
-// ratios by about 0.1). Such a tree that never touches anything pays a few microseconds a
-// step for it under symplectic Euler (the free-motion stage of 16 hinged links takes
-// 0.014 ms instead of 0.009, of 6 ball-jointed ones 0.008 instead of 0.006,
-// results/articulated_threshold.md), and gains under midpoint, whose own crossover (10 and
-// 28 links) is lower still.
-bool ArticulatedByCost(int nv, int bodies, bool can_touch) {
-  return (can_touch && nv >= 15) || static_cast<double>(nv) * nv * nv >= 3600.0 * bodies;
-}
+// its contact Jacobians and with A cost O(bodies + contacts) instead of O(contacts nv) and
+// O(nv^2) (solver/clique_solver.h). That moves the crossover down: ropes dragged along the
+// floor (tools/floor_rope_study.py --compare settings.tree_solver=dense,articulated
+// --repeat 5, results/floor_rope_tree_solver.md) break even at 12 hinged links (1.06 of the
+// dense time at 10, 1.00 at 12, 0.96 at 14 and 16, 0.83 at 18) and at 5 ball-jointed ones
+// (1.26 at 4, 0.93 at 5, 0.79 at 6). That rule switches at 15 velocities: hinged ropes of
+// 12-14 links lose at most 4 % staying dense, where a switch at 12 would cost the 4-link
+// ball rope 26 % (a repeated study moves these ratios by about 0.1). Such a tree that never
+// touches anything pays for it under symplectic Euler between 15 and 25 velocities (the
+// free-motion stage of 16 hinged links, 1.15 of the dense time).
+bool ArticulatedByCost(int nv, bool can_touch) { return nv >= (can_touch ? 15 : 25); }
 
 }  // namespace
 
@@ -276,7 +275,7 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   // The block of each root (a root's velocities lie in one block: one per tree, or one for
   // all), and the bodies of each block.
   const int nb = model.num_bodies();
-  std::vector<int> root(nb), root_block(nb, -1), block_bodies(ws.A.num_blocks(), 0);
+  std::vector<int> root(nb), root_block(nb, -1);
   std::vector<char> block_can_touch(ws.A.num_blocks(), 0);
   for (int b = 0; b < nb; ++b) {
     root[b] = model.parent[b] < 0 ? b : root[model.parent[b]];
@@ -286,7 +285,6 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   for (int b = 0; b < nb; ++b) {
     const int k = root_block[root[b]];
     if (k < 0) continue;
-    ++block_bodies[k];
     for (const geometry::Geometry& g : model.bodies[b].geometry) block_can_touch[k] |= g.collide;
   }
   ws.articulated.assign(ws.A.num_blocks(), false);
@@ -294,7 +292,7 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
     const int size = ws.A.range(k).size;
     ws.articulated[k] = tree_solve == TreeSolve::kArticulated ||
                         (tree_solve == TreeSolve::kByCost &&
-                         ArticulatedByCost(size, block_bodies[k], block_can_touch[k]));
+                         ArticulatedByCost(size, block_can_touch[k]));
     ws.any_articulated = ws.any_articulated || ws.articulated[k];
     if (!IsSix(ws, k) && !ws.articulated[k]) ws.A_llt[k] = Eigen::LLT<Eigen::MatrixXd>(size);
   }

@@ -150,16 +150,6 @@ bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, doub
   return true;
 }
 
-// The articulated blocks of M and of A = M + c_K K + c_D D at the last evaluation, for the
-// contact solve (the iteration did without them): one composite rigid-body pass a step
-// instead of one an iteration.
-void FormAllArticulatedBlocks(const Model& model, StepWorkspace& ws) {
-  if (!ws.any_articulated) return;
-  multibody::CalcMassMatrix(model, ws.mb, &ws.articulated_body);
-  for (int k = 0; k < ws.A.num_blocks(); ++k)
-    if (ws.articulated[k]) FormBlockOfA(k, ws);
-}
-
 StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
   return {outcome, what + " in the free-motion solve of the step starting at t = " + FormatNumber(t) + " s"};
 }
@@ -315,10 +305,13 @@ StepStatus CalcFreeMotion(const Model& model, const ThetaParameters& p,
                           const FreeMotionSettings& settings, double dt, const State& s0,
                           StepWorkspace& ws, bool form_articulated_blocks) {
   const StepStatus status = SolveFreeMotion(model, p, settings, dt, s0, ws);
-  if (status.ok() && form_articulated_blocks) FormAllArticulatedBlocks(model, ws);
+  if (status.ok() && form_articulated_blocks) FormArticulatedBlocks(model, ws.articulated_body, ws);
   return status;
 }
 
+// The articulated blocks of M and of A = M + c_K K + c_D D at the last evaluation, for the
+// contact solve (the iteration did without them): one composite rigid-body pass a step
+// instead of one an iteration.
 void FormArticulatedBlocks(const Model& model, const std::vector<bool>& bodies,
                            StepWorkspace& ws) {
   if (!ws.any_articulated) return;

@@ -181,14 +181,17 @@ void ContactProblemBuilder::BodiesNeedingA(const std::vector<bool>& articulated_
     (*need)[b] = articulated_body[b] && (!A_at_kinematics || !articulated_tree_body_[b]);
 }
 
-void ContactProblemBuilder::AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c,
-                                            int tree_a, int tree_b, const Matrix3d& R_WC, int k,
-                                            solver::ContactProblem* problem) const {
-  if ((tree_a >= 0) == (tree_b >= 0)) return;  // two trees, or one holding both bodies
+int ContactProblemBuilder::CliqueSolverBody(const geometry::PointContact& c, int tree_a,
+                                            int tree_b) const {
+  if ((tree_a >= 0) == (tree_b >= 0)) return -1;  // two trees, or one holding both bodies
   const int tree = tree_a >= 0 ? tree_a : tree_b;
-  if (!clique_solver_active_[tree]) return;
-  const int body = tree_a >= 0 ? c.body_a : c.body_b;
-  problem->SetBodyJacobian(k, body, BodyContactMap(in, c, body, tree_b, R_WC));
+  return clique_solver_active_[tree] ? (tree_a >= 0 ? c.body_a : c.body_b) : -1;
+}
+
+void ContactProblemBuilder::AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c,
+                                            int body, int tree_b, const Matrix3d& R_WC, int k,
+                                            solver::ContactProblem* problem) const {
+  if (body >= 0) problem->SetBodyJacobian(k, body, BodyContactMap(in, c, body, tree_b, R_WC));
 }
 
 Eigen::Matrix<double, 3, 6> ContactProblemBuilder::BodyContactMap(const StepInputs& in,
@@ -200,14 +203,11 @@ Eigen::Matrix<double, 3, 6> ContactProblemBuilder::BodyContactMap(const StepInpu
   return (tree_b >= 0 ? 1.0 : -1.0) * (R_WC.transpose() * Phi);
 }
 
-bool ContactProblemBuilder::IsBodyContact(const geometry::PointContact& c, int tree_a, int tree_b,
+bool ContactProblemBuilder::IsBodyContact(const geometry::PointContact& c, int body,
                                           const ContactParameters& parameters) const {
-  if ((tree_a >= 0) == (tree_b >= 0)) return false;  // two trees, or one holding both bodies
-  const int tree = tree_a >= 0 ? tree_a : tree_b;
-  const int body = tree_a >= 0 ? c.body_a : c.body_b;
   // The articulated estimate reads omega_ for the body, not the Jacobian; a known velocity
   // needs J v0 for the bias.
-  return clique_solver_active_[tree] && articulated_tree_body_[body] &&
+  return body >= 0 && articulated_tree_body_[body] &&
          parameters.delassus == DelassusEstimate::kArticulated && !HasKnownVelocity(c.body_a) &&
          !HasKnownVelocity(c.body_b);
 }
@@ -306,13 +306,13 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   const bool factored = tree_a != tree_b && (tree_a < 0 || free_root_[c.body_a]) &&
                         (tree_b < 0 || free_root_[c.body_b]);
   const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
-  if (!factored && IsBodyContact(c, tree_a, tree_b, parameters)) {
+  const int body = factored ? -1 : CliqueSolverBody(c, tree_a, tree_b);
+  if (IsBodyContact(c, body, parameters)) {
     const double w = TreeContactDelassus(model, in, c, tree_a, tree_b, J_a_.leftCols(0),
                                          J_b_.leftCols(0), *problem);
     if (w > 0.0) {  // else (no valid omega) the dense path and the diagonal recipe below
       bias_C_[i].setZero();
-      const int tree = tree_a >= 0 ? tree_a : tree_b;
-      const int body = tree_a >= 0 ? c.body_a : c.body_b;
+      const int tree = topology_.body_tree[body];
       const Eigen::Matrix<double, 3, 6> W = BodyContactMap(in, c, body, tree_b, R_WC);
       if (parameters.model == ContactModelKind::kSap) {
         problem->AddBodyContact(
@@ -350,7 +350,7 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
                 solver::SapHuntCrossleyConstraint(HuntCrossleyParametersFor(model, m, parameters, in, i)),
                 w, problem);
   }
-  if (!factored) AddBodyJacobian(in, c, tree_a, tree_b, R_WC, k, problem);
+  AddBodyJacobian(in, c, body, tree_b, R_WC, k, problem);
 }
 
 Matrix3d ContactProblemBuilder::BodyDelassus(const StepInputs& in, int b,

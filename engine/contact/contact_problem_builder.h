@@ -161,20 +161,23 @@ class ContactProblemBuilder {
   // Prepares the clique solvers of the step's articulated trees (see StepInputs) and marks
   // them active (clique_solver_active_).
   void PrepareCliqueSolvers(const multibody::Model& model, const StepInputs& in);
-  // Whether contact c (not factored) is on one body of one tree with an active clique
-  // solver and otherwise on the world or bodies outside every tree, neither side with a
-  // known velocity, under the articulated Delassus estimate: then it is added as a body
-  // contact (ContactProblem::AddBodyContact), W B_body alone, without its dense point
-  // Jacobian, which nothing needs (a fifth of a step of a 100-link rope on the floor).
-  bool IsBodyContact(const geometry::PointContact& c, int tree_a, int tree_b,
+  // The body of contact c (not factored) on a tree with an active clique solver, when that
+  // tree is the only one c touches (the other side the world or a body outside every tree);
+  // else -1. Such a contact's Jacobian is W B_body for the tree's clique solver.
+  int CliqueSolverBody(const geometry::PointContact& c, int tree_a, int tree_b) const;
+  // Whether contact c on `body` (CliqueSolverBody; -1: no) has neither side with a known
+  // velocity and the articulated Delassus estimate: then it is added as a body contact
+  // (ContactProblem::AddBodyContact), W B_body alone, without its dense point Jacobian,
+  // which nothing needs (a fifth of a step of a 100-link rope on the floor).
+  bool IsBodyContact(const geometry::PointContact& c, int body,
                      const ContactParameters& parameters) const;
   // W of W B_body for contact c on `body` of its one tree (the body A side when tree_b < 0).
   Eigen::Matrix<double, 3, 6> BodyContactMap(const StepInputs& in, const geometry::PointContact& c,
                                              int body, int tree_b,
                                              const Eigen::Matrix3d& R_WC) const;
-  // Declares constraint k, contact c on one articulated tree's body and on no other tree,
-  // as W B_body for that tree's clique solver.
-  void AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c, int tree_a,
+  // Declares constraint k, contact c on `body` (CliqueSolverBody; -1: nothing to declare),
+  // as W B_body beside its dense Jacobian, for that tree's clique solver.
+  void AddBodyJacobian(const StepInputs& in, const geometry::PointContact& c, int body,
                        int tree_b, const Eigen::Matrix3d& R_WC, int k,
                        solver::ContactProblem* problem) const;
   // Body b's term J_b A^-1 J_b^T at world point p (3 x 3, world axes) from omega_.

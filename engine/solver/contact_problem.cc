@@ -1,7 +1,6 @@
 #include "engine/solver/contact_problem.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "engine/common/check.h"
 #include "engine/solver/delassus_estimate.h"
@@ -195,21 +194,16 @@ void ContactProblem::FinishEntry(int k, double delassus) {
     e.delassus = EstimatePointContactDelassus(e.num_cliques, inverse_diagonal,
                                               point_contacts_[e.point_contact].r_W.data());
   } else if (!has_A(e.clique[0]) || (e.num_cliques == 2 && !has_A(e.clique[1]))) {
-    // The same recipe, (J diag(A)^-1 J^T)'s Frobenius norm over n_k, from the inverse
-    // diagonal that every clique keeps (a matrix-free clique has no A block).
-    const int n = e.num_rows;
-    double frobenius_sq = 0.0;
-    for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b) {
-        double W_ab = 0.0;
-        for (int q = 0; q < e.num_cliques; ++q) {
-          const Eigen::Map<const Eigen::MatrixXd> J = jacobian(k, q);
-          const double* inverse_diagonal = inverse_diagonal_of_A(e.clique[q]);
-          for (int j = 0; j < J.cols(); ++j) W_ab += J(a, j) * J(b, j) * inverse_diagonal[j];
-        }
-        frobenius_sq += W_ab * W_ab;
-      }
-    e.delassus = std::sqrt(frobenius_sq) / n;
+    // The same recipe from the inverse diagonal that every clique keeps (a matrix-free
+    // clique has no A block).
+    const Eigen::Ref<const Eigen::MatrixXd> J0 = jacobian(k, 0);
+    if (e.num_cliques == 1) {
+      e.delassus = EstimateDelassusFromInverseDiagonal(J0, inverse_diagonal_of_A(e.clique[0]));
+    } else {
+      const Eigen::Ref<const Eigen::MatrixXd> J1 = jacobian(k, 1);
+      e.delassus = EstimateDelassusFromInverseDiagonal(J0, inverse_diagonal_of_A(e.clique[0]),
+                                                       &J1, inverse_diagonal_of_A(e.clique[1]));
+    }
   } else if (e.num_cliques == 1) {
     e.delassus = EstimateDelassus(A(e.clique[0]), jacobian(k, 0));
   } else {

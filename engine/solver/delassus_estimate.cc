@@ -78,6 +78,28 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
   return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (math.md §3.3)
 }
 
+double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixXd>& J0,
+                                           const double* inverse_diagonal0,
+                                           const Eigen::Ref<const Eigen::MatrixXd>* J1,
+                                           const double* inverse_diagonal1) {
+  CSIM_CHECK(J1 == nullptr || (inverse_diagonal1 != nullptr && J1->rows() == J0.rows()));
+  // sum + (J diag(A)^{-1} J^T)_ab of one clique, entry by entry (no temporaries).
+  const auto add_entry = [](double sum, const Eigen::Ref<const Eigen::MatrixXd>& J,
+                            const double* inverse_diagonal, int a, int b) {
+    for (int j = 0; j < J.cols(); ++j) sum += J(a, j) * J(b, j) * inverse_diagonal[j];
+    return sum;
+  };
+  const int n = static_cast<int>(J0.rows());
+  double frobenius_sq = 0.0;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      double W_ab = add_entry(0.0, J0, inverse_diagonal0, a, b);
+      if (J1 != nullptr) W_ab = add_entry(W_ab, *J1, inverse_diagonal1, a, b);
+      frobenius_sq += W_ab * W_ab;
+    }
+  return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (math.md §3.3)
+}
+
 double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
                                     const Eigen::Vector3d* r) {
   CSIM_CHECK(num_cliques == 1 || num_cliques == 2);

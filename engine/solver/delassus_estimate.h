@@ -25,6 +25,15 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
                         const Eigen::Ref<const Eigen::MatrixXd>& A1,
                         const Eigen::Ref<const Eigen::MatrixXd>& J1);
 
+/// The same recipe from the cliques' inverse diagonals, for cliques whose A is not stored
+/// (ContactProblem::AddMatrixFreeClique): J0 (n x m0) with diag(A0)^{-1} at
+/// inverse_diagonal0 (m0 values), and, when J1 is not null, J1 (n x m1) with
+/// inverse_diagonal1. Never allocates.
+double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixXd>& J0,
+                                           const double* inverse_diagonal0,
+                                           const Eigen::Ref<const Eigen::MatrixXd>* J1 = nullptr,
+                                           const double* inverse_diagonal1 = nullptr);
+
 /// w for a 3-row point contact on one or two cliques of six velocities (w, v) whose blocks
 /// are sign R^T [-[r]x I] (PointContactJacobian in contact_problem.h): diag(A_c)^{-1} (six
 /// values, all > 0) and r_c per clique, num_cliques of them (1 or 2). Then W = R^T (sum_c M_c) R with

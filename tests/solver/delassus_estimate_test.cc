@@ -45,6 +45,25 @@ TEST_CASE("Delassus estimate of a two-clique contact sums both blocks", "[solver
   CHECK(EstimateDelassus(Aa, Ja, Ab, Jb) == Approx(W.norm() / 3.0).epsilon(1e-14));
 }
 
+TEST_CASE("Delassus estimate from inverse diagonals (matrix-free cliques)", "[solver]") {
+  // The recipe for cliques whose A is known by its diagonal only, against the explicit
+  // dense W for one and for two cliques.
+  const MatrixXd Ja = MatrixXd::Random(3, 5), Jb = MatrixXd::Random(3, 2);
+  const Eigen::VectorXd da = (Eigen::VectorXd(5) << 0.5, 2.0, 0.1, 3.0, 1.0).finished();
+  const Eigen::VectorXd db = (Eigen::VectorXd(2) << 4.0, 0.25).finished();
+  const MatrixXd Wa = Ja * da.asDiagonal() * Ja.transpose();
+  const MatrixXd Wab = Wa + Jb * db.asDiagonal() * Jb.transpose();
+  CHECK(EstimateDelassusFromInverseDiagonal(Ja, da.data()) ==
+        Approx(Wa.norm() / 3.0).epsilon(1e-14));
+  const Eigen::Ref<const MatrixXd> Jb_ref = Jb;
+  CHECK(EstimateDelassusFromInverseDiagonal(Ja, da.data(), &Jb_ref, db.data()) ==
+        Approx(Wab.norm() / 3.0).epsilon(1e-14));
+  // A one-dof limit: 1 / A_jj.
+  MatrixXd J1 = MatrixXd::Zero(1, 5);
+  J1(0, 3) = 1.0;
+  CHECK(EstimateDelassusFromInverseDiagonal(J1, da.data()) == Approx(3.0).epsilon(1e-15));
+}
+
 TEST_CASE("Delassus estimate of contacts on free bodies (fixed-size path)", "[solver]") {
   // A free body's velocities are (omega, v_com): a point at offset d from the com moves
   // with v_com - [d]x omega, so J = [-[d]x, I3] and W = I3/m + [d]x diag(I)^-1 [d]x^T.

@@ -43,11 +43,11 @@ void NewtonSystem::Setup(const ContactProblem& problem, const std::vector<int>& 
   } else {
     SetupSparse();
   }
-  FormBodyContactBlocks();
+  FormUnstoredBlocks();
   ReserveScratch(&scratch_);
 }
 
-void NewtonSystem::FormBodyContactBlocks() {
+void NewtonSystem::FormUnstoredBlocks() {
   const ContactProblem& p = *problem_;
   const Islands& is = *islands_;
   formed_offset_.assign(p.num_constraints(), -1);

@@ -119,7 +119,7 @@ class NewtonSystem {
   // block) and the A block of every matrix-free clique (AddMatrixFreeClique) whose island is
   // not handed to its CliqueSolver (or every one on the dense path), once per Setup, into
   // formed_J_ and formed_A_.
-  void FormBodyContactBlocks();
+  void FormUnstoredBlocks();
   // Constraint k's block b, and clique c's block of A: the problem's stored ones, or the ones
   // formed above.
   using ConstMap = Eigen::Map<const Eigen::MatrixXd>;

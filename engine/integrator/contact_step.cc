@@ -32,22 +32,25 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   StepStatus status =
       CalcFreeMotion(model, params, free_motion, dt, state, ws, /*form_articulated_blocks=*/false);
   if (!status.ok()) return status;
-  // Only the articulated blocks of A the contact problem reads (under theta = 0, those of
-  // lone free bodies: every other articulated tree is a matrix-free clique).
-  cws.builder.BodiesNeedingA(ws.articulated_body, params.theta == 0.0, &cws.bodies_needing_A);
+  // With theta = 0 the free motion's M is at the kinematics the contact problem is built at
+  // (see below), which lets the build use the trees' recursions (StepInputs).
+  const bool A_at_kinematics = params.theta == 0.0;
+  // Only the articulated blocks of A the contact problem reads (with A_at_kinematics, those
+  // of lone free bodies: every other articulated tree is a matrix-free clique).
+  cws.builder.BodiesNeedingA(ws.articulated_body, A_at_kinematics, &cws.bodies_needing_A);
   FormArticulatedBlocks(model, cws.bodies_needing_A, ws);
   const Clock::time_point t1 = Clock::now();
   // The contact problem is built at (t0, q0, v0). With theta = 0 the free motion evaluated
   // its dynamics exactly there (q_theta = q0, v_theta = v0, once), so its kinematics are
   // reused: a second CalcKinematics was 2.3 % of a clutter-40 run.
   const multibody::Workspace* kinematics0 = &ws.mb;
-  if (params.theta != 0.0) {
+  if (!A_at_kinematics) {
     multibody::CalcKinematics(model, state.t, state.q, state.v, cws.kinematics0);
     kinematics0 = &cws.kinematics0;
   }
   const contact::StepInputs in{dt,    kinematics0,         &state.q,
                                &state.v, &ws.v_star,       &ws.A,
-                               &ws.A_diagonal_terms, &ws.articulated_body, params.theta == 0.0};
+                               &ws.A_diagonal_terms, &ws.articulated_body, A_at_kinematics};
   cws.builder.Build(model, contact_parameters, in, &cws.problem);
   const Clock::time_point t2 = Clock::now();
   if (cws.has_previous && cws.solver.parameters().extrapolate_warm_start) {

@@ -9,13 +9,21 @@ namespace csim::bench {
 
 std::vector<ClutterConfig> BenchOptions::Configurations() const {
   std::vector<ClutterConfig> out;
+  if (!scenes.empty()) {
+    for (const std::string& path : scenes) {
+      ClutterConfig c;
+      c.scene = path;
+      out.push_back(c);
+    }
+    return out;
+  }
   for (int n : objects)
     for (bool w : walls)
       for (double dt : dts)
         for (int seed : seeds)
           out.push_back({n, w, dt, per_column > 0 ? (n + per_column - 1) / per_column : 0,
                          column_spacing, contact_model,
-                         contact_model == "sap" ? 0.0 : hunt_crossley, seed});
+                         contact_model == "sap" ? 0.0 : hunt_crossley, seed, ""});
   return out;
 }
 
@@ -69,6 +77,10 @@ BenchOptions ParseOptions(int argc, char** argv) {
                  "Hunt & Crossley dissipation d [s/m] of the materials with a Hunt & Crossley "
                  "contact model (default 10, the ICF paper's clutter)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--scene", o.scenes,
+                 "scene files to run instead of the clutter grid, each at its own time step "
+                 "(the object, wall, dt, seed and column options do not apply)")
+      ->check(CLI::ExistingFile);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -17,6 +17,9 @@ struct ClutterConfig {
   std::string contact_model = "sap";  ///< make_clutter.py --contact-model
   double hunt_crossley = 0.0;         ///< make_clutter.py --hunt-crossley [s/m]
   int seed = 1;          ///< make_clutter.py --seed: which pile (the random assortment)
+  /// Not empty: a scene file run as it is (--scene) instead of a generated clutter; the
+  /// fields above but dt then do not apply, and dt is the scene's time step.
+  std::string scene;
 };
 
 struct BenchOptions {
@@ -55,6 +58,10 @@ struct BenchOptions {
   /// dissipation d = `hunt_crossley` (make_clutter.py --hunt-crossley).
   std::string contact_model = "sap";
   double hunt_crossley = 10.0;  ///< [s/m], the clutter of the ICF paper (sec. IX-A)
+  /// Scene files to run instead of the clutter grid (--scene), one configuration each, at
+  /// the scene's own time step: other scenes in both simulators, such as the ropes of
+  /// tools/run_rope_bench.sh (whatever bench/mjcf_writer.h can express for MuJoCo).
+  std::vector<std::string> scenes;
 
   /// Every configuration, objects outermost, then walls, then dt, then the seed.
   std::vector<ClutterConfig> Configurations() const;

@@ -27,7 +27,21 @@ std::string MakeTempDir() {
 
 }  // namespace
 
+std::string ReadSceneFile(const ClutterConfig& c, std::string* command) {
+  std::ifstream in(c.scene);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in || text.str().empty()) throw std::runtime_error("cannot read scene " + c.scene);
+  *command = "scene " + c.scene;
+  return text.str();
+}
+
 std::string ConfigName(const ClutterConfig& c) {
+  if (!c.scene.empty()) {
+    std::string name = c.scene.substr(c.scene.find_last_of('/') + 1);
+    const size_t dot = name.rfind('.');
+    return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+  }
   return "clutter-" + std::to_string(c.objects) + (c.walls ? " walls" : " no-walls") +
          (c.columns > 0 ? " " + std::to_string(c.columns) + "-columns" : "") +
          (c.column_spacing > 0 ? " " + FormatG(c.column_spacing) + "m-apart" : "") +

@@ -34,6 +34,7 @@ class CsimRunner {
   contact::ContactParameters contact_;
   integrator::StepWorkspace ws_;
   integrator::ContactStepWorkspace cws_;
+  multibody::Workspace energy_ws_;  // kinematics of the end state, for its kinetic energy
   multibody::State state_;
   long step_ = 0;
   std::string error_;

@@ -122,16 +122,24 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   ConfigResult r;
   r.config = c;
   r.dt = c.dt;
-  const std::string text = GenerateClutterScene(o, c, &r.scene_command);
-  *scene_out = std::make_unique<io::LoadedScene>(io::LoadSceneFromText(text, "clutter.yaml", {}));
+  const bool from_file = !c.scene.empty();
+  const std::string text =
+      from_file ? ReadSceneFile(c, &r.scene_command) : GenerateClutterScene(o, c, &r.scene_command);
+  *scene_out = std::make_unique<io::LoadedScene>(
+      io::LoadSceneFromText(text, from_file ? c.scene : "clutter.yaml", {}));
   const io::LoadedScene& scene = **scene_out;
+  if (from_file) {  // the scene's own step; its bodies count as the objects
+    r.dt = r.config.dt = scene.settings.time_step;
+    r.config.objects = scene.model.num_bodies();
+    r.config.walls = false;
+  }
   r.relative_tolerance = sim::SolverParameters(scene.settings).relative_tolerance;
   MujocoSide mujoco(o, scene, first);
-  const int steps = static_cast<int>(std::ceil(o.duration / c.dt - 1e-9));
+  const int steps = static_cast<int>(std::ceil(o.duration / r.dt - 1e-9));
   std::vector<StepSample> samples = RunCsim(o, scene, steps, first, &mujoco, &r);
   r.steps = static_cast<int>(samples.size());
-  r.settled_first = std::max(0, steps - static_cast<int>(std::lround(o.settled / c.dt)));
-  r.last_second_first = std::max(0, steps - static_cast<int>(std::lround(1.0 / c.dt)));
+  r.settled_first = std::max(0, steps - static_cast<int>(std::lround(o.settled / r.dt)));
+  r.last_second_first = std::max(0, steps - static_cast<int>(std::lround(1.0 / r.dt)));
   r.csim_all = Summarize(samples, 0, r.steps);
   r.csim_settled = Summarize(samples, r.settled_first, r.steps);
   r.csim_last_second = Summarize(samples, r.last_second_first, r.steps);

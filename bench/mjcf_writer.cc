@@ -58,23 +58,75 @@ void WriteGeoms(const multibody::Model& model, const std::vector<geometry::Geome
   }
 }
 
-void WriteBody(const multibody::Model& model, const multibody::Workspace& kin, int b,
+// Uniform value of a per-velocity joint parameter (MuJoCo's joint attributes are scalars);
+// 0 when absent.
+double UniformJointValue(const multibody::Joint& joint, const Eigen::VectorXd& values,
+                         const char* what) {
+  if (values.size() == 0) return 0.0;
+  if ((values.array() != values[0]).any())
+    throw std::invalid_argument("mjcf: joint '" + joint.name + "' has a " + what +
+                                " that differs between its velocities");
+  return values[0];
+}
+
+// The <joint> element of a body's inboard joint (none for a fixed joint). MuJoCo measures
+// hinge and slide angles from the body's pose in the file, which WriteBody sets to the
+// joint's initial configuration, and puts the joint at the child frame's origin, which is
+// where csim's joint frame J meets the child frame C (X_JC is a pure rotation about, or a
+// translation along, the axis; the axis has the same coordinates in J and in C).
+std::string JointElement(const multibody::Joint& joint) {
+  using multibody::JointType;
+  const char* type = nullptr;
+  switch (joint.type) {
+    case JointType::kFixed: return "";
+    case JointType::kRevolute: type = "hinge"; break;
+    case JointType::kPrismatic: type = "slide"; break;
+    case JointType::kBall: type = "ball"; break;
+    case JointType::kFree:
+      if (joint.parent == -1) return "    <freejoint/>\n";
+      throw std::invalid_argument("mjcf: joint '" + joint.name + "' is a free joint below a body");
+    case JointType::kPlanar:
+      throw std::invalid_argument("mjcf: joint '" + joint.name + "' is planar (not supported)");
+  }
+  if (joint.lower.size() > 0 || joint.upper.size() > 0)
+    throw std::invalid_argument("mjcf: joint '" + joint.name + "' has limits (not supported)");
+  if (joint.spring_stiffness.size() > 0 && (joint.spring_stiffness.array() != 0.0).any())
+    throw std::invalid_argument("mjcf: joint '" + joint.name + "' has a spring (not supported)");
+  std::string element = "    <joint name=\"" + joint.name + "\" type=\"" + type + "\" pos=\"0 0 0\"";
+  if (joint.type != JointType::kBall) element += " axis=\"" + Vec(joint.axis) + "\"";
+  const double damping = UniformJointValue(joint, joint.damping, "damping");
+  if (damping != 0.0) element += " damping=\"" + Num(damping) + "\"";
+  return element + "/>\n";
+}
+
+// Body b and, nested in it, its subtree. Its pose relative to its parent is the one at the
+// scene's initial configuration (kin), so MuJoCo's zero joint coordinates start there.
+void WriteBody(const multibody::Model& model, const multibody::Workspace& kin,
+               const std::vector<std::vector<int>>& children, int b, int depth,
                std::ostringstream& out) {
   const multibody::Joint& joint = model.joints[b];
-  if (joint.type != multibody::JointType::kFree || joint.parent != -1 || joint.prescribed)
-    throw std::invalid_argument("mjcf: body '" + model.bodies[b].name +
-                                "' is not a free body on the world");
-  if (joint.v_initial.size() > 0 && joint.v_initial.norm() != 0.0)
-    throw std::invalid_argument("mjcf: body '" + model.bodies[b].name + "' does not start at rest");
   const multibody::Body& body = model.bodies[b];
+  if (joint.prescribed)
+    throw std::invalid_argument("mjcf: joint '" + joint.name + "' is prescribed (not supported)");
+  if (joint.v_initial.size() > 0 && joint.v_initial.norm() != 0.0)
+    throw std::invalid_argument("mjcf: body '" + body.name + "' does not start at rest");
+  if (joint.collide && joint.parent >= 0 && joint.type != multibody::JointType::kFree)
+    throw std::invalid_argument("mjcf: joint '" + joint.name +
+                                "' lets its bodies collide (MuJoCo filters parent and child)");
+  const std::string indent(2 * depth, ' ');
   const Eigen::Matrix3d& I = body.inertia;
-  out << "  <body name=\"" << body.name << "\" " << PoseAttributes(kin.X_WB[b]) << ">\n"
-      << "    <freejoint/>\n"
-      << "    <inertial pos=\"" << Vec(body.com) << "\" mass=\"" << Num(body.mass)
+  out << indent << "  <body name=\"" << body.name << "\" " << PoseAttributes(kin.X_PB[b]) << ">\n";
+  const std::string joint_element = JointElement(joint);
+  if (!joint_element.empty()) out << indent << joint_element;
+  out << indent << "    <inertial pos=\"" << Vec(body.com) << "\" mass=\"" << Num(body.mass)
       << "\" fullinertia=\"" << Num(I(0, 0)) << " " << Num(I(1, 1)) << " " << Num(I(2, 2)) << " "
       << Num(I(0, 1)) << " " << Num(I(0, 2)) << " " << Num(I(1, 2)) << "\"/>\n";
-  WriteGeoms(model, body.geometry, out);
-  out << "  </body>\n";
+  std::ostringstream geoms;
+  WriteGeoms(model, body.geometry, geoms);
+  std::istringstream lines(geoms.str());
+  for (std::string line; std::getline(lines, line);) out << indent << line << "\n";
+  for (int c : children[b]) WriteBody(model, kin, children, c, depth + 1, out);
+  out << indent << "  </body>\n";
 }
 
 }  // namespace
@@ -94,8 +146,22 @@ std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settin
       << "<default><geom condim=\"3\"/></default>\n"
       << "<worldbody>\n";
   WriteGeoms(model, model.world_geometry, out);
-  for (int b = 0; b < model.num_bodies(); ++b) WriteBody(model, kin, b, out);
-  out << "</worldbody>\n</mujoco>\n";
+  std::vector<std::vector<int>> children(model.num_bodies());
+  for (int b = 0; b < model.num_bodies(); ++b)
+    if (model.parent[b] >= 0) children[model.parent[b]].push_back(b);
+  for (int b = 0; b < model.num_bodies(); ++b)
+    if (model.parent[b] < 0) WriteBody(model, kin, children, b, 0, out);
+  out << "</worldbody>\n";
+  // csim lets a body touch the world only through a free joint or a joint that says
+  // `collide: true` (collision_filter.h); MuJoCo's parent filter spares the world.
+  std::string excludes;
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const multibody::Joint& joint = model.joints[b];
+    if (model.parent[b] < 0 && joint.type != multibody::JointType::kFree && !joint.collide)
+      excludes += "  <exclude body1=\"world\" body2=\"" + model.bodies[b].name + "\"/>\n";
+  }
+  if (!excludes.empty()) out << "<contact>\n" << excludes << "</contact>\n";
+  out << "</mujoco>\n";
   return out.str();
 }
 

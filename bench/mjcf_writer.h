@@ -6,9 +6,16 @@
 // (default solref/solimp): the two contact models differ by design and no mapping between
 // them is exact, so the benchmark states both settings rather than pretending otherwise.
 //
-// Supported: free bodies that are children of the world (the clutter scenes), world
-// geometry; shapes sphere, box, cylinder, capsule, ellipsoid, halfspace (MuJoCo plane).
-// Anything else throws std::invalid_argument.
+// Supported: free bodies that are children of the world (the clutter scenes), trees of
+// revolute, prismatic, ball and fixed joints (the ropes: nested bodies, each posed at the
+// scene's initial configuration, so MuJoCo's zero joint coordinates start where csim's
+// initial ones do), joint damping equal across a joint's velocities, world geometry;
+// shapes sphere, box, cylinder, capsule, ellipsoid, halfspace (MuJoCo plane). Bodies start
+// at rest. A body jointed to the world by anything but a free joint touches the world's
+// geometry only if its joint says `collide: true` in csim (collision_filter.h), so the
+// document excludes that pair otherwise (MuJoCo's own parent filter spares the world).
+// Anything else (limits, springs, planar joints, prescribed motion, free joints below a
+// body, parent and child allowed to collide) throws std::invalid_argument.
 
 #include <string>
 

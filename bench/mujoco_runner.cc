@@ -41,6 +41,8 @@ bool MujocoRunner::Step(StepSample* sample) {
   return true;
 }
 
+void MujocoRunner::Forward() { mj_forward(m_, d_); }
+
 std::string MujocoRunner::Version() { return mj_versionString(); }
 
 }  // namespace csim::bench

@@ -27,6 +27,12 @@ class MujocoRunner {
   /// MuJoCo's version string.
   static std::string Version();
 
+  /// The compiled model and its data (tests read the bodies' poses from them).
+  const mjModel_* model() const { return m_; }
+  const mjData_* data() const { return d_; }
+  /// mj_forward: the poses and derived quantities of the current state, without stepping.
+  void Forward();
+
  private:
   mjModel_* m_ = nullptr;
   mjData_* d_ = nullptr;

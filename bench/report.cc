@@ -177,7 +177,7 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
                "csim_cost_criterion_momentum_error_max,csim_work_predicted_mean,"
                "csim_work_active_set_mean,csim_work_smooth_mean,"
                "csim_settled_work_predicted_mean,csim_settled_work_active_set_mean,"
-               "csim_settled_work_smooth_mean,seed\n");
+               "csim_settled_work_smooth_mean,seed,scene\n");
   for (const ConfigResult& r : results) {
     const StepSample& m = r.csim_all.mean;
     std::fprintf(f, "%d,%d,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,",
@@ -223,9 +223,10 @@ void WriteCsv(const std::vector<ConfigResult>& results, const std::string& path)
     std::fprintf(f, "%g,%.4g,%.4g,%.4g,%d,%.4g,", r.relative_tolerance, a.max_momentum_error(),
                  a.median_momentum_error, a.max_certified_error, a.cost_criterion_steps,
                  a.max_cost_criterion_error);
-    std::fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", m.work_by_kind[0], m.work_by_kind[1],
-                 m.work_by_kind[2], s.work_by_kind[0], s.work_by_kind[1], s.work_by_kind[2],
-                 r.config.seed);
+    std::fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s\n", m.work_by_kind[0],
+                 m.work_by_kind[1], m.work_by_kind[2], s.work_by_kind[0], s.work_by_kind[1],
+                 s.work_by_kind[2], r.config.seed,
+                 r.config.scene.empty() ? "" : ConfigName(r.config).c_str());
   }
   std::fclose(f);
 }

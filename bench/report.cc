@@ -135,8 +135,12 @@ void PrintSummary(const std::vector<ConfigResult>& results, std::FILE* out) {
                "| contacts | settled KE [J] | csim RTF | MuJoCo ms/step (steps) | MuJoCo iters | MuJoCo/csim |\n"
                "|---|---|---|---|---|---|---|---|---|---|\n");
   for (const ConfigResult& r : results) {
+    // A failed csim run says so, and after how many steps: its figures cover only those.
+    const std::string name =
+        ConfigName(r.config) +
+        (r.csim_failed ? " (csim failed after " + std::to_string(r.steps) + " steps)" : "");
     std::fprintf(out, "| %s | %.3f (%.3f) | %.3f | %.2f / %.2f | %.0f | %.2g | %.2f |",
-                 ConfigName(r.config).c_str(), Ms(r.csim_all.mean_seconds),
+                 name.c_str(), Ms(r.csim_all.mean_seconds),
                  Ms(r.csim_all.median_seconds), Ms(r.csim_settled.mean_seconds),
                  r.csim_all.mean_iterations, r.csim_settled.mean_iterations,
                  r.csim_all.mean_contacts, r.csim_settled.mean.kinetic_energy,

@@ -1,6 +1,7 @@
 #include "bench/mujoco_runner.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -8,8 +9,18 @@
 #include <mujoco/mujoco.h>
 
 namespace csim::bench {
+namespace {
+
+// MuJoCo's default warning handler prints the warning and appends it to MUJOCO_LOG.TXT in
+// the working directory (the source tree, for tools/run_rope_bench.sh). The benchmark
+// notices warnings through mjData's counters (Step) and reports them itself, so the
+// handler only prints.
+void PrintWarning(const char* message) { std::fprintf(stderr, "MuJoCo warning: %s\n", message); }
+
+}  // namespace
 
 MujocoRunner::MujocoRunner(const std::string& mjcf) {
+  mju_user_warning = PrintWarning;
   auto vfs = std::make_unique<mjVFS>();  // ~2 MB of file-name tables: not on the stack
   mj_defaultVFS(vfs.get());
   const char* name = "csim_bench.xml";

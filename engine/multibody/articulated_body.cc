@@ -93,7 +93,10 @@ void ArticulatedBodySolver::SolveInPlace(const Model& model, const Workspace& ws
     const int b = *it;
     const Joint& joint = model.joints[b];
     math::Vector6 p_a = p_A_[b];
-    if (joint.v_start >= 0) {
+    if (joint.nv == 1) {  // a hinge or slide: scalar arithmetic (see Factor)
+      u_[b].setConstant(1, (*x)[joint.v_start] - ws.joint[b].S.col(0).dot(p_A_[b]));
+      p_a.noalias() += (D_inv_[b](0, 0) * u_[b][0]) * U_[b].col(0);
+    } else if (joint.v_start >= 0) {
       u_[b] = x->segment(joint.v_start, joint.nv);
       u_[b].noalias() -= ws.joint[b].S.transpose() * p_A_[b];
       const JointRates Du = D_inv_[b] * u_[b];
@@ -107,6 +110,12 @@ void ArticulatedBodySolver::SolveInPlace(const Model& model, const Workspace& ws
     CarryParentAcceleration(ws, b);
     const Joint& joint = model.joints[b];
     if (joint.v_start < 0) continue;
+    if (joint.nv == 1) {
+      const double x_b = D_inv_[b](0, 0) * (u_[b][0] - U_[b].col(0).dot(a_[b]));
+      (*x)[joint.v_start] = x_b;
+      a_[b].noalias() += x_b * ws.joint[b].S.col(0);
+      continue;
+    }
     u_[b].noalias() -= U_[b].transpose() * a_[b];
     auto x_b = x->segment(joint.v_start, joint.nv);
     x_b.noalias() = D_inv_[b] * u_[b];
@@ -185,6 +194,18 @@ void ArticulatedBodySolver::InverseOperationalInertias(const Model& model, const
     const Joint& joint = model.joints[b];
     if (joint.v_start < 0) continue;  // welded to the parent: moves with it
     const MotionSubspace& S = ws.joint[b].S;
+    if (joint.nv == 1) {
+      // P O P^T with P = I - sd u^T, as rank-one updates: O - sd (O^T u)^T - (O u) sd^T
+      // + (u^T O u) sd sd^T, instead of two 6 x 6 products (see Factor).
+      const math::Vector6 sd = D_inv_[b](0, 0) * S.col(0);
+      const math::Vector6 u = U_[b].col(0);
+      const math::Vector6 Ou = O * u, OTu = O.transpose() * u;
+      const double uOu = u.dot(Ou);
+      O.noalias() -= sd * OTu.transpose();
+      O.noalias() -= Ou * sd.transpose();
+      O.noalias() += (uOu * sd + S.col(0)) * sd.transpose();
+      continue;
+    }
     const ForceBlock SD = S * D_inv_[b];
     math::Matrix6 P = math::Matrix6::Identity();
     P.noalias() -= SD * U_[b].transpose();

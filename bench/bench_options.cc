@@ -77,6 +77,9 @@ BenchOptions ParseOptions(int argc, char** argv) {
                  "Hunt & Crossley dissipation d [s/m] of the materials with a Hunt & Crossley "
                  "contact model (default 10, the ICF paper's clutter)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--set", o.overrides,
+                 "KEY=VALUE override of every configuration's scene, as csim --set (repeatable), "
+                 "e.g. --set settings.stiction_sigma=1e-2");
   app.add_option("--scene", o.scenes,
                  "scene files to run instead of the clutter grid, each at its own time step "
                  "(the object, wall, dt, seed and column options do not apply)")

@@ -126,8 +126,9 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   const std::string text =
       from_file ? ReadSceneFile(c, &r.scene_command) : GenerateClutterScene(o, c, &r.scene_command);
   *scene_out = std::make_unique<io::LoadedScene>(
-      io::LoadSceneFromText(text, from_file ? c.scene : "clutter.yaml", {}));
+      io::LoadSceneFromText(text, from_file ? c.scene : "clutter.yaml", o.overrides));
   const io::LoadedScene& scene = **scene_out;
+  for (const std::string& s : o.overrides) r.scene_command += " --set " + s;  // in the report
   if (from_file) {  // the scene's own step; its bodies count as the objects
     r.dt = r.config.dt = scene.settings.time_step;
     r.config.objects = scene.model.num_bodies();

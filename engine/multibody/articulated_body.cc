@@ -93,7 +93,7 @@ void ArticulatedBodySolver::SolveInPlace(const Model& model, const Workspace& ws
     const int b = *it;
     const Joint& joint = model.joints[b];
     math::Vector6 p_a = p_A_[b];
-    if (joint.nv == 1) {  // a hinge or slide: scalar arithmetic (see Factor)
+    if (joint.v_start >= 0 && joint.nv == 1) {  // a hinge or slide: scalars (see Factor)
       u_[b].setConstant(1, (*x)[joint.v_start] - ws.joint[b].S.col(0).dot(p_A_[b]));
       p_a.noalias() += (D_inv_[b](0, 0) * u_[b][0]) * U_[b].col(0);
     } else if (joint.v_start >= 0) {

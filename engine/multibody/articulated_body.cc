@@ -1,5 +1,7 @@
 #include "engine/multibody/articulated_body.h"
 
+#include <limits>
+
 #include "engine/common/check.h"
 
 namespace csim::multibody {
@@ -18,6 +20,15 @@ ArticulatedBodySolver::ArticulatedBodySolver(const Model& model, const std::vect
   I_A_.assign(nb, math::Matrix6::Zero());
   U_.assign(nb, ForceBlock());
   D_inv_.assign(nb, JointMatrix());
+  // A joint without velocity slots (fixed, prescribed) has no U or D^-1, and no pass may
+  // read them: they are NaN at their natural size, so a pass that does shows in its result
+  // (a prescribed hinge once took the scalar path of SolveInPlace and read them).
+  for (int b = 0; b < nb; ++b) {
+    const Joint& joint = model.joints[b];
+    if (joint.v_start >= 0 || joint.nv == 0) continue;
+    U_[b].setConstant(6, joint.nv, std::numeric_limits<double>::quiet_NaN());
+    D_inv_[b].setConstant(joint.nv, joint.nv, std::numeric_limits<double>::quiet_NaN());
+  }
   p_A_.assign(nb, math::Vector6::Zero());
   a_.assign(nb, math::Vector6::Zero());
   u_.assign(nb, JointRates());

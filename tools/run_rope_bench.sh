@@ -57,7 +57,8 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then exit "$status"; fi
   echo "## Raw output"
   echo
   echo '```'
-  sed '/^| configuration/,$d' "$log"
+  # The scenes' temporary directory says nothing: the file names say which rope.
+  sed -e '/^| configuration/,$d' -e "s|$scenes/||g" "$log"
   echo '```'
 } > results/rope_mujoco.md
 rm -f "$log"

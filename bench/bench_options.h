@@ -62,9 +62,9 @@ struct BenchOptions {
   /// the scene's own time step: other scenes in both simulators, such as the ropes of
   /// tools/run_rope_bench.sh (whatever bench/mjcf_writer.h can express for MuJoCo).
   std::vector<std::string> scenes;
-  /// KEY=VALUE overrides applied to every configuration's scene (--set, as csim's own):
-  /// csim's settings only, since the MJCF is written from the loaded scene and MuJoCo keeps
-  /// its own solver settings.
+  /// KEY=VALUE overrides applied to every configuration's scene (--set, as csim's own). The
+  /// MJCF is written from the overridden scene, so its time step, gravity, bodies and
+  /// friction reach MuJoCo too; csim's solver and contact-model settings do not.
   std::vector<std::string> overrides;
 
   /// Every configuration, objects outermost, then walls, then dt, then the seed.

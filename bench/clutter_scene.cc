@@ -27,15 +27,6 @@ std::string MakeTempDir() {
 
 }  // namespace
 
-std::string ReadSceneFile(const ClutterConfig& c, std::string* command) {
-  std::ifstream in(c.scene);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in || text.str().empty()) throw std::runtime_error("cannot read scene " + c.scene);
-  *command = "scene " + c.scene;
-  return text.str();
-}
-
 std::string ConfigName(const ClutterConfig& c) {
   if (!c.scene.empty()) {
     std::string name = c.scene.substr(c.scene.find_last_of('/') + 1);

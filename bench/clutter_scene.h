@@ -17,10 +17,6 @@ namespace csim::bench {
 std::string GenerateClutterScene(const BenchOptions& options, const ClutterConfig& config,
                                  std::string* command);
 
-/// The text of a --scene configuration's file, and "scene PATH" in *command.
-/// Throws std::runtime_error when it cannot be read.
-std::string ReadSceneFile(const ClutterConfig& config, std::string* command);
-
 /// Short name of a configuration: the scene file's name without its directory and
 /// extension for --scene; "clutter-40 walls dt=2e-3", "clutter-160 no-walls
 /// 16-columns dt=2e-3", "clutter-160 no-walls dt=2e-3 seed=3" (the seed unless it is 1).

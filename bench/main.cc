@@ -123,10 +123,14 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   r.config = c;
   r.dt = c.dt;
   const bool from_file = !c.scene.empty();
-  const std::string text =
-      from_file ? ReadSceneFile(c, &r.scene_command) : GenerateClutterScene(o, c, &r.scene_command);
-  *scene_out = std::make_unique<io::LoadedScene>(
-      io::LoadSceneFromText(text, from_file ? c.scene : "clutter.yaml", o.overrides));
+  if (from_file) {
+    r.scene_command = "scene " + c.scene;
+    *scene_out = std::make_unique<io::LoadedScene>(io::LoadScene(c.scene, o.overrides));
+  } else {
+    const std::string text = GenerateClutterScene(o, c, &r.scene_command);
+    *scene_out = std::make_unique<io::LoadedScene>(
+        io::LoadSceneFromText(text, "clutter.yaml", o.overrides));
+  }
   const io::LoadedScene& scene = **scene_out;
   for (const std::string& s : o.overrides) r.scene_command += " --set " + s;  // in the report
   if (from_file) {  // the scene's own step; its bodies count as the objects

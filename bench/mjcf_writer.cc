@@ -49,11 +49,12 @@ double Friction(const multibody::Model& model, const geometry::Geometry& g) {
   return g.material >= 0 ? model.materials[g.material].friction : geometry::Material{}.friction;
 }
 
+// The collision geometries, each line after `indent` (the nesting depth of their body).
 void WriteGeoms(const multibody::Model& model, const std::vector<geometry::Geometry>& geoms,
-                std::ostringstream& out) {
+                const std::string& indent, std::ostringstream& out) {
   for (const geometry::Geometry& g : geoms) {
     if (!g.collide) continue;
-    out << "    <geom " << ShapeAttributes(g) << " " << PoseAttributes(g.X_BG) << " friction=\""
+    out << indent << "    <geom " << ShapeAttributes(g) << " " << PoseAttributes(g.X_BG) << " friction=\""
         << Num(Friction(model, g)) << " 0.005 0.0001\"/>\n";
   }
 }
@@ -121,10 +122,7 @@ void WriteBody(const multibody::Model& model, const multibody::Workspace& kin,
   out << indent << "    <inertial pos=\"" << Vec(body.com) << "\" mass=\"" << Num(body.mass)
       << "\" fullinertia=\"" << Num(I(0, 0)) << " " << Num(I(1, 1)) << " " << Num(I(2, 2)) << " "
       << Num(I(0, 1)) << " " << Num(I(0, 2)) << " " << Num(I(1, 2)) << "\"/>\n";
-  std::ostringstream geoms;
-  WriteGeoms(model, body.geometry, geoms);
-  std::istringstream lines(geoms.str());
-  for (std::string line; std::getline(lines, line);) out << indent << line << "\n";
+  WriteGeoms(model, body.geometry, indent, out);
   for (int c : children[b]) WriteBody(model, kin, children, c, depth + 1, out);
   out << indent << "  </body>\n";
 }
@@ -145,7 +143,7 @@ std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settin
       << "<size nconmax=\"" << nconmax << "\" njmax=\"" << 3 * nconmax << "\"/>\n"
       << "<default><geom condim=\"3\"/></default>\n"
       << "<worldbody>\n";
-  WriteGeoms(model, model.world_geometry, out);
+  WriteGeoms(model, model.world_geometry, "", out);
   std::vector<std::vector<int>> children(model.num_bodies());
   for (int b = 0; b < model.num_bodies(); ++b)
     if (model.parent[b] >= 0) children[model.parent[b]].push_back(b);

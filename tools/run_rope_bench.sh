@@ -16,7 +16,8 @@ build_dir="${BUILD_DIR:-build}"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build_dir" -j2 --target csim_bench >/dev/null
 scenes=$(mktemp -d)
-trap 'rm -rf "$scenes"' EXIT
+log=$(mktemp)
+trap 'rm -rf "$scenes" "$log"' EXIT
 files=()
 for joint in revolute ball; do
   for n in 10 20 50 90; do
@@ -26,7 +27,6 @@ for joint in revolute ball; do
   done
 done
 args=(--duration 2 --settled 1 --mujoco-budget 120 --csv results/rope_mujoco.csv "$@")
-log=$(mktemp)
 # csim_bench exits with 3 when a csim run failed (the 90-link ball-jointed rope does, as
 # scene-format.md "Choosing an integrator" says); the figures are still written.
 status=0
@@ -61,5 +61,4 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then exit "$status"; fi
   sed -e '/^| configuration/,$d' -e "s|$scenes/||g" "$log"
   echo '```'
 } > results/rope_mujoco.md
-rm -f "$log"
 echo "wrote results/rope_mujoco.md and results/rope_mujoco.csv"

@@ -2,8 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
+
+#include "bench/paired_solve.h"
 
 namespace csim::bench {
 
@@ -80,6 +83,10 @@ BenchOptions ParseOptions(int argc, char** argv) {
   app.add_option("--set", o.overrides,
                  "KEY=VALUE override of every configuration's scene, as csim --set (repeatable), "
                  "e.g. --set settings.stiction_sigma=1e-2");
+  app.add_option("--compare", o.compare,
+                 "KEY=VALUE of csim's solver (settings.solver.*, repeatable): after every step, "
+                 "solve its contact problem again from its warm start with the run's settings "
+                 "and with these, and report both (bench/paired_solve.h)");
   app.add_option("--scene", o.scenes,
                  "scene files to run instead of the clutter grid, each at its own time step "
                  "(the object, wall, dt, seed and column options do not apply)")
@@ -108,6 +115,12 @@ BenchOptions ParseOptions(int argc, char** argv) {
   }
   if (o.repeat > 1 && o.mujoco) {
     std::fprintf(stderr, "csim_bench: --repeat needs --no-mujoco (MuJoCo alternates with one csim run)\n");
+    std::exit(2);
+  }
+  try {
+    CheckComparedSettings(o.compare);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "csim_bench: %s\n", e.what());
     std::exit(2);
   }
   if (o.generator.empty()) o.generator = std::string(CSIM_SOURCE_DIR) + "/tools/make_clutter.py";

@@ -66,6 +66,10 @@ struct BenchOptions {
   /// MJCF is written from the overridden scene, so its time step, gravity, bodies and
   /// friction reach MuJoCo too; csim's solver and contact-model settings do not.
   std::vector<std::string> overrides;
+  /// KEY=VALUE settings of csim's solver (--compare, settings.solver.* only): each step's
+  /// contact problem is solved again with the run's solver settings and with these, from
+  /// the same warm start (bench/paired_solve.h). Empty: no paired comparison.
+  std::vector<std::string> compare;
 
   /// Every configuration, objects outermost, then walls, then dt, then the seed.
   std::vector<ClutterConfig> Configurations() const;

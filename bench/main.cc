@@ -12,6 +12,7 @@
 #include "bench/bench_options.h"
 #include "bench/clutter_scene.h"
 #include "bench/csim_runner.h"
+#include "bench/paired_solve.h"
 #include "bench/report.h"
 #include "engine/io/scene_loader.h"
 #include "engine/sim/simulate.h"
@@ -89,8 +90,11 @@ class MujocoSide {
 
 // One csim run of `steps` steps from the scene's initial state, MuJoCo stepping alternately
 // when `mujoco` is active. Stops at a failed step (r->csim_failed and r->csim_error set).
+// With `paired`, every step's contact problem is also solved by both of its settings
+// (after the step, outside its timed part).
 std::vector<StepSample> RunCsim(const BenchOptions& o, const io::LoadedScene& scene, int steps,
-                                bool print_settings, MujocoSide* mujoco, ConfigResult* r) {
+                                bool print_settings, MujocoSide* mujoco, PairedSolve* paired,
+                                ConfigResult* r) {
   CsimRunner csim(scene, o.threads);
   if (print_settings)
     std::printf("%s; %d thread%s\n", csim.SettingsLine().c_str(), o.threads,
@@ -105,6 +109,10 @@ std::vector<StepSample> RunCsim(const BenchOptions& o, const io::LoadedScene& sc
       break;
     }
     samples.push_back(s);
+    if (paired != nullptr) {
+      const integrator::ContactStepWorkspace& w = csim.workspace();
+      paired->Compare(w.problem, w.v_guess, w.result, i % 2 == 1);
+    }
     if (mujoco != nullptr && mujoco->active()) mujoco->Step();
   }
   return samples;
@@ -123,14 +131,27 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   r.config = c;
   r.dt = c.dt;
   const bool from_file = !c.scene.empty();
+  // --compare: the same scene with the compared solver settings on top (only the solver
+  // parameters of that copy are used).
+  std::vector<std::string> compared_overrides = o.overrides;
+  compared_overrides.insert(compared_overrides.end(), o.compare.begin(), o.compare.end());
+  std::unique_ptr<PairedSolve> paired;
+  auto make_paired = [&](const io::LoadedScene& compared) {
+    paired = std::make_unique<PairedSolve>(sim::SolverParameters((*scene_out)->settings),
+                                           sim::SolverParameters(compared.settings), o.threads);
+  };
   if (from_file) {
     r.scene_command = "scene " + c.scene;
     *scene_out = std::make_unique<io::LoadedScene>(io::LoadScene(c.scene, o.overrides));
+    if (!o.compare.empty()) make_paired(io::LoadScene(c.scene, compared_overrides));
   } else {
     const std::string text = GenerateClutterScene(o, c, &r.scene_command);
     *scene_out = std::make_unique<io::LoadedScene>(
         io::LoadSceneFromText(text, "clutter.yaml", o.overrides));
+    if (!o.compare.empty())
+      make_paired(io::LoadSceneFromText(text, "clutter.yaml", compared_overrides));
   }
+  for (const std::string& s : o.compare) r.compared += (r.compared.empty() ? "" : " ") + s;
   const io::LoadedScene& scene = **scene_out;
   for (const std::string& s : o.overrides) r.scene_command += " --set " + s;  // in the report
   if (from_file) {  // the scene's own step; its bodies count as the objects
@@ -141,7 +162,8 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   r.relative_tolerance = sim::SolverParameters(scene.settings).relative_tolerance;
   MujocoSide mujoco(o, scene, first);
   const int steps = static_cast<int>(std::ceil(o.duration / r.dt - 1e-9));
-  std::vector<StepSample> samples = RunCsim(o, scene, steps, first, &mujoco, &r);
+  std::vector<StepSample> samples = RunCsim(o, scene, steps, first, &mujoco, paired.get(), &r);
+  if (paired != nullptr) r.paired = paired->summary();
   r.steps = static_cast<int>(samples.size());
   r.settled_first = std::max(0, steps - static_cast<int>(std::lround(o.settled / r.dt)));
   r.last_second_first = std::max(0, steps - static_cast<int>(std::lround(1.0 / r.dt)));
@@ -166,7 +188,7 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
 // can differ; each window keeps the faster of its summaries.
 void RepeatCsim(const BenchOptions& o, const io::LoadedScene& scene, ConfigResult* r) {
   if (r->csim_failed) return;
-  const std::vector<StepSample> samples = RunCsim(o, scene, r->steps, false, nullptr, r);
+  const std::vector<StepSample> samples = RunCsim(o, scene, r->steps, false, nullptr, nullptr, r);
   const int n = static_cast<int>(samples.size());
   if (r->csim_failed || n != r->steps) return;
   KeepFaster(Summarize(samples, 0, n), &r->csim_all);

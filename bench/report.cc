@@ -1,5 +1,6 @@
 #include "bench/report.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "bench/clutter_scene.h"
@@ -90,6 +91,23 @@ void PrintAccuracy(std::FILE* out, const ConfigResult& r) {
 
 }  // namespace
 
+// --compare: the paired solves (bench/paired_solve.h), per problem.
+void PrintPaired(std::FILE* out, const ConfigResult& r) {
+  const PairedSummary& p = r.paired;
+  const double n = std::max(p.problems, 1);
+  auto ratio = [](double b, double a) { return a > 0.0 ? b / a : 0.0; };
+  std::fprintf(out, "  paired solves (A: the run's solver settings, B: --compare %s): the %d steps' "
+               "contact problems, each solved again from its warm start by both, order alternating\n",
+               r.compared.c_str(), p.problems);
+  std::fprintf(out, "  paired A / B per problem: Newton rounds %.2f / %.2f | tree-iterations %.1f / %.1f "
+               "(B/A %.3f) | solve ms %.4f / %.4f (B/A %.3f) | failures %d / %d | max momentum error "
+               "%.3g / %.3g | max |v_B - v_A| %.3g | A's re-solves identical to the steps': %s\n",
+               p.a.rounds / n, p.b.rounds / n, p.a.work / n, p.b.work / n, ratio(p.b.work, p.a.work),
+               Ms(p.a.seconds / n), Ms(p.b.seconds / n), ratio(p.b.seconds, p.a.seconds),
+               p.a.failures, p.b.failures, p.a.max_momentum_error, p.b.max_momentum_error,
+               p.max_velocity_difference, p.a_reproduces_steps ? "yes" : "NO");
+}
+
 void PrintConfig(const ConfigResult& r, std::FILE* out) {
   std::fprintf(out, "== %s: %s (settled = steps %d..%d)\n", ConfigName(r.config).c_str(),
                r.scene_command.c_str(), r.settled_first, r.steps);
@@ -120,6 +138,7 @@ void PrintConfig(const ConfigResult& r, std::FILE* out) {
   std::fprintf(out, "\n");
   if (r.repeats > 1)
     std::fprintf(out, "  csim times: fastest of %d runs per window (same simulation)\n", r.repeats);
+  if (!r.compared.empty()) PrintPaired(out, r);
   if (r.has_mujoco) {
     PrintLine(out, "MuJoCo", r.mujoco_all, r.mujoco_settled, r.dt);
     if (!r.mujoco_note.empty()) std::fprintf(out, "  MuJoCo: %s\n", r.mujoco_note.c_str());

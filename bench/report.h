@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/bench_options.h"
+#include "bench/paired_solve.h"
 #include "bench/step_series.h"
 
 namespace csim::bench {
@@ -30,6 +31,10 @@ struct ConfigResult {
   std::string mujoco_note;          ///< why MuJoCo stopped early, if it did
   SeriesSummary mujoco_all, mujoco_settled, mujoco_last_second;
   SeriesSummary csim_common;        ///< csim over MuJoCo's steps [0, mujoco_steps)
+  /// --compare: the compared settings (KEY=VALUE, space-separated; empty: none) and the
+  /// paired solves of the first run's steps.
+  std::string compared;
+  PairedSummary paired;
 };
 
 /// Prints the detailed block of one configuration.

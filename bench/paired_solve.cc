@@ -46,15 +46,16 @@ PairedSolve::PairedSolve(const solver::SapSolverParameters& a,
 }
 
 void PairedSolve::SolveSide(solver::SapSolver& s, const solver::ContactProblem& problem,
-                            const Eigen::VectorXd& v_guess, solver::SapSolverResult* r,
-                            PairedSide* side) {
+                            const Eigen::VectorXd& v_guess, int problem_number,
+                            solver::SapSolverResult* r, PairedSide* side) {
   const auto start = std::chrono::steady_clock::now();
   const StepStatus status = s.Solve(problem, v_guess, r);
   side->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   side->rounds += r->stats.iterations;
   side->work += TreeIterations(s);
   if (!status.ok()) {
-    ++side->failures;
+    if (side->failures++ == 0)
+      side->first_failure = status.reason + " (problem " + std::to_string(problem_number) + ")";
     return;
   }
   side->max_momentum_error = std::max(side->max_momentum_error, r->stats.momentum_error);
@@ -65,9 +66,10 @@ void PairedSolve::Compare(const solver::ContactProblem& problem, const Eigen::Ve
   if (problem.num_constraints() == 0) return;
   PairedSummary& s = summary_;
   const int failures_a = s.a.failures, failures_b = s.b.failures;
-  if (b_first) SolveSide(solver_b_, problem, v_guess, &result_b_, &s.b);
-  SolveSide(solver_a_, problem, v_guess, &result_a_, &s.a);
-  if (!b_first) SolveSide(solver_b_, problem, v_guess, &result_b_, &s.b);
+  const int number = s.problems + 1;
+  if (b_first) SolveSide(solver_b_, problem, v_guess, number, &result_b_, &s.b);
+  SolveSide(solver_a_, problem, v_guess, number, &result_a_, &s.a);
+  if (!b_first) SolveSide(solver_b_, problem, v_guess, number, &result_b_, &s.b);
   ++s.problems;
   s.a_reproduces_steps = s.a_reproduces_steps && SameBits(result_a_.v, step_result.v) &&
                          result_a_.status.outcome == step_result.status.outcome &&

@@ -32,6 +32,7 @@ struct PairedSide {
   double seconds = 0.0;   ///< wall time of the solves [s], summed
   int failures = 0;       ///< solves that did not succeed
   double max_momentum_error = 0.0;  ///< SAP eq. 32 of the successful solves
+  std::string first_failure;        ///< the first failed solve's reason (problem number)
 };
 
 struct PairedSummary {
@@ -63,10 +64,10 @@ class PairedSolve {
   const PairedSummary& summary() const { return summary_; }
 
  private:
-  // Solves with `s` into `r`; adds to `side`.
+  // Solves with `s` into `r`; adds to `side`. `problem_number` names a failure.
   static void SolveSide(solver::SapSolver& s, const solver::ContactProblem& problem,
-                        const Eigen::VectorXd& v_guess, solver::SapSolverResult* r,
-                        PairedSide* side);
+                        const Eigen::VectorXd& v_guess, int problem_number,
+                        solver::SapSolverResult* r, PairedSide* side);
 
   solver::SapSolver solver_a_, solver_b_;
   solver::SapSolverResult result_a_, result_b_;

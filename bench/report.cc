@@ -106,6 +106,8 @@ void PrintPaired(std::FILE* out, const ConfigResult& r) {
                Ms(p.a.seconds / n), Ms(p.b.seconds / n), ratio(p.b.seconds, p.a.seconds),
                p.a.failures, p.b.failures, p.a.max_momentum_error, p.b.max_momentum_error,
                p.max_velocity_difference, p.a_reproduces_steps ? "yes" : "NO");
+  if (p.a.failures > 0) std::fprintf(out, "  paired A's first failure: %s\n", p.a.first_failure.c_str());
+  if (p.b.failures > 0) std::fprintf(out, "  paired B's first failure: %s\n", p.b.first_failure.c_str());
 }
 
 void PrintConfig(const ConfigResult& r, std::FILE* out) {

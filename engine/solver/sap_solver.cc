@@ -461,6 +461,13 @@ bool SapSolver::IslandOptimal(const IslandState& s) const {
                                 island_relative_tolerance_ * std::sqrt(std::max(s.p2, s.j2));
 }
 
+bool SapSolver::GuessExact(const IslandState& s) const {
+  const double f = parameters_.exact_guess_fraction;
+  return s.iterations == 0 && f > 0.0 &&
+         std::sqrt(s.g2) <= f * (island_absolute_tolerance_ +
+                                 island_relative_tolerance_ * std::sqrt(std::max(s.p2, s.j2)));
+}
+
 double SapSolver::MomentumError() const {
   // SAP eq. 32 over every participating velocity, from the islands' latest evaluations.
   double g2 = 0.0, p2 = 0.0, j2 = 0.0;
@@ -665,9 +672,10 @@ bool SapSolver::IslandStopped(int i) {
     return true;
   }
   // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1),
-  // unless min_iterations asks for a refining step first.
+  // unless min_iterations asks for a refining step first and the guess is not exact (to
+  // exact_guess_fraction of the tolerance).
   s.optimal = IslandOptimal(s);
-  if (s.optimal && s.iterations >= parameters_.min_iterations) {
+  if (s.optimal && (s.iterations >= parameters_.min_iterations || GuessExact(s))) {
     s.stop = SapTermination::kOptimality;
     return true;
   }

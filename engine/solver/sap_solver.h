@@ -51,7 +51,8 @@
 // convergence (SAP appendix E) holds from any starting point.
 //
 // Stopping (math.md §4.2, §4.3), checked before each factorization, so an optimal warm start
-// returns after zero iterations:
+// returns after zero iterations (with min_iterations = 1, only a guess that meets the
+// criterion to a millionth of the tolerance, SapSolverParameters::exact_guess_fraction):
 //   optimality (SAP eq. 26): ||D grad|| <= eps_a + eps_r max(||D p||, ||D j_c||),
 //     D = diag(A)^{-1/2}, p = A v, j_c = J^T gamma  (Drake's scaling);
 //   cost stagnation: |ell^m - ell^{m-1}| < eps_a^c + eps_r^c (|ell^m| + |ell^{m-1}|)/2 with
@@ -237,6 +238,9 @@ class SapSolver {
   void EvalIsland(int i);
   // SAP eq. 26 on one island with the split tolerances.
   bool IslandOptimal(const IslandState& s) const;
+  // An untouched guess meeting SAP eq. 26 with the tolerances scaled by
+  // exact_guess_fraction (no min_iterations refining step for it).
+  bool GuessExact(const IslandState& s) const;
   // Solves every island, in turn or on the pool.
   void SolveIslands();
   // Runs island i's Newton loop to its end (convergence or failure) with scratch w.

@@ -142,6 +142,38 @@ TEST_CASE("min_iterations refines an optimal guess once; an exact guess stands",
   CHECK((r2.v - exact.v).norm() <= 1e-12 * exact.v.norm());
 }
 
+TEST_CASE("an exact guess stands without the refining step; one merely within eps_r does not",
+          "[solver]") {
+  ContactProblem problem;
+  BuildDisk(1.0, 0.0, false, &problem);
+  SapSolverParameters tight;
+  tight.relative_tolerance = 1e-13;
+  SapSolverResult exact;
+  SapSolver(tight).Solve(problem, Vector4d(0, 0, -0.03, 0), &exact);
+  // The tight solution meets eps_r = 1e-6 to ~1e-7 of it (its own tolerance is 1e-13); a
+  // guess off by 1e-10 relative meets it only to ~1e-3 of it (see the test above).
+  const VectorXd close = exact.v + 1e-10 * exact.v.norm() * Vector4d(1, -1, 0.5, 0.2);
+  auto iterations = [&](double fraction, const VectorXd& guess, VectorXd* v) {
+    SapSolverParameters p;
+    p.min_iterations = 1;
+    p.exact_guess_fraction = fraction;
+    SapSolverResult r;
+    REQUIRE(SapSolver(p).Solve(problem, guess, &r).ok());
+    REQUIRE(r.stats.termination == SapTermination::kOptimality);
+    if (v != nullptr) *v = r.v;
+    return r.stats.iterations;
+  };
+  VectorXd accepted, refined;
+  CHECK(SapSolverParameters().exact_guess_fraction == 1e-6);
+  CHECK(iterations(1e-6, exact.v, &accepted) == 0);   // exact: stands as it is
+  CHECK(accepted == exact.v);
+  CHECK(iterations(0.0, exact.v, &refined) == 1);     // 0: every guess refined
+  // What standing costs: nothing a Newton step would have changed beyond round-off.
+  CHECK((refined - accepted).norm() < 1e-12 * exact.v.norm());
+  CHECK(iterations(1e-6, close, nullptr) == 1);       // within eps_r only: refined
+  CHECK(iterations(1.0, close, nullptr) == 0);        // 1: any optimal guess stands (SAP)
+}
+
 }  // namespace
 }  // namespace csim::solver
 

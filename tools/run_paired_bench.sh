@@ -26,6 +26,7 @@ configs=(
   "hinged rope, 20 links, dt=0.001|--scene $scenes/floor_rope_hinged_20.yaml --duration 2 --settled 1"
 )
 options=(
+  "settings.solver.exact_guess_fraction=0"
   "settings.solver.predict_stiction=false"
   "settings.solver.prediction_iterations=1"
   "settings.solver.line_search=backtracking"
@@ -64,7 +65,9 @@ done
   echo "looser tolerance); max |v_B - v_A|: the largest difference of the two solutions. The"
   echo "raw output gives the reason of B's first failure where it failed."
   echo
-  echo "Options: \`predict_stiction=false\` is plain SAP (no predicted stiction in the first"
+  echo "Options: \`exact_guess_fraction=0\` refines every extrapolated warm start by a Newton"
+  echo "step, even one that meets the tolerance to a millionth already (csim before 2026-11-24);"
+  echo "\`predict_stiction=false\` is plain SAP (no predicted stiction in the first"
   echo "Newton directions); \`prediction_iterations=1\` predicts in the first direction only"
   echo "(csim before 2026-11-22); \`line_search=backtracking\` replaces the exact line search by"
   echo "Armijo backtracking; \`relative_tolerance=1e-5\` is ten times SAP's default eps_r (the"

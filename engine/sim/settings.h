@@ -44,6 +44,10 @@ struct SolverSettings {
   /// Warm start of each solve: v0 + (v0 - v_-1) (true, "extrapolated") or v0 (false,
   /// "previous"; the SAP paper's choice). See integrator/contact_step.h.
   bool extrapolate_warm_start = true;
+  /// An extrapolated guess meeting the stopping criterion to this fraction of the tolerance
+  /// is not refined by a Newton step (solver::SapSolverParameters::exact_guess_fraction);
+  /// in [0, 1], 0: always refined.
+  double exact_guess_fraction = 1.0e-6;
 };
 
 struct OutputSettings {

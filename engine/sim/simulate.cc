@@ -76,6 +76,7 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
   p.prediction_iterations = settings.solver.prediction_iterations;
   p.extrapolate_warm_start = settings.solver.extrapolate_warm_start;
   p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
+  p.exact_guess_fraction = settings.solver.exact_guess_fraction;
   return p;
 }
 

@@ -101,14 +101,16 @@ struct SapSolverParameters {
   int min_iterations = 0;
   /// A guess whose scaled gradient is at most this fraction of the island's tolerance
   /// (SAP eq. 26 with eps_a and eps_r both scaled by it) is exact for all purposes and
-  /// stands without the min_iterations refining step. Why: most islands of a settled pile
-  /// (bodies resting on the floor, in stacks that do not move) are warm-started at their
+  /// stands without the min_iterations refining step. Why: many islands of a settled pile
+  /// (bodies resting on the floor, stacks that do not move) are warm-started at their
   /// solution to round-off, and the refining step, a whole Newton iteration, changed
-  /// nothing there. Why 1e-6: on the same contact problems (csim_bench --compare, 10 s,
-  /// dt 2e-3) it saved 20 % of the Newton work and 14 % of the solve time of clutter-160
-  /// without walls and 4 % of both on clutter-40 with walls, and the accepted guesses
-  /// differed from the refined solutions by at most 4.9e-13 m/s (1e-4: 23 % and 8 % of the
-  /// work, but 1.5e-9 m/s; 1e-8: 9 % and 4 %). 0: every guess is refined.
+  /// nothing there. Measured on the same contact problems (csim_bench --compare, dt 2e-3,
+  /// 10 s; results/paired_solver_options.md): refining every guess (0) costs 13 % more
+  /// Newton work and 7 % more solve time on clutter-160 without walls, 3 % and 3 % on
+  /// clutter-40 with walls, for solutions that differ by at most 3.0e-13 m/s. Why 1e-6:
+  /// the differences stay at round-off; 1e-4 saves another 10 % and 5 % of the work but
+  /// moves v by up to 1.5e-9 m/s, and 1e-8 loses nearly all of the gain (work 1.12 and
+  /// 1.03 times 1e-6's). 0: every guess is refined; 1: SAP's rule.
   double exact_guess_fraction = 1.0e-6;
 };
 

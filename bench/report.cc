@@ -89,8 +89,6 @@ void PrintAccuracy(std::FILE* out, const ConfigResult& r) {
   std::fprintf(out, "\n");
 }
 
-}  // namespace
-
 // --compare: the paired solves (bench/paired_solve.h), per problem.
 void PrintPaired(std::FILE* out, const ConfigResult& r) {
   const PairedSummary& p = r.paired;
@@ -109,6 +107,8 @@ void PrintPaired(std::FILE* out, const ConfigResult& r) {
   if (p.a.failures > 0) std::fprintf(out, "  paired A's first failure: %s\n", p.a.first_failure.c_str());
   if (p.b.failures > 0) std::fprintf(out, "  paired B's first failure: %s\n", p.b.first_failure.c_str());
 }
+
+}  // namespace
 
 void PrintConfig(const ConfigResult& r, std::FILE* out) {
   std::fprintf(out, "== %s: %s (settled = steps %d..%d)\n", ConfigName(r.config).c_str(),

@@ -17,8 +17,7 @@
 namespace csim::bench {
 namespace {
 
-// Two columns of boxes and spheres dropped onto the floor, tilted so that they topple into
-// each other: contacts that stick, slide, open and close, in islands that merge.
+// Two columns of boxes and spheres, tilted and a little apart, dropped onto the floor.
 constexpr const char* kPile = R"(csim: 1
 name: paired_pile
 settings:

@@ -231,7 +231,7 @@ TEST_CASE("every scene in scenes/ runs and writes a conforming file", "[cli]") {
   }
 }
 
-TEST_CASE("settings.output.compression sets the series' gzip level; 0 writes them plain",
+TEST_CASE("settings.output.compression sets the series' gzip level, 0 writes them plain",
           "[cli]") {
   // Recording can cost more than the steps on scenes of thousands of bodies (scene-format.md):
   // the level is the user's. Read back with h5py: the filter of every series, and the data,
@@ -270,7 +270,7 @@ with h5py.File(sys.argv[1], "r") as f:
   CHECK(q_of_level[0] == q_of_level[1]);
 }
 
-TEST_CASE("csim SCENE.yaml is csim run; the summary line and --quiet", "[cli]") {
+TEST_CASE("csim SCENE.yaml is csim run, the summary line and --quiet", "[cli]") {
   TempDir dir;
   SECTION("summary line on stderr, nothing on stdout") {
     const Outcome o = Csim({Scene("pendulum.yaml"), "--duration", "0.05", "-o", dir / "p.h5"}, dir);
@@ -407,7 +407,7 @@ TEST_CASE("usage errors exit 2", "[cli]") {
   CHECK(Contains(help.out, "check"));
 }
 
-TEST_CASE("I/O errors exit 4; a refused thread leaves no file", "[cli]") {
+TEST_CASE("I/O errors exit 4, a refused thread leaves no file", "[cli]") {
   TempDir dir;
   SECTION("unwritable output path") {
     const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--duration", "0.01", "-o",

@@ -694,7 +694,7 @@ double RollingSpeedError(const std::string& model, double dt) {
   return v - 5.0 / 7.0 * 2.0;
 }
 
-TEST_CASE("hunt-crossley falling sphere: it rolls at 5/7 U0; lagged exact, similar first order, "
+TEST_CASE("hunt-crossley falling sphere: it rolls at 5/7 U0, lagged exact, similar first order, "
           "sap plateaus", "[contact-physics]") {
   for (const double dt : {2e-3, 1e-3, 5e-4}) {
     const double e = RollingSpeedError("lagged", dt);

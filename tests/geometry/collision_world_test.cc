@@ -57,7 +57,7 @@ TEST_CASE("World: ground contacts carry indices, bodies and the halfspace as A",
   }
 }
 
-TEST_CASE("World: the margin enters the broad phase; beyond it nothing", "[collision]") {
+TEST_CASE("World: the margin enters the broad phase, beyond it nothing", "[collision]") {
   const std::vector<CollisionObjectSpec> specs = {Spec(Sphere(0.1), 0), Spec(Sphere(0.1), 1),
                                                   Spec(Box(0.2, 0.2, 0.2), 2)};
   CollisionWorld world(specs, FreeBodies(3));

@@ -78,7 +78,7 @@ TEST_CASE("a cube's triangle soup becomes 8 corners and 6 quadrilaterals", "[geo
   CheckConvexFaces(p);
 }
 
-TEST_CASE("a fine convex mesh keeps every vertex and triangle; the merge is a brute force's",
+TEST_CASE("a fine convex mesh keeps every vertex and triangle, the merge is a brute force's",
           "[geometry]") {
   // An icosphere of radius 1 subdivided three times: 642 vertices, 1280 triangles, no two
   // coplanar. As a soup it has 3840 vertices, each corner stored 5 or 6 times.

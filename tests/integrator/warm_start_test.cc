@@ -59,7 +59,7 @@ Run Slide(const std::string& warm, int steps) {
   return run;
 }
 
-TEST_CASE("warm start: v0 first, then v0 + (v0 - v_-1); fewer iterations, same motion",
+TEST_CASE("warm start: v0 first, then v0 + (v0 - v_-1), fewer iterations, same motion",
           "[integrator][contact]") {
   const int steps = 300;
   const Run extrapolated = Slide("extrapolated", steps);

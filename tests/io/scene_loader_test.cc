@@ -229,7 +229,7 @@ TEST_CASE("explicit com shifts the geometric inertia (parallel axis)", "[loader]
   CHECK(s.model.bodies[0].inertia(2, 2) == Approx(i));
 }
 
-TEST_CASE("LoadScene reads a file; an unreadable one is an I/O error", "[loader]") {
+TEST_CASE("LoadScene reads a file, an unreadable one is an I/O error", "[loader]") {
   CHECK_THROWS_AS(LoadScene("/nonexistent/scene.yaml", {}), IoError);
   CHECK_THROWS_AS(LoadScene(CSIM_SOURCE_DIR, {}), IoError);
   const std::string path = "scene_loader_test_drop.yaml";
@@ -315,7 +315,7 @@ TEST_CASE("aliases: reuse works, a cycle or an exponential expansion is rejected
   CHECK(LoadError(bomb).message().find("more than 2000000 nodes") != std::string::npos);
 }
 
-TEST_CASE("numbers and flags are plain scalars; an empty value is located at its key",
+TEST_CASE("numbers and flags are plain scalars, an empty value is located at its key",
           "[loader]") {
   CheckRejected(OneBody("    mass: \"0.5\"\n"), 4, 11, "quoted string '0.5'");
   CheckRejected("csim: '1'\n", 1, 7, "expected an integer, got the quoted string");

@@ -196,7 +196,7 @@ TEST_CASE("Hunt & Crossley normal impulse n(v) and potential N(v)", "[solver]") 
   }
 }
 
-TEST_CASE("Hunt & Crossley impulse and G are the cost's derivatives; G is PSD", "[solver]") {
+TEST_CASE("Hunt & Crossley impulse and G are the cost's derivatives, G is PSD", "[solver]") {
   std::mt19937 rng(41);
   for (Approximation approximation : {Approximation::kLagged, Approximation::kSimilar}) {
     // v_s = 1e-4 wins over mu sigma w n0 = 9.2e-5; with v_s = 1e-5 the n0 term wins.
@@ -293,7 +293,7 @@ TEST_CASE("Hunt & Crossley friction: Coulomb bound and opposing the total slip",
   }
 }
 
-TEST_CASE("Hunt & Crossley cost is zero where the contact carries nothing; pieces", "[solver]") {
+TEST_CASE("Hunt & Crossley cost is zero where the contact carries nothing, pieces", "[solver]") {
   SapHuntCrossleyParameters p = Params(Approximation::kLagged);
   p.phi0 = -2e-3;  // x0/dt = 0.2, 1/d = 0.1: v_hat = 0.1
   p.v_n0 = 0.2;    // separating faster than 1/d: n0 = 0 (§6.5)

@@ -113,7 +113,7 @@ TEST_CASE("a wrong stiction prediction changes the path, not the solution", "[so
 namespace csim::solver {
 namespace {
 
-TEST_CASE("min_iterations refines an optimal guess once; an exact guess stands", "[solver]") {
+TEST_CASE("min_iterations refines an optimal guess once, an exact guess stands", "[solver]") {
   ContactProblem problem;
   BuildDisk(1.0, 0.0, false, &problem);
   SapSolverParameters p;
@@ -142,7 +142,7 @@ TEST_CASE("min_iterations refines an optimal guess once; an exact guess stands",
   CHECK((r2.v - exact.v).norm() <= 1e-12 * exact.v.norm());
 }
 
-TEST_CASE("an exact guess stands without the refining step; one merely within eps_r does not",
+TEST_CASE("an exact guess stands without the refining step, one merely within eps_r does not",
           "[solver]") {
   ContactProblem problem;
   BuildDisk(1.0, 0.0, false, &problem);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "bench/bench_options.h"
@@ -136,20 +137,28 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
   std::vector<std::string> compared_overrides = o.overrides;
   compared_overrides.insert(compared_overrides.end(), o.compare.begin(), o.compare.end());
   std::unique_ptr<PairedSolve> paired;
-  auto make_paired = [&](const io::LoadedScene& compared) {
-    paired = std::make_unique<PairedSolve>(sim::SolverParameters((*scene_out)->settings),
-                                           sim::SolverParameters(compared.settings), o.threads);
+  // `load` reads the scene with compared_overrides; its errors name the override as
+  // "--set KEY=VALUE" (the loader's one syntax), so they are prefixed with --compare.
+  auto make_paired = [&](auto load) {
+    if (o.compare.empty()) return;
+    solver::SapSolverParameters b;
+    try {
+      b = sim::SolverParameters(load().settings);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("--compare: ") + e.what());
+    }
+    paired = std::make_unique<PairedSolve>(sim::SolverParameters((*scene_out)->settings), b,
+                                           o.threads);
   };
   if (from_file) {
     r.scene_command = "scene " + c.scene;
     *scene_out = std::make_unique<io::LoadedScene>(io::LoadScene(c.scene, o.overrides));
-    if (!o.compare.empty()) make_paired(io::LoadScene(c.scene, compared_overrides));
+    make_paired([&] { return io::LoadScene(c.scene, compared_overrides); });
   } else {
     const std::string text = GenerateClutterScene(o, c, &r.scene_command);
     *scene_out = std::make_unique<io::LoadedScene>(
         io::LoadSceneFromText(text, "clutter.yaml", o.overrides));
-    if (!o.compare.empty())
-      make_paired(io::LoadSceneFromText(text, "clutter.yaml", compared_overrides));
+    make_paired([&] { return io::LoadSceneFromText(text, "clutter.yaml", compared_overrides); });
   }
   for (const std::string& s : o.compare) r.compared += (r.compared.empty() ? "" : " ") + s;
   const io::LoadedScene& scene = **scene_out;

@@ -454,18 +454,20 @@ void SapSolver::EvalIsland(int i) {
   s.ell = s.ell_A + cost;
 }
 
-bool SapSolver::IslandOptimal(const IslandState& s) const {
+double SapSolver::IslandTolerance(const IslandState& s) const {
   // SAP eq. 26 on the island, with the tolerances split so that every island passing
   // implies the whole problem passes (see the top of sap_solver.h).
-  return std::sqrt(s.g2) <= island_absolute_tolerance_ +
-                                island_relative_tolerance_ * std::sqrt(std::max(s.p2, s.j2));
+  return island_absolute_tolerance_ +
+         island_relative_tolerance_ * std::sqrt(std::max(s.p2, s.j2));
+}
+
+bool SapSolver::IslandOptimal(const IslandState& s) const {
+  return std::sqrt(s.g2) <= IslandTolerance(s);
 }
 
 bool SapSolver::GuessExact(const IslandState& s) const {
   const double f = parameters_.exact_guess_fraction;
-  return s.iterations == 0 && f > 0.0 &&
-         std::sqrt(s.g2) <= f * (island_absolute_tolerance_ +
-                                 island_relative_tolerance_ * std::sqrt(std::max(s.p2, s.j2)));
+  return s.iterations == 0 && f > 0.0 && std::sqrt(s.g2) <= f * IslandTolerance(s);
 }
 
 double SapSolver::MomentumError() const {

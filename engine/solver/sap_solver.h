@@ -236,7 +236,9 @@ class SapSolver {
   void MultiplyByA(int c, const double* x, double* out) const;
   // Cost, gamma, G, gradient and the norms of SAP eq. 26 of island i at v_.
   void EvalIsland(int i);
-  // SAP eq. 26 on one island with the split tolerances.
+  // The right-hand side of SAP eq. 26 on one island, with the split tolerances.
+  double IslandTolerance(const IslandState& s) const;
+  // SAP eq. 26 on one island: ||D grad|| <= IslandTolerance.
   bool IslandOptimal(const IslandState& s) const;
   // An untouched guess meeting SAP eq. 26 with the tolerances scaled by
   // exact_guess_fraction (no min_iterations refining step for it).

@@ -81,7 +81,7 @@ std::string CsimRunner::SettingsLine() const {
   std::snprintf(buffer, sizeof buffer,
                 "csim: SAP solver (block-sparse Cholesky, islands), contact model %s, %s (theta %g, theta_q %g), dt per configuration (first %g s), eps_r %g, eps_a %g, "
                 "%s line search, max %d iterations, contact margin %g m, near-rigid beta %g, "
-                "sigma %g, stiction prediction %s (first %d Newton directions), warm start %s, "
+                "sigma %g, stiction prediction %s (first %d Newton directions%s), warm start %s, "
                 "contact stiffness, tau_d "
                 "and d from the scene",
                 sim::ContactModelName(s.contact_model), s.integrator.name.c_str(), s.integrator.theta, s.integrator.theta_q,
@@ -92,6 +92,9 @@ std::string CsimRunner::SettingsLine() const {
                 : s.contact_model == sim::ContactModel::kSap ? "on"
                                                              : "off for Hunt & Crossley contacts",
                 p.prediction_iterations,
+                p.predict_regions && p.predict_crossings
+                    ? ", and contacts a cut step carries through stiction"
+                    : "",
                 p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0");
   return buffer;
 }

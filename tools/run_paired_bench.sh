@@ -32,6 +32,7 @@ options=(
   "settings.solver.exact_guess_fraction=0"
   "settings.solver.predict_stiction=false"
   "settings.solver.prediction_iterations=1"
+  "settings.solver.predict_crossings=false"
   "settings.solver.line_search=backtracking"
   "settings.solver.relative_tolerance=1e-5"
 )
@@ -73,7 +74,10 @@ done
   echo "step, even one that meets the tolerance to a millionth already (csim before 2026-11-24);"
   echo "\`predict_stiction=false\` is plain SAP (no predicted stiction in the first"
   echo "Newton directions); \`prediction_iterations=1\` predicts in the first direction only"
-  echo "(csim before 2026-11-22); \`line_search=backtracking\` replaces the exact line search by"
+  echo "(csim before 2026-11-22, which had no crossings either); \`predict_crossings=false\`"
+  echo "predicts only the stiction the previous step left, not the contacts a cut Newton step"
+  echo "carried through stiction within the solve (csim before 2026-11-24);"
+  echo "\`line_search=backtracking\` replaces the exact line search by"
   echo "Armijo backtracking; \`relative_tolerance=1e-5\` is ten times SAP's default eps_r (the"
   echo "accuracy it would trade). docs/scene-format.md describes each."
   echo

@@ -98,11 +98,12 @@ void ReadChoice(const NodeReader& node, const char* key, const char* what,
 void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
   node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search",
                   "predict_stiction", "prediction_iterations", "warm_start",
-                  "exact_guess_fraction"});
+                  "exact_guess_fraction", "predict_crossings"});
   s.exact_guess_fraction = node.NonNegativeOr("exact_guess_fraction", s.exact_guess_fraction);
   if (s.exact_guess_fraction > 1.0)
     node.Get("exact_guess_fraction").Fail("exact_guess_fraction must be in [0, 1]");
   s.predict_stiction = node.BoolOr("predict_stiction", s.predict_stiction);
+  s.predict_crossings = node.BoolOr("predict_crossings", s.predict_crossings);
   s.prediction_iterations = node.IntOr("prediction_iterations", s.prediction_iterations);
   if (s.prediction_iterations < 1)
     node.Get("prediction_iterations").Fail("prediction_iterations must be >= 1");

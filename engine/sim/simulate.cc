@@ -74,6 +74,7 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
   p.stiction_sigma = settings.stiction_sigma;
   p.predict_regions = settings.solver.predict_stiction;
   p.prediction_iterations = settings.solver.prediction_iterations;
+  p.predict_crossings = settings.solver.predict_crossings;
   p.extrapolate_warm_start = settings.solver.extrapolate_warm_start;
   p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
   p.exact_guess_fraction = settings.solver.exact_guess_fraction;

@@ -61,13 +61,23 @@ class Constraint {
     return -1;
   }
 
-  /// A prediction of the region the solution will be in, from the previous step (a warm
-  /// start of the active set; the solver uses it for an island's first Newton directions, see
-  /// sap_solver.h). When the kind has one, writes the gamma and G of the predicted region's
-  /// model at v_c (extended beyond that region where needed) and returns true; otherwise
-  /// returns false and writes nothing. Same units and preconditions as Calc. Default: none.
-  virtual bool CalcPredicted(const double* v_c, double* gamma, double* G) const {
-    (void)v_c, (void)gamma, (void)G;
+  /// A prediction of the region the solution will be in (a warm start of the active set;
+  /// the solver uses it for an island's first Newton directions, see sap_solver.h), from the
+  /// previous step or, with `crossed`, from this solve: a Newton step that the line search
+  /// cut short carried v_c through that region (StepCrossesPredictedRegion). When the kind
+  /// has one, writes the gamma and G of the predicted region's model at v_c (extended
+  /// beyond that region where needed) and returns true; otherwise returns false and writes
+  /// nothing. Same units and preconditions as Calc. Default: none.
+  virtual bool CalcPredicted(const double* v_c, bool crossed, double* gamma, double* G) const {
+    (void)v_c, (void)crossed, (void)gamma, (void)G;
+    return false;
+  }
+  /// Whether the full Newton step from v_c to v_c + dv_c (n_k values each) passes through
+  /// the region this kind predicts (CalcPredicted) while v_c lies outside it: evidence, once
+  /// the line search has stopped that step short, that the solution lies there. Default:
+  /// false (a kind without predictions).
+  virtual bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const {
+    (void)v_c, (void)dv_c;
     return false;
   }
   /// Whether the predicted region's model is consistent at v_c, i.e. its impulse there lies

@@ -1,5 +1,6 @@
 #include "engine/solver/sap_friction_cone_constraint.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/common/check.h"
@@ -83,8 +84,9 @@ int SapFrictionConeConstraint::QuadraticPieceAt(const double* v_c) const {
   return QuadraticPieceOf(RegionAt(v_c));
 }
 
-bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, double* gamma, double* G) const {
-  if (!parameters_.predict_stiction) return false;
+bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, bool crossed, double* gamma,
+                                              double* G) const {
+  if (!parameters_.predict_stiction && !crossed) return false;
   const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
   if (!(y[2] > 0.0)) return false;  // separating: stiction would pull, keep the true model
   Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
@@ -93,6 +95,19 @@ bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, double* gamma, 
   G_out.setZero();
   G_out.diagonal() << 1.0 / metric_.R_t, 1.0 / metric_.R_t, 1.0 / metric_.R_n;
   return true;
+}
+
+bool SapFrictionConeConstraint::StepCrossesPredictedRegion(const double* v_c,
+                                                           const double* dv_c) const {
+  if (RegionAt(v_c) != FrictionConeRegion::kSliding) return false;
+  // The slip the impulse sees includes the bias (CalcUnprojectedImpulse).
+  const Eigen::Map<const Eigen::Vector3d> v(v_c), dv(dv_c);
+  const Eigen::Vector2d u_t = v.head<2>() + parameters_.bias_velocity.head<2>();
+  const double dv_t2 = dv.head<2>().squaredNorm();
+  if (!(dv_t2 > 0.0)) return false;
+  const double t = std::clamp(-u_t.dot(dv.head<2>()) / dv_t2, 0.0, 1.0);
+  const Eigen::Vector3d at_smallest_slip = v + t * dv;
+  return RegionAt(at_smallest_slip.data()) == FrictionConeRegion::kStiction;
 }
 
 bool SapFrictionConeConstraint::PredictionHoldsAt(const double* v_c) const {

@@ -55,13 +55,21 @@ class SapFrictionConeConstraint final : public Constraint {
   /// quadratic: -1.
   int QuadraticPieceAt(const double* v_c) const override;
 
-  /// With parameters().predict_stiction and a compressive un-projected impulse (y_n > 0):
-  /// the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c, even where v_c
-  /// lies in another region. Why: v0 is the previous solution, but the contact point and
-  /// frame moved with the step, so J v0 carries a slip of ~1 mm/s that the tiny R_t = sigma w
-  /// turns into a sliding impulse; Newton from v0 then rediscovers stiction one contact per
-  /// iteration (short line-search steps). Otherwise returns false.
-  bool CalcPredicted(const double* v_c, double* gamma, double* G) const override;
+  /// With parameters().predict_stiction or `crossed`, and a compressive un-projected impulse
+  /// (y_n > 0): the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c,
+  /// even where v_c lies in another region. Why: v0 is the previous solution, but the
+  /// contact point and frame moved with the step, so J v0 carries a slip of ~1 mm/s that
+  /// the tiny R_t = sigma w turns into a sliding impulse; Newton from v0 then rediscovers
+  /// stiction one contact per iteration (short line-search steps). `crossed`: the same
+  /// rediscovery within a solve (StepCrossesPredictedRegion). Otherwise returns false.
+  bool CalcPredicted(const double* v_c, bool crossed, double* gamma, double* G) const override;
+  /// v_c slides (region II) and the step's slip u_t + t du_t (u = v_c + bias), at the t in
+  /// [0, 1] where it is smallest, lies in the stiction region: the Newton model of sliding
+  /// has no curvature along the slip, so its step overshoots through stiction, where the
+  /// cost's curvature jumps to 1 / R_t and the line search stops it. Tested at that one
+  /// point, the test can miss a step that only grazes the region; it never claims a step
+  /// that stays outside it.
+  bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const override;
   /// The stiction model holds where its impulse y is in the friction cone (region I).
   bool PredictionHoldsAt(const double* v_c) const override;
 

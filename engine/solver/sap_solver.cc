@@ -243,6 +243,7 @@ void SapSolver::Setup(const ContactProblem& problem) {
   along_piece_.resize(problem.num_constraints());
   piece_.resize(problem.num_constraints());
   along_active_.resize(problem.num_constraints());
+  crossed_.assign(problem.num_constraints(), 0);
   refuted_.assign(problem.num_constraints(), 0);
   body_maps_.assign(problem.num_cliques(), 0);
   for (int k = 0; k < problem.num_constraints(); ++k) {
@@ -487,8 +488,8 @@ bool SapSolver::ApplyPredictions(int i) {
     const ConstraintEntry& e = p.entry(k);
     double* change = &gamma_change_[e.row_offset];
     // gamma~ goes into `change` first, then change = gamma - gamma~.
-    predicted_now_[k] =
-        !refuted_[k] && e.constraint->CalcPredicted(&vc_[e.row_offset], change, &G_[G_offset_[k]]);
+    predicted_now_[k] = !refuted_[k] && e.constraint->CalcPredicted(&vc_[e.row_offset], crossed_[k],
+                                                                    change, &G_[G_offset_[k]]);
     if (predicted_now_[k]) {
       for (int r = 0; r < e.num_rows; ++r) change[r] = gamma_[e.row_offset + r] - change[r];
       any = true;
@@ -521,6 +522,23 @@ void SapSolver::RefutePredictions(int i) {
       v_c[r] = vc_[e.row_offset + r] + dvc_[e.row_offset + r];
     if (!e.constraint->PredictionHoldsAt(v_c)) refuted_[k] = 1;
   }
+}
+
+bool SapSolver::MarkCrossings(int i) {
+  // Only constraints off every quadratic piece at the step's start (piece_, from EvalIsland
+  // there) can be crossing into one: for SAP's friction cone, the sliding contacts.
+  const ContactProblem& p = *problem_;
+  bool marked = false;
+  for (int q = islands_.constraint_start[i]; q < islands_.constraint_start[i + 1]; ++q) {
+    const int k = islands_.constraints[q];
+    if (piece_[k] >= 0 || crossed_[k] || refuted_[k]) continue;
+    const ConstraintEntry& e = p.entry(k);
+    if (e.constraint->StepCrossesPredictedRegion(&vc_[e.row_offset], &dvc_[e.row_offset])) {
+      crossed_[k] = 1;
+      marked = true;
+    }
+  }
+  return marked;
 }
 
 bool SapSolver::ComputeSearchDirection(int i, const std::vector<double>& rhs, ThreadScratch& w) {
@@ -703,11 +721,14 @@ bool SapSolver::IslandStopped(int i) {
 bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
   IslandState& s = island_[i];
   // The first direction is predicted; a later one only while the previous predicted step
-  // was cut short (SapSolverParameters::prediction_iterations, prediction_repeat_alpha).
+  // was cut short (SapSolverParameters::prediction_iterations, prediction_repeat_alpha), or
+  // after a step that carried some constraint through its predicted region
+  // (predict_crossings), within the same budget of directions.
   const bool predict_now =
       s.iterations == 0 ||
-      (s.iterations < parameters_.prediction_iterations && s.last_step_predicted &&
-       s.alpha_prev < parameters_.prediction_repeat_alpha);
+      (s.iterations < parameters_.prediction_iterations &&
+       ((s.last_step_predicted && s.alpha_prev < parameters_.prediction_repeat_alpha) ||
+        s.new_crossings));
   bool predicted = predict_now && parameters_.predict_regions && ApplyPredictions(i);
   if (predicted) s.predicted = true;
   for (;;) {  // at most twice: the predicted direction, then the plain one
@@ -720,6 +741,9 @@ bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
     const char* why = "";
     if (d1_0 < 0.0 && LineSearch(i, d1_0, w, &alpha, &why)) {
       if (predicted) RefutePredictions(i);
+      // Before v_c moves: MarkCrossings reads the step's start and its full step.
+      s.new_crossings = parameters_.predict_regions && parameters_.predict_crossings &&
+                        alpha < parameters_.prediction_repeat_alpha && MarkCrossings(i);
       // v <- v + alpha dv, and with it A v and J v from the line search's A dv and J dv
       // (round-off apart, the same as forming them again: 6 % of a clutter-160 run).
       for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {

@@ -49,6 +49,12 @@
 // the true cost (otherwise the plain Newton direction is used), so the cost decreases
 // monotonically; after the predicted directions the iteration is SAP's, whose global
 // convergence (SAP appendix E) holds from any starting point.
+// Predictions learnt within the solve (SapSolverParameters::predict_crossings): after a
+// step the line search cut short, a constraint whose full step passed through its predicted
+// region (Constraint::StepCrossesPredictedRegion: a sliding contact carried through
+// stiction) is predicted too, and the next direction is predicted, within the same
+// prediction_iterations budget (so the iteration is still SAP's after finitely many
+// directions) and with the same safeguards.
 //
 // Stopping (math.md §4.2, §4.3), checked before each factorization, so an optimal warm start
 // returns after zero iterations (with min_iterations = 1, only a guess that meets the
@@ -198,6 +204,8 @@ class SapSolver {
     int line_search_iterations = 0;
     bool predicted = false, prediction_fallback = false;  // any direction (see the top)
     bool last_step_predicted = false;  // the last step followed a predicted direction
+    bool new_crossings = false;  // the last step carried some constraint through its
+                                 // predicted region (SapSolverParameters::predict_crossings)
     // Updates by kind (SapSolverStats); the active-set ones are the rest of `iterations`.
     // update_pending: v moved since the last EvalIsland, which then compares the pieces.
     int predicted_updates = 0, smooth_updates = 0;
@@ -266,6 +274,10 @@ class SapSolver {
   // Replaces G_ of island i's constraints that offer a prediction and writes the matching
   // right-hand side grad - J^T (gamma~ - gamma) into rhs_; false if none offers one.
   bool ApplyPredictions(int i);
+  // After a step of island i that the line search cut short (v_c and dv_c of its start):
+  // marks crossed_ the constraints it carried through their predicted region; true if it
+  // marked one that was not marked before.
+  bool MarkCrossings(int i);
   // After a step along a predicted direction of island i: marks refuted_ the predicted
   // constraints whose model's own minimum (v_c + dv_c, the full step) lies outside the
   // predicted region.
@@ -300,11 +312,11 @@ class SapSolver {
   // Constraint-row workspaces (size nc_): J v, J dv, gamma, line-search trial v_c and gamma.
   std::vector<double> vc_, dvc_, gamma_, vc_trial_, gamma_trial_;
   // Warm start of the active set: gamma - gamma~ per constraint row (nc_) and the predicted
-  // right-hand side (nr_); per constraint, whether the current direction predicts it and
-  // whether a predicted model has contradicted itself there in this solve (not predicted
-  // again).
+  // right-hand side (nr_); per constraint, whether the current direction predicts it,
+  // whether a step of this solve carried it through its predicted region, and whether a
+  // predicted model has contradicted itself there in this solve (not predicted again).
   std::vector<double> gamma_change_, rhs_;
-  std::vector<char> predicted_now_, refuted_;
+  std::vector<char> predicted_now_, crossed_, refuted_;
   // Per clique: whether the island products use its CliqueSolver's body maps (it has one,
   // and some constraint on it has a BodyJacobian).
   std::vector<char> body_maps_;

@@ -229,7 +229,7 @@ TEST_CASE("predicted stiction is the stiction model extended to every region", "
   Vector3d gamma;
   Matrix3d G;
   // Without the flag there is no prediction.
-  CHECK_FALSE(plain.CalcPredicted(Vector3d(0.01, 0, 0).data(), gamma.data(), G.data()));
+  CHECK_FALSE(plain.CalcPredicted(Vector3d(0.01, 0, 0).data(), false, gamma.data(), G.data()));
 
   p.predict_stiction = true;
   SapFrictionConeConstraint predicted(p);
@@ -240,14 +240,14 @@ TEST_CASE("predicted stiction is the stiction model extended to every region", "
   Vector3d gamma_true;
   Matrix3d G_true;
   Cost(predicted, stuck, &gamma_true, &G_true);
-  REQUIRE(predicted.CalcPredicted(stuck.data(), gamma.data(), G.data()));
+  REQUIRE(predicted.CalcPredicted(stuck.data(), false, gamma.data(), G.data()));
   CHECK((gamma - gamma_true).norm() <= 1e-12 * gamma_true.norm());
   CHECK((G - G_true).norm() <= 1e-12 * G_true.norm());
   // Sliding at v_c (1 cm/s slip): the prediction is the un-projected impulse y and R^{-1},
   // i.e. the quadratic of region I continued outside the cone.
   const Vector3d slipping(0.01, 0.0, 0.0);
   REQUIRE(predicted.RegionAt(slipping.data()) == FrictionConeRegion::kSliding);
-  REQUIRE(predicted.CalcPredicted(slipping.data(), gamma.data(), G.data()));
+  REQUIRE(predicted.CalcPredicted(slipping.data(), false, gamma.data(), G.data()));
   const Vector3d y = predicted.CalcUnprojectedImpulse(slipping);
   CHECK((gamma - y).norm() == 0.0);
   CHECK(G.isApprox(Vector3d(1 / predicted.R_t(), 1 / predicted.R_t(), 1 / predicted.R_n())
@@ -255,7 +255,7 @@ TEST_CASE("predicted stiction is the stiction model extended to every region", "
   Cost(predicted, slipping, &gamma_true);
   CHECK(gamma.head<2>().norm() > 10 * gamma_true.head<2>().norm());  // y is far outside the cone
   // Separating fast (y_n <= 0): stiction would pull, so no prediction.
-  CHECK_FALSE(predicted.CalcPredicted(Vector3d(0, 0, 1.0).data(), gamma.data(), G.data()));
+  CHECK_FALSE(predicted.CalcPredicted(Vector3d(0, 0, 1.0).data(), false, gamma.data(), G.data()));
   // The prediction holds exactly where the true region is stiction: y in the friction cone.
   CHECK(predicted.PredictionHoldsAt(stuck.data()));
   CHECK_FALSE(predicted.PredictionHoldsAt(slipping.data()));
@@ -269,6 +269,62 @@ TEST_CASE("predicted stiction is the stiction model extended to every region", "
                               Vector3d(1.001 * edge_slip, 0, 0)})
     CHECK(predicted.PredictionHoldsAt(v_c.data()) ==
           (predicted.RegionAt(v_c.data()) == FrictionConeRegion::kStiction));
+}
+
+}  // namespace
+}  // namespace csim::solver
+
+namespace csim::solver {
+namespace {
+
+TEST_CASE("a sliding contact whose step passes through stiction crosses its predicted region",
+          "[solver]") {
+  SapFrictionConeParameters p = Compliant();
+  const double dt = 1e-3, w = 0.5;
+  SapFrictionConeConstraint c(p);
+  c.Prepare(dt, w);
+  const double y_n = c.CalcUnprojectedImpulse(Vector3d::Zero())[2];
+  REQUIRE(y_n > 0.0);
+  const double edge = p.mu * y_n * c.R_t();  // the slip on the cone's edge: |y_t| = mu y_n
+  const Vector3d sliding(100 * edge, 0, 0);
+  REQUIRE(c.RegionAt(sliding.data()) == FrictionConeRegion::kSliding);
+  auto crosses = [&](const SapFrictionConeConstraint& k, const Vector3d& v_c, const Vector3d& dv) {
+    return k.StepCrossesPredictedRegion(v_c.data(), dv.data());
+  };
+  // Through zero slip at t = 1/2, and ending in stiction at t = 1.
+  CHECK(crosses(c, sliding, Vector3d(-200 * edge, 0, 0)));
+  CHECK(crosses(c, sliding, Vector3d(-100 * edge, 0, 0)));
+  // Stopping short of the cone (smallest slip 50 edges, at t = 1), or passing beside it
+  // (smallest slip 5 edges sideways, at t = 1/2), but not half an edge beside it.
+  CHECK_FALSE(crosses(c, sliding, Vector3d(-50 * edge, 0, 0)));
+  CHECK_FALSE(crosses(c, sliding, Vector3d(-200 * edge, 10 * edge, 0)));
+  CHECK(crosses(c, sliding, Vector3d(-200 * edge, edge, 0)));
+  // Through zero slip while separating (y_n < 0 there): no stiction to cross into.
+  CHECK_FALSE(crosses(c, sliding, Vector3d(-200 * edge, 0, 2.0 * c.v_hat_n() + 1.0)));
+  // Already stuck, or no tangential motion: nothing to cross.
+  CHECK_FALSE(crosses(c, Vector3d(0.5 * edge, 0, 0), Vector3d(-edge, 0, 0)));
+  CHECK_FALSE(crosses(c, sliding, Vector3d(0, 0, -1e-3)));
+  // The slip the impulse sees includes the bias: with a belt speed of 100 edges along x,
+  // the slip at v_c = 0 is already 100 edges, and a step of -150 edges takes it through
+  // zero; from v_c = 100 edges (slip 200) the same step ends 50 edges short of zero, while
+  // for the unbiased contact (slip 100 -> -50 edges) it crosses.
+  SapFrictionConeParameters belt = p;
+  belt.bias_velocity = Vector3d(100 * edge, 0, 0);
+  SapFrictionConeConstraint b(belt);
+  b.Prepare(dt, w);
+  CHECK(crosses(b, Vector3d::Zero(), Vector3d(-150 * edge, 0, 0)));
+  CHECK_FALSE(crosses(b, sliding, Vector3d(-150 * edge, 0, 0)));  // slip 200 -> 50 edges
+  CHECK(crosses(c, sliding, Vector3d(-150 * edge, 0, 0)));        // slip 100 -> -50 edges
+  // A crossing is a prediction on its own: the stiction model, without the previous
+  // step's flag (Compliant() has none), and still none while separating.
+  REQUIRE_FALSE(p.predict_stiction);
+  Vector3d gamma;
+  Matrix3d G;
+  CHECK_FALSE(c.CalcPredicted(sliding.data(), false, gamma.data(), G.data()));
+  REQUIRE(c.CalcPredicted(sliding.data(), true, gamma.data(), G.data()));
+  CHECK((gamma - c.CalcUnprojectedImpulse(sliding)).norm() == 0.0);
+  CHECK(G.isApprox(Vector3d(1 / c.R_t(), 1 / c.R_t(), 1 / c.R_n()).asDiagonal().toDenseMatrix()));
+  CHECK_FALSE(c.CalcPredicted(Vector3d(0, 0, 1.0).data(), true, gamma.data(), G.data()));
 }
 
 }  // namespace

@@ -98,7 +98,11 @@ struct SapSolverParameters {
   /// guess, so the previous step cannot predict them; the Newton model of sliding has no
   /// curvature along the slip, its step overshoots through stiction, and the line search
   /// stops it there, a few contacts per iteration (a 71-body island of clutter-160 took 10
-  /// such steps of alpha 0.02-0.45 while its stuck contacts went from 48 to 85).
+  /// such steps of alpha 0.02-0.45 while its stuck contacts went from 48 to 85). Measured on
+  /// the same contact problems (csim_bench --compare, results/paired_solver_options.md):
+  /// without it, 8 % more Newton work and 6 % more solve time on clutter-160 without walls,
+  /// 2 % on clutter-40 with walls and without; 2 % less on a hinged floor rope, whose
+  /// creeping contacts cross stiction without stopping there.
   bool predict_crossings = true;
   /// Warm start from v0 + (v0 - v_-1) instead of v0 (integrator/contact_step.h; the solver
   /// itself takes whatever guess it is given).
@@ -116,7 +120,7 @@ struct SapSolverParameters {
   /// (bodies resting on the floor, stacks that do not move) are warm-started at their
   /// solution to round-off, and the refining step, a whole Newton iteration, changed
   /// nothing there. Measured on the same contact problems (csim_bench --compare, dt 2e-3,
-  /// 10 s; results/paired_solver_options.md): refining every guess (0) costs 48, 33 and 13 %
+  /// 10 s; results/paired_solver_options.md at 2aff41a): refining every guess (0) costs 48, 33 and 13 %
   /// more Newton work and 35, 22 and 9 % more solve time on the clutter without walls at
   /// 40, 80 and 160 objects, 3 % and 3 % on clutter-40 with walls, for solutions that differ
   /// by at most 3.0e-13 m/s. Why 1e-6:

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Newton iterations per step on the SAP paper's clutter over several seeds, for csim's
-defaults (extrapolated warm start and stiction prediction in up to 20 Newton directions),
-the defaults with the prediction in the first direction only (csim before 2026-11-22), each
-of warm start and prediction alone, and plain SAP (warm start v0, no prediction: the paper's
-algorithm): one run is one chaotic pile, whose
+defaults (extrapolated warm start and stiction prediction in up to 20 Newton directions,
+also for the contacts a cut Newton step carries through stiction), the defaults without
+those learnt predictions (csim before 2026-11-24) and with the prediction in the first
+direction only (csim before 2026-11-22), each of warm start and prediction alone, and plain
+SAP (warm start v0, no prediction: the paper's algorithm): one run is one chaotic pile, whose
 settled configuration (and with it the settled iteration count) varies with the seed, so a
 claim about iterations needs more than one pile.
 
@@ -11,7 +12,7 @@ For each seed, time step and variant: tools/make_clutter.py writes the scene,
 csim runs it (every step recorded) and the script reads /solver/iterations, /time and
 /energy/kinetic. Prints a Markdown table (means over seeds) and writes one CSV row per run.
 
-Example (results/iterations.md; about 2.5 minutes on 2 cores):
+Example (results/iterations.md; about 3 minutes on 2 cores):
   tools/iteration_study.py --objects 40 --seeds 1 2 3 4 --dt 2e-3 1e-3 --duration 10 \
       --settled 5 --csv results/iterations.csv --markdown results/iterations.md
 """
@@ -31,14 +32,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (label, settings.solver.warm_start, settings.solver.predict_stiction,
 #  settings.solver.prediction_iterations)
+# label, warm_start, predict_stiction, prediction_iterations, predict_crossings; the
+# default first (tools/bench_targets.py reads variant 0).
 VARIANTS = [
-    ("csim default: extrapolated warm start + stiction prediction (up to 20 directions)",
-     "extrapolated", "true", 20),
+    ("csim default: extrapolated warm start + stiction prediction (up to 20 directions, "
+     "and contacts a cut step carries through stiction)", "extrapolated", "true", 20, "true"),
+    ("the default without the predictions learnt within the solve (csim before 2026-11-24)",
+     "extrapolated", "true", 20, "false"),
     ("extrapolated warm start + stiction prediction in the first direction only",
-     "extrapolated", "true", 1),
-    ("extrapolated warm start only", "extrapolated", "false", 20),
-    ("stiction prediction only (up to 20 directions)", "previous", "true", 20),
-    ("plain SAP: warm start v0, no prediction", "previous", "false", 20),
+     "extrapolated", "true", 1, "false"),
+    ("extrapolated warm start only", "extrapolated", "false", 20, "false"),
+    ("stiction prediction only (up to 20 directions)", "previous", "true", 20, "false"),
+    ("plain SAP: warm start v0, no prediction", "previous", "false", 20, "false"),
 ]
 
 
@@ -56,13 +61,14 @@ def make_scene(args, workdir, seed, dt):
 
 
 def run_one(args, workdir, seed, dt, variant):
-    label, warm_start, predict, prediction_iterations = VARIANTS[variant]
+    label, warm_start, predict, prediction_iterations, crossings = VARIANTS[variant]
     scene = scene_path(args, workdir, seed, dt)
     out = os.path.join(workdir, f"run_{seed}_{dt:g}_{variant}.h5")
     command = [args.csim, "run", scene, "-o", out, "-q", "--set", "settings.output.every=1",
                "--set", f"settings.solver.warm_start={warm_start}",
                "--set", f"settings.solver.predict_stiction={predict}",
                "--set", f"settings.solver.prediction_iterations={prediction_iterations}",
+               "--set", f"settings.solver.predict_crossings={crossings}",
                *set_arguments(args)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
@@ -76,7 +82,7 @@ def run_one(args, workdir, seed, dt, variant):
     last_second = t > t[-1] - 1.0  # the speed issue's "settled last second"
     return {"objects": args.objects, "walls": 0 if args.no_walls else 1, "seed": seed, "dt": dt,
             "variant": variant, "warm_start": warm_start, "predict_stiction": predict,
-            "prediction_iterations": prediction_iterations,
+            "prediction_iterations": prediction_iterations, "predict_crossings": crossings,
             "steps": int(len(t) - 1),
             "iterations_mean": float(iterations[1:].mean()),
             "settled_iterations_mean": float(iterations[settled].mean()),

@@ -30,10 +30,8 @@ from study_common import add_csim_arguments, set_arguments, write_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# (label, settings.solver.warm_start, settings.solver.predict_stiction,
-#  settings.solver.prediction_iterations)
-# label, warm_start, predict_stiction, prediction_iterations, predict_crossings; the
-# default first (tools/bench_targets.py reads variant 0).
+# (label, settings.solver.warm_start, predict_stiction, prediction_iterations,
+#  predict_crossings); the default first (tools/bench_targets.py reads variant 0).
 VARIANTS = [
     ("csim default: extrapolated warm start + stiction prediction (up to 20 directions, "
      "and contacts a cut step carries through stiction)", "extrapolated", "true", 20, "true"),

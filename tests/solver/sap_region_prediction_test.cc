@@ -45,6 +45,16 @@ void BuildDisk(double mu, double push, bool predict_stiction, ContactProblem* pr
   }
 }
 
+// Solves `problem` from `guess` with parameters p; the solve must meet SAP eq. 26.
+SapSolverResult SolveToOptimality(const ContactProblem& problem, const SapSolverParameters& p,
+                                  const VectorXd& guess) {
+  SapSolver solver(p);
+  SapSolverResult r;
+  REQUIRE(solver.Solve(problem, guess, &r).ok());
+  REQUIRE(r.stats.termination == SapTermination::kOptimality);
+  return r;
+}
+
 SapSolverResult SolveDisk(double mu, double push, bool predicted, const VectorXd& guess,
                           int prediction_iterations = 8) {
   ContactProblem problem;
@@ -52,10 +62,7 @@ SapSolverResult SolveDisk(double mu, double push, bool predicted, const VectorXd
   SapSolverParameters p;
   p.predict_regions = true;  // the constraints decide whether they predict
   p.prediction_iterations = prediction_iterations;
-  SapSolver solver(p);
-  SapSolverResult r;
-  REQUIRE(solver.Solve(problem, guess, &r).ok());
-  REQUIRE(r.stats.termination == SapTermination::kOptimality);
+  const SapSolverResult r = SolveToOptimality(problem, p, guess);
   CHECK(r.stats.momentum_error <= 1e-6);
   return r;
 }
@@ -197,11 +204,7 @@ SapSolverResult SolveDiskWithStep(double gap, int prediction_iterations, const V
   problem.AddConstraint(0, J, SapFrictionConeConstraint(step));
   SapSolverParameters p;
   p.prediction_iterations = prediction_iterations;
-  SapSolver solver(p);
-  SapSolverResult r;
-  REQUIRE(solver.Solve(problem, guess, &r).ok());
-  REQUIRE(r.stats.termination == SapTermination::kOptimality);
-  return r;
+  return SolveToOptimality(problem, p, guess);
 }
 
 TEST_CASE("a predicted step cut short by a contact closing in", "[solver]") {
@@ -248,10 +251,7 @@ SapSolverResult SolveDiskLearning(bool predict_regions, bool predict_crossings,
   p.predict_regions = predict_regions;
   p.predict_crossings = predict_crossings;
   p.prediction_iterations = prediction_iterations;
-  SapSolver solver(p);
-  SapSolverResult r;
-  REQUIRE(solver.Solve(problem, guess, &r).ok());
-  REQUIRE(r.stats.termination == SapTermination::kOptimality);
+  const SapSolverResult r = SolveToOptimality(problem, p, guess);
   CHECK(r.stats.momentum_error <= 1e-6);
   return r;
 }

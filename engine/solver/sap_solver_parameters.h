@@ -120,10 +120,10 @@ struct SapSolverParameters {
   /// (bodies resting on the floor, stacks that do not move) are warm-started at their
   /// solution to round-off, and the refining step, a whole Newton iteration, changed
   /// nothing there. Measured on the same contact problems (csim_bench --compare, dt 2e-3,
-  /// 10 s; results/paired_solver_options.md at 2aff41a): refining every guess (0) costs 48, 33 and 13 %
-  /// more Newton work and 35, 22 and 9 % more solve time on the clutter without walls at
-  /// 40, 80 and 160 objects, 3 % and 3 % on clutter-40 with walls, for solutions that differ
-  /// by at most 3.0e-13 m/s. Why 1e-6:
+  /// 10 s; results/paired_solver_options.md at 2aff41a): refining every guess (0) costs 48,
+  /// 33 and 13 % more Newton work and 35, 22 and 9 % more solve time on the clutter without
+  /// walls at 40, 80 and 160 objects, 3 % and 3 % on clutter-40 with walls, for solutions
+  /// that differ by at most 3.0e-13 m/s. Why 1e-6:
   /// the differences stay at round-off; 1e-4 saves another 10 % and 5 % of the work but
   /// moves v by up to 1.5e-9 m/s, and 1e-8 loses nearly all of the gain (work 1.12 and
   /// 1.03 times 1e-6's). 0: every guess is refined; 1: SAP's rule.

@@ -67,6 +67,14 @@ bool CsimRunner::Step(StepSample* sample) {
     sample->work_by_kind[1] += trees * solver.island_active_set_updates(i);
     sample->work_by_kind[2] += trees * solver.island_smooth_updates(i);
   }
+  // Islands a merge replaced (SapSolverParameters::defer_separated): their work counts too.
+  for (const solver::SapSolver::MergedIsland& m : solver.merged_islands()) {
+    sample->work_by_size[WorkSizeBucket(m.cliques)] += m.cliques * m.iterations;
+    sample->work_by_iterations[WorkIterationBucket(m.iterations)] += m.cliques * m.iterations;
+    sample->work_by_kind[0] += m.cliques * m.predicted_updates;
+    sample->work_by_kind[1] += m.cliques * m.active_set_updates;
+    sample->work_by_kind[2] += m.cliques * m.smooth_updates;
+  }
   // At the step's end state, in a workspace of its own (outside the timed step): the
   // step's M is at its start, and the articulated trees' blocks of it are never formed.
   multibody::CalcKinematics(scene_.model, state_.t, state_.q, state_.v, energy_ws_);
@@ -82,7 +90,7 @@ std::string CsimRunner::SettingsLine() const {
                 "csim: SAP solver (block-sparse Cholesky, islands), contact model %s, %s (theta %g, theta_q %g), dt per configuration (first %g s), eps_r %g, eps_a %g, "
                 "%s line search, max %d iterations, contact margin %g m, near-rigid beta %g, "
                 "sigma %g, stiction prediction %s (first %d Newton directions%s), warm start %s, "
-                "contact stiffness, tau_d "
+                "%s, contact stiffness, tau_d "
                 "and d from the scene",
                 sim::ContactModelName(s.contact_model), s.integrator.name.c_str(), s.integrator.theta, s.integrator.theta_q,
                 s.time_step, p.relative_tolerance, p.absolute_tolerance,
@@ -95,7 +103,9 @@ std::string CsimRunner::SettingsLine() const {
                 p.predict_regions && p.predict_crossings
                     ? ", and contacts a cut step carries through stiction"
                     : "",
-                p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0");
+                p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0",
+                p.defer_separated ? "islands from the contacts not apart at the guess (merged when they touch)"
+                                  : "islands from every contact candidate");
   return buffer;
 }
 

@@ -19,6 +19,8 @@ double TreeIterations(const solver::SapSolver& s) {
   double work = 0.0;
   for (int i = 0; i < s.num_islands(); ++i)
     work += static_cast<double>(s.island_num_cliques(i)) * s.island_iterations(i);
+  for (const solver::SapSolver::MergedIsland& m : s.merged_islands())
+    work += static_cast<double>(m.cliques) * m.iterations;
   return work;
 }
 

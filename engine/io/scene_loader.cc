@@ -98,7 +98,8 @@ void ReadChoice(const NodeReader& node, const char* key, const char* what,
 void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
   node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search",
                   "predict_stiction", "prediction_iterations", "warm_start",
-                  "exact_guess_fraction", "predict_crossings"});
+                  "exact_guess_fraction", "predict_crossings", "defer_separated"});
+  s.defer_separated = node.BoolOr("defer_separated", s.defer_separated);
   s.exact_guess_fraction = node.NonNegativeOr("exact_guess_fraction", s.exact_guess_fraction);
   if (s.exact_guess_fraction > 1.0)
     node.Get("exact_guess_fraction").Fail("exact_guess_fraction must be in [0, 1]");

@@ -51,6 +51,9 @@ struct SolverSettings {
   /// is not refined by a Newton step (solver::SapSolverParameters::exact_guess_fraction);
   /// in [0, 1], 0: always refined.
   double exact_guess_fraction = 1.0e-6;
+  /// Contacts apart at the warm start do not join islands until they touch
+  /// (solver::SapSolverParameters::defer_separated).
+  bool defer_separated = true;
 };
 
 struct OutputSettings {

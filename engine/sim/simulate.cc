@@ -78,6 +78,7 @@ solver::SapSolverParameters SolverParameters(const Settings& settings) {
   p.extrapolate_warm_start = settings.solver.extrapolate_warm_start;
   p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
   p.exact_guess_fraction = settings.solver.exact_guess_fraction;
+  p.defer_separated = settings.solver.defer_separated;
   return p;
 }
 

@@ -27,7 +27,7 @@ void GroupBy(const std::vector<int>& key, int n, int num_keys, std::vector<int>*
 }  // namespace
 
 void FindIslands(const ContactProblem& problem, const std::vector<int>& reduced_offset,
-                 Islands* out) {
+                 Islands* out, const std::vector<char>* couples) {
   const int nc = problem.num_cliques(), nk = problem.num_constraints();
   std::vector<int>& island = out->island_of_clique;
   // Union-find in island_of_clique (parent links), then relabel roots in clique order.
@@ -35,7 +35,7 @@ void FindIslands(const ContactProblem& problem, const std::vector<int>& reduced_
   for (int c = 0; c < nc; ++c) island[c] = c;
   for (int k = 0; k < nk; ++k) {
     const ConstraintEntry& e = problem.entry(k);
-    if (e.num_cliques == 2) {
+    if (e.num_cliques == 2 && (couples == nullptr || (*couples)[k])) {
       const int a = Root(island, e.clique[0]), b = Root(island, e.clique[1]);
       if (a != b) island[std::max(a, b)] = std::min(a, b);  // the smaller index is the root
     }
@@ -54,9 +54,18 @@ void FindIslands(const ContactProblem& problem, const std::vector<int>& reduced_
   GroupBy(island, nc, out->num_islands, &out->clique_start, &out->cliques);
   out->num_velocities.assign(out->num_islands, 0);
   for (int c : out->cliques) out->num_velocities[island[c]] += problem.clique_size(c);
-  // Constraint k belongs to the island of its first clique.
+  // Constraint k belongs to the island of its first clique, unless it is deferred.
   out->constraint_island.resize(nk);
-  for (int k = 0; k < nk; ++k) out->constraint_island[k] = island[problem.entry(k).clique[0]];
+  out->num_deferred = 0;
+  for (int k = 0; k < nk; ++k) {
+    const ConstraintEntry& e = problem.entry(k);
+    int i = island[e.clique[0]];
+    if (e.num_cliques == 2 && island[e.clique[1]] != i) {
+      i = -1;
+      ++out->num_deferred;
+    }
+    out->constraint_island[k] = i;
+  }
   GroupBy(out->constraint_island, nk, out->num_islands, &out->constraint_start,
           &out->constraints);
 }

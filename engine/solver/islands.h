@@ -23,13 +23,17 @@ struct Islands {
   std::vector<int> cliques;           ///< participating cliques, grouped by island, ascending
   std::vector<int> constraint_start;  ///< island i owns constraints[constraint_start[i] .. [i+1])
   std::vector<int> constraints;       ///< constraints grouped by island, ascending
-  std::vector<int> constraint_island; ///< island of each constraint
+  std::vector<int> constraint_island; ///< island of each constraint; -1 for a deferred one
+  int num_deferred = 0;               ///< constraints in no island (see FindIslands)
   std::vector<int> num_velocities;    ///< per island: sum of its cliques' sizes
 };
 
 /// Fills `out` for `problem`; reduced_offset[c] >= 0 marks the cliques touched by a
-/// constraint (the others belong to no island).
+/// constraint (the others belong to no island). `couples` (per constraint, or null: all):
+/// only the constraints with couples[k] != 0 join their cliques' islands; one that does
+/// not, and whose two cliques still end up in different islands, is deferred: it belongs
+/// to no island (constraint_island -1, in no island's list).
 void FindIslands(const ContactProblem& problem, const std::vector<int>& reduced_offset,
-                 Islands* out);
+                 Islands* out, const std::vector<char>* couples = nullptr);
 
 }  // namespace csim::solver

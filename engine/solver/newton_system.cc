@@ -166,7 +166,7 @@ void NewtonSystem::SetupSparse() {
   edges_.clear();
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
-    if (e.num_cliques == 2)
+    if (e.num_cliques == 2 && islands_->constraint_island[k] >= 0)  // not deferred
       edges_.emplace_back(node_of_clique_[e.clique[0]], node_of_clique_[e.clique[1]]);
   }
   block_.Analyze(node_size_, node_offset_, edges_);
@@ -178,6 +178,7 @@ void NewtonSystem::SetupSparse() {
   slots_.resize(p.num_constraints());
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
+    if (islands_->constraint_island[k] < 0) continue;  // deferred: in no island's system
     const int a = node_of_clique_[e.clique[0]];
     slots_[k][0] = diagonal_slot_[a];
     if (e.num_cliques == 2) {

@@ -664,8 +664,96 @@ void SapSolver::LoadGuess(const Eigen::Ref<const Eigen::VectorXd>& v_guess) {
   }
 }
 
+void SapSolver::MarkCouples() {
+  // Deferred: a contact between two cliques (every two-clique constraint is one, rows
+  // [t1, t2, n]) whose impulse is zero even at the guess's normal velocity lowered by
+  // separated_margin, i.e. apart, and by a margin.
+  const ContactProblem& p = *problem_;
+  couples_.assign(p.num_constraints(), 1);
+  if (!parameters_.defer_separated) return;
+  double* G = scratch_[0].G_trial.data();
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const ConstraintEntry& e = p.entry(k);
+    if (e.num_cliques != 2 || e.num_rows != 3) continue;
+    double* v_c = &vc_[e.row_offset];
+    double* gamma = &gamma_[e.row_offset];
+    ConstraintVelocity(k, v_.data(), vc_.data());
+    v_c[2] -= parameters_.separated_margin;
+    e.constraint->Calc(v_c, gamma, G, nullptr);
+    if (gamma[0] == 0.0 && gamma[1] == 0.0 && gamma[2] == 0.0) couples_[k] = 0;
+  }
+}
+
+bool SapSolver::CoupleViolated() {
+  // The deferred constraints at the islands' solutions: v_c and gamma for the result, and
+  // the ones in contact there join the islands. (Their G_ and piece_ are not read: they
+  // belong to no island.)
+  const ContactProblem& p = *problem_;
+  if (islands_.num_deferred == 0) return false;
+  bool any = false;
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    if (islands_.constraint_island[k] >= 0) continue;
+    const ConstraintEntry& e = p.entry(k);
+    ConstraintVelocity(k, v_.data(), vc_.data());
+    e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]], &piece_[k]);
+    bool zero = true;
+    for (int r = e.row_offset; r < e.row_offset + e.num_rows; ++r) zero = zero && gamma_[r] == 0.0;
+    if (!zero) {
+      couples_[k] = 1;
+      any = true;
+    }
+  }
+  return any;
+}
+
+void SapSolver::Remerge() {
+  // The new partition joins some islands; an island whose cliques and constraints did not
+  // change is the same problem, already solved: its state is kept and it is not solved
+  // again (a refining min_iterations step would change nothing). A merged island starts
+  // from its parts' solutions, with a fresh Newton state; the parts' work is kept in the
+  // statistics.
+  const int K_old = islands_.num_islands;
+  prev_island_of_clique_ = islands_.island_of_clique;
+  prev_island_ = island_;
+  prev_cliques_.resize(K_old);
+  prev_constraints_.resize(K_old);
+  prev_velocities_.resize(K_old);
+  for (int j = 0; j < K_old; ++j) {
+    prev_cliques_[j] = island_num_cliques(j);
+    prev_constraints_[j] = islands_.constraint_start[j + 1] - islands_.constraint_start[j];
+    prev_velocities_[j] = islands_.num_velocities[j];
+  }
+  SetupIslands();
+  const int K = islands_.num_islands;
+  island_done_.assign(K, 0);
+  prev_mark_.assign(K_old, -1);
+  int round_max = 0;
+  for (int i = 0; i < K; ++i) {
+    const int c0 = islands_.cliques[islands_.clique_start[i]];
+    const int j = prev_island_of_clique_[c0];
+    const int constraints = islands_.constraint_start[i + 1] - islands_.constraint_start[i];
+    if (prev_cliques_[j] == island_num_cliques(i) && prev_constraints_[j] == constraints) {
+      island_[i] = prev_island_[j];
+      island_done_[i] = 1;
+      continue;
+    }
+    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
+      const int jj = prev_island_of_clique_[islands_.cliques[q]];
+      if (prev_mark_[jj] == i) continue;
+      prev_mark_[jj] = i;
+      const IslandState& part = prev_island_[jj];
+      merged_.push_back({prev_cliques_[jj], part.iterations, part.predicted_updates,
+                         part.active_set_updates(), part.smooth_updates});
+      merged_work_velocities_ += static_cast<double>(prev_velocities_[jj]) * prev_island_[jj].iterations;
+      round_max = std::max(round_max, prev_island_[jj].iterations);
+    }
+  }
+  merged_rounds_ += round_max;
+}
+
 void SapSolver::SetupIslands() {
-  FindIslands(*problem_, reduced_offset_, &islands_);
+  FindIslands(*problem_, reduced_offset_, &islands_,
+              parameters_.defer_separated ? &couples_ : nullptr);
   newton_.Setup(*problem_, reduced_offset_, nr_, parameters_.dense_threshold, &islands_);
   for (ThreadScratch& w : scratch_) newton_.ReserveScratch(&w.newton);
   const int K = islands_.num_islands;
@@ -790,6 +878,7 @@ bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
 }
 
 void SapSolver::SolveIsland(int i, ThreadScratch& w) {
+  if (!island_done_.empty() && island_done_[i]) return;
   while (!IslandStopped(i) && NewtonUpdate(i, w)) {
   }
 }
@@ -833,6 +922,14 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
     stats->smooth_updates += s.smooth_updates;
     stats->active_set_updates += s.active_set_updates();
   }
+  // The work of islands a merge replaced (defer_separated), and its rounds.
+  for (const MergedIsland& m : merged_) {
+    stats->predicted_updates += m.predicted_updates;
+    stats->smooth_updates += m.smooth_updates;
+    stats->active_set_updates += m.active_set_updates;
+  }
+  weighted += merged_work_velocities_;
+  stats->iterations += merged_rounds_;
   stats->mean_island_iterations = nr_ > 0 ? weighted / nr_ : 0.0;
 }
 
@@ -857,8 +954,20 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
   for (int c = 0; c < problem.num_cliques(); ++c)
     stats.num_participating_cliques += reduced_offset_[c] >= 0;
   if (problem.num_constraints() == 0) return Finish(SapTermination::kNoConstraints, "", result);
+  merged_.clear();
+  merged_work_velocities_ = 0.0;
+  merged_rounds_ = 0;
+  island_done_.clear();
+  MarkCouples();
   SetupIslands();
   SolveIslands();
+  while (parameters_.defer_separated) {
+    bool failed = false;
+    for (const IslandState& s : island_) failed = failed || !Succeeded(s.stop);
+    if (failed || !CoupleViolated()) break;
+    Remerge();
+    SolveIslands();
+  }
   return FinishIslands(result);
 }
 

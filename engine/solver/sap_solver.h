@@ -17,6 +17,19 @@
 // touches only its own data (and those two tolerances), so its result does not depend on
 // the other islands, nor on the order in which islands are solved.
 //
+// Deferred contacts (SapSolverParameters::defer_separated): the islands are formed from the
+// contacts that can touch. A contact between two cliques whose impulse is zero at the
+// guess even with its normal velocity lowered by separated_margin is deferred: it joins no
+// island and no island evaluates it. Once every island has converged, the deferred
+// contacts are evaluated at the solution; those in contact there couple their cliques, the
+// islands they join are solved again from their parts' solutions (the unchanged ones keep
+// their converged state), and so on until no deferred contact is in contact, at most once
+// per deferred contact. The result is SAP's: a deferred contact left apart has zero
+// impulse, zero cost and no term in the gradient, so the islands' criteria imply SAP eq. 26
+// for the whole problem as above (a merge round has fewer islands, so the tolerances it
+// uses are never tighter than the islands it keeps were solved with, and never looser than
+// the final partition needs). The partition depends only on the problem and the guess.
+//
 // Threads (set_num_threads): islands are handed out to a persistent pool (thread_pool.h),
 // largest first, each thread with its own scratch; since an island's result depends on
 // nothing else, v, gamma and the statistics (timings aside) are bit-identical for any
@@ -188,6 +201,13 @@ class SapSolver {
   int island_predicted_updates(int i) const { return island_[i].predicted_updates; }
   int island_active_set_updates(int i) const { return island_[i].active_set_updates(); }
   int island_smooth_updates(int i) const { return island_[i].smooth_updates; }
+  /// Islands of the last Solve that a merge replaced (SapSolverParameters::defer_separated),
+  /// with the Newton updates they took before: work that the islands above do not count.
+  struct MergedIsland {
+    int cliques = 0, iterations = 0;
+    int predicted_updates = 0, active_set_updates = 0, smooth_updates = 0;
+  };
+  const std::vector<MergedIsland>& merged_islands() const { return merged_; }
 
  private:
   class AlongDirection;
@@ -253,6 +273,11 @@ class SapSolver {
   bool GuessExact(const IslandState& s) const;
   // Solves every island, in turn or on the pool.
   void SolveIslands();
+  // defer_separated: couples_ from the guess; after a round, couples the deferred
+  // constraints in contact at the solution (true if any); the next round's partition.
+  void MarkCouples();
+  bool CoupleViolated();
+  void Remerge();
   // Runs island i's Newton loop to its end (convergence or failure) with scratch w.
   void SolveIsland(int i, ThreadScratch& w);
   // Evaluates island i and applies the stopping tests; true when it stopped (converged or
@@ -317,6 +342,15 @@ class SapSolver {
   // predicted model has contradicted itself there in this solve (not predicted again).
   std::vector<double> gamma_change_, rhs_;
   std::vector<char> predicted_now_, crossed_, refuted_;
+  // defer_separated: per constraint, whether it joins islands; per island, carried over
+  // converged from the previous round; the previous round's partition and states.
+  std::vector<char> couples_, island_done_;
+  std::vector<int> prev_island_of_clique_, prev_cliques_, prev_constraints_, prev_velocities_;
+  std::vector<int> prev_mark_;
+  std::vector<IslandState> prev_island_;
+  std::vector<MergedIsland> merged_;     // see merged_islands()
+  double merged_work_velocities_ = 0.0;  // their velocities x iterations (the statistics)
+  int merged_rounds_ = 0;  // per merge round, the most iterations of an island it replaced
   // Per clique: whether the island products use its CliqueSolver's body maps (it has one,
   // and some constraint on it has a BodyJacobian).
   std::vector<char> body_maps_;

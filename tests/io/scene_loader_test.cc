@@ -159,6 +159,7 @@ TEST_CASE("defaults: name from the file stem, settings from the format", "[loade
   CHECK(s.settings.solver.predict_stiction);
   CHECK(s.settings.solver.prediction_iterations == 20);
   CHECK(s.settings.solver.predict_crossings);
+  CHECK(s.settings.solver.defer_separated);
   CHECK(s.model.gravity.isApprox(Eigen::Vector3d(0, 0, -9.81)));
   CHECK(s.model.default_material == -1);
   CHECK(s.model.bodies[0].geometry[0].material == -1);
@@ -168,10 +169,11 @@ TEST_CASE("defaults: name from the file stem, settings from the format", "[loade
 TEST_CASE("solver settings: prediction and warm start are read", "[loader]") {
   const LoadedScene s = LoadSceneFromText(
       "csim: 1\nsettings: {solver: {predict_stiction: false, prediction_iterations: 3, "
-      "warm_start: previous, predict_crossings: false}}\n",
+      "warm_start: previous, predict_crossings: false, defer_separated: false}}\n",
       "t.yaml", {});
   CHECK_FALSE(s.settings.solver.predict_stiction);
   CHECK_FALSE(s.settings.solver.predict_crossings);
+  CHECK_FALSE(s.settings.solver.defer_separated);
   CHECK(s.settings.solver.prediction_iterations == 3);
   CHECK_FALSE(s.settings.solver.extrapolate_warm_start);
 }

@@ -7,7 +7,7 @@
 # soon simulate different piles).
 # Usage: tools/run_paired_bench.sh [extra csim_bench options]
 #   BUILD_DIR (default: build) is configured and csim_bench built there (Release).
-# Takes about two minutes on the 2-core reference machine. Run on an otherwise idle machine:
+# Takes about five minutes on the 2-core reference machine. Run on an otherwise idle machine:
 # the solve times are wall times (the Newton rounds and tree-iterations are not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,7 @@ configs=(
   "clutter-80 no-walls dt=0.002|--objects 80 --walls without --dt 2e-3 --duration 10 --settled 5"
   "clutter-160 no-walls dt=0.002|--objects 160 --walls without --dt 2e-3 --duration 10 --settled 5"
   "clutter-40 walls dt=0.002|--objects 40 --walls with --dt 2e-3 --duration 10 --settled 5"
+  "clutter-160 walls dt=0.002|--objects 160 --walls with --dt 2e-3 --duration 10 --settled 5"
   "hinged rope, 20 links, dt=0.001|--scene $scenes/floor_rope_hinged_20.yaml --duration 2 --settled 1"
 )
 options=(
@@ -33,6 +34,7 @@ options=(
   "settings.solver.predict_stiction=false"
   "settings.solver.prediction_iterations=1"
   "settings.solver.predict_crossings=false"
+  "settings.solver.defer_separated=false"
   "settings.solver.line_search=backtracking"
   "settings.solver.relative_tolerance=1e-5"
 )
@@ -54,7 +56,8 @@ done
   echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- engine bench || echo ' (with local changes)'),"
   echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, single thread."
   echo "Scenes: the benchmark's clutter (\`tools/make_clutter.py\`, seed 1; without walls at 40,"
-  echo "80 and 160 objects, the growth target's scenes, and clutter-40 with walls) and a hinged rope"
+  echo "80 and 160 objects, the growth target's scenes, and clutter-40 and clutter-160 with walls, the"
+  echo "MuJoCo targets' scenes) and a hinged rope"
   echo "dropped onto the floor (\`tools/make_floor_rope.py -n 20 --joint revolute\`, one end held)."
   echo
   echo "Each run steps the scene with csim's default solver settings (A). After every step"
@@ -77,6 +80,8 @@ done
   echo "(csim before 2026-11-22, which had no crossings either); \`predict_crossings=false\`"
   echo "predicts only the stiction the previous step left, not the contacts a cut Newton step"
   echo "carried through stiction within the solve (csim before 2026-11-24);"
+  echo "\`defer_separated=false\` forms the islands from every contact candidate, also the ones"
+  echo "apart at the warm start (csim before 2026-11-24);"
   echo "\`line_search=backtracking\` replaces the exact line search by"
   echo "Armijo backtracking; \`relative_tolerance=1e-5\` is ten times SAP's default eps_r (the"
   echo "accuracy it would trade). docs/scene-format.md describes each."

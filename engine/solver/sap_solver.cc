@@ -680,14 +680,14 @@ void SapSolver::MarkCouples() {
     ConstraintVelocity(k, v_.data(), vc_.data());
     v_c[2] -= parameters_.separated_margin;
     e.constraint->Calc(v_c, gamma, G, nullptr);
+    v_c[2] += parameters_.separated_margin;
     if (gamma[0] == 0.0 && gamma[1] == 0.0 && gamma[2] == 0.0) couples_[k] = 0;
   }
 }
 
-bool SapSolver::CoupleViolated() {
-  // The deferred constraints at the islands' solutions: v_c and gamma for the result, and
-  // the ones in contact there join the islands. (Their G_ and piece_ are not read: they
-  // belong to no island.)
+bool SapSolver::EvaluateDeferred() {
+  // The deferred constraints at v: v_c and gamma for the result, and the ones in contact
+  // there couple from now on. (Their G_ and piece_ are not read: they belong to no island.)
   const ContactProblem& p = *problem_;
   if (islands_.num_deferred == 0) return false;
   bool any = false;
@@ -962,9 +962,10 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
   SetupIslands();
   SolveIslands();
   while (parameters_.defer_separated) {
+    // The deferred contacts at v first, also after a failure (the result's v_c and gamma).
     bool failed = false;
     for (const IslandState& s : island_) failed = failed || !Succeeded(s.stop);
-    if (failed || !CoupleViolated()) break;
+    if (!EvaluateDeferred() || failed) break;
     Remerge();
     SolveIslands();
   }

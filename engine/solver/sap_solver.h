@@ -273,10 +273,11 @@ class SapSolver {
   bool GuessExact(const IslandState& s) const;
   // Solves every island, in turn or on the pool.
   void SolveIslands();
-  // defer_separated: couples_ from the guess; after a round, couples the deferred
-  // constraints in contact at the solution (true if any); the next round's partition.
+  // defer_separated: couples_ from the guess; after a round, v_c and gamma of the deferred
+  // constraints at v, coupling those in contact there (true if any); the next round's
+  // partition.
   void MarkCouples();
-  bool CoupleViolated();
+  bool EvaluateDeferred();
   void Remerge();
   // Runs island i's Newton loop to its end (convergence or failure) with scratch w.
   void SolveIsland(int i, ThreadScratch& w);

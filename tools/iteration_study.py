@@ -31,17 +31,22 @@ from study_common import add_csim_arguments, set_arguments, write_csv
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (label, settings.solver.warm_start, predict_stiction, prediction_iterations,
-#  predict_crossings); the default first (tools/bench_targets.py reads variant 0).
+#  predict_crossings, defer_separated); the default first (tools/bench_targets.py reads
+#  variant 0).
 VARIANTS = [
     ("csim default: extrapolated warm start + stiction prediction (up to 20 directions, "
-     "and contacts a cut step carries through stiction)", "extrapolated", "true", 20, "true"),
-    ("the default without the predictions learnt within the solve (csim before 2026-11-24)",
-     "extrapolated", "true", 20, "false"),
+     "and contacts a cut step carries through stiction), contacts apart at the warm start "
+     "deferred", "extrapolated", "true", 20, "true", "true"),
+    ("the default without deferred contacts (islands from every candidate)",
+     "extrapolated", "true", 20, "true", "false"),
+    ("the default without the predictions learnt within the solve",
+     "extrapolated", "true", 20, "false", "true"),
     ("extrapolated warm start + stiction prediction in the first direction only",
-     "extrapolated", "true", 1, "false"),
-    ("extrapolated warm start only", "extrapolated", "false", 20, "false"),
-    ("stiction prediction only (up to 20 directions)", "previous", "true", 20, "false"),
-    ("plain SAP: warm start v0, no prediction", "previous", "false", 20, "false"),
+     "extrapolated", "true", 1, "false", "true"),
+    ("extrapolated warm start only", "extrapolated", "false", 20, "false", "true"),
+    ("stiction prediction only (up to 20 directions)", "previous", "true", 20, "false", "true"),
+    ("plain SAP: warm start v0, no prediction, islands from every candidate", "previous",
+     "false", 20, "false", "false"),
 ]
 
 
@@ -59,7 +64,7 @@ def make_scene(args, workdir, seed, dt):
 
 
 def run_one(args, workdir, seed, dt, variant):
-    label, warm_start, predict, prediction_iterations, crossings = VARIANTS[variant]
+    label, warm_start, predict, prediction_iterations, crossings, defer = VARIANTS[variant]
     scene = scene_path(args, workdir, seed, dt)
     out = os.path.join(workdir, f"run_{seed}_{dt:g}_{variant}.h5")
     command = [args.csim, "run", scene, "-o", out, "-q", "--set", "settings.output.every=1",
@@ -67,6 +72,7 @@ def run_one(args, workdir, seed, dt, variant):
                "--set", f"settings.solver.predict_stiction={predict}",
                "--set", f"settings.solver.prediction_iterations={prediction_iterations}",
                "--set", f"settings.solver.predict_crossings={crossings}",
+               "--set", f"settings.solver.defer_separated={defer}",
                *set_arguments(args)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
@@ -81,6 +87,7 @@ def run_one(args, workdir, seed, dt, variant):
     return {"objects": args.objects, "walls": 0 if args.no_walls else 1, "seed": seed, "dt": dt,
             "variant": variant, "warm_start": warm_start, "predict_stiction": predict,
             "prediction_iterations": prediction_iterations, "predict_crossings": crossings,
+            "defer_separated": defer,
             "steps": int(len(t) - 1),
             "iterations_mean": float(iterations[1:].mean()),
             "settled_iterations_mean": float(iterations[settled].mean()),

@@ -136,12 +136,15 @@ struct SapSolverParameters {
   /// collapsing pile, candidates a millimetre apart chain piles into islands twice the
   /// size of the ones their touching contacts make (clutter-160 without walls, size-weighted
   /// island size 39 -> 21 cliques), and a big island iterates until its worst part is
-  /// done. Measured on the same contact problems (csim_bench --compare
-  /// settings.solver.defer_separated=false, 4 s): see docs/scene-format.md.
+  /// done. Measured on the same contact problems (results/paired_solver_options.md, 10 s):
+  /// without it 4, 5 and 9 % more solve time on clutter 40, 80 and 160 without walls, 3 %
+  /// on clutter-40 with walls; on clutter-160 with walls (one big island either way) 2 %
+  /// less, the merges' new analyses of the Newton system.
   bool defer_separated = true;
-  /// [m/s] see defer_separated: 0.01, 0.05 and 0.2 gave -12 %, -13 % and -10 % solve time
-  /// on clutter-160 without walls (dt 2e-3); 0 (apart at all) only -2 %, as contacts that
-  /// close during the solve force merges.
+  /// [m/s] see defer_separated. Chosen on clutter-160 without walls (dt 2e-3, 4 s,
+  /// csim_bench --compare against no deferral, the margin read from the environment in a
+  /// scratch build): 0.01, 0.05 and 0.2 saved 12, 13 and 10 % of the solve time; 0 (any
+  /// contact apart) cost 2 % more, as the contacts that close during the solve force merges.
   double separated_margin = 0.05;
 };
 

@@ -104,8 +104,9 @@ std::string CsimRunner::SettingsLine() const {
                     ? ", and contacts a cut step carries through stiction"
                     : "",
                 p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0",
-                p.defer_separated ? "islands from the contacts not apart at the guess (merged when they touch)"
-                                  : "islands from every contact candidate");
+                p.defer_separated
+                    ? "islands from the contacts not apart at the guess (merged when they touch)"
+                    : "islands from every contact candidate");
   return buffer;
 }
 

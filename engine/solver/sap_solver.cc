@@ -727,7 +727,6 @@ void SapSolver::Remerge() {
   const int K = islands_.num_islands;
   island_done_.assign(K, 0);
   prev_mark_.assign(K_old, -1);
-  int round_max = 0;
   for (int i = 0; i < K; ++i) {
     const int c0 = islands_.cliques[islands_.clique_start[i]];
     const int j = prev_island_of_clique_[c0];
@@ -744,11 +743,11 @@ void SapSolver::Remerge() {
       const IslandState& part = prev_island_[jj];
       merged_.push_back({prev_cliques_[jj], part.iterations, part.predicted_updates,
                          part.active_set_updates(), part.smooth_updates});
-      merged_work_velocities_ += static_cast<double>(prev_velocities_[jj]) * prev_island_[jj].iterations;
-      round_max = std::max(round_max, prev_island_[jj].iterations);
+      merged_work_velocities_ += static_cast<double>(prev_velocities_[jj]) * part.iterations;
+      island_[i].prior_iterations =
+          std::max(island_[i].prior_iterations, part.prior_iterations + part.iterations);
     }
   }
-  merged_rounds_ += round_max;
 }
 
 void SapSolver::SetupIslands() {
@@ -911,7 +910,7 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
   for (int i = 0; i < islands_.num_islands; ++i) {
     const IslandState& s = island_[i];
     weighted += static_cast<double>(islands_.num_velocities[i]) * s.iterations;
-    stats->iterations = std::max(stats->iterations, s.iterations);
+    stats->iterations = std::max(stats->iterations, s.prior_iterations + s.iterations);
     stats->line_search_iterations += s.line_search_iterations;
     stats->assembly_seconds += s.assembly_seconds;
     stats->factorization_seconds += s.factorization_seconds;
@@ -929,7 +928,6 @@ void SapSolver::FinishStats(SapSolverStats* stats) const {
     stats->active_set_updates += m.active_set_updates;
   }
   weighted += merged_work_velocities_;
-  stats->iterations += merged_rounds_;
   stats->mean_island_iterations = nr_ > 0 ? weighted / nr_ : 0.0;
 }
 
@@ -956,7 +954,6 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
   if (problem.num_constraints() == 0) return Finish(SapTermination::kNoConstraints, "", result);
   merged_.clear();
   merged_work_velocities_ = 0.0;
-  merged_rounds_ = 0;
   island_done_.clear();
   MarkCouples();
   SetupIslands();

@@ -119,7 +119,10 @@ const char* SapTerminationName(SapTermination t);
 struct SapSolverStats {
   SapTermination termination = SapTermination::kNoConstraints;
   /// Newton updates of the island that took the most (the rounds until the last island
-  /// stopped).
+  /// stopped). An island that a merge formed (SapSolverParameters::defer_separated) counts
+  /// its parts' updates too, those of the part that took the most: the longest chain of
+  /// Newton updates that led to the solution, as in lock-step rounds where a merged island
+  /// starts once its parts are done.
   int iterations = 0;
   int line_search_iterations = 0;  ///< line-search cost evaluations, summed over islands
   /// Dimensionless momentum error at the returned v (SAP eq. 32, math.md §5):
@@ -218,6 +221,7 @@ class SapSolver {
     SapTermination stop = SapTermination::kOptimality;  // why it stopped
     const char* why = "";          // detail of a failure (static string)
     int iterations = 0;            // Newton updates of this island
+    int prior_iterations = 0;      // the most of its parts' (a merged island; see stats)
     double ell = 0.0, ell_A = 0.0; // cost and its 1/2 ||v - v*||_A^2 part [J]
     double ell_prev = 0.0, alpha_prev = 0.0;  // for the cost criterion
     double g2 = 0.0, p2 = 0.0, j2 = 0.0;      // ||D grad||^2, ||D p||^2, ||D j_c||^2
@@ -351,7 +355,6 @@ class SapSolver {
   std::vector<IslandState> prev_island_;
   std::vector<MergedIsland> merged_;     // see merged_islands()
   double merged_work_velocities_ = 0.0;  // their velocities x iterations (the statistics)
-  int merged_rounds_ = 0;  // per merge round, the most iterations of an island it replaced
   // Per clique: whether the island products use its CliqueSolver's body maps (it has one,
   // and some constraint on it has a BodyJacobian).
   std::vector<char> body_maps_;

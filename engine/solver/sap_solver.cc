@@ -31,6 +31,13 @@ bool AllFinite(const double* x, int n) {
   return true;
 }
 
+// An impulse of n rows that is zero in every row (a constraint apart, or not predicted).
+bool AllZero(const double* x, int n) {
+  for (int i = 0; i < n; ++i)
+    if (x[i] != 0.0) return false;
+  return true;
+}
+
 bool Succeeded(SapTermination t) {
   return t == SapTermination::kNoConstraints || t == SapTermination::kOptimality ||
          t == SapTermination::kCostStagnation;
@@ -310,9 +317,7 @@ void SapSolver::AddJTransposeTimes(int k, const double* gamma, double* out) cons
   const ConstraintEntry& e = p.entry(k);
   // Most impulses of a step are zero (candidates apart, constraints not predicted): adding
   // J^T 0 would only turn -0 into +0.
-  bool zero = true;
-  for (int r = e.row_offset; r < e.row_offset + e.num_rows; ++r) zero = zero && gamma[r] == 0.0;
-  if (zero) return;
+  if (AllZero(gamma + e.row_offset, e.num_rows)) return;
   if (e.point_contact >= 0) {
     // J_b^T gamma = sign_b (r_b x F, F) with F = R gamma, the impulse in world axes.
     const PointContactJacobian& f = p.point_contact(k);
@@ -681,7 +686,7 @@ void SapSolver::MarkCouples() {
     v_c[2] -= parameters_.separated_margin;
     e.constraint->Calc(v_c, gamma, G, nullptr);
     v_c[2] += parameters_.separated_margin;
-    if (gamma[0] == 0.0 && gamma[1] == 0.0 && gamma[2] == 0.0) couples_[k] = 0;
+    if (AllZero(gamma, 3)) couples_[k] = 0;
   }
 }
 
@@ -696,9 +701,7 @@ bool SapSolver::EvaluateDeferred() {
     const ConstraintEntry& e = p.entry(k);
     ConstraintVelocity(k, v_.data(), vc_.data());
     e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]], &piece_[k]);
-    bool zero = true;
-    for (int r = e.row_offset; r < e.row_offset + e.num_rows; ++r) zero = zero && gamma_[r] == 0.0;
-    if (!zero) {
+    if (!AllZero(&gamma_[e.row_offset], e.num_rows)) {
       couples_[k] = 1;
       any = true;
     }
@@ -712,38 +715,36 @@ void SapSolver::Remerge() {
   // again (a refining min_iterations step would change nothing). A merged island starts
   // from its parts' solutions, with a fresh Newton state; the parts' work is kept in the
   // statistics.
-  const int K_old = islands_.num_islands;
-  prev_island_of_clique_ = islands_.island_of_clique;
+  // Copies, not swaps: every vector keeps its capacity (no allocation once warmed up).
+  prev_islands_ = islands_;
   prev_island_ = island_;
-  prev_cliques_.resize(K_old);
-  prev_constraints_.resize(K_old);
-  prev_velocities_.resize(K_old);
-  for (int j = 0; j < K_old; ++j) {
-    prev_cliques_[j] = island_num_cliques(j);
-    prev_constraints_[j] = islands_.constraint_start[j + 1] - islands_.constraint_start[j];
-    prev_velocities_[j] = islands_.num_velocities[j];
-  }
+  const Islands& before = prev_islands_;
+  auto cliques_of = [](const Islands& is, int i) {
+    return is.clique_start[i + 1] - is.clique_start[i];
+  };
+  auto constraints_of = [](const Islands& is, int i) {
+    return is.constraint_start[i + 1] - is.constraint_start[i];
+  };
   SetupIslands();
   const int K = islands_.num_islands;
   island_done_.assign(K, 0);
-  prev_mark_.assign(K_old, -1);
+  prev_mark_.assign(before.num_islands, -1);
   for (int i = 0; i < K; ++i) {
-    const int c0 = islands_.cliques[islands_.clique_start[i]];
-    const int j = prev_island_of_clique_[c0];
-    const int constraints = islands_.constraint_start[i + 1] - islands_.constraint_start[i];
-    if (prev_cliques_[j] == island_num_cliques(i) && prev_constraints_[j] == constraints) {
+    const int j = before.island_of_clique[islands_.cliques[islands_.clique_start[i]]];
+    if (cliques_of(before, j) == cliques_of(islands_, i) &&
+        constraints_of(before, j) == constraints_of(islands_, i)) {
       island_[i] = prev_island_[j];
       island_done_[i] = 1;
       continue;
     }
     for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
-      const int jj = prev_island_of_clique_[islands_.cliques[q]];
+      const int jj = before.island_of_clique[islands_.cliques[q]];
       if (prev_mark_[jj] == i) continue;
       prev_mark_[jj] = i;
       const IslandState& part = prev_island_[jj];
-      merged_.push_back({prev_cliques_[jj], part.iterations, part.predicted_updates,
+      merged_.push_back({cliques_of(before, jj), part.iterations, part.predicted_updates,
                          part.active_set_updates(), part.smooth_updates});
-      merged_work_velocities_ += static_cast<double>(prev_velocities_[jj]) * part.iterations;
+      merged_work_velocities_ += static_cast<double>(before.num_velocities[jj]) * part.iterations;
       island_[i].prior_iterations =
           std::max(island_[i].prior_iterations, part.prior_iterations + part.iterations);
     }

@@ -350,9 +350,9 @@ class SapSolver {
   // defer_separated: per constraint, whether it joins islands; per island, carried over
   // converged from the previous round; the previous round's partition and states.
   std::vector<char> couples_, island_done_;
-  std::vector<int> prev_island_of_clique_, prev_cliques_, prev_constraints_, prev_velocities_;
-  std::vector<int> prev_mark_;
+  Islands prev_islands_;
   std::vector<IslandState> prev_island_;
+  std::vector<int> prev_mark_;  // Remerge: per previous island, the new one it was counted in
   std::vector<MergedIsland> merged_;     // see merged_islands()
   double merged_work_velocities_ = 0.0;  // their velocities x iterations (the statistics)
   // Per clique: whether the island products use its CliqueSolver's body maps (it has one,

@@ -8,6 +8,7 @@
 #include "engine/common/check.h"
 #include "engine/solver/islands.h"
 #include "engine/solver/line_search.h"
+#include "engine/solver/row_tests.h"
 
 namespace csim::solver {
 namespace {
@@ -24,19 +25,6 @@ double SecondsSince(Clock::time_point start) {
 // fixed-size maps let Eigen unroll the products instead of calling its general kernels.
 using ContactBlockMap = Eigen::Map<const Eigen::Matrix<double, 3, 6>>;
 using Vector6Map = Eigen::Map<const Eigen::Matrix<double, 6, 1>>;
-
-bool AllFinite(const double* x, int n) {
-  for (int i = 0; i < n; ++i)
-    if (!std::isfinite(x[i])) return false;
-  return true;
-}
-
-// An impulse of n rows that is zero in every row (a constraint apart, or not predicted).
-bool AllZero(const double* x, int n) {
-  for (int i = 0; i < n; ++i)
-    if (x[i] != 0.0) return false;
-  return true;
-}
 
 bool Succeeded(SapTermination t) {
   return t == SapTermination::kNoConstraints || t == SapTermination::kOptimality ||
@@ -484,68 +472,6 @@ double SapSolver::MomentumError() const {
   return scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
 }
 
-bool SapSolver::ApplyPredictions(int i) {
-  const ContactProblem& p = *problem_;
-  const Islands& is = islands_;
-  bool any = false;
-  for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
-    const int k = is.constraints[q];
-    const ConstraintEntry& e = p.entry(k);
-    double* change = &gamma_change_[e.row_offset];
-    // gamma~ goes into `change` first, then change = gamma - gamma~.
-    predicted_now_[k] = !refuted_[k] && e.constraint->CalcPredicted(&vc_[e.row_offset], crossed_[k],
-                                                                    change, &G_[G_offset_[k]]);
-    if (predicted_now_[k]) {
-      for (int r = 0; r < e.num_rows; ++r) change[r] = gamma_[e.row_offset + r] - change[r];
-      any = true;
-    } else {
-      std::fill(change, change + e.num_rows, 0.0);
-    }
-  }
-  if (!any) return false;
-  // rhs = grad + J^T (gamma - gamma~) = A (v - v*) - J^T gamma~.
-  for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
-    const int c = is.cliques[q], o = reduced_offset_[c];
-    VecMap(&rhs_[o], p.clique_size(c)) = ConstVecMap(&grad_[o], p.clique_size(c));
-  }
-  IslandAddJTransposeTimes(i, gamma_change_.data(), rhs_.data());
-  return true;
-}
-
-void SapSolver::RefutePredictions(int i) {
-  // Why: a contact predicted stuck that really creeps makes every predicted model slightly
-  // wrong; predicted again and again, the island then converges only linearly (a settled
-  // pile took 3 steps of alpha 0.99 per time step instead of 1-2). Its model's own minimum
-  // shows it: the stiction impulse there leaves the friction cone.
-  const ContactProblem& p = *problem_;
-  for (int q = islands_.constraint_start[i]; q < islands_.constraint_start[i + 1]; ++q) {
-    const int k = islands_.constraints[q];
-    if (!predicted_now_[k]) continue;
-    const ConstraintEntry& e = p.entry(k);
-    double* v_c = &vc_trial_[e.row_offset];  // free after the line search
-    for (int r = 0; r < e.num_rows; ++r)
-      v_c[r] = vc_[e.row_offset + r] + dvc_[e.row_offset + r];
-    if (!e.constraint->PredictionHoldsAt(v_c)) refuted_[k] = 1;
-  }
-}
-
-bool SapSolver::MarkCrossings(int i) {
-  // Only constraints off every quadratic piece at the step's start (piece_, from EvalIsland
-  // there) can be crossing into one: for SAP's friction cone, the sliding contacts.
-  const ContactProblem& p = *problem_;
-  bool marked = false;
-  for (int q = islands_.constraint_start[i]; q < islands_.constraint_start[i + 1]; ++q) {
-    const int k = islands_.constraints[q];
-    if (piece_[k] >= 0 || crossed_[k] || refuted_[k]) continue;
-    const ConstraintEntry& e = p.entry(k);
-    if (e.constraint->StepCrossesPredictedRegion(&vc_[e.row_offset], &dvc_[e.row_offset])) {
-      crossed_[k] = 1;
-      marked = true;
-    }
-  }
-  return marked;
-}
-
 bool SapSolver::ComputeSearchDirection(int i, const std::vector<double>& rhs, ThreadScratch& w) {
   IslandState& s = island_[i];
   const Clock::time_point assembly_start = Clock::now();
@@ -666,88 +592,6 @@ void SapSolver::LoadGuess(const Eigen::Ref<const Eigen::VectorXd>& v_guess) {
     if (reduced_offset_[c] < 0) continue;
     VecMap(&v_[reduced_offset_[c]], p.clique_size(c)) =
         v_guess.segment(p.clique_offset(c), p.clique_size(c));
-  }
-}
-
-void SapSolver::MarkCouples() {
-  // Deferred: a contact between two cliques (every two-clique constraint is one, rows
-  // [t1, t2, n]) whose impulse is zero even at the guess's normal velocity lowered by
-  // separated_margin, i.e. apart, and by a margin.
-  const ContactProblem& p = *problem_;
-  couples_.assign(p.num_constraints(), 1);
-  if (!parameters_.defer_separated) return;
-  double* G = scratch_[0].G_trial.data();
-  for (int k = 0; k < p.num_constraints(); ++k) {
-    const ConstraintEntry& e = p.entry(k);
-    if (e.num_cliques != 2 || e.num_rows != 3) continue;
-    double* v_c = &vc_[e.row_offset];
-    double* gamma = &gamma_[e.row_offset];
-    ConstraintVelocity(k, v_.data(), vc_.data());
-    v_c[2] -= parameters_.separated_margin;
-    e.constraint->Calc(v_c, gamma, G, nullptr);
-    v_c[2] += parameters_.separated_margin;
-    if (AllZero(gamma, 3)) couples_[k] = 0;
-  }
-}
-
-bool SapSolver::EvaluateDeferred() {
-  // The deferred constraints at v: v_c and gamma for the result, and the ones in contact
-  // there couple from now on. (Their G_ and piece_ are not read: they belong to no island.)
-  const ContactProblem& p = *problem_;
-  if (islands_.num_deferred == 0) return false;
-  bool any = false;
-  for (int k = 0; k < p.num_constraints(); ++k) {
-    if (islands_.constraint_island[k] >= 0) continue;
-    const ConstraintEntry& e = p.entry(k);
-    ConstraintVelocity(k, v_.data(), vc_.data());
-    e.constraint->Calc(&vc_[e.row_offset], &gamma_[e.row_offset], &G_[G_offset_[k]], &piece_[k]);
-    if (!AllZero(&gamma_[e.row_offset], e.num_rows)) {
-      couples_[k] = 1;
-      any = true;
-    }
-  }
-  return any;
-}
-
-void SapSolver::Remerge() {
-  // The new partition joins some islands; an island whose cliques and constraints did not
-  // change is the same problem, already solved: its state is kept and it is not solved
-  // again (a refining min_iterations step would change nothing). A merged island starts
-  // from its parts' solutions, with a fresh Newton state; the parts' work is kept in the
-  // statistics.
-  // Copies, not swaps: every vector keeps its capacity (no allocation once warmed up).
-  prev_islands_ = islands_;
-  prev_island_ = island_;
-  const Islands& before = prev_islands_;
-  auto cliques_of = [](const Islands& is, int i) {
-    return is.clique_start[i + 1] - is.clique_start[i];
-  };
-  auto constraints_of = [](const Islands& is, int i) {
-    return is.constraint_start[i + 1] - is.constraint_start[i];
-  };
-  SetupIslands();
-  const int K = islands_.num_islands;
-  island_done_.assign(K, 0);
-  prev_mark_.assign(before.num_islands, -1);
-  for (int i = 0; i < K; ++i) {
-    const int j = before.island_of_clique[islands_.cliques[islands_.clique_start[i]]];
-    if (cliques_of(before, j) == cliques_of(islands_, i) &&
-        constraints_of(before, j) == constraints_of(islands_, i)) {
-      island_[i] = prev_island_[j];
-      island_done_[i] = 1;
-      continue;
-    }
-    for (int q = islands_.clique_start[i]; q < islands_.clique_start[i + 1]; ++q) {
-      const int jj = before.island_of_clique[islands_.cliques[q]];
-      if (prev_mark_[jj] == i) continue;
-      prev_mark_[jj] = i;
-      const IslandState& part = prev_island_[jj];
-      merged_.push_back({cliques_of(before, jj), part.iterations, part.predicted_updates,
-                         part.active_set_updates(), part.smooth_updates});
-      merged_work_velocities_ += static_cast<double>(before.num_velocities[jj]) * part.iterations;
-      island_[i].prior_iterations =
-          std::max(island_[i].prior_iterations, part.prior_iterations + part.iterations);
-    }
   }
 }
 

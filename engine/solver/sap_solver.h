@@ -81,6 +81,9 @@
 // Failure is a status, never an exception (style.md habit 9): kNotConverged after
 // max_iterations or when a line search fails; kNonFinite when a NaN/inf shows up.
 //
+// Files: sap_solver.cc holds the Newton loop and its products; sap_solver_predictions.cc
+// the warm start of the active set; sap_solver_deferred.cc the deferred contacts.
+//
 // Memory: every workspace is a member, grown on demand and never shrunk; a solve on a
 // problem no larger than a previous one does not allocate, with any number of threads.
 

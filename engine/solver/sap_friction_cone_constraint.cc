@@ -105,9 +105,16 @@ bool SapFrictionConeConstraint::StepCrossesPredictedRegion(const double* v_c,
   const Eigen::Vector2d u_t = v.head<2>() + parameters_.bias_velocity.head<2>();
   const double dv_t2 = dv.head<2>().squaredNorm();
   if (!(dv_t2 > 0.0)) return false;
-  const double t = std::clamp(-u_t.dot(dv.head<2>()) / dv_t2, 0.0, 1.0);
+  const double t_smallest = -u_t.dot(dv.head<2>()) / dv_t2;  // along the whole line
+  const double t = std::clamp(t_smallest, 0.0, 1.0);
   const Eigen::Vector3d at_smallest_slip = v + t * dv;
-  return RegionAt(at_smallest_slip.data()) == FrictionConeRegion::kStiction;
+  if (RegionAt(at_smallest_slip.data()) == FrictionConeRegion::kStiction) return true;
+  // A near miss: the slip passes its smallest inside the step, below kNearMissSlipFraction
+  // of the slip at its start, while compressive there (as stiction would be).
+  if (!(t_smallest > 0.0 && t_smallest < 1.0)) return false;
+  const Eigen::Vector3d closest = v + t_smallest * dv;
+  return (u_t + t_smallest * dv.head<2>()).norm() <= kNearMissSlipFraction * u_t.norm() &&
+         CalcUnprojectedImpulse(closest)[2] > 0.0;
 }
 
 bool SapFrictionConeConstraint::PredictionHoldsAt(const double* v_c) const {

@@ -23,8 +23,11 @@ bool SapSolver::ApplyPredictions(int i) {
     const ConstraintEntry& e = p.entry(k);
     double* change = &gamma_change_[e.row_offset];
     // gamma~ goes into `change` first, then change = gamma - gamma~.
-    predicted_now_[k] = !refuted_[k] && e.constraint->CalcPredicted(&vc_[e.row_offset], crossed_[k],
-                                                                    change, &G_[G_offset_[k]]);
+    // A refuted prediction from the previous step stays refuted; a crossing is new
+    // evidence, good until its own model is refuted (RefutePredictions).
+    predicted_now_[k] = (crossed_[k] || !refuted_[k]) &&
+                        e.constraint->CalcPredicted(&vc_[e.row_offset], crossed_[k], change,
+                                                    &G_[G_offset_[k]]);
     if (predicted_now_[k]) {
       for (int r = 0; r < e.num_rows; ++r) change[r] = gamma_[e.row_offset + r] - change[r];
       any = true;
@@ -55,18 +58,26 @@ void SapSolver::RefutePredictions(int i) {
     double* v_c = &vc_trial_[e.row_offset];  // free after the line search
     for (int r = 0; r < e.num_rows; ++r)
       v_c[r] = vc_[e.row_offset + r] + dvc_[e.row_offset + r];
-    if (!e.constraint->PredictionHoldsAt(v_c)) refuted_[k] = 1;
+    if (!e.constraint->PredictionHoldsAt(v_c)) {
+      refuted_[k] = 1;
+      crossed_[k] = 0;
+    }
   }
 }
 
 bool SapSolver::MarkCrossings(int i) {
   // Only constraints off every quadratic piece at the step's start (piece_, from EvalIsland
-  // there) can be crossing into one: for SAP's friction cone, the sliding contacts.
+  // there) can be crossing into one: for SAP's friction cone, the sliding contacts. A
+  // refuted one too: its model was refuted at the minimum of an earlier direction's model,
+  // which other constraints' wrong regions had moved, so a later crossing is new evidence
+  // (a 32-body island of clutter-160 had its blocking contacts refuted at its second
+  // direction, and most of them ended stuck). The prediction_iterations budget bounds
+  // the predict-refute cycles.
   const ContactProblem& p = *problem_;
   bool marked = false;
   for (int q = islands_.constraint_start[i]; q < islands_.constraint_start[i + 1]; ++q) {
     const int k = islands_.constraints[q];
-    if (piece_[k] >= 0 || crossed_[k] || refuted_[k]) continue;
+    if (piece_[k] >= 0 || crossed_[k]) continue;
     const ConstraintEntry& e = p.entry(k);
     if (e.constraint->StepCrossesPredictedRegion(&vc_[e.row_offset], &dvc_[e.row_offset])) {
       crossed_[k] = 1;

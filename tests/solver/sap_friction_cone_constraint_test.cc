@@ -294,13 +294,22 @@ TEST_CASE("a sliding contact whose step passes through stiction crosses its pred
   // Through zero slip at t = 1/2, and ending in stiction at t = 1.
   CHECK(crosses(c, sliding, Vector3d(-200 * edge, 0, 0)));
   CHECK(crosses(c, sliding, Vector3d(-100 * edge, 0, 0)));
-  // Stopping short of the cone (smallest slip 50 edges, at t = 1), or passing beside it
-  // (smallest slip 5 edges sideways, at t = 1/2), but not half an edge beside it.
+  // Stopping short of the cone (smallest slip 50 edges, at t = 1): no crossing. Passing
+  // beside it half an edge away (inside the cone's edge), 5 or 15 edges away (near misses:
+  // the smallest slip, near t = 1/2, is 5 % and 15 % of the 100 edges at the start), but
+  // not 29 edges away (29 %, above SapFrictionConeConstraint::kNearMissSlipFraction).
   CHECK_FALSE(crosses(c, sliding, Vector3d(-50 * edge, 0, 0)));
-  CHECK_FALSE(crosses(c, sliding, Vector3d(-200 * edge, 10 * edge, 0)));
   CHECK(crosses(c, sliding, Vector3d(-200 * edge, edge, 0)));
-  // Through zero slip while separating (y_n < 0 there): no stiction to cross into.
+  CHECK(crosses(c, sliding, Vector3d(-200 * edge, 10 * edge, 0)));
+  CHECK(crosses(c, sliding, Vector3d(-200 * edge, 30 * edge, 0)));
+  CHECK_FALSE(crosses(c, sliding, Vector3d(-200 * edge, 60 * edge, 0)));
+  // Slip decreasing to 20 % of its start, but only at the step's end (t = 1): not a miss
+  // inside the step, so no crossing.
+  CHECK_FALSE(crosses(c, sliding, Vector3d(-80 * edge, 0, 0)));
+  // Through zero slip while separating (y_n < 0 there): no stiction to cross into, and no
+  // near miss either.
   CHECK_FALSE(crosses(c, sliding, Vector3d(-200 * edge, 0, 2.0 * c.v_hat_n() + 1.0)));
+  CHECK_FALSE(crosses(c, sliding, Vector3d(-200 * edge, 10 * edge, 2.0 * c.v_hat_n() + 1.0)));
   // Already stuck, or no tangential motion: nothing to cross.
   CHECK_FALSE(crosses(c, Vector3d(0.5 * edge, 0, 0), Vector3d(-edge, 0, 0)));
   CHECK_FALSE(crosses(c, sliding, Vector3d(0, 0, -1e-3)));

@@ -61,6 +61,7 @@ SapSolverResult SolveDisk(double mu, double push, bool predicted, const VectorXd
   BuildDisk(mu, push, predicted, &problem);
   SapSolverParameters p;
   p.predict_regions = true;  // the constraints decide whether they predict
+  p.predict_crossings = predicted;  // plain SAP: no predictions learnt within the solve either
   p.prediction_iterations = prediction_iterations;
   const SapSolverResult r = SolveToOptimality(problem, p, guess);
   CHECK(r.stats.momentum_error <= 1e-6);

@@ -101,7 +101,7 @@ std::string CsimRunner::SettingsLine() const {
                                                              : "off for Hunt & Crossley contacts",
                 p.prediction_iterations,
                 p.predict_regions && p.predict_crossings
-                    ? ", and contacts a cut step carries through stiction"
+                    ? ", and contacts a cut step carries through or close past stiction"
                     : "",
                 p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0",
                 p.defer_separated

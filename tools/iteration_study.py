@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Newton iterations per step on the SAP paper's clutter over several seeds, for csim's
 defaults (extrapolated warm start and stiction prediction in up to 20 Newton directions,
-also for the contacts a cut Newton step carries through stiction), the defaults without
-those learnt predictions (csim before 2026-11-24) and with the prediction in the first
+also for the contacts a cut Newton step carries through or close past stiction), the
+defaults without those learnt predictions (csim before 2026-11-24) and with the prediction in the first
 direction only (csim before 2026-11-22), each of warm start and prediction alone, and plain
 SAP (warm start v0, no prediction: the paper's algorithm): one run is one chaotic pile, whose
 settled configuration (and with it the settled iteration count) varies with the seed, so a
@@ -35,8 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 #  variant 0).
 VARIANTS = [
     ("csim default: extrapolated warm start + stiction prediction (up to 20 directions, "
-     "and contacts a cut step carries through stiction), contacts apart at the warm start "
-     "deferred", "extrapolated", "true", 20, "true", "true"),
+     "and contacts a cut step carries through or close past stiction), contacts apart at the "
+     "warm start deferred", "extrapolated", "true", 20, "true", "true"),
     ("the default without deferred contacts (islands from every candidate)",
      "extrapolated", "true", 20, "true", "false"),
     ("the default without the predictions learnt within the solve",

@@ -79,7 +79,7 @@ done
   echo "Newton directions); \`prediction_iterations=1\` predicts in the first direction only"
   echo "(csim before 2026-11-22, which had no crossings either); \`predict_crossings=false\`"
   echo "predicts only the stiction the previous step left, not the contacts a cut Newton step"
-  echo "carried through stiction within the solve (csim before 2026-11-24);"
+  echo "carried through or close past stiction within the solve (csim before 2026-11-24);"
   echo "\`defer_separated=false\` forms the islands from every contact candidate, also the ones"
   echo "apart at the warm start (csim before 2026-11-24);"
   echo "\`line_search=backtracking\` replaces the exact line search by"

@@ -41,8 +41,9 @@ struct SolverSettings {
   /// Newton directions per island that use the predicted stiction (>= 1; see
   /// solver::SapSolverParameters::prediction_iterations).
   int prediction_iterations = 20;
-  /// With predict_stiction, contacts that a cut Newton step carries through stiction are
-  /// predicted stuck in the next directions (solver::SapSolverParameters::predict_crossings).
+  /// With predict_stiction, contacts that a cut Newton step carries through (or close past)
+  /// stiction are predicted stuck in the next directions
+  /// (solver::SapSolverParameters::predict_crossings).
   bool predict_crossings = true;
   /// Warm start of each solve: v0 + (v0 - v_-1) (true, "extrapolated") or v0 (false,
   /// "previous"; the SAP paper's choice). See integrator/contact_step.h.

@@ -67,13 +67,14 @@ class SapFrictionConeConstraint final : public Constraint {
   /// [0, 1] where it is smallest, lies in the stiction region: the Newton model of sliding
   /// has no curvature along the slip, so its step overshoots through stiction, where the
   /// cost's curvature jumps to 1 / R_t and the line search stops it. Also true for a near
-  /// miss: the slip is smallest inside the step (0 < t < 1), and there compressive (y_n > 0)
-  /// and at most kNearMissSlipFraction of |u_t| at the start. Such a step swings the slip past zero,
-  /// through the sharp bend of the sliding cost (its curvature across the slip is
-  /// mu gamma_n / |u_t|), which stops the line search just as stiction does, and a contact
-  /// decelerated that far by one step comes to rest at the solution more often than not
-  /// (traced on a 32-body island of clutter-160: the steps of alpha 0.08-0.5 were each cut
-  /// by one such sliding contact, and most of them ended stuck).
+  /// miss: the slip is smallest inside the step (0 < t < 1), and there compressive
+  /// (y_n > 0) and at most kNearMissSlipFraction of |u_t| at the start. Such a step swings
+  /// the slip past zero, through the sharp bend of the sliding cost (its curvature across
+  /// the slip is mu gamma_n / |u_t|), which stops the line search just as stiction does,
+  /// and a contact that one step nearly stops tends to be at rest at the solution (traced
+  /// on a 32-body island of clutter-160: its predicted steps of alpha 0.08-0.8 were each cut
+  /// by one sliding contact, which passed close to zero slip or had a refuted prediction,
+  /// and four of the five traced ended stuck).
   bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const override;
   /// See StepCrossesPredictedRegion. Chosen on the same contact problems (csim_bench
   /// --compare, clutter-160 with and without walls, hinged floor ropes of 20 and 50 links):

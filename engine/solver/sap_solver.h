@@ -45,7 +45,8 @@
 // short (alpha < 0.9), use, for each constraint that offers one (Constraint::CalcPredicted:
 // contacts that ended the previous step in stiction and are compressive at the current
 // iterate) and whose model has not contradicted itself in this solve (its impulse at the
-// model's minimum outside the predicted region, Constraint::PredictionHoldsAt), the model
+// model's minimum outside the predicted region, Constraint::PredictionHoldsAt; a crossing,
+// below, makes a contradicted prediction count again), the model
 // of the predicted region instead of the region its impulse falls in at the iterate v:
 //   dv = -H~^{-1} (grad - J^T (gamma~ - gamma)),   H~ = A + J^T G~ J,
 // i.e. the Newton step of the cost with those constraints' stiction quadratic continued
@@ -65,7 +66,8 @@
 // Predictions learnt within the solve (SapSolverParameters::predict_crossings): after a
 // step the line search cut short, a constraint whose full step passed through its predicted
 // region (Constraint::StepCrossesPredictedRegion: a sliding contact carried through
-// stiction) is predicted too, and the next direction is predicted, within the same
+// stiction, or close past it) is predicted too, also when an earlier prediction of it was
+// contradicted, and the next direction is predicted, within the same
 // prediction_iterations budget (so the iteration is still SAP's after finitely many
 // directions) and with the same safeguards.
 //
@@ -313,7 +315,7 @@ class SapSolver {
   bool MarkCrossings(int i);
   // After a step along a predicted direction of island i: marks refuted_ the predicted
   // constraints whose model's own minimum (v_c + dv_c, the full step) lies outside the
-  // predicted region.
+  // predicted region, and clears their crossed_.
   void RefutePredictions(int i);
   // grad^T dv on island i.
   double DirectionalDerivative(int i) const;

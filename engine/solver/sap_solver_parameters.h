@@ -92,17 +92,22 @@ struct SapSolverParameters {
   /// With predict_regions, predictions learnt within the solve too: after a step the line
   /// search cut short (alpha < prediction_repeat_alpha), a constraint whose full step
   /// passed through the region it would predict (Constraint::StepCrossesPredictedRegion:
-  /// a sliding contact carried through stiction) is predicted there in the next directions,
-  /// within the same prediction_iterations and until its model contradicts itself. Why: in
+  /// a sliding contact carried through stiction, or close past it) is predicted there in
+  /// the next directions, within the same prediction_iterations and until its model
+  /// contradicts itself; a later crossing makes a contradicted prediction count again. Why: in
   /// a collapsing pile the contacts that come to rest during the step were sliding at the
   /// guess, so the previous step cannot predict them; the Newton model of sliding has no
   /// curvature along the slip, its step overshoots through stiction, and the line search
   /// stops it there, a few contacts per iteration (a 71-body island of clutter-160 took 10
   /// such steps of alpha 0.02-0.45 while its stuck contacts went from 48 to 85). Measured on
-  /// the same contact problems (csim_bench --compare, results/paired_solver_options.md):
-  /// without it, 8 % more Newton work and 6 % more solve time on clutter-160 without walls,
-  /// 2 % on clutter-40 with walls and without; 2 % less on a hinged floor rope, whose
-  /// creeping contacts cross stiction without stopping there.
+  /// the same contact problems (csim_bench --compare, results/paired_solver_options.md at
+  /// 2b16bc1, 10 s): without it, 14 % more Newton work and 11 % more solve time on
+  /// clutter-160 without walls, 31 % and 26 % with walls, 2-3 % at 40 and 80 objects, 4 %
+  /// on a hinged floor rope. The near misses and the re-learnt refuted predictions, against
+  /// crossings through stiction only with refutation for good (a scratch build comparing
+  /// the two rules on the same problems, 10 s at dt 2e-3): 7 % less work and solve time on
+  /// clutter-160 without walls, 18 % and 16 % less with walls, 5-6 % on the 20-link rope,
+  /// 11-12 % on a 50-link one, 0-2 % at 40 and 80 objects, 2 % at 160 objects at dt 1e-3.
   bool predict_crossings = true;
   /// Warm start from v0 + (v0 - v_-1) instead of v0 (integrator/contact_step.h; the solver
   /// itself takes whatever guess it is given).
@@ -136,10 +141,12 @@ struct SapSolverParameters {
   /// collapsing pile, candidates a millimetre apart chain piles into islands twice the
   /// size of the ones their touching contacts make (clutter-160 without walls, size-weighted
   /// island size 39 -> 21 cliques), and a big island iterates until its worst part is
-  /// done. Measured on the same contact problems (results/paired_solver_options.md, 10 s):
-  /// without it 4, 5 and 9 % more solve time on clutter 40, 80 and 160 without walls, 3 %
-  /// on clutter-40 with walls; on clutter-160 with walls (one big island either way) 2 %
-  /// less, the merges' new analyses of the Newton system.
+  /// done. Measured on the same contact problems (results/paired_solver_options.md at
+  /// 2b16bc1, 10 s): without it 8, 12 and 10 % more Newton work and 3, 4 and 2 % more
+  /// solve time on clutter 40, 80 and 160 without walls, 6 % and 2 % on clutter-40 with
+  /// walls; on clutter-160 with walls (one big island either way) 4 % less work and 7 %
+  /// less time: a merged island is solved again, and a merge redoes the analysis of the
+  /// Newton system's sparsity.
   bool defer_separated = true;
   /// [m/s] see defer_separated. Chosen on clutter-160 without walls (dt 2e-3, 4 s,
   /// csim_bench --compare against no deferral, the margin read from the environment in a

@@ -72,9 +72,9 @@ class SapFrictionConeConstraint final : public Constraint {
   /// the slip past zero, through the sharp bend of the sliding cost (its curvature across
   /// the slip is mu gamma_n / |u_t|), which stops the line search just as stiction does,
   /// and a contact that one step nearly stops tends to be at rest at the solution (traced
-  /// on a 32-body island of clutter-160: its predicted steps of alpha 0.08-0.8 were each cut
-  /// by one sliding contact, which passed close to zero slip or had a refuted prediction,
-  /// and four of the five traced ended stuck).
+  /// on a 32-body island of clutter-160: most of its predicted steps, cut to alpha
+  /// 0.08-0.8, were stopped by a sliding contact that later came to rest; one of them had
+  /// passed at 9 % of its starting slip without entering stiction).
   bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const override;
   /// See StepCrossesPredictedRegion. Chosen on the same contact problems (csim_bench
   /// --compare, clutter-160 with and without walls, hinged floor ropes of 20 and 50 links):

@@ -70,8 +70,8 @@ bool SapSolver::MarkCrossings(int i) {
   // there) can be crossing into one: for SAP's friction cone, the sliding contacts. A
   // refuted one too: its model was refuted at the minimum of an earlier direction's model,
   // which other constraints' wrong regions had moved, so a later crossing is new evidence
-  // (on a 32-body island of clutter-160, a contact refuted after the second direction cut
-  // the next three steps short and ended stuck). The prediction_iterations budget bounds
+  // (on a 32-body island of clutter-160, a contact refuted after the first direction cut
+  // the next four steps short and ended stuck). The prediction_iterations budget bounds
   // the predict-refute cycles.
   const ContactProblem& p = *problem_;
   bool marked = false;

@@ -107,14 +107,13 @@ bool SapFrictionConeConstraint::StepCrossesPredictedRegion(const double* v_c,
   if (!(dv_t2 > 0.0)) return false;
   const double t_smallest = -u_t.dot(dv.head<2>()) / dv_t2;  // along the whole line
   const double t = std::clamp(t_smallest, 0.0, 1.0);
-  const Eigen::Vector3d at_smallest_slip = v + t * dv;
-  if (RegionAt(at_smallest_slip.data()) == FrictionConeRegion::kStiction) return true;
-  // A near miss: the slip passes its smallest inside the step, below kNearMissSlipFraction
-  // of the slip at its start, while compressive there (as stiction would be).
-  if (!(t_smallest > 0.0 && t_smallest < 1.0)) return false;
-  const Eigen::Vector3d closest = v + t_smallest * dv;
-  return (u_t + t_smallest * dv.head<2>()).norm() <= kNearMissSlipFraction * u_t.norm() &&
-         CalcUnprojectedImpulse(closest)[2] > 0.0;
+  // The un-projected impulse where the step's slip is smallest (RegionAt's own test).
+  const Eigen::Vector3d y = CalcUnprojectedImpulse(v + t * dv);
+  if (ClassifyFrictionCone(metric_, y) == FrictionConeRegion::kStiction) return true;
+  // A near miss: the slip passes its smallest inside the step (there t = t_smallest), below
+  // kNearMissSlipFraction of the slip at its start, while compressive (as stiction would be).
+  return t_smallest > 0.0 && t_smallest < 1.0 &&
+         (u_t + t * dv.head<2>()).norm() <= kNearMissSlipFraction * u_t.norm() && y[2] > 0.0;
 }
 
 bool SapFrictionConeConstraint::PredictionHoldsAt(const double* v_c) const {

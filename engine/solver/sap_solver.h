@@ -348,8 +348,9 @@ class SapSolver {
   std::vector<double> vc_, dvc_, gamma_, vc_trial_, gamma_trial_;
   // Warm start of the active set: gamma - gamma~ per constraint row (nc_) and the predicted
   // right-hand side (nr_); per constraint, whether the current direction predicts it,
-  // whether a step of this solve carried it through its predicted region, and whether a
-  // predicted model has contradicted itself there in this solve (not predicted again).
+  // whether a step of this solve carried it through its predicted region (cleared when its
+  // model is refuted), and whether a predicted model has contradicted itself there in this
+  // solve (not predicted again unless a later step crosses it).
   std::vector<double> gamma_change_, rhs_;
   std::vector<char> predicted_now_, crossed_, refuted_;
   // defer_separated: per constraint, whether it joins islands; per island, carried over

@@ -5,9 +5,11 @@
 # keeps its own contact model; the scene is the same), 160 objects csim alone (MuJoCo needs
 # ~0.1 s per step there: results/benchmarks.md has its ratio). The Hunt & Crossley models
 # get d = 10 s/m (csim_bench --hunt-crossley, the ICF paper's clutter); SAP ignores d.
+# Then the lagged models' stuck prediction against none on the same contact problems
+# (csim_bench --compare settings.solver.predict_stiction=false, 40-160 objects, 4 s).
 # Usage: tools/run_contact_models_bench.sh
 #   BUILD_DIR (default: build) is configured and csim_bench built there (Release). About
-#   3 minutes. Run on an otherwise idle machine.
+#   6 minutes. Run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
@@ -31,6 +33,16 @@ for m in "${models[@]}"; do
   # shellcheck disable=SC2086
   bench -n 160 $common --no-mujoco --contact-model "$m" > "$work/alone_$m.log"
 done
+# The lagged models' stuck prediction against none, on the same contact problems
+# (bench/README.md, --compare): the first 4 s, where the collapse is.
+paired_models=(lagged lagged_regularized)
+paired="--walls with --dt 2e-3 --duration 4 --settled 1 --no-mujoco"
+paired_set="settings.solver.predict_stiction=false"
+for m in "${paired_models[@]}"; do
+  echo "$m paired" >&2
+  # shellcheck disable=SC2086
+  bench -n 40,80,160 $paired --contact-model "$m" --compare "$paired_set" > "$work/paired_$m.log"
+done
 {
   echo "# csim_bench with each contact model: clutter with walls, dt 2e-3"
   echo
@@ -45,9 +57,11 @@ done
   echo "The scene is the SAP paper's clutter (tools/make_clutter.py: k = 1e8 N/m, tau_d = dt,"
   echo "mu = 1) with Hunt & Crossley d = 10 s/m in every material for the Hunt & Crossley"
   echo "models. Every model is solved by the same Newton method to the same certified"
-  echo "tolerance (the accuracy lines below); SAP's contacts also get the stiction prediction,"
-  echo "the Hunt & Crossley ones do not (they have no stiction region). MuJoCo runs its own"
-  echo "soft contact on the same bodies, stepped alternately with csim (bench/README.md)."
+  echo "tolerance (the accuracy lines below). SAP's contacts get the stiction prediction, the"
+  echo "lagged models' contacts its counterpart (slip within v_s predicted stuck: the soft"
+  echo "norm's quadratic, SapHuntCrossleyConstraint::CalcPredicted), the similar model's none"
+  echo "(measured worse there). MuJoCo runs its own soft contact on the same bodies, stepped"
+  echo "alternately with csim (bench/README.md)."
   echo
   echo "## Summary"
   echo
@@ -65,6 +79,21 @@ done
       "$work/mujoco_$m.log" "$work/alone_$m.log"
   done)
   echo "${failures:-- none}"
+  echo
+  echo "## The lagged models' stuck prediction, on the same contact problems"
+  echo
+  echo "Commands (M = lagged, lagged_regularized):"
+  echo
+  echo "    $build_dir/bench/csim_bench -n 40,80,160 $paired --contact-model M --compare $paired_set"
+  echo
+  echo "A: the defaults (the prediction on), B: without it; each step's contact problem solved"
+  echo "again from its warm start by both (B/A > 1: the prediction saves that much). A run"
+  echo "that fails a step stops there; its line covers the steps before."
+  echo
+  for m in "${paired_models[@]}"; do
+    paste -d' ' <(grep '^== clutter-' "$work/paired_$m.log" | sed 's/^== \([^:]*\):.*/- \1:/') \
+                <(grep 'paired A / B per problem' "$work/paired_$m.log" | sed 's/^ *paired A \/ B per problem: //')
+  done
   echo
   echo "## Accuracy of every step (momentum error, SAP eq. 32, against eps_r)"
   echo

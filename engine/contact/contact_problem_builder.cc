@@ -432,6 +432,7 @@ solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersF
       parameters.model == ContactModelKind::kLaggedRegularized ? parameters.stiction_sigma : 0.0;
   p.near_rigid_threshold = parameters.near_rigid_threshold;
   p.bias_velocity = bias_C_[i];
+  p.predict_stiction = was_stuck_[i];
   return p;
 }
 
@@ -490,16 +491,20 @@ void ContactProblemBuilder::EmitContact(const geometry::PointContact& c, int tre
 void ContactProblemBuilder::RememberStiction(const solver::ContactProblem& problem,
                                              const solver::SapSolverResult& result) {
   stuck_.clear();
-  // Only SAP's friction cone predicts stiction; the Hunt & Crossley kinds have no regions.
-  if (last_model_ != ContactModelKind::kSap) return;
   for (size_t i = 0; i < contacts_.size(); ++i) {
     const int k = contact_constraint_[i];
     if (k < 0) continue;
     const solver::ConstraintEntry& e = problem.entry(k);
-    // With the SAP model, AddContact made every contact a SapFrictionConeConstraint.
-    const auto& cone = static_cast<const solver::SapFrictionConeConstraint&>(*e.constraint);
-    if (cone.RegionAt(result.v_c.data() + e.row_offset) == solver::FrictionConeRegion::kStiction)
-      stuck_.push_back(key_[i]);
+    const double* v_c = result.v_c.data() + e.row_offset;
+    // AddContact made every contact of the step the model's kind.
+    bool stuck;
+    if (last_model_ == ContactModelKind::kSap) {
+      const auto& cone = static_cast<const solver::SapFrictionConeConstraint&>(*e.constraint);
+      stuck = cone.RegionAt(v_c) == solver::FrictionConeRegion::kStiction;
+    } else {
+      stuck = static_cast<const solver::SapHuntCrossleyConstraint&>(*e.constraint).StuckAt(v_c);
+    }
+    if (stuck) stuck_.push_back(key_[i]);
   }
   // Sorted: a subsequence of key_, which AddContacts checked is sorted.
 }

@@ -33,10 +33,11 @@
 // larger w, a softer contact). settings.delassus_estimate = diagonal restores Drake's.
 // Contacts between two objects that both lack velocities (world, welded or purely
 // prescribed bodies) are reported by the geometry but cannot be resolved and are skipped.
-// Stiction memory (SAP only; the Hunt & Crossley kinds have no stiction region): after each
-// solve, RememberStiction keeps the identities (geometry pair, point of its manifold) of the
-// contacts that ended in stiction; the next Build marks the same contacts predict_stiction,
-// the solver's warm start of the active set (sap_solver.h).
+// Stiction memory: after each solve, RememberStiction keeps the identities (geometry pair,
+// point of its manifold) of the contacts that ended stuck (SAP: in the stiction region;
+// Hunt & Crossley: slip within eps_s, SapHuntCrossleyConstraint::StuckAt); the next Build
+// marks the same contacts predict_stiction, the solver's warm start of the active set
+// (sap_solver.h; of the Hunt & Crossley kinds only `lagged` offers a prediction).
 
 #include <memory>
 #include <vector>

@@ -88,9 +88,16 @@ double SapHuntCrossleyConstraint::NormalPotential(double v) const {
 
 double SapHuntCrossleyConstraint::Calc(const double* v_c, double* gamma, double* G,
                                        int* piece) const {
-  const SapHuntCrossleyParameters& p = parameters_;
-  const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + p.bias_velocity;
+  const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + parameters_.bias_velocity;
   const SoftNorm s = CalcSoftNorm(u.head<2>(), eps_s_);
+  return CalcWith(u, s.value, s.root, false, gamma, G, piece);
+}
+
+double SapHuntCrossleyConstraint::CalcWith(const Eigen::Vector3d& u, double value, double root,
+                                           bool quadratic, double* gamma, double* G,
+                                           int* piece) const {
+  const SapHuntCrossleyParameters& p = parameters_;
+  const Eigen::Vector2d t_hat = u.head<2>() / root;  // the gradient of the tangential term
   const double mu = p.mu;
   Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
   double cost = 0.0, n = 0.0, dn = 0.0, friction = 0.0;
@@ -98,33 +105,74 @@ double SapHuntCrossleyConstraint::Calc(const double* v_c, double* gamma, double*
     // math.md §6.6: the friction impulse's magnitude is mu n0, fixed within the step.
     n = NormalImpulse(u[2], &dn);
     friction = mu * n0_;
-    cost = N_hat_ - NormalPotential(u[2]) + friction * s.value;
+    cost = N_hat_ - NormalPotential(u[2]) + friction * value;
     if (piece != nullptr) *piece = friction == 0.0 && !(u[2] < v_hat_) ? 1 : -1;
   } else {
     // math.md §6.7: one argument z = v_n - mu ||v_t||_s for both impulses.
-    const double z = u[2] - mu * s.value;
+    const double z = u[2] - mu * value;
     n = NormalImpulse(z, &dn);
     friction = mu * n;
     cost = N_hat_ - NormalPotential(z);
     if (piece != nullptr) *piece = !(z < v_hat_) ? 1 : -1;
   }
-  gamma_out.head<2>() = -friction * s.t_hat;
+  gamma_out.head<2>() = -friction * t_hat;
   gamma_out[2] = n;
   if (G != nullptr) {
     Eigen::Map<Eigen::Matrix3d> G_out(G);
     G_out.setZero();
-    // d t_hat / d v_t = (I - t_hat t_hat^T) / root (math.md §6.4).
-    G_out.topLeftCorner<2, 2>() =
-        (friction / s.root) * (Eigen::Matrix2d::Identity() - s.t_hat * s.t_hat.transpose());
+    // d t_hat / d v_t = (I - t_hat t_hat^T) / root (math.md §6.4); I / eps_s for the
+    // quadratic.
+    if (quadratic) {
+      G_out.topLeftCorner<2, 2>() = (friction / root) * Eigen::Matrix2d::Identity();
+    } else {
+      G_out.topLeftCorner<2, 2>() =
+          (friction / root) * (Eigen::Matrix2d::Identity() - t_hat * t_hat.transpose());
+    }
     G_out(2, 2) = -dn;
     if (p.approximation == HuntCrossleyApproximation::kSimilar) {
       // The friction magnitude mu n(z) also varies through z (math.md §6.7).
-      G_out.topLeftCorner<2, 2>() -= (mu * mu * dn) * s.t_hat * s.t_hat.transpose();
-      G_out.topRightCorner<2, 1>() = (mu * dn) * s.t_hat;
-      G_out.bottomLeftCorner<1, 2>() = (mu * dn) * s.t_hat.transpose();
+      G_out.topLeftCorner<2, 2>() -= (mu * mu * dn) * t_hat * t_hat.transpose();
+      G_out.topRightCorner<2, 1>() = (mu * dn) * t_hat;
+      G_out.bottomLeftCorner<1, 2>() = (mu * dn) * t_hat.transpose();
     }
   }
   return cost;
+}
+
+bool SapHuntCrossleyConstraint::CalcPredicted(const double* v_c, bool crossed, double* gamma,
+                                              double* G) const {
+  // Only the lagged friction, and only one that acts (see the header).
+  if (parameters_.approximation != HuntCrossleyApproximation::kLagged) return false;
+  if (!parameters_.predict_stiction && !crossed) return false;
+  if (!(n0_ > 0.0 && parameters_.mu > 0.0)) return false;
+  const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + parameters_.bias_velocity;
+  CalcWith(u, 0.5 * u.head<2>().squaredNorm() / eps_s_, eps_s_, true, gamma, G, nullptr);
+  return true;
+}
+
+bool SapHuntCrossleyConstraint::StuckAt(const double* v_c) const {
+  const Eigen::Vector2d u_t = Eigen::Map<const Eigen::Vector2d>(v_c) +
+                              parameters_.bias_velocity.head<2>();
+  return u_t.squaredNorm() <= eps_s_ * eps_s_;
+}
+
+bool SapHuntCrossleyConstraint::PredictionHoldsAt(const double* v_c) const {
+  return StuckAt(v_c);
+}
+
+bool SapHuntCrossleyConstraint::StepCrossesPredictedRegion(const double* v_c,
+                                                           const double* dv_c) const {
+  // Only where CalcPredicted offers the stuck model: a crossing elsewhere predicts nothing.
+  if (parameters_.approximation != HuntCrossleyApproximation::kLagged || StuckAt(v_c))
+    return false;
+  const Eigen::Vector2d u_t = Eigen::Map<const Eigen::Vector2d>(v_c) +
+                              parameters_.bias_velocity.head<2>();
+  const Eigen::Map<const Eigen::Vector2d> dv_t(dv_c);
+  const double dv_t2 = dv_t.squaredNorm();
+  if (!(dv_t2 > 0.0)) return false;
+  // The point of smallest slip on the step.
+  const double t = std::clamp(-u_t.dot(dv_t) / dv_t2, 0.0, 1.0);
+  return (u_t + t * dv_t).squaredNorm() <= eps_s_ * eps_s_;
 }
 
 int SapHuntCrossleyConstraint::QuadraticPieceAt(const double* v_c) const {

@@ -1,6 +1,7 @@
 // The builder's stiction memory (contact_problem_builder.h): contacts that ended a step in
 // stiction are offered to the next step's solve as predict_stiction, matched by geometry
-// pair and manifold point; sliding contacts are not.
+// pair and manifold point; sliding contacts are not. The same with the Hunt & Crossley
+// models, where stuck means a slip within eps_s.
 
 #include <catch2/catch.hpp>
 
@@ -10,16 +11,17 @@
 #include "engine/integrator/contact_step.h"
 #include "engine/io/scene_loader.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
+#include "engine/solver/sap_hunt_crossley_constraint.h"
 
 namespace csim::contact {
 namespace {
 
 // 1 kg, 10 cm boxes on the ground (4 corner contacts each), 1 m apart along y, box k with
 // initial horizontal speed vx[k].
-std::string BoxesScene(const std::vector<double>& vx) {
+std::string BoxesScene(const std::vector<double>& vx, const std::string& model = "sap") {
   std::string scene = R"(
 csim: 1
-settings: {time_step: 1.0e-3, duration: 1.0}
+settings: {time_step: 1.0e-3, duration: 1.0, contact_model: )" + model + R"(}
 materials:
   ground: {stiffness: 1.0e6, dissipation_time: 0.01, friction: 0.3}
 world: {geometry: [{shape: halfspace, material: ground}]}
@@ -40,9 +42,11 @@ bodies:
 std::vector<bool> Predictions(const integrator::ContactStepWorkspace& cws) {
   std::vector<bool> out;
   for (int k = 0; k < cws.problem.num_constraints(); ++k) {
-    const auto* cone =
-        dynamic_cast<const solver::SapFrictionConeConstraint*>(cws.problem.entry(k).constraint);
-    if (cone != nullptr) out.push_back(cone->parameters().predict_stiction);
+    const solver::Constraint* c = cws.problem.entry(k).constraint;
+    if (const auto* cone = dynamic_cast<const solver::SapFrictionConeConstraint*>(c))
+      out.push_back(cone->parameters().predict_stiction);
+    if (const auto* hc = dynamic_cast<const solver::SapHuntCrossleyConstraint*>(c))
+      out.push_back(hc->parameters().predict_stiction);
   }
   return out;
 }
@@ -73,6 +77,17 @@ TEST_CASE("contacts in stiction are predicted stuck at the next step", "[contact
     // Contacts come pair by pair (ground-box0, ground-box1, ground-box2), four corners each;
     // a memory matched to the wrong contact shifts the pattern.
     const std::vector<bool> p = StepTwice(BoxesScene({0.0, 1.0, 0.0}));
+    REQUIRE(p.size() == 12);
+    for (int k = 0; k < 12; ++k) CHECK(p[k] == (k < 4 || k >= 8));
+  }
+}
+
+TEST_CASE("Hunt & Crossley contacts with slip within eps_s are predicted stuck", "[contact]") {
+  // The lagged model's friction is mu n0 u_t / sqrt(|u_t|^2 + v_s^2): a box at rest creeps
+  // at far less than v_s = 1e-4 m/s, one launched at 1 m/s slides.
+  for (const char* model : {"lagged", "similar"}) {
+    INFO(model);
+    const std::vector<bool> p = StepTwice(BoxesScene({0.0, 1.0, 0.0}, model));
     REQUIRE(p.size() == 12);
     for (int k = 0; k < 12; ++k) CHECK(p[k] == (k < 4 || k >= 8));
   }

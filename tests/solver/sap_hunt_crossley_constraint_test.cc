@@ -5,7 +5,9 @@
 // impulse = minus the cost gradient and G = minus the impulse's Jacobian by finite
 // differences, G symmetric PSD, convexity, the Coulomb bound and the direction of friction
 // (with a kinematic bias), the zero-cost piece, the steady lagged slip of §9.5 item 5 and
-// the similar model's normal impulse at z = v_n - mu ||v_t||_s.
+// the similar model's normal impulse at z = v_n - mu ||v_t||_s; the lagged stuck prediction
+// (the soft norm's quadratic) against its definition, its derivatives and convexity, and
+// when it is offered, holds and is crossed.
 
 #include "engine/solver/sap_hunt_crossley_constraint.h"
 
@@ -397,6 +399,136 @@ TEST_CASE("Hunt & Crossley similar: the normal impulse is n(z), z = v_n - mu ||v
   // Friction -mu n(z) t_hat_s (§6.7).
   const Eigen::Vector2d expected = -p.mu * n_z / std::sqrt(1 + eps * eps) * v_c.head<2>();
   CHECK((gamma_s.head<2>() - expected).norm() <= 1e-12 * n_z);
+}
+
+// The stuck model of the lagged friction (the header's CalcPredicted): the soft norm's
+// quadratic |u_t|^2 / (2 eps_s), i.e. friction -mu n0 u_t / eps_s with G_t = mu n0 / eps_s I,
+// and the true normal impulse n(u_n); written from that definition, not from the code.
+Vector3d StuckImpulse(const SapHuntCrossleyConstraint& c, const Vector3d& v_c) {
+  const SapHuntCrossleyParameters& p = c.parameters();
+  const Vector3d u = v_c + p.bias_velocity;
+  const double x0 = -p.phi0, dt = 0.01;  // the tests' time step (Prepared(p, 0.01, w))
+  Vector3d gamma;
+  gamma.head<2>() = -p.mu * c.n0() / c.epsilon_s() * u.head<2>();
+  gamma[2] = ClosedFormImpulse(dt, p.stiffness, p.hunt_crossley, x0, u[2]);
+  return gamma;
+}
+
+bool Predicted(const SapHuntCrossleyConstraint& c, const Vector3d& v_c, bool crossed,
+               Vector3d* gamma = nullptr, Matrix3d* G = nullptr) {
+  Vector3d g = Vector3d::Constant(-7.0);
+  Matrix3d H = Matrix3d::Constant(-7.0);
+  const bool offered = c.CalcPredicted(v_c.data(), crossed, g.data(), H.data());
+  if (!offered) {  // nothing written (the interface's contract)
+    CHECK(g == Vector3d::Constant(-7.0));
+    CHECK(H == Matrix3d::Constant(-7.0));
+  }
+  if (gamma != nullptr) *gamma = g;
+  if (G != nullptr) *G = H;
+  return offered;
+}
+
+TEST_CASE("Hunt & Crossley lagged stuck prediction: the soft norm's quadratic, convex",
+          "[solver]") {
+  SapHuntCrossleyParameters p = Params(Approximation::kLagged);
+  p.predict_stiction = true;
+  const SapHuntCrossleyConstraint c = Prepared(p, 0.01, 1.7);
+  REQUIRE(c.n0() > 0.0);
+  const double G_t = p.mu * c.n0() / c.epsilon_s();
+  std::mt19937 rng(47);
+  for (int trial = 0; trial < 300; ++trial) {
+    const Vector3d v_c = RandomVelocity(c, rng);
+    const Vector3d u = v_c + p.bias_velocity;
+    if (std::abs(u[2] - c.v_hat()) < 1e-3 * c.v_hat()) continue;  // n's kink at v_hat
+    Vector3d gamma;
+    Matrix3d G;
+    REQUIRE(Predicted(c, v_c, false, &gamma, &G));
+    const Vector3d expected = StuckImpulse(c, v_c);
+    CHECK((gamma - expected).norm() <= 1e-12 * expected.norm());
+    // G = -d gamma / d v_c (finite differences; the model is quadratic in u_t, cubic in u_n).
+    for (int j = 0; j < 3; ++j) {
+      const double h = j < 2 ? 1e-3 * c.epsilon_s() : 1e-6 * c.v_hat();
+      Vector3d vp = v_c, vm = v_c, gp, gm;
+      vp[j] += h;
+      vm[j] -= h;
+      Predicted(c, vp, false, &gp);
+      Predicted(c, vm, false, &gm);
+      CHECK((G.col(j) + (gp - gm) / (2 * h)).norm() <= 1e-6 * G.norm());
+    }
+    CHECK(G(0, 0) == Approx(G_t).epsilon(1e-14));
+    CHECK(G(1, 1) == Approx(G_t).epsilon(1e-14));
+    CHECK(G(0, 1) == 0.0);
+    CHECK((G - G.transpose()).norm() == 0.0);
+    CHECK(Eigen::SelfAdjointEigenSolver<Matrix3d>(G).eigenvalues().minCoeff() >= 0.0);
+  }
+  SECTION("agrees with the true model to first order at small slip") {
+    // gamma_t: u_t / sqrt(|u_t|^2 + eps^2) against u_t / eps, relative 1/2 (|u_t| / eps)^2.
+    const Vector3d v_c = Vector3d(1e-3 * c.epsilon_s(), 0.0, 0.5 * c.v_hat()) - p.bias_velocity;
+    Vector3d stuck, exact;
+    REQUIRE(Predicted(c, v_c, false, &stuck));
+    Cost(c, v_c, &exact);
+    CHECK(std::abs(stuck[0] - exact[0]) <= 1e-6 * std::abs(exact[0]));
+    CHECK(stuck[2] == exact[2]);
+  }
+}
+
+TEST_CASE("Hunt & Crossley stuck prediction: when it is offered, holds and is crossed",
+          "[solver]") {
+  SapHuntCrossleyParameters p = Params(Approximation::kLagged);
+  const Vector3d b = p.bias_velocity;
+  const Vector3d near_rest = -b;  // u = 0
+  SECTION("offered for a lagged contact remembered stuck, or crossed in this solve") {
+    const SapHuntCrossleyConstraint forgotten = Prepared(p, 0.01, 1.7);
+    CHECK_FALSE(Predicted(forgotten, near_rest, false));
+    CHECK(Predicted(forgotten, near_rest, true));
+    p.predict_stiction = true;
+    CHECK(Predicted(Prepared(p, 0.01, 1.7), near_rest, false));
+  }
+  SECTION("not offered without a friction impulse, nor for the similar approximation") {
+    p.predict_stiction = true;
+    SapHuntCrossleyParameters apart = p;
+    apart.phi0 = 1e-3;  // apart at the start of the step: n0 = 0
+    CHECK(Prepared(apart, 0.01, 1.7).n0() == 0.0);
+    CHECK_FALSE(Predicted(Prepared(apart, 0.01, 1.7), near_rest, true));
+    SapHuntCrossleyParameters frictionless = p;
+    frictionless.mu = 0.0;
+    CHECK_FALSE(Predicted(Prepared(frictionless, 0.01, 1.7), near_rest, true));
+    SapHuntCrossleyParameters similar = p;
+    similar.approximation = Approximation::kSimilar;
+    const SapHuntCrossleyConstraint s = Prepared(similar, 0.01, 1.7);
+    CHECK_FALSE(Predicted(s, near_rest, true));
+    const Vector3d from = Vector3d(10 * s.epsilon_s(), 0.0, 0.0) - b;
+    const Vector3d through(-20 * s.epsilon_s(), 0.0, 0.0);
+    CHECK_FALSE(s.StepCrossesPredictedRegion(from.data(), through.data()));
+  }
+  const SapHuntCrossleyConstraint c = Prepared(p, 0.01, 1.7);
+  const double eps = c.epsilon_s();
+  auto at_slip = [&](double x, double y) -> Vector3d { return Vector3d(x, y, 0.0) - b; };
+  SECTION("holds where the total slip (bias included) is within eps_s") {
+    CHECK(c.PredictionHoldsAt(at_slip(0.0, 0.0).data()));
+    CHECK(c.PredictionHoldsAt(at_slip(0.6 * eps, -0.7 * eps).data()));
+    CHECK_FALSE(c.PredictionHoldsAt(at_slip(0.8 * eps, -0.7 * eps).data()));
+    const Vector3d zero = Vector3d::Zero();
+    CHECK_FALSE(c.PredictionHoldsAt(zero.data()));  // u_t = b_t, |b_t| >> eps
+    CHECK(c.StuckAt(at_slip(0.0, 0.99 * eps).data()));
+    CHECK_FALSE(c.StuckAt(at_slip(0.0, 1.01 * eps).data()));
+  }
+  SECTION("a step crosses when its slip comes within eps_s of zero") {
+    const Vector3d from = at_slip(10 * eps, 0.0);
+    auto crosses = [&](double dx, double dy) {
+      const Vector3d dv(dx, dy, 0.3);  // the normal part plays no role
+      return c.StepCrossesPredictedRegion(from.data(), dv.data());
+    };
+    CHECK(crosses(-20 * eps, 0.0));        // through zero slip
+    CHECK(crosses(-20 * eps, 1.8 * eps));  // passes 0.9 eps beside it
+    CHECK_FALSE(crosses(-20 * eps, 2.2 * eps));  // passes 1.1 eps beside it
+    CHECK(crosses(-9.5 * eps, 0.0));       // ends within eps_s
+    CHECK_FALSE(crosses(-8.5 * eps, 0.0));  // stops short
+    CHECK_FALSE(crosses(5 * eps, 0.0));     // away from it
+    CHECK_FALSE(crosses(0.0, 0.0));
+    const Vector3d stuck = at_slip(0.5 * eps, 0.0), dv(-eps, 0.0, 0.0);
+    CHECK_FALSE(c.StepCrossesPredictedRegion(stuck.data(), dv.data()));  // already there
+  }
 }
 
 }  // namespace

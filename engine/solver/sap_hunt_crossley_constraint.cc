@@ -141,10 +141,11 @@ double SapHuntCrossleyConstraint::CalcWith(const Eigen::Vector3d& u, double valu
 
 bool SapHuntCrossleyConstraint::CalcPredicted(const double* v_c, bool crossed, double* gamma,
                                               double* G) const {
-  // Only the lagged friction, and only one that acts (see the header).
+  // Only the lagged friction, only one that acts, and only where the contact slides: within
+  // eps_s the true model is smooth and Newton converges on it (see the header).
   if (parameters_.approximation != HuntCrossleyApproximation::kLagged) return false;
   if (!parameters_.predict_stiction && !crossed) return false;
-  if (!(n0_ > 0.0 && parameters_.mu > 0.0)) return false;
+  if (!(n0_ > 0.0 && parameters_.mu > 0.0) || StuckAt(v_c)) return false;
   const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + parameters_.bias_velocity;
   CalcWith(u, 0.5 * u.head<2>().squaredNorm() / eps_s_, eps_s_, true, gamma, G, nullptr);
   return true;
@@ -162,11 +163,12 @@ bool SapHuntCrossleyConstraint::PredictionHoldsAt(const double* v_c) const {
 
 bool SapHuntCrossleyConstraint::StepCrossesPredictedRegion(const double* v_c,
                                                            const double* dv_c) const {
-  // Only where CalcPredicted offers the stuck model: a crossing elsewhere predicts nothing.
-  if (parameters_.approximation != HuntCrossleyApproximation::kLagged || StuckAt(v_c))
-    return false;
+  // Only where CalcPredicted offers the stuck model, and only from a real slide (header).
+  if (parameters_.approximation != HuntCrossleyApproximation::kLagged) return false;
   const Eigen::Vector2d u_t = Eigen::Map<const Eigen::Vector2d>(v_c) +
                               parameters_.bias_velocity.head<2>();
+  const double sliding = kCrossingSlipFactor * eps_s_;
+  if (u_t.squaredNorm() < sliding * sliding) return false;
   const Eigen::Map<const Eigen::Vector2d> dv_t(dv_c);
   const double dv_t2 = dv_t.squaredNorm();
   if (!(dv_t2 > 0.0)) return false;

@@ -95,27 +95,39 @@ class SapHuntCrossleyConstraint final : public Constraint {
 
   /// Warm start of the active set (sap_solver.h), the regularized friction's counterpart of
   /// SAP's stiction, for the `lagged` approximation (lagged and lagged_regularized): a
-  /// contact is stuck when its slip is within eps_s, where the soft norm ||v_t||_s is close
-  /// to its quadratic |v_t|^2 / (2 eps_s) (friction as a viscous damper of coefficient
-  /// mu n0 / eps_s). The predicted model replaces the soft norm by that quadratic, so its
-  /// Newton step lands a stuck contact at once instead of walking the soft norm's bend at
-  /// |v_t| ~ eps_s, where the curvature across the slip falls from mu n0 / eps_s to
-  /// mu n0 / |v_t|. The model is convex; the solver takes its direction only when it
-  /// descends on the true cost. Offered with parameters().predict_stiction or `crossed`,
-  /// when the contact carries a friction impulse (n0 > 0, mu > 0). Measured on the same
-  /// contact problems (csim_bench --compare settings.solver.predict_stiction=false, clutter
-  /// with walls, dt 2e-3): results/contact_models_bench.md. Not for `similar`: there the
-  /// soft norm is inside the normal impulse's argument z = v_n - mu ||v_t||_s, so the
-  /// quadratic, far larger than the soft norm once |v_t| > 2 eps_s, moves the predicted
-  /// normal impulse too; a scratch build that predicted it took 10-13 % more Newton work
-  /// on clutter-40 and -80 with walls (3 s), and its clutter-40 run failed a step at
-  /// max_iterations (without the prediction it runs its 10 s).
+  /// contact is stuck when its slip is within eps_s (StuckAt), where the soft norm
+  /// ||v_t||_s is close to its quadratic |v_t|^2 / (2 eps_s) (friction as a viscous damper
+  /// of coefficient mu n0 / eps_s). A contact that ended the previous step stuck
+  /// (parameters().predict_stiction) or that a cut step carried into that region (`crossed`)
+  /// and that slides at v_c gets the quadratic in place of the soft norm, so its Newton step
+  /// lands it near rest at once instead of walking the soft norm's bend, where the curvature
+  /// across the slip grows from mu n0 / |v_t| to mu n0 / eps_s a few contacts per iteration.
+  /// Offered only while the contact slides (|v_t| > eps_s) and carries a friction impulse
+  /// (n0 > 0, mu > 0): within eps_s the true model is smooth and Newton converges on it,
+  /// whereas the quadratic, never exact there (unlike SAP's stiction region, where SAP's cost
+  /// is that quadratic), made the creeping contacts of a settled pile converge only linearly
+  /// (a scratch build that predicted them too: 6.5-6.9 Newton rounds per settled step of
+  /// lagged_regularized on clutter-40 and -80 with walls, against 1.8 and 1.0). The model
+  /// is convex; the solver takes its direction only when it descends on the true cost.
+  /// Measured on the same contact problems: results/contact_models_bench.md. Not for
+  /// `similar`: there the soft norm is inside the normal impulse's argument
+  /// z = v_n - mu ||v_t||_s, so the quadratic, far larger than the soft norm once
+  /// |v_t| > 2 eps_s, moves the predicted normal impulse too; a scratch build that
+  /// predicted it took 10-13 % more Newton work on clutter-40 and -80 with walls (3 s), and
+  /// its clutter-40 run failed a step at max_iterations (without it that run takes its 10 s).
   bool CalcPredicted(const double* v_c, bool crossed, double* gamma, double* G) const override;
-  /// The slip of the step from v_c (outside the stuck region) to v_c + dv_c comes within
-  /// eps_s of zero.
+  /// The step from v_c, sliding at least kCrossingSlipFactor eps_s, to v_c + dv_c brings the
+  /// slip within eps_s of zero (lagged only). Why the floor: in a settled pile contacts
+  /// creep near eps_s and plain steps swing them across it; counted as crossings there they
+  /// kept big islands predicting for 10-19 iterations a step (clutter-80 with walls,
+  /// lagged, 10 s: 25 % more Newton work than no prediction at all, against 5 % less with
+  /// the floor).
   bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const override;
-  /// |v_t + b_t| <= eps_s: the slip is in the region where the stuck model holds.
+  /// Whether the model's minimum is where it holds: the slip within eps_s (StuckAt).
   bool PredictionHoldsAt(const double* v_c) const override;
+  /// The slip at the start of a step that can count as a crossing, in eps_s (see
+  /// StepCrossesPredictedRegion).
+  static constexpr double kCrossingSlipFactor = 10.0;
   /// Whether the slip at v_c is within eps_s (what the next step predicts).
   bool StuckAt(const double* v_c) const;
 

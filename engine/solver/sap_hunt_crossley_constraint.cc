@@ -151,10 +151,12 @@ bool SapHuntCrossleyConstraint::CalcPredicted(const double* v_c, bool crossed, d
   return true;
 }
 
+Eigen::Vector2d SapHuntCrossleyConstraint::TotalSlip(const double* v_c) const {
+  return Eigen::Map<const Eigen::Vector2d>(v_c) + parameters_.bias_velocity.head<2>();
+}
+
 bool SapHuntCrossleyConstraint::StuckAt(const double* v_c) const {
-  const Eigen::Vector2d u_t = Eigen::Map<const Eigen::Vector2d>(v_c) +
-                              parameters_.bias_velocity.head<2>();
-  return u_t.squaredNorm() <= eps_s_ * eps_s_;
+  return TotalSlip(v_c).squaredNorm() <= eps_s_ * eps_s_;
 }
 
 bool SapHuntCrossleyConstraint::PredictionHoldsAt(const double* v_c) const {
@@ -165,8 +167,7 @@ bool SapHuntCrossleyConstraint::StepCrossesPredictedRegion(const double* v_c,
                                                            const double* dv_c) const {
   // Only where CalcPredicted offers the stuck model, and only from a real slide (header).
   if (parameters_.approximation != HuntCrossleyApproximation::kLagged) return false;
-  const Eigen::Vector2d u_t = Eigen::Map<const Eigen::Vector2d>(v_c) +
-                              parameters_.bias_velocity.head<2>();
+  const Eigen::Vector2d u_t = TotalSlip(v_c);
   const double sliding = kCrossingSlipFactor * eps_s_;
   if (u_t.squaredNorm() < sliding * sliding) return false;
   const Eigen::Map<const Eigen::Vector2d> dv_t(dv_c);

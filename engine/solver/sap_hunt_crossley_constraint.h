@@ -149,6 +149,8 @@ class SapHuntCrossleyConstraint final : public Constraint {
   // (r = eps_s, Hessian I / eps_s) for the stuck model.
   double CalcWith(const Eigen::Vector3d& u, double value, double root, bool quadratic,
                   double* gamma, double* G, int* piece) const;
+  // The tangential part of v_c plus the bias: the slip the friction sees.
+  Eigen::Vector2d TotalSlip(const double* v_c) const;
 
   SapHuntCrossleyParameters parameters_;
   double dt_ = 0.0;

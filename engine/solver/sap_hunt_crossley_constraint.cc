@@ -145,8 +145,9 @@ bool SapHuntCrossleyConstraint::CalcPredicted(const double* v_c, bool crossed, d
   // eps_s the true model is smooth and Newton converges on it (see the header).
   if (parameters_.approximation != HuntCrossleyApproximation::kLagged) return false;
   if (!parameters_.predict_stiction && !crossed) return false;
-  if (!(n0_ > 0.0 && parameters_.mu > 0.0) || StuckAt(v_c)) return false;
+  if (!(n0_ > 0.0 && parameters_.mu > 0.0)) return false;
   const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + parameters_.bias_velocity;
+  if (WithinStuckRegion(u.head<2>())) return false;
   CalcWith(u, 0.5 * u.head<2>().squaredNorm() / eps_s_, eps_s_, true, gamma, G, nullptr);
   return true;
 }
@@ -155,8 +156,12 @@ Eigen::Vector2d SapHuntCrossleyConstraint::TotalSlip(const double* v_c) const {
   return Eigen::Map<const Eigen::Vector2d>(v_c) + parameters_.bias_velocity.head<2>();
 }
 
+bool SapHuntCrossleyConstraint::WithinStuckRegion(const Eigen::Vector2d& slip) const {
+  return slip.squaredNorm() <= eps_s_ * eps_s_;
+}
+
 bool SapHuntCrossleyConstraint::StuckAt(const double* v_c) const {
-  return TotalSlip(v_c).squaredNorm() <= eps_s_ * eps_s_;
+  return WithinStuckRegion(TotalSlip(v_c));
 }
 
 bool SapHuntCrossleyConstraint::PredictionHoldsAt(const double* v_c) const {
@@ -175,7 +180,7 @@ bool SapHuntCrossleyConstraint::StepCrossesPredictedRegion(const double* v_c,
   if (!(dv_t2 > 0.0)) return false;
   // The point of smallest slip on the step.
   const double t = std::clamp(-u_t.dot(dv_t) / dv_t2, 0.0, 1.0);
-  return (u_t + t * dv_t).squaredNorm() <= eps_s_ * eps_s_;
+  return WithinStuckRegion(u_t + t * dv_t);
 }
 
 int SapHuntCrossleyConstraint::QuadraticPieceAt(const double* v_c) const {

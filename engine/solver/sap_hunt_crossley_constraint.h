@@ -151,6 +151,8 @@ class SapHuntCrossleyConstraint final : public Constraint {
                   double* gamma, double* G, int* piece) const;
   // The tangential part of v_c plus the bias: the slip the friction sees.
   Eigen::Vector2d TotalSlip(const double* v_c) const;
+  // |slip| <= eps_s: the region the stuck model predicts (StuckAt, CalcPredicted, crossings).
+  bool WithinStuckRegion(const Eigen::Vector2d& slip) const;
 
   SapHuntCrossleyParameters parameters_;
   double dt_ = 0.0;

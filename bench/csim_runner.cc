@@ -96,9 +96,9 @@ std::string CsimRunner::SettingsLine() const {
                 s.time_step, p.relative_tolerance, p.absolute_tolerance,
                 p.line_search == solver::SapLineSearch::kExact ? "exact" : "backtracking",
                 p.max_iterations, s.contact_margin, s.near_rigid_threshold, s.stiction_sigma,
-                !p.predict_regions                           ? "off"
-                : s.contact_model == sim::ContactModel::kSap ? "on"
-                                                             : "off for Hunt & Crossley contacts",
+                !p.predict_regions                               ? "off"
+                : s.contact_model == sim::ContactModel::kSimilar ? "off for similar contacts"
+                                                                 : "on",
                 p.prediction_iterations,
                 p.predict_regions && p.predict_crossings
                     ? ", and contacts a cut step carries through or close past stiction"

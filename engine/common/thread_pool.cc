@@ -46,16 +46,20 @@ void ThreadPool::Run(int count, Function function, void* context) {
     context_ = context;
     count_ = count;
     next_.store(1, std::memory_order_relaxed);  // index 0 is the caller's (see the header)
-    busy_ = static_cast<int>(workers_.size());
+    joined_ = 0;
+    open_ = true;
     ++generation_;
   }
   start_.notify_all();
   function(context, 0, 0);
   Work(0);
-  // Every index is taken; wait until the workers' calls have returned (their writes are
+  // Every index is taken: close the loop to workers still waking up (they have nothing to
+  // do, and waiting for them to say so cost a wake-up, ~50-70 us on the benchmark's VM),
+  // then wait until the calls of the workers that joined have returned (their writes are
   // then visible to the caller through the mutex).
   std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return busy_ == 0; });
+  open_ = false;
+  done_.wait(lock, [this] { return joined_ == 0; });
 }
 
 void ThreadPool::Work(int thread) {
@@ -72,10 +76,12 @@ void ThreadPool::WorkerMain(int thread) {
       start_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
+      if (!open_) continue;  // woke after the caller had taken every index
+      ++joined_;
     }
     Work(thread);
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (--busy_ == 0) done_.notify_one();
+    if (--joined_ == 0 && !open_) done_.notify_one();
   }
 }
 

@@ -7,14 +7,22 @@
 // atomic counter (dynamic load balancing: a worker that finishes early takes the next
 // index), so which thread runs which index varies from call to call; the body must make
 // its result depend only on the index (per-thread scratch is selected by the `thread`
-// argument). Workers sleep on a condition variable between loops. The loop body is passed
-// as a plain function pointer and context, so a call does not allocate.
+// argument). Workers sleep on a condition variable between loops. A worker joins a loop
+// only while the caller still has indices to take: once the caller has run out, it closes
+// the loop and waits only for the workers that joined, so a loop shorter than a worker's
+// wake-up costs the caller one notification (csim_pool_bench on the benchmark's VM: 7 us
+// after serial work, against 48-72 us when the caller waited for every worker to wake and
+// find nothing left; clutter-160 without walls on 2 threads: 1.16x instead of 1.08x,
+// results/threads.md). The loop body is passed as a plain function pointer and context, so
+// a call does not allocate.
 // Alternatives rejected: std::async or a thread per call (creation costs tens of
 // microseconds per step and allocates); std::function (may allocate); spinning workers
 // (burn a core between steps while the rest of the step runs on one thread; measured in
 // issue 4: waking a sleeping worker costs about 10 us per loop, bench/thread_pool_bench.cc,
 // and workers that spun 200 us before sleeping cut that to under 1 us but changed no
-// csim_bench figure beyond the run-to-run spread); OpenMP (a new dependency, and its
+// csim_bench figure beyond the run-to-run spread; waking the workers at the start of the
+// solve to spin until its loop, 500 us at most, was slower: 0.64 ms per step on clutter-160
+// without walls, 2 threads, against 0.62 without); OpenMP (a new dependency, and its
 // runtime's thread handling is not ours to test).
 
 #include <atomic>
@@ -77,7 +85,10 @@ class ThreadPool {
   int count_ = 0;
   std::atomic<int> next_{0};       // next index to hand out
   long generation_ = 0;            // loops started so far
-  int busy_ = 0;                   // workers not yet finished with the current loop
+  // Workers may join the current loop while it is open, i.e. until the caller has run out
+  // of indices; the caller then waits only for those that joined and are still working.
+  bool open_ = false;
+  int joined_ = 0;                 // workers inside the current loop's Work
   bool stop_ = false;
 };
 

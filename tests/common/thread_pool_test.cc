@@ -1,7 +1,8 @@
 // ThreadPool: every index runs exactly once per loop, on a thread id that no concurrent call
 // shares, loop after loop on the same workers; one thread runs inline; a loop does not
 // allocate; the workers' plain writes are visible to the caller when the loop returns,
-// loop after loop and after a pause; index 0 runs on the caller.
+// loop after loop and after a pause; index 0 runs on the caller; a worker that wakes after
+// the caller took every index stays out of that loop, yet joins a long one.
 
 #include "engine/common/thread_pool.h"
 
@@ -97,6 +98,39 @@ TEST_CASE("thread pool: workers' writes visible, loop after loop and after a pau
       REQUIRE(out[i] == expected);
     }
   }
+}
+
+TEST_CASE("thread pool: short loops back to back, each index once", "[common][threads]") {
+  // Loops shorter than a worker's wake-up: the caller takes every index and closes the
+  // loop; workers still waking must neither run an index of it nor miss or repeat one of
+  // the next loops (which they may join).
+  ThreadPool pool(3);
+  std::vector<int> calls(3, 0);
+  for (int loop = 1; loop <= 20000; ++loop) {
+    const int count = 2 + loop % 2;
+    auto body = [&](int index, int) { ++calls[index]; };
+    pool.ParallelFor(count, body);
+    for (int i = 0; i < count; ++i) {
+      if (calls[i] != 1) FAIL("loop " << loop << ", index " << i << ": " << calls[i] << " calls");
+      calls[i] = 0;
+    }
+  }
+}
+
+TEST_CASE("thread pool: workers join a loop that outlasts their wake-up", "[common][threads]") {
+  // 20 indices of 5 ms each: 100 ms on the caller alone, while a sleeping worker wakes in
+  // well under a millisecond; some index must run on a worker.
+  ThreadPool pool(2);
+  std::vector<int> thread_of(20, -1);
+  auto body = [&](int index, int thread) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    thread_of[index] = thread;
+  };
+  pool.ParallelFor(20, body);
+  int on_worker = 0;
+  for (int t : thread_of) on_worker += t == 1;
+  CHECK(on_worker > 0);
+  CHECK(thread_of[0] == 0);
 }
 
 }  // namespace

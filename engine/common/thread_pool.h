@@ -12,7 +12,7 @@
 // the loop and waits only for the workers that joined, so a loop shorter than a worker's
 // wake-up costs the caller one notification (csim_pool_bench on the benchmark's VM: 7 us
 // after serial work, against 48-72 us when the caller waited for every worker to wake and
-// find nothing left; clutter-160 without walls on 2 threads: 1.16x instead of 1.08x,
+// find nothing left; clutter-160 without walls on 2 threads: 1.14x per step instead of 1.08x,
 // results/threads.md). The loop body is passed as a plain function pointer and context, so
 // a call does not allocate.
 // Alternatives rejected: std::async or a thread per call (creation costs tens of

@@ -18,11 +18,11 @@
 // Alternatives rejected: std::async or a thread per call (creation costs tens of
 // microseconds per step and allocates); std::function (may allocate); spinning workers
 // (burn a core between steps while the rest of the step runs on one thread; measured in
-// issue 4: waking a sleeping worker costs about 10 us per loop, bench/thread_pool_bench.cc,
-// and workers that spun 200 us before sleeping cut that to under 1 us but changed no
-// csim_bench figure beyond the run-to-run spread; waking the workers at the start of the
-// solve to spin until its loop, 500 us at most, was slower: 0.64 ms per step on clutter-160
-// without walls, 2 threads, against 0.62 without); OpenMP (a new dependency, and its
+// issue 4 on an earlier VM: waking a sleeping worker cost about 10 us per loop there,
+// bench/thread_pool_bench.cc, and workers that spun 200 us before sleeping cut that to
+// under 1 us but changed no csim_bench figure beyond the run-to-run spread; waking the
+// workers at the start of the solve to spin until its loop, 500 us at most, was slower:
+// 0.64 ms per step on clutter-160 without walls, 2 threads, against 0.62 without); OpenMP (a new dependency, and its
 // runtime's thread handling is not ours to test).
 
 #include <atomic>

@@ -8,8 +8,9 @@
 #   BUILD_DIR (default: build) is configured and csim_bench built there (Release).
 # The thread counts alternate within each repetition, so load from other processes affects
 # both alike; the table gives the best (smallest) figure over the repetitions, the one least
-# disturbed by other processes (wall times on a shared machine only ever get longer). Takes about a minute and a
-# half per repetition on the 2-core reference machine. Run on an otherwise idle machine.
+# disturbed by other processes (wall times on a shared machine only ever get longer). One
+# repetition's simulations take about 6 s on the 2-core AMD EPYC of 2026-11-27 (the whole
+# script with 5 repetitions under a minute). Run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${1:-3}"

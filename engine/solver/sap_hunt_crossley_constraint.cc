@@ -10,11 +10,11 @@ namespace {
 
 constexpr double kTwoPi = 2.0 * M_PI;
 
-// The tangential velocity's soft norm (math.md §6.4) and what its derivatives need.
+// The tangential velocity's soft norm (math.md §6.4) and the root its derivatives divide by
+// (CalcWith forms the direction v_t / root from it).
 struct SoftNorm {
   double value = 0.0;  // ||v_t||_s = sqrt(|v_t|^2 + eps^2) - eps
   double root = 0.0;   // sqrt(|v_t|^2 + eps^2) = ||v_t||_s + eps
-  Eigen::Vector2d t_hat = Eigen::Vector2d::Zero();  // v_t / root, |t_hat| < 1
 };
 
 SoftNorm CalcSoftNorm(const Eigen::Vector2d& v_t, double eps) {
@@ -23,7 +23,6 @@ SoftNorm CalcSoftNorm(const Eigen::Vector2d& v_t, double eps) {
   s.root = std::sqrt(v2 + eps * eps);
   // |v_t|^2 / (root + eps) = root - eps without the cancellation when |v_t| << eps.
   s.value = v2 / (s.root + eps);
-  s.t_hat = v_t / s.root;
   return s;
 }
 

@@ -21,6 +21,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/export_html.h"
+#include "app/reader_process.h"
 #include "engine/io/hdf5_file.h"
 
 namespace {
@@ -154,9 +155,16 @@ int Dispatch(int argc, char** argv) {
   if (check->parsed()) {
     return ReportErrors([&] { return csim::app::CheckCommand(check_scene, check_sets); });
   }
-  if (info->parsed()) return ReportErrors([&] { return csim::app::InfoCommand(info_file); });
+  // Both read a file that may be damaged: in a child process (reader_process.h).
+  if (info->parsed()) {
+    return csim::app::RunInReaderProcess(info_file, [&] {
+      return ReportErrors([&] { return csim::app::InfoCommand(info_file); });
+    });
+  }
   if (html->parsed()) {
-    return ReportErrors([&] { return csim::app::ExportHtmlCommand(html_options, quiet); });
+    return csim::app::RunInReaderProcess(html_options.input, [&] {
+      return ReportErrors([&] { return csim::app::ExportHtmlCommand(html_options, quiet); });
+    });
   }
   std::fprintf(stderr, "%s", app.help().c_str());
   return csim::app::kExitUsage;

@@ -498,6 +498,60 @@ TEST_CASE("csim info summarises a run on stdout", "[cli]") {
   CHECK(Contains(o.out, "completed"));
 }
 
+// Damages `path` where libhdf5 1.10 trusts the file most: the stored size of the first
+// object of the first global heap collection (the variable-length strings: the root's
+// first string attribute). The layout (HDF5 file format spec, "Global Heap"): "GCOL",
+// version, 3 reserved bytes and the 8-byte collection size; then per object a 2-byte
+// index, 2-byte reference count, 4 reserved bytes and the 8-byte object size.
+void DamageFirstGlobalHeapObject(const std::string& path) {
+  std::string bytes = ReadFile(path);
+  const size_t collection = bytes.find("GCOL");
+  REQUIRE(collection != std::string::npos);
+  const size_t size_field = collection + 16 + 8;
+  REQUIRE(size_field + 8 <= bytes.size());
+  bytes[size_field + 5] = static_cast<char>(0x01);  // the object claims 1 TB more
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST_CASE("a damaged output file that crashes libhdf5 is an I/O error, not a crash", "[cli]") {
+  // Found by mutating output files: one byte made `csim info` and `csim export-html` die of
+  // SIGSEGV inside H5Aread. They now read in a child process (app/reader_process.h).
+  TempDir dir;
+  const std::string good = dir / "p.h5", damaged = dir / "damaged.h5";
+  REQUIRE(Csim({"run", Scene("pendulum.yaml"), "--duration", "0.05", "-o", good}, dir).status == 0);
+  fs::copy_file(good, damaged);
+  DamageFirstGlobalHeapObject(damaged);
+  // The damage is the kind meant: the same library, through h5py, dies reading the
+  // root's attributes (1000 + signal), while the undamaged file reads.
+  const char* const kReadAttributes =
+      "import sys, h5py\nprint(dict(h5py.File(sys.argv[1], 'r').attrs))\n";
+  CHECK(RunProgram({"/usr/bin/python3", "-c", kReadAttributes, good}, dir).status == 0);
+  CHECK(RunProgram({"/usr/bin/python3", "-c", kReadAttributes, damaged}, dir).status > 1000);
+
+  const Outcome info = Csim({"info", damaged}, dir);
+  INFO(info.err);
+  CHECK(info.status == 4);
+  CHECK(Contains(info.err, damaged));
+  CHECK(Contains(info.err, "damaged"));
+
+  const std::string page = dir / "page.html";
+  const Outcome html = Csim({"export-html", damaged, "-o", page}, dir);
+  INFO(html.err);
+  CHECK(html.status == 4);
+  CHECK(Contains(html.err, damaged));
+  CHECK_FALSE(fs::exists(page));
+  CHECK_FALSE(fs::exists(page + ".tmp"));
+
+  // The undamaged file still goes through the same child: its results reach stdout and
+  // the page is written.
+  const Outcome good_info = Csim({"info", good}, dir);
+  CHECK(good_info.status == 0);
+  CHECK(Contains(good_info.out, "pendulum"));
+  CHECK(Csim({"export-html", good, "-o", page}, dir).status == 0);
+  CHECK(fs::exists(page));
+}
+
 TEST_CASE("csim --version names the version, git commit and dependencies", "[cli]") {
   TempDir dir;
   const Outcome o = Csim({"--version"}, dir);

@@ -1,0 +1,67 @@
+#include "app/reader_process.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "app/exit_codes.h"
+
+namespace csim::app {
+
+namespace {
+
+[[noreturn]] void RunChild(const std::function<int()>& command, pid_t parent) {
+  // A reader outliving a killed csim would go on writing to the caller's terminal or
+  // files: end with the parent (and check it did not end before the request).
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) std::_Exit(kExitSignalBase + SIGTERM);
+  // A damaged input is reported below, not with a core file left in the user's directory.
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  int status = kExitSimFailed;
+  try {
+    status = command();
+  } catch (...) {
+    std::fprintf(stderr, "csim: internal error: unknown exception\n");
+  }
+  std::fflush(nullptr);
+  std::_Exit(status);  // no exit handlers: they belong to the parent's libraries
+}
+
+}  // namespace
+
+int RunInReaderProcess(const std::string& input_file, const std::function<int()>& command) {
+  std::fflush(nullptr);  // what is buffered now is printed once, not by both processes
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child < 0) return command();
+  if (child == 0) RunChild(command, parent);
+
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      std::fprintf(stderr, "csim: error: lost the process reading '%s': %s\n",
+                   input_file.c_str(), std::strerror(errno));
+      return kExitIoError;
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  const int signal_number = WTERMSIG(status);
+  if (signal_number == SIGINT || signal_number == SIGTERM) {
+    return kExitSignalBase + signal_number;
+  }
+  std::fprintf(stderr,
+               "csim: error: '%s': reading it crashed the reader (%s): the file is most "
+               "likely damaged (libhdf5 does not check every length a file stores)\n",
+               input_file.c_str(), strsignal(signal_number));
+  return kExitIoError;
+}
+
+}  // namespace csim::app

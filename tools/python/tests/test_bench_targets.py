@@ -185,3 +185,36 @@ def test_piles_section_is_silent_for_one_pile_or_no_work_column():
     older = [pile_row(n, 2e-3, s, float(n), None) for n in (40, 160) for s in (1, 2)]
     bench_targets.piles_section(older, out)
     assert out == []
+
+
+def settled_row(n, dt, free, collision, build, solve, rest):
+    return {"objects": float(n), "walls": 0.0, "dt": dt, "steps": 5000.0,
+            "csim_settled_free_motion_ms": free, "csim_settled_collision_ms": collision,
+            "csim_settled_build_ms": build, "csim_settled_solve_ms": solve,
+            "csim_settled_ms_mean": free + collision + build + solve + rest}
+
+
+def test_settled_floor_outside_the_solve():
+    # Free motion, build and rest linear, collision ~ n^1.3 and the solve ~ n^2: outside the
+    # solve the time is 3e-3 n + 1e-4 n^1.3; its least-squares exponent over 40/80/160 is
+    # that of those three sums, computed here independently of the code under test.
+    ns = (40, 80, 160)
+    rows = [settled_row(n, 2e-3, 1e-3 * n, 1e-4 * n ** 1.3, 1e-3 * n, 1e-5 * n ** 2, 1e-3 * n)
+            for n in ns]
+    rows.append(settled_row(10, 2e-3, 1.0, 1.0, 1.0, 1.0, 1.0))  # below the fits
+    outside = [3e-3 * n + 1e-4 * n ** 1.3 for n in ns]
+    slope = math.log(outside[2] / outside[0]) / math.log(4)  # log-spaced: the end points' slope
+    out = []
+    bench_targets.settled_section(rows, [2e-3], [], out)
+    text = "\n".join(out)
+    line = re.search(r"^dt 0\.002: outside the SAP solve .* p = ([0-9.]+) \(40-160 objects\)", text, re.M)
+    assert line, text
+    assert line.group(1) == f"{slope:.2f}"
+    assert ("above the bar" in text) == (slope > bench_targets.LINEAR_EXPONENT)
+    # Everything outside the solve linear: the floor is p = 1.00, no claim about the bar.
+    rows = [settled_row(n, 2e-3, 1e-3 * n, 2e-3 * n, 1e-3 * n, 1e-5 * n ** 2, 1e-3 * n) for n in ns]
+    out = []
+    bench_targets.settled_section(rows, [2e-3], [], out)
+    text = "\n".join(out)
+    assert re.search(r"p = 1\.00 \(40-160 objects\), so a solve that cost nothing would leave "
+                     r"the settled step's exponent at 1\.00\.$", text, re.M), text

@@ -31,11 +31,14 @@ struct BodySpec {
   std::optional<NodeReader> pose, velocity;  ///< free bodies only
 };
 
-/// The node that set a joint's initial velocity, and who owns it ("body 'ball'" for the
-/// `velocity` of a free body, "joint 'hinge'" for `initial.v`), for located messages.
-struct VelocitySource {
-  NodeReader node;
+/// Where a body's initial state was set, for located messages: who owns it ("body 'ball'"
+/// for a free body, "joint 'hinge'" otherwise), the node of its position (`initial.q` of a
+/// joint or `pose` of a free body when given, else the joint or body itself), of its
+/// velocity (`initial.v` or `velocity`) if given, and of the joint's spring if any.
+struct StateSource {
   std::string owner;
+  NodeReader position;
+  std::optional<NodeReader> velocity, spring;
 };
 
 /// A joint as read from the file, with the file-order indices of its bodies.
@@ -583,30 +586,28 @@ void CheckFreeJointName(const BodySpec& spec, const std::vector<JointSpec>& join
   }
 }
 
-/// The node that set `joint`'s initial velocity (`initial.v`), if any.
-std::optional<VelocitySource> JointVelocitySource(const JointSpec& joint) {
+/// Where `joint`'s initial state was set (`initial.q`, `initial.v`, `spring`).
+StateSource JointStateSource(const JointSpec& joint) {
   const auto initial = joint.node.Find("initial");
-  const auto v = initial ? initial->Find("v") : std::nullopt;
-  if (!v) return std::nullopt;
-  return VelocitySource{*v, "joint '" + joint.joint.name + "'"};
+  const auto q = initial ? initial->Find("q") : std::nullopt;
+  return StateSource{"joint '" + joint.joint.name + "'", q ? *q : joint.node,
+                     initial ? initial->Find("v") : std::nullopt, joint.node.Find("spring")};
 }
 
-/// The `velocity` node of a free body, if any.
-std::optional<VelocitySource> BodyVelocitySource(const BodySpec& body) {
-  if (!body.velocity) return std::nullopt;
-  return VelocitySource{*body.velocity, "body '" + body.body.name + "'"};
+/// Where a free body's initial state was set (`pose`, `velocity`).
+StateSource BodyStateSource(const BodySpec& body) {
+  return StateSource{"body '" + body.body.name + "'", body.pose ? *body.pose : body.node,
+                     body.velocity, std::nullopt};
 }
 
 /// Fills model.bodies / model.joints in topological order (`inboard` from InboardJoints);
-/// returns, in that order, the node that set each joint's initial velocity, if any.
-std::vector<std::optional<VelocitySource>> Assemble(std::vector<BodySpec>& bodies,
-                                                    std::vector<JointSpec>& joints,
-                                                    const std::vector<int>& inboard,
-                                                    multibody::Model& model) {
+/// returns, in that order, where each joint's initial state was set.
+std::vector<StateSource> Assemble(std::vector<BodySpec>& bodies, std::vector<JointSpec>& joints,
+                                  const std::vector<int>& inboard, multibody::Model& model) {
   const std::vector<int> order = TopologicalOrder(joints, inboard);
   std::vector<int> new_index(bodies.size());
   for (size_t i = 0; i < order.size(); ++i) new_index[order[i]] = static_cast<int>(i);
-  std::vector<std::optional<VelocitySource>> velocity;
+  std::vector<StateSource> sources;
   for (size_t i = 0; i < order.size(); ++i) {
     BodySpec& spec = bodies[order[i]];
     const int k = inboard[order[i]];
@@ -615,17 +616,17 @@ std::vector<std::optional<VelocitySource>> Assemble(std::vector<BodySpec>& bodie
       CheckNoFreeState(spec, joints[k]);
       joint = joints[k].joint;
       joint.parent = joints[k].parent < 0 ? -1 : new_index[joints[k].parent];
-      velocity.push_back(JointVelocitySource(joints[k]));
+      sources.push_back(JointStateSource(joints[k]));
     } else {
       CheckFreeJointName(spec, joints);
       joint = MakeFreeJoint(spec);
-      velocity.push_back(BodyVelocitySource(spec));
+      sources.push_back(BodyStateSource(spec));
     }
     joint.child = static_cast<int>(i);
     model.bodies.push_back(std::move(spec.body));
     model.joints.push_back(std::move(joint));
   }
-  return velocity;
+  return sources;
 }
 
 /// True if body `b` (file order) is welded to the world by a chain of fixed joints.
@@ -671,36 +672,85 @@ std::string DescribeVelocity(const Joint& j) {
   return text.str();
 }
 
+/// The `bodies` list, or the root when a scene has none, to locate a message about them all.
+NodeReader BodiesOrRoot(const NodeReader& root) {
+  const auto bodies = root.Find("bodies");
+  return bodies ? *bodies : root;
+}
+
 /// Rejects an initial state whose kinetic energy overflows: the first step would turn it
-/// into non-finite numbers, and the run would record nothing. `velocity[i]` is the node
-/// that set joint i's initial velocity, if any. When the total overflows, the joints'
-/// velocities are added one at a time, in order, and the one that makes it overflow is
-/// reported (only then: the search costs one kinematics pass per joint).
-void CheckInitialEnergy(const multibody::Model& model,
-                        const std::vector<std::optional<VelocitySource>>& velocity) {
+/// into non-finite numbers, and the run would record nothing (the recorder refuses a state
+/// whose energy is not finite). When the total overflows, the joints' velocities are added
+/// one at a time, in order, and the one that makes it overflow is reported (only then: the
+/// search costs one kinematics pass per joint); the `bodies` list when none does
+/// (prescribed motion).
+void CheckInitialKineticEnergy(const multibody::Model& model,
+                               const std::vector<StateSource>& sources, const NodeReader& root) {
   multibody::Workspace ws = multibody::MakeWorkspace(model);
   const Eigen::VectorXd q = model.InitialQ(), v = model.InitialV();
   const auto energy_is_finite = [&](const Eigen::VectorXd& v_trial) {
     multibody::CalcKinematics(model, 0.0, q, v_trial, ws);
     return std::isfinite(multibody::CalcKineticEnergy(model, ws));
   };
+  if (energy_is_finite(v)) return;
   Eigen::VectorXd partial = Eigen::VectorXd::Zero(model.nv);
-  // An overflow without any initial velocity comes from prescribed motion, not from here.
-  if (energy_is_finite(v) || !energy_is_finite(partial)) return;
-  for (int i = 0; i < model.num_bodies(); ++i) {
-    const Joint& j = model.joints[i];
-    if (j.v_start < 0 || !velocity[i]) continue;
-    partial.segment(j.v_start, j.nv) = v.segment(j.v_start, j.nv);
-    if (energy_is_finite(partial)) continue;
-    velocity[i]->node.Fail(velocity[i]->owner + ": initial velocity " + DescribeVelocity(j) +
-                           ": its kinetic energy overflows");
+  if (energy_is_finite(partial)) {
+    for (int i = 0; i < model.num_bodies(); ++i) {
+      const Joint& j = model.joints[i];
+      if (j.v_start < 0 || !sources[i].velocity) continue;
+      partial.segment(j.v_start, j.nv) = v.segment(j.v_start, j.nv);
+      if (energy_is_finite(partial)) continue;
+      sources[i].velocity->Fail(sources[i].owner + ": initial velocity " + DescribeVelocity(j) +
+                                ": its kinetic energy overflows");
+    }
   }
+  BodiesOrRoot(root).Fail(
+      "the kinetic energy of the initial state (prescribed motion at t = 0 included) overflows");
+}
+
+/// Rejects an initial state whose potential energy (gravity and springs) overflows, for
+/// the reason above: a body at 1e308 m, or a spring stretched by 1e160 (found by fuzzing:
+/// the run recorded no row at all). Blames the first body, in topological order, whose
+/// own term or whose addition to the sum overflows: its position or its spring.
+void CheckInitialPotentialEnergy(const multibody::Model& model,
+                                 const std::vector<StateSource>& sources,
+                                 const NodeReader& root) {
+  multibody::Workspace ws = multibody::MakeWorkspace(model);
+  const Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv);
+  multibody::CalcKinematics(model, 0.0, model.InitialQ(), v, ws);
+  if (std::isfinite(multibody::CalcPotentialEnergy(model, ws))) return;
+  double sum = 0.0;
+  for (int i = 0; i < model.num_bodies(); ++i) {
+    const multibody::Body& b = model.bodies[i];
+    const Eigen::Vector3d p_com = ws.X_WB[i] * b.com;
+    sum -= b.mass * model.gravity.dot(p_com);
+    if (!std::isfinite(sum)) {
+      std::ostringstream where;
+      where << sources[i].owner << ": the centre of mass of body '" << b.name << "' starts at ["
+            << p_com.x() << ", " << p_com.y() << ", " << p_com.z()
+            << "] m: its potential energy in gravity overflows";
+      sources[i].position.Fail(where.str());
+    }
+    const Joint& j = model.joints[i];
+    for (int k = 0; k < j.spring_stiffness.size(); ++k) {
+      const double stretch = ws.q_j[i][k] - j.spring_rest[k];
+      sum += 0.5 * j.spring_stiffness[k] * stretch * stretch;
+      if (std::isfinite(sum)) continue;
+      std::ostringstream where;
+      where << sources[i].owner << ": its spring is stretched by " << stretch
+            << " at the start: the spring's energy overflows";
+      sources[i].position.Fail(where.str());
+    }
+  }
+  BodiesOrRoot(root).Fail("the potential energy of the initial state overflows");
 }
 
 }  // namespace
 
-multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir) {
+multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir,
+                            const Eigen::Vector3d& gravity) {
   multibody::Model model;
+  model.gravity = gravity;
   const MaterialIndex materials = ReadMaterials(root, model);
   if (auto world = root.Find("world")) {
     world->CheckKeys({"geometry"});
@@ -713,10 +763,10 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   CheckNoCycles(joints, inboard);
   CheckHalfspaces(bodies, joints, inboard);
   for (BodySpec& spec : bodies) ResolveMassProperties(spec);
-  const std::vector<std::optional<VelocitySource>> velocity =
-      Assemble(bodies, joints, inboard, model);
+  const std::vector<StateSource> sources = Assemble(bodies, joints, inboard, model);
   multibody::AssignCoordinates(model);
-  CheckInitialEnergy(model, velocity);
+  CheckInitialKineticEnergy(model, sources, root);
+  CheckInitialPotentialEnergy(model, sources, root);
   return model;
 }
 

@@ -29,9 +29,10 @@
 
 namespace csim::io {
 
-/// Builds the model from the scene's root map (top-level keys already checked). Mesh
-/// files are resolved relative to `scene_dir` ("" for the current directory). The gravity
-/// is left at its default; the loader sets it from `settings`.
-multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir);
+/// Builds the model from the scene's root map (top-level keys already checked), under
+/// `gravity` (from `settings`: the initial state's potential energy is checked with it).
+/// Mesh files are resolved relative to `scene_dir` ("" for the current directory).
+multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir,
+                            const Eigen::Vector3d& gravity);
 
 }  // namespace csim::io

@@ -266,8 +266,7 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   Eigen::Vector3d gravity(0, 0, -9.81);
   if (auto settings = reader.Find("settings")) gravity = ReadSettings(*settings, scene.settings);
   if (scene.settings.output.file.empty()) scene.settings.output.file = scene.name + ".h5";
-  scene.model = BuildModel(reader, DirectoryOf(path));
-  scene.model.gravity = gravity;
+  scene.model = BuildModel(reader, DirectoryOf(path), gravity);
   return scene;
 }
 

@@ -205,5 +205,48 @@ TEST_CASE("an initial velocity whose kinetic energy overflows is rejected", "[mo
                 5, 69, "joint 'j': initial velocity [1e+160]: its kinetic energy overflows");
 }
 
+TEST_CASE("an initial state whose potential energy overflows is rejected", "[model_builder]") {
+  // Found by fuzzing: a slider starting at q = -1e308 on a spring ran, failed at step 1 and
+  // left a file with no row at all (the recorder refuses a state whose energy overflows).
+  const std::string slider =
+      "csim: 1\nsettings: {gravity: [0, 0, 0]}\nbodies:\n"
+      "  - {name: a, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}\n"
+      "joints:\n  - {name: s, type: prismatic, parent: world, child: a, axis: [1, 0, 0], "
+      "spring: {stiffness: [100]}, initial: {q: [";
+  CheckRejected(slider + "-1e308]}}\n", 6, 115,
+                "joint 's': its spring is stretched by -1e+308 at the start: the spring's "
+                "energy overflows (joints[0].initial.q)");
+  // 1/2 k x^2 = 5e301 J: finite however large, so allowed.
+  CHECK(LoadSceneFromText(slider + "-1e150]}}\n", "test.yaml", {}).model.num_bodies() == 1);
+
+  // A free body 1e308 m up: m g z overflows under gravity, located at its pose.
+  const std::string high = "csim: 1\nbodies:\n  - name: ball\n    mass: 1\n"
+                           "    geometry: [{shape: sphere, radius: 0.1}]\n"
+                           "    pose: {position: [0, 0, 1e308]}\n";
+  CheckRejected(high, 6, 11,
+                "body 'ball': the centre of mass of body 'ball' starts at [0, 0, 1e+308] m: its "
+                "potential energy in gravity overflows");
+  // Without gravity its potential energy is zero: allowed. So the check uses the scene's
+  // gravity, not the default.
+  CHECK(LoadSceneFromText(high + "settings: {gravity: [0, 0, 0]}\n", "test.yaml", {})
+            .model.num_bodies() == 1);
+  // Two bodies at 1e307 m, each term finite (9.81e307 J), their sum not: the second blamed.
+  const std::string pair = "csim: 1\nbodies:\n"
+                           "  - {name: a, mass: 1, inertia: [1, 1, 1, 0, 0, 0], "
+                           "pose: {position: [0, 0, 1e307]}}\n"
+                           "  - {name: b, mass: 1, inertia: [1, 1, 1, 0, 0, 0], "
+                           "pose: {position: [0, 0, 1e307]}}\n";
+  CheckRejected(pair, 4, 59, "body 'b': the centre of mass of body 'b' starts at");
+}
+
+TEST_CASE("prescribed motion whose kinetic energy overflows is rejected", "[model_builder]") {
+  // No initial velocity to blame: the message is about the initial state, at `bodies`.
+  CheckRejected("csim: 1\nbodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}\n"
+                "joints:\n  - {name: j, type: revolute, parent: world, child: a, "
+                "prescribed: {type: sine, amplitude: [1e200], frequency: 1e200}}\n",
+                3, 3, "the kinetic energy of the initial state (prescribed motion at t = 0 "
+                "included) overflows");
+}
+
 }  // namespace
 }  // namespace csim::io

@@ -1,0 +1,361 @@
+#!/usr/bin/python3
+"""Feed csim damaged and extreme inputs and check the promises of docs/cli.md hold.
+
+Five kinds of input, each mutated from a sound one with a seeded generator (same
+arguments, same cases):
+
+  scenes   the scenes of scenes/ with a key deleted, duplicated or given a value of the
+           wrong kind (strings, lists, NaN, infinities, huge and tiny numbers), or with
+           bytes of the text overwritten or the text cut short;
+  numbers  the same scenes with 1-3 numbers scaled by 1e-30..1e30, negated, zeroed or
+           perturbed: well-formed scenes with extreme physics;
+  cli      `csim run` with --set overrides and options given odd values and paths;
+  meshes   a scene of two mesh bodies whose OBJ or STL file is damaged, cut short,
+           degenerate, non-convex or scaled to nothing or to 1e200;
+  outputs  a csim output file with bytes overwritten or cut short, read by `csim info`
+           and `csim export-html`.
+
+A case fails when csim dies of a signal, exits with a status cli.md does not list, fails
+without a word on stderr, names no file in an invalid-input message about a
+scene, does not end within 30 s of the SIGINT it gets after --timeout seconds (a mutated
+time step can ask for 1e11 steps: a long run, not a hang), or leaves an output file that
+tools/check_output.py rejects after a run that completed, failed or was
+interrupted. Failing inputs are copied to --keep. Prints a table of exit statuses
+per kind (markdown with --markdown) and exits 1 if any case failed.
+
+Every run is short (--duration 0.05 s of simulated time), so the cases test the loader,
+the checks and the first steps; a whole run of each kind's cases takes a few minutes.
+"""
+
+import argparse
+import collections
+import datetime
+import os
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KINDS = ("scenes", "numbers", "cli", "meshes", "outputs")
+STATUSES = {0: "0 completed", 1: "1 invalid input", 2: "2 usage", 3: "3 failed",
+            4: "4 I/O error", 130: "130 SIGINT", 143: "143 SIGTERM"}
+ODD_VALUES = [-1, 0, -0.0, 1e308, -1e308, 1e-320, float("nan"), float("inf"),
+              float("-inf"), "abc", [], {}, None, True, 3, 2.5, [1, 2], [1, 2, 3, 4],
+              [float("nan"), 0, 0], 1e9, -1e9, "", "0x10", 1e-12]
+
+
+class Fuzzer:
+    def __init__(self, args):
+        self.args = args
+        self.rng = random.Random(args.seed)
+        self.work = tempfile.mkdtemp(prefix="csim_fuzz_")
+        self.scenes = sorted(os.path.join(REPO, "scenes", f)
+                             for f in os.listdir(os.path.join(REPO, "scenes"))
+                             if f.endswith(".yaml"))
+        self.statuses = collections.defaultdict(collections.Counter)
+        self.failures = []
+        self.check = os.path.join(REPO, "tools", "check_output.py")
+
+    # ---- running csim -------------------------------------------------------------------
+
+    def csim(self, kind, case, argv, output=None, scene_name=None):
+        """Runs csim, records its status and returns it (None when it failed a promise)."""
+        process = subprocess.Popen([self.args.csim] + argv, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, errors="replace")
+        try:
+            _, stderr = process.communicate(timeout=self.args.timeout)
+        except subprocess.TimeoutExpired:
+            # A mutated time step of 1e-13 s asks for 5e11 steps: a long run, not a hang.
+            # cli.md's promise for it: SIGINT ends it within a step, keeping the file.
+            process.send_signal(signal.SIGINT)
+            try:
+                _, stderr = process.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                return self.fail(kind, case, f"still running 30 s after SIGINT", argv)
+        status = process.returncode
+        self.statuses[kind][STATUSES.get(status, f"{status} (unlisted)")] += 1
+        if status < 0:
+            return self.fail(kind, case, f"died of signal {-status}", argv, stderr)
+        if status not in STATUSES:
+            return self.fail(kind, case, f"exit status {status} is not in cli.md", argv,
+                             stderr)
+        if status not in (0, 130, 143) and not stderr.strip():  # -q hides the interruption
+            return self.fail(kind, case, f"exit status {status} without a message", argv)
+        if status == 1 and scene_name and scene_name not in stderr:
+            return self.fail(kind, case, "invalid input without the file's name", argv,
+                             stderr)
+        if output and status in (0, 3, 130) and os.path.exists(output):
+            c = subprocess.run(["/usr/bin/python3", self.check, output], capture_output=True,
+                               text=True)
+            if c.returncode != 0:
+                return self.fail(kind, case, "output rejected by check_output.py", argv,
+                                 c.stdout + c.stderr)
+        return status
+
+    def fail(self, kind, case, what, argv, stderr=""):
+        kept = []  # the case's inputs: the scene, its mesh, the damaged output
+        os.makedirs(self.args.keep, exist_ok=True)
+        for name in ("case.yaml", "mesh.obj", "mesh.stl", "damaged.h5"):
+            if os.path.isfile(self.path(name)):
+                dest = os.path.join(self.args.keep, f"{kind}_{case}_{name}")
+                shutil.copy(self.path(name), dest)
+                kept.append(dest)
+        self.failures.append((kind, case, what, " ".join(argv), stderr.strip()[-300:], kept))
+        print(f"FAIL {kind} #{case}: {what}: {' '.join(argv)}\n  {stderr.strip()[-300:]}",
+              flush=True)
+        return None
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def run_scene(self, kind, case, text, extra=()):
+        scene = self.path("case.yaml")
+        output = self.path("case.h5")
+        with open(scene, "w", encoding="utf-8", errors="replace") as f:
+            f.write(text)
+        if os.path.exists(output):
+            os.remove(output)
+        argv = ["run", scene, "-o", output, "--duration", "0.05", "--no-progress", "-q",
+                *extra]
+        self.csim(kind, case, argv, output=output, scene_name="case.yaml")
+
+    # ---- the kinds --------------------------------------------------------------------
+
+    def scenes_case(self, case):
+        text = open(self.rng.choice(self.scenes)).read()
+        if self.rng.random() < 0.7:
+            text = self.mutate_structure(text)
+        else:
+            text = self.mutate_bytes(text.encode()).decode("utf-8", errors="replace")
+        self.run_scene("scenes", case, text)
+
+    def numbers_case(self, case):
+        doc = yaml.safe_load(open(self.rng.choice(self.scenes)))
+        leaves = [p for p, v in leaves_of(doc)
+                  if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        for _ in range(self.rng.randint(1, 3)):
+            p = self.rng.choice(leaves)
+            v = get(doc, p)
+            r = self.rng.random()
+            if r < 0.5:
+                v = v * 10.0 ** self.rng.randint(-30, 30)
+            elif r < 0.7:
+                v = -v
+            elif r < 0.85:
+                v = 0
+            else:
+                v = v * (1 + self.rng.uniform(-1, 1))
+            put(doc, p, v)
+        self.run_scene("numbers", case, yaml.safe_dump(doc, sort_keys=False))
+
+    def cli_case(self, case):
+        values = ["", "0", "-1", "1e-3", "nan", "inf", "-inf", "1e308", "abc", "[1,2]",
+                  "{a: 1}", "null", "~", "'x'", "0.01", "2", "1e-300", "[", "]", "{", ":",
+                  "&a", "*a", "!!binary AAAA", "\x01", "999999999999999999999"]
+        keys = ["settings.time_step", "settings.duration", "settings.integrator",
+                "settings.contact_model", "settings.solver.relative_tolerance",
+                "settings.solver.max_iterations", "bodies.0.mass",
+                "bodies[0].geometry[0].radius", "materials.default.friction",
+                "settings.output.every", "settings.output", "bodies", "settings", "", ".",
+                "..", "bodies.99.mass", "bodies[-1].mass", "settings.gravity",
+                "settings.gravity.0", "csim", "name", "joints", "settings.threads"]
+        scene = os.path.join(REPO, "scenes", "bouncing_balls.yaml")
+        output = self.path("cli.h5")
+        if os.path.exists(output):
+            os.remove(output)
+        argv = ["run", scene, "-q", "--no-progress", "--duration", "0.02", "-o", output]
+        for _ in range(self.rng.randint(1, 4)):
+            if self.rng.random() < 0.6:
+                argv += ["--set", f"{self.rng.choice(keys)}={self.rng.choice(values)}"]
+            else:
+                option = self.rng.choice(["--dt", "--duration", "--integrator",
+                                          "--contact-model", "--threads", "-o"])
+                value = self.rng.choice(values)
+                if option == "-o":
+                    value = self.rng.choice([output, "", "/", self.work, scene,
+                                             "/proc/csim_fuzz.h5", self.path("a b.h5")])
+                argv += [option, value]
+        self.csim("cli", case, argv)
+
+    def meshes_case(self, case):
+        ext = self.rng.choice(["obj", "stl"])
+        sound = open(os.path.join(REPO, "tests", "data", f"unit_cube.{ext}"), "rb").read()
+        r = self.rng.random()
+        if r < 0.2:
+            data = sound  # the extreme scales and masses alone
+        elif ext == "obj" and r < 0.6:
+            data = self.random_obj()
+        elif ext == "stl" and len(sound) > 84 and r < 0.45:
+            damaged = bytearray(sound)  # a binary STL's triangle count
+            struct.pack_into("<I", damaged, 80,
+                             self.rng.choice([0, 1, 2**31, 2**32 - 1, 11, 13]))
+            data = bytes(damaged)
+        else:
+            data = self.mutate_bytes(sound, b"0123456789-.e+ \nvf/#\x00\xffnaif")
+        mesh = self.path(f"mesh.{ext}")
+        with open(mesh, "wb") as f:
+            f.write(data)
+        scale = self.rng.choice(["[1, 1, 1]", "[0.2, 0.2, 0.2]", "[1e-9, 1, 1]",
+                                 "[0, 1, 1]", "[-1, 1, 1]", "[1e200, 1e200, 1e200]"])
+        mass = self.rng.choice(["1.0", "1e-12", "1e12"])
+        text = f"""csim: 1
+name: mesh_fuzz
+settings: {{time_step: 1.0e-3, duration: 0.05}}
+world:
+  geometry: [{{shape: halfspace}}]
+bodies:
+  - name: m
+    mass: {mass}
+    pose: {{position: [0, 0, 0.6]}}
+    geometry: [{{shape: mesh, file: {mesh}, scale: {scale}}}]
+  - name: m2
+    mass: 1.0
+    pose: {{position: [0.3, 0.1, 2.0]}}
+    geometry: [{{shape: mesh, file: {mesh}, scale: [0.3, 0.3, 0.3]}}]
+"""
+        self.run_scene("meshes", case, text)
+
+    def outputs_case(self, case):
+        sound = self.path("sound.h5")
+        if not os.path.exists(sound):
+            r = subprocess.run([self.args.csim, "run",
+                                os.path.join(REPO, "scenes", "bouncing_balls.yaml"), "-o",
+                                sound, "--duration", "0.2", "-q", "--no-progress"])
+            if r.returncode != 0:
+                sys.exit("fuzz_inputs.py: cannot make the sound output file")
+        data = bytearray(open(sound, "rb").read())
+        if self.rng.random() < 0.3:
+            data = data[:self.rng.randrange(len(data))]
+        else:
+            for _ in range(self.rng.randint(1, 50)):
+                data[self.rng.randrange(len(data))] = self.rng.randrange(256)
+        damaged = self.path("damaged.h5")
+        with open(damaged, "wb") as f:
+            f.write(data)
+        page = self.path("damaged.html")
+        self.csim("outputs", case, ["info", damaged])
+        self.csim("outputs", case, ["export-html", damaged, "-o", page])
+
+    # ---- mutations --------------------------------------------------------------------
+
+    def mutate_structure(self, text):
+        doc = yaml.safe_load(text)
+        for _ in range(self.rng.randint(1, 3)):
+            inner = [p for p, _ in leaves_of(doc, with_inner=True) if p]
+            if not inner:
+                break
+            p = self.rng.choice(inner)
+            parent = get(doc, p[:-1])
+            r = self.rng.random()
+            if r < 0.6:
+                parent[p[-1]] = self.rng.choice(ODD_VALUES)
+            elif r < 0.8:
+                del parent[p[-1]]
+            elif isinstance(parent, list):
+                parent.append(parent[p[-1]])
+            else:
+                parent[f"{p[-1]}_x"] = parent[p[-1]]
+        return yaml.safe_dump(doc, sort_keys=False)
+
+    def mutate_bytes(self, data, alphabet=b"{}[]:,-\t\n #&*!|>'\"%@`0123456789.e\x00\xff"):
+        data = bytearray(data)
+        if self.rng.random() < 0.3:
+            return bytes(data[:self.rng.randint(0, len(data))])
+        for _ in range(self.rng.randint(1, 5)):
+            data[self.rng.randrange(len(data))] = self.rng.choice(alphabet)
+        return bytes(data)
+
+    def random_obj(self):
+        n = self.rng.randint(1, 12)
+        lines = [f"v {self.rng.uniform(-1, 1)} {self.rng.uniform(-1, 1)} "
+                 f"{self.rng.choice([self.rng.uniform(-1, 1), 0.0])}" for _ in range(n)]
+        for _ in range(self.rng.randint(0, 20)):
+            lines.append("f " + " ".join(str(self.rng.randint(-n - 1, n + 1))
+                                         for _ in range(self.rng.randint(1, 5))))
+        return "\n".join(lines).encode()
+
+
+def leaves_of(node, prefix=(), with_inner=False):
+    if with_inner or not isinstance(node, (dict, list)):
+        yield prefix, node
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from leaves_of(v, prefix + (k,), with_inner)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from leaves_of(v, prefix + (i,), with_inner)
+
+
+def get(doc, path):
+    for p in path:
+        doc = doc[p]
+    return doc
+
+
+def put(doc, path, value):
+    get(doc, path[:-1])[path[-1]] = value
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--csim", default=os.path.join(REPO, "build", "app", "csim"))
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--cases", type=int, default=200, help="cases per kind")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=20.0,
+                        help="seconds before a run gets SIGINT (it must then end within "
+                             "30 s, exit 130 and keep a sound file)")
+    parser.add_argument("--keep", default="fuzz_failures",
+                        help="directory for the inputs of failing cases")
+    parser.add_argument("--markdown", help="write the table of exit statuses here")
+    args = parser.parse_args()
+    if not os.access(args.csim, os.X_OK):
+        sys.exit(f"fuzz_inputs.py: no csim executable at {args.csim} (build first)")
+
+    fuzzer = Fuzzer(args)
+    try:
+        for kind in args.kinds:
+            for case in range(args.cases):
+                getattr(fuzzer, f"{kind}_case")(case)
+    finally:
+        shutil.rmtree(fuzzer.work, ignore_errors=True)
+
+    columns = sorted({s for c in fuzzer.statuses.values() for s in c},
+                     key=lambda s: int(s.split()[0]))
+    lines = ["| kind | runs of csim | " + " | ".join(columns) + " | failures |",
+             "|---" * (len(columns) + 3) + "|"]
+    for kind in args.kinds:
+        c = fuzzer.statuses[kind]
+        failed = sum(1 for f in fuzzer.failures if f[0] == kind)
+        lines.append(f"| {kind} | {sum(c.values())} | "
+                     + " | ".join(str(c.get(s, 0)) for s in columns) + f" | {failed} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("# Damaged and extreme inputs (tools/fuzz_inputs.py)\n\n")
+            commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                                    capture_output=True, text=True).stdout.strip() or "?"
+            f.write("Generated by `tools/fuzz_inputs.py " + " ".join(sys.argv[1:]) +
+                    f"` at commit {commit} on {datetime.date.today().isoformat()} "
+                    f"(csim: {args.csim}).\n\n")
+            f.write(__doc__.split("\n\n", 1)[1].strip() + "\n\n")
+            f.write("Exit statuses of csim per kind of input (a case of `outputs` runs "
+                    "`info` and `export-html`, so it counts twice):\n\n" + table + "\n")
+            if fuzzer.failures:
+                f.write("\nFailures:\n\n")
+                for kind, case, what, argv, stderr, _ in fuzzer.failures:
+                    f.write(f"- {kind} #{case}: {what}: `{argv}`\n")
+    return 1 if fuzzer.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

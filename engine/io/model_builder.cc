@@ -33,12 +33,12 @@ struct BodySpec {
 
 /// Where a body's initial state was set, for located messages: who owns it ("body 'ball'"
 /// for a free body, "joint 'hinge'" otherwise), the node of its position (`initial.q` of a
-/// joint or `pose` of a free body when given, else the joint or body itself), of its
-/// velocity (`initial.v` or `velocity`) if given, and of the joint's spring if any.
+/// joint or `pose` of a free body when given, else the joint or body itself) and of its
+/// velocity (`initial.v` or `velocity`) if given.
 struct StateSource {
   std::string owner;
   NodeReader position;
-  std::optional<NodeReader> velocity, spring;
+  std::optional<NodeReader> velocity;
 };
 
 /// A joint as read from the file, with the file-order indices of its bodies.
@@ -586,18 +586,18 @@ void CheckFreeJointName(const BodySpec& spec, const std::vector<JointSpec>& join
   }
 }
 
-/// Where `joint`'s initial state was set (`initial.q`, `initial.v`, `spring`).
+/// Where `joint`'s initial state was set (`initial.q`, `initial.v`).
 StateSource JointStateSource(const JointSpec& joint) {
   const auto initial = joint.node.Find("initial");
   const auto q = initial ? initial->Find("q") : std::nullopt;
   return StateSource{"joint '" + joint.joint.name + "'", q ? *q : joint.node,
-                     initial ? initial->Find("v") : std::nullopt, joint.node.Find("spring")};
+                     initial ? initial->Find("v") : std::nullopt};
 }
 
 /// Where a free body's initial state was set (`pose`, `velocity`).
 StateSource BodyStateSource(const BodySpec& body) {
   return StateSource{"body '" + body.body.name + "'", body.pose ? *body.pose : body.node,
-                     body.velocity, std::nullopt};
+                     body.velocity};
 }
 
 /// Fills model.bodies / model.joints in topological order (`inboard` from InboardJoints);
@@ -721,23 +721,21 @@ void CheckInitialPotentialEnergy(const multibody::Model& model,
   if (std::isfinite(multibody::CalcPotentialEnergy(model, ws))) return;
   double sum = 0.0;
   for (int i = 0; i < model.num_bodies(); ++i) {
-    const multibody::Body& b = model.bodies[i];
-    const Eigen::Vector3d p_com = ws.X_WB[i] * b.com;
-    sum -= b.mass * model.gravity.dot(p_com);
+    sum += multibody::CalcGravityEnergy(model, ws, i);
     if (!std::isfinite(sum)) {
+      const Eigen::Vector3d p_com = ws.X_WB[i] * model.bodies[i].com;
       std::ostringstream where;
-      where << sources[i].owner << ": the centre of mass of body '" << b.name << "' starts at ["
-            << p_com.x() << ", " << p_com.y() << ", " << p_com.z()
+      where << sources[i].owner << ": the centre of mass of body '" << model.bodies[i].name
+            << "' starts at [" << p_com.x() << ", " << p_com.y() << ", " << p_com.z()
             << "] m: its potential energy in gravity overflows";
       sources[i].position.Fail(where.str());
     }
-    const Joint& j = model.joints[i];
-    for (int k = 0; k < j.spring_stiffness.size(); ++k) {
-      const double stretch = ws.q_j[i][k] - j.spring_rest[k];
-      sum += 0.5 * j.spring_stiffness[k] * stretch * stretch;
+    for (int k = 0; k < model.joints[i].spring_stiffness.size(); ++k) {
+      sum += multibody::CalcSpringEnergy(model, ws, i, k);
       if (std::isfinite(sum)) continue;
       std::ostringstream where;
-      where << sources[i].owner << ": its spring is stretched by " << stretch
+      where << sources[i].owner << ": its spring is stretched by "
+            << ws.q_j[i][k] - model.joints[i].spring_rest[k]
             << " at the start: the spring's energy overflows";
       sources[i].position.Fail(where.str());
     }

@@ -9,16 +9,23 @@ double CalcKineticEnergy(const Model& model, const Workspace& ws) {
   return T;
 }
 
+double CalcGravityEnergy(const Model& model, const Workspace& ws, int i) {
+  const Body& b = model.bodies[i];
+  return -b.mass * model.gravity.dot(ws.X_WB[i] * b.com);
+}
+
+double CalcSpringEnergy(const Model& model, const Workspace& ws, int i, int k) {
+  const Joint& j = model.joints[i];
+  const double dq = ws.q_j[i][k] - j.spring_rest[k];
+  return 0.5 * j.spring_stiffness[k] * dq * dq;
+}
+
 double CalcPotentialEnergy(const Model& model, const Workspace& ws) {
   double U = 0.0;
   for (int i = 0; i < model.num_bodies(); ++i) {
-    const Body& b = model.bodies[i];
-    U -= b.mass * model.gravity.dot(ws.X_WB[i] * b.com);
-    const Joint& j = model.joints[i];
-    if (j.spring_stiffness.size() == 0) continue;
-    for (int k = 0; k < j.nv; ++k) {
-      const double dq = ws.q_j[i][k] - j.spring_rest[k];
-      U += 0.5 * j.spring_stiffness[k] * dq * dq;
+    U += CalcGravityEnergy(model, ws, i);
+    for (int k = 0; k < model.joints[i].spring_stiffness.size(); ++k) {
+      U += CalcSpringEnergy(model, ws, i, k);
     }
   }
   return U;

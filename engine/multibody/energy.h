@@ -14,4 +14,11 @@ double CalcKineticEnergy(const Model& model, const Workspace& ws);
 /// 1/2 k (q - rest)^2. After CalcKinematics.
 double CalcPotentialEnergy(const Model& model, const Workspace& ws);
 
+/// Body i's term of the potential energy in gravity, -m g . p_com [J]. After CalcKinematics.
+double CalcGravityEnergy(const Model& model, const Workspace& ws, int i);
+
+/// The energy of spring k of joint i, 1/2 k (q - rest)^2 [J] (joint i has springs). After
+/// CalcKinematics.
+double CalcSpringEnergy(const Model& model, const Workspace& ws, int i, int k);
+
 }  // namespace csim::multibody

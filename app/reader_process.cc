@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,14 @@
 namespace csim::app {
 
 namespace {
+
+// The signals of a fault in the reading code itself (a wild write, glibc's abort on a
+// smashed heap), as opposed to those sent from outside.
+bool IsCrash(int signal_number) {
+  return signal_number == SIGSEGV || signal_number == SIGBUS || signal_number == SIGABRT ||
+         signal_number == SIGFPE || signal_number == SIGILL || signal_number == SIGTRAP ||
+         signal_number == SIGSYS;
+}
 
 [[noreturn]] void RunChild(const std::function<int()>& command, pid_t parent) {
   // A reader outliving a killed csim would go on writing to the caller's terminal or
@@ -54,8 +63,12 @@ int RunInReaderProcess(const std::string& input_file, const std::function<int()>
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   const int signal_number = WTERMSIG(status);
-  if (signal_number == SIGINT || signal_number == SIGTERM) {
-    return kExitSignalBase + signal_number;
+  if (!IsCrash(signal_number)) {
+    // Not the reader's fault (SIGPIPE from `csim info F | head`, SIGINT, SIGTERM, SIGKILL):
+    // end the way csim ended before it read in a child, by the same signal.
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+    return kExitSignalBase + signal_number;  // a signal that does not end the process
   }
   std::fprintf(stderr,
                "csim: error: '%s': reading it crashed the reader (%s): the file is most "

@@ -13,9 +13,10 @@
 namespace csim::app {
 
 /// Runs `command` (which reports its own errors and returns an exit status) in a forked
-/// child and returns that status. If the child dies of a signal, prints an error naming
-/// `input_file` and returns 4 (128 + N for SIGINT / SIGTERM, as if csim had received it).
-/// Without a process to spare (fork fails), runs `command` here.
+/// child and returns that status. If the child dies of a fault (SIGSEGV, SIGBUS, SIGABRT,
+/// ...), prints an error naming `input_file` and returns 4; if it dies of a signal sent
+/// from outside (SIGPIPE, SIGINT, SIGTERM, SIGKILL), csim ends by the same signal, as it did
+/// before it read in a child. Without a process to spare (fork fails), runs `command` here.
 int RunInReaderProcess(const std::string& input_file, const std::function<int()>& command);
 
 }  // namespace csim::app

@@ -550,6 +550,22 @@ TEST_CASE("a damaged output file that crashes libhdf5 is an I/O error, not a cra
   CHECK(Contains(good_info.out, "pendulum"));
   CHECK(Csim({"export-html", good, "-o", page}, dir).status == 0);
   CHECK(fs::exists(page));
+
+  // A reader killed from outside is no sign of damage: `csim info good.h5` writing into a
+  // pipe whose reader is gone dies of SIGPIPE, as csim did before it read in a child (the
+  // child's death was first reported as a damaged file). Python's subprocess restores
+  // SIGPIPE's default in the child, so the death is certain.
+  const char* const kClosedPipe =
+      "import os, subprocess, sys\n"
+      "r, w = os.pipe(); os.close(r)\n"
+      "p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)\n"
+      "print(p.returncode); sys.stdout.write(p.stderr.decode())\n";
+  const Outcome piped =
+      RunProgram({"/usr/bin/python3", "-c", kClosedPipe, CSIM_EXECUTABLE, "info", good}, dir);
+  INFO(piped.out << piped.err);
+  CHECK(piped.status == 0);
+  CHECK(Contains(piped.out, "-" + std::to_string(SIGPIPE) + "\n"));
+  CHECK_FALSE(Contains(piped.out, "damaged"));
 }
 
 TEST_CASE("csim --version names the version, git commit and dependencies", "[cli]") {

@@ -13,7 +13,14 @@ arguments, same cases):
   meshes   a scene of two mesh bodies whose OBJ or STL file is damaged, cut short,
            degenerate, non-convex or scaled to nothing or to 1e200;
   outputs  a csim output file with bytes overwritten or cut short, read by `csim info`
-           and `csim export-html`.
+           and `csim export-html`;
+  signals  a run of clutter_40, rope_100 or bouncing_balls on 1 or 2 threads sent SIGINT
+           or SIGTERM (30 % of the cases twice, up to 50 ms apart) 0-1.5 s after its
+           start: it must exit 0 (finished first) or 130 / 143 (a second signal may end
+           it at once, by the signal), and its file must pass check_output.py.
+
+Not mutations of a sound input, the signals cases need an otherwise idle machine only for
+their timing; everything else is deterministic.
 
 A case fails when csim dies of a signal, exits with a status cli.md does not list, fails
 without a word on stderr, names no file in an invalid-input message about a
@@ -38,11 +45,12 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ("scenes", "numbers", "cli", "meshes", "outputs")
+KINDS = ("scenes", "numbers", "cli", "meshes", "outputs", "signals")
 STATUSES = {0: "0 completed", 1: "1 invalid input", 2: "2 usage", 3: "3 failed",
             4: "4 I/O error", 130: "130 SIGINT", 143: "143 SIGTERM"}
 ODD_VALUES = [-1, 0, -0.0, 1e308, -1e308, 1e-320, float("nan"), float("inf"),
@@ -244,6 +252,46 @@ bodies:
         self.csim("outputs", case, ["info", damaged])
         self.csim("outputs", case, ["export-html", damaged, "-o", page])
 
+    def signals_case(self, case):
+        scene = os.path.join(REPO, "scenes", self.rng.choice(
+            ["clutter_40.yaml", "rope_100.yaml", "bouncing_balls.yaml"]))
+        output = self.path("signals.h5")
+        if os.path.exists(output):
+            os.remove(output)
+        argv = ["run", scene, "-o", output, "-q", "--threads", self.rng.choice(["1", "2"])]
+        number = self.rng.choice([signal.SIGINT, signal.SIGTERM])
+        twice = self.rng.random() < 0.3
+        delays = (self.rng.uniform(0.0, 1.5), self.rng.uniform(0.0, 0.05))
+        process = subprocess.Popen([self.args.csim] + argv, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True, errors="replace")
+        time.sleep(delays[0])
+        process.send_signal(number)
+        if twice:
+            time.sleep(delays[1])
+            process.send_signal(number)
+        try:
+            _, stderr = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return self.fail("signals", case, f"still running 30 s after {number.name}", argv)
+        status = process.returncode
+        self.statuses["signals"][STATUSES.get(status, f"{status} (signal)" if status < 0
+                                              else f"{status} (unlisted)")] += 1
+        allowed = {0, 128 + number} | ({-number} if twice else set())
+        what = f"{number.name}{' twice' if twice else ''} after {delays[0]:.2f} s"
+        if status not in allowed:
+            return self.fail("signals", case, f"exit status {status} after {what}", argv,
+                             stderr)
+        if os.path.exists(output):
+            c = subprocess.run(["/usr/bin/python3", self.check, output], capture_output=True,
+                               text=True)
+            if c.returncode != 0:
+                return self.fail("signals", case, f"output rejected after {what}", argv,
+                                 c.stdout + c.stderr)
+        elif status != -number:
+            return self.fail("signals", case, f"no output file after {what}", argv, stderr)
+
     # ---- mutations --------------------------------------------------------------------
 
     def mutate_structure(self, text):
@@ -329,7 +377,7 @@ def main():
         shutil.rmtree(fuzzer.work, ignore_errors=True)
 
     columns = sorted({s for c in fuzzer.statuses.values() for s in c},
-                     key=lambda s: int(s.split()[0]))
+                     key=lambda s: (int(s.split()[0]) < 0, abs(int(s.split()[0]))))
     lines = ["| kind | runs of csim | " + " | ".join(columns) + " | failures |",
              "|---" * (len(columns) + 3) + "|"]
     for kind in args.kinds:

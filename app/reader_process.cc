@@ -1,6 +1,5 @@
 #include "app/reader_process.h"
 
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

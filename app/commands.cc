@@ -227,6 +227,11 @@ int RunCommand(const RunOptions& options) {
                  scene.settings.time_step, steps, end_time);
   }
 
+  // A second signal from here until the file holds its first row waits (signals.h).
+  HoldHardExit();
+  struct Release {
+    ~Release() { ReleaseHardExit(); }  // also when the recorder throws
+  } release;
   io::Hdf5Recorder recorder(output);
   sim::RunInfo info;
   info.model = &scene.model;
@@ -240,6 +245,7 @@ int RunCommand(const RunOptions& options) {
   sim::RunControl control;
   control.stop_requested = &g_stop_requested;
   control.on_progress = [&progress](const sim::Progress& p) { progress.Update(p); };
+  control.on_first_row = ReleaseHardExit;
   const sim::RunResult result =
       sim::Simulate(scene.model, scene.settings, info, recorder, control);
   progress.Clear();

@@ -13,9 +13,15 @@ namespace {
 // Only lock-free atomics and sig_atomic_t may be touched from a signal handler.
 std::atomic<bool>* g_stop = nullptr;
 volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_hold_hard_exit = 0;  // HoldHardExit: a second signal waits
+volatile std::sig_atomic_t g_held_signal = 0;     // the second signal that waits
 
 void OnStopSignal(int signo) {
-  if (g_signal != 0) _exit(kExitSignalBase + signo);  // second signal: give up at once
+  if (g_signal != 0) {  // second signal: give up at once, unless held
+    if (!g_hold_hard_exit) _exit(kExitSignalBase + signo);
+    g_held_signal = signo;
+    return;
+  }
   g_signal = signo;
   if (g_stop != nullptr) g_stop->store(true);
 }
@@ -34,5 +40,13 @@ void InstallStopHandlers(std::atomic<bool>* stop) {
 }
 
 int ReceivedStopSignal() { return static_cast<int>(g_signal); }
+
+void HoldHardExit() { g_hold_hard_exit = 1; }
+
+void ReleaseHardExit() {
+  g_hold_hard_exit = 0;
+  // A signal held before the line above is seen here; one after it exits in the handler.
+  if (g_held_signal != 0) _exit(kExitSignalBase + g_held_signal);
+}
 
 }  // namespace csim::app

@@ -15,4 +15,12 @@ void InstallStopHandlers(std::atomic<bool>* stop);
 /// The signal number that raised the stop flag, or 0 if none arrived.
 int ReceivedStopSignal();
 
+/// From HoldHardExit until ReleaseHardExit a second signal does not end csim at once but
+/// when released. Why: between the output file's creation and the flush of its first row
+/// (the initial state, tens of milliseconds), ending at once left a file with no row at
+/// all, which check_output.py rejects (found by tools/fuzz_inputs.py). Nothing in that
+/// window can get stuck in a Newton iteration, so the wait is short. Release is idempotent.
+void HoldHardExit();
+void ReleaseHardExit();
+
 }  // namespace csim::app

@@ -125,6 +125,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   };
   recorder.Begin(info);
   record(0);
+  if (control.on_first_row) control.on_first_row();
 
   RunResult result;
   Totals totals;

@@ -29,6 +29,9 @@ struct RunControl {
   const std::atomic<bool>* stop_requested = nullptr;
   /// Called from the loop thread every ~0.2 s of wall time; may be empty.
   std::function<void(const Progress&)> on_progress;
+  /// Called once the initial state's row has been recorded (the recorder makes the first
+  /// row durable at once), before the first step; may be empty.
+  std::function<void()> on_first_row;
 };
 
 /// What the end-of-run summary line (cli.md) reports.

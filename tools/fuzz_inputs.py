@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Feed csim damaged and extreme inputs and check the promises of docs/cli.md hold.
 
-Five kinds of input, each mutated from a sound one with a seeded generator (same
-arguments, same cases):
+Six kinds of input from a seeded generator (same arguments, same cases); the first five
+are mutations of a sound one:
 
   scenes   the scenes of scenes/ with a key deleted, duplicated or given a value of the
            wrong kind (strings, lists, NaN, infinities, huge and tiny numbers), or with
@@ -21,10 +21,10 @@ arguments, same cases):
            must pass check_output.py, and only a run stopped before its first step may
            leave none (cli.md).
 
-Not mutations of a sound input, the signals cases need an otherwise idle machine only for
-their timing; everything else is deterministic.
+The signals cases depend on the machine's timing (when the signal lands); everything else
+is deterministic.
 
-A case fails when csim dies of a signal, exits with a status cli.md does not list, fails
+A case fails when csim dies of a signal it was not sent, exits with a status cli.md does not list, fails
 without a word on stderr, names no file in an invalid-input message about a
 scene, does not end within 30 s of the SIGINT it gets after --timeout seconds (a mutated
 time step can ask for 1e11 steps: a long run, not a hang), or leaves an output file that
@@ -32,8 +32,9 @@ tools/check_output.py rejects after a run that completed, failed or was
 interrupted. Failing inputs are copied to --keep. Prints a table of exit statuses
 per kind (markdown with --markdown) and exits 1 if any case failed.
 
-Every run is short (--duration 0.05 s of simulated time), so the cases test the loader,
-the checks and the first steps; a whole run of each kind's cases takes a few minutes.
+The runs of the first four kinds are short (--duration 0.05 s of simulated time), so
+they test the loader, the checks and the first steps; 200 cases of each of the six kinds
+take about 11 minutes.
 """
 
 import argparse

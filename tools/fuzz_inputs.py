@@ -112,9 +112,11 @@ class Fuzzer:
         return status
 
     def fail(self, kind, case, what, argv, stderr=""):
-        kept = []  # the case's inputs: the scene, its mesh, the damaged output
+        kept = []  # the case's own inputs (the command line names the rest)
+        inputs = {"scenes": ["case.yaml"], "numbers": ["case.yaml"],
+                  "meshes": ["case.yaml", "mesh.obj", "mesh.stl"], "outputs": ["damaged.h5"]}
         os.makedirs(self.args.keep, exist_ok=True)
-        for name in ("case.yaml", "mesh.obj", "mesh.stl", "damaged.h5"):
+        for name in inputs.get(kind, []):
             if os.path.isfile(self.path(name)):
                 dest = os.path.join(self.args.keep, f"{kind}_{case}_{name}")
                 shutil.copy(self.path(name), dest)

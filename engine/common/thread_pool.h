@@ -22,8 +22,8 @@
 // bench/thread_pool_bench.cc, and workers that spun 200 us before sleeping cut that to
 // under 1 us but changed no csim_bench figure beyond the run-to-run spread; waking the
 // workers at the start of the solve to spin until its loop, 500 us at most, was slower:
-// 0.64 ms per step on clutter-160 without walls, 2 threads, against 0.62 without); OpenMP (a new dependency, and its
-// runtime's thread handling is not ours to test).
+// 0.64 ms per step on clutter-160 without walls, 2 threads, against 0.62 without); OpenMP
+// (a new dependency, and its runtime's thread handling is not ours to test).
 
 #include <atomic>
 #include <condition_variable>

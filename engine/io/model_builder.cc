@@ -683,16 +683,17 @@ NodeReader BodiesOrRoot(const NodeReader& root) {
 /// whose energy is not finite). When the total overflows, the joints' velocities are added
 /// one at a time, in order, and the one that makes it overflow is reported (only then: the
 /// search costs one kinematics pass per joint); the `bodies` list when none does
-/// (prescribed motion).
+/// (prescribed motion). `initial` holds the kinematics of the initial state.
 void CheckInitialKineticEnergy(const multibody::Model& model,
-                               const std::vector<StateSource>& sources, const NodeReader& root) {
+                               const std::vector<StateSource>& sources, const NodeReader& root,
+                               const multibody::Workspace& initial) {
+  if (std::isfinite(multibody::CalcKineticEnergy(model, initial))) return;
   multibody::Workspace ws = multibody::MakeWorkspace(model);
   const Eigen::VectorXd q = model.InitialQ(), v = model.InitialV();
   const auto energy_is_finite = [&](const Eigen::VectorXd& v_trial) {
     multibody::CalcKinematics(model, 0.0, q, v_trial, ws);
     return std::isfinite(multibody::CalcKineticEnergy(model, ws));
   };
-  if (energy_is_finite(v)) return;
   Eigen::VectorXd partial = Eigen::VectorXd::Zero(model.nv);
   if (energy_is_finite(partial)) {
     for (int i = 0; i < model.num_bodies(); ++i) {
@@ -711,13 +712,11 @@ void CheckInitialKineticEnergy(const multibody::Model& model,
 /// Rejects an initial state whose potential energy (gravity and springs) overflows, for
 /// the reason above: a body at 1e308 m, or a spring stretched by 1e160 (found by fuzzing:
 /// the run recorded no row at all). Blames the first body, in topological order, whose
-/// own term or whose addition to the sum overflows: its position or its spring.
+/// own term or whose addition to the sum overflows: its position or its spring. `ws` holds
+/// the kinematics of the initial state.
 void CheckInitialPotentialEnergy(const multibody::Model& model,
-                                 const std::vector<StateSource>& sources,
-                                 const NodeReader& root) {
-  multibody::Workspace ws = multibody::MakeWorkspace(model);
-  const Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv);
-  multibody::CalcKinematics(model, 0.0, model.InitialQ(), v, ws);
+                                 const std::vector<StateSource>& sources, const NodeReader& root,
+                                 const multibody::Workspace& ws) {
   if (std::isfinite(multibody::CalcPotentialEnergy(model, ws))) return;
   double sum = 0.0;
   for (int i = 0; i < model.num_bodies(); ++i) {
@@ -763,8 +762,12 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   for (BodySpec& spec : bodies) ResolveMassProperties(spec);
   const std::vector<StateSource> sources = Assemble(bodies, joints, inboard, model);
   multibody::AssignCoordinates(model);
-  CheckInitialKineticEnergy(model, sources, root);
-  CheckInitialPotentialEnergy(model, sources, root);
+  // One kinematics pass at the initial state serves both checks (positions do not depend
+  // on the velocities).
+  multibody::Workspace initial = multibody::MakeWorkspace(model);
+  multibody::CalcKinematics(model, 0.0, model.InitialQ(), model.InitialV(), initial);
+  CheckInitialKineticEnergy(model, sources, root, initial);
+  CheckInitialPotentialEnergy(model, sources, root, initial);
   return model;
 }
 

@@ -104,12 +104,17 @@ class Fuzzer:
             return self.fail(kind, case, "invalid input without the file's name", argv,
                              stderr)
         if output and status in (0, 3, 130) and os.path.exists(output):
-            c = subprocess.run(["/usr/bin/python3", self.check, output], capture_output=True,
-                               text=True)
-            if c.returncode != 0:
+            problems = self.output_problems(output)
+            if problems:
                 return self.fail(kind, case, "output rejected by check_output.py", argv,
-                                 c.stdout + c.stderr)
+                                 problems)
         return status
+
+    def output_problems(self, output):
+        """check_output.py's report on `output`, or "" when it accepts the file."""
+        c = subprocess.run(["/usr/bin/python3", self.check, output], capture_output=True,
+                           text=True)
+        return "" if c.returncode == 0 else c.stdout + c.stderr
 
     def fail(self, kind, case, what, argv, stderr=""):
         kept = []  # the case's own inputs (the command line names the rest)
@@ -290,11 +295,10 @@ bodies:
             return self.fail("signals", case, f"exit status {status} after {what}", argv,
                              stderr)
         if os.path.exists(output):
-            c = subprocess.run(["/usr/bin/python3", self.check, output], capture_output=True,
-                               text=True)
-            if c.returncode != 0:
+            problems = self.output_problems(output)
+            if problems:
                 return self.fail("signals", case, f"output rejected after {what}", argv,
-                                 c.stdout + c.stderr)
+                                 problems)
         elif status == 0:  # no file is right only when stopped before the first step
             return self.fail("signals", case, f"completed without a file after {what}", argv,
                              stderr)

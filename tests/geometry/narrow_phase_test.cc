@@ -237,6 +237,34 @@ TEST_CASE("Box on box: 4-point manifolds with the right gap", "[collision]") {
   }
 }
 
+TEST_CASE("Domino leaning on the next: equal widths, faces 5.73 degrees apart", "[collision]") {
+  // Two 1 x 5 x 10 cm dominoes rotated about y, the first's top edge 2.696e-5 m from the
+  // second's face (separating axis: the second's x axis). Their 5 cm sides lie on the same
+  // planes y = +-0.025 up to round-off, the case where clipping used to extrapolate a
+  // crossing past its edge and report a point 3.16 mm deep outside both faces.
+  const Geometry domino = Box(0.01, 0.05, 0.1);
+  RigidTransform X_WA, X_WB;
+  X_WA.p = Vector3d(0.10131268255983968, 2.1216203134700229e-13, 0.020100487677899383);
+  X_WA.R = Eigen::Quaterniond(0.80834349364445912, -2.7522826326072602e-12,
+                              0.58871113144110876, -4.7224719389728947e-13)
+               .normalized().toRotationMatrix();
+  X_WB.p = Vector3d(0.14906667623305647, 3.0090582134852639e-13, 0.024599951774782469);
+  X_WB.R = Eigen::Quaterniond(0.83676990048586197, -2.5034550056868274e-12,
+                              0.54755468552545572, 1.5843835383203856e-12)
+               .normalized().toRotationMatrix();
+  // Separation along B's x axis by the separating axis theorem, written out here.
+  const Vector3d n = X_WB.R.col(0), h(0.005, 0.025, 0.05);
+  const double gap = std::abs((X_WB.p - X_WA.p).dot(n)) -
+                     h.dot((X_WA.R.transpose() * n).cwiseAbs()) - h[0];
+  REQUIRE(gap == Approx(2.696e-5).margin(1e-8));
+  const auto c = Contacts(domino, X_WA, domino, X_WB);
+  REQUIRE(c.size() == 2);  // the leaning top edge's two ends
+  for (const PointContact& p : c) {
+    CHECK(p.phi0 == Approx(gap).margin(1e-12));
+    CHECK(std::abs(p.p_WC.y()) == Approx(0.025).margin(1e-9));
+  }
+}
+
 TEST_CASE("Box-box cutoff: the same result below it, only phi0 >= cutoff above", "[collision]") {
   // BoxBox skips the edge axes once a face axis separates the boxes by the cutoff (the
   // narrow phase passes the contact margin): for random poses near contact, a pair below

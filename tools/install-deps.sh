@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
-  libeigen3-dev libyaml-cpp-dev libfcl-dev libccd-dev libspdlog-dev libfmt-dev
+  libeigen3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libcli11-dev libhdf5-dev hdf5-tools catch2
   python3-h5py python3-numpy python3-matplotlib
   libmujoco-dev libsuitesparse-dev libopenblas0-serial

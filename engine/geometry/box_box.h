@@ -3,11 +3,12 @@
 // (3 face normals of each box, 9 cross products of their edges) the one with the largest
 // separation, i.e. the least penetration, is the contact normal, and that separation is
 // phi0. It is exact whenever the boxes overlap and for face contacts; for boxes apart
-// across an edge or a corner it is a lower bound of the true distance (so such pairs enter
-// a little early, never late). Face axes win near-ties, so stacked boxes get a face normal
-// and then a clipped 4-point manifold (contact_manifold.h) rather than an edge contact.
+// across an edge or a corner it is a lower bound of the true distance, which the narrow
+// phase then replaces by the exact distance. Face axes win round-off ties, so stacked boxes
+// get a face normal and then a clipped 4-point manifold (contact_manifold.h) rather than
+// an edge contact.
 //
-// Chosen over FCL's GJK/EPA for this pair because it is exact, cheap, and its normal is
+// Chosen over GJK/EPA for this pair because it is exact, cheap, and its normal is
 // exactly a face normal, which is what the face-clipping manifold needs.
 
 #include <limits>

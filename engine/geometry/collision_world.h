@@ -1,8 +1,7 @@
 #pragma once
-// The collision world: every collision geometry of a scene with its FCL object, built once,
-// a broad phase kept up to date with the poses, and the narrow phase that turns candidate
-// pairs into point contacts (style.md habit 1: FCL objects and filters are built once; the
-// geometry layer is the only place FCL is included, so FCL stays behind a pimpl here).
+// The collision world: every collision geometry of a scene with its contact shape, built
+// once, a broad phase kept up to date with the poses, and the narrow phase that turns
+// candidate pairs into point contacts (style.md habit 1: shapes and filters are built once).
 //
 // Built from plain data (a list of geometries with the body that carries each, plus a
 // CollisionFilter), so this layer needs no multibody header: the contact layer converts a
@@ -51,10 +50,10 @@ struct CollisionCounts {
   int feature_pairs = 0;
 };
 
-/// Owns the FCL objects and the broad phase of one scene. Not copyable; movable.
+/// Owns the contact shapes and the broad phase of one scene. Not copyable; movable.
 class CollisionWorld {
  public:
-  /// Builds the FCL objects and the broad phase once. Geometry index g in the output is
+  /// Builds the contact shapes and the broad phase once. Geometry index g in the output is
   /// the index of specs[g]; specs with collide == false are kept out entirely.
   /// Precondition: halfspaces only on the world or on bodies the filter treats as fixed.
   CollisionWorld(const std::vector<CollisionObjectSpec>& specs, CollisionFilter filter);

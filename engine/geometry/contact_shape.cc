@@ -3,45 +3,10 @@
 #include <cmath>
 #include <limits>
 
-#include <fcl/geometry/shape/box.h>
-#include <fcl/geometry/shape/capsule.h>
-#include <fcl/geometry/shape/convex.h>
-#include <fcl/geometry/shape/cylinder.h>
-#include <fcl/geometry/shape/ellipsoid.h>
-#include <fcl/geometry/shape/halfspace.h>
-#include <fcl/geometry/shape/sphere.h>
-
 #include "engine/common/check.h"
 
 namespace csim::geometry {
 namespace {
-
-// FCL's convex type: vertices plus faces in the "count, i0, i1, ..." layout.
-std::shared_ptr<fcl::CollisionGeometry<double>> MakeFclConvex(const Polytope& poly) {
-  auto vertices = std::make_shared<std::vector<Eigen::Vector3d>>(poly.vertices);
-  auto faces = std::make_shared<std::vector<int>>();
-  for (const PolytopeFace& face : poly.faces) {
-    faces->push_back(static_cast<int>(face.vertices.size()));
-    faces->insert(faces->end(), face.vertices.begin(), face.vertices.end());
-  }
-  return std::make_shared<fcl::Convexd>(vertices, static_cast<int>(poly.faces.size()), faces);
-}
-
-std::shared_ptr<fcl::CollisionGeometry<double>> MakeFclGeometry(ShapeType type,
-                                                                 const Eigen::Vector3d& s,
-                                                                 const Polytope& poly) {
-  switch (type) {
-    case ShapeType::kSphere: return std::make_shared<fcl::Sphered>(s[0]);
-    case ShapeType::kBox: return std::make_shared<fcl::Boxd>(s[0], s[1], s[2]);
-    case ShapeType::kCylinder: return std::make_shared<fcl::Cylinderd>(s[0], s[1]);
-    case ShapeType::kCapsule: return std::make_shared<fcl::Capsuled>(s[0], s[1]);
-    case ShapeType::kEllipsoid: return std::make_shared<fcl::Ellipsoidd>(s[0], s[1], s[2]);
-    case ShapeType::kHalfspace:
-      return std::make_shared<fcl::Halfspaced>(Eigen::Vector3d::UnitZ(), 0.0);
-    case ShapeType::kMesh: return MakeFclConvex(poly);
-  }
-  return nullptr;
-}
 
 // sign(x) with sign(0) = +1, so ties pick one side deterministically.
 double SignOrPlus(double x) { return x < 0.0 ? -1.0 : 1.0; }
@@ -52,8 +17,6 @@ ContactShape::ContactShape(const Geometry& geometry)
     : type_(geometry.type), size_(geometry.size) {
   if (type_ == ShapeType::kBox) polytope_ = MakeBoxPolytope(size_);
   if (type_ == ShapeType::kMesh) polytope_ = MakeMeshPolytope(geometry.mesh);
-  fcl_geometry_ = MakeFclGeometry(type_, size_, polytope_);
-  fcl_geometry_->computeLocalAABB();
 }
 
 Eigen::Vector3d ContactShape::SupportLocal(const Eigen::Vector3d& d) const {

@@ -1,11 +1,7 @@
 #pragma once
 // The pose-independent contact data of one collision geometry, built once (style.md habit
-// 1): the shape parameters, the polytope of a box or mesh, and the FCL geometry used by the
-// narrow phase of pairs without an analytic routine.
-//
-// FCL types are only forward-declared here so that FCL stays inside engine/geometry/*.cc.
-
-#include <memory>
+// 1): the shape parameters and the polytope of a box or mesh, with the support function
+// that the narrow phase's GJK and EPA work on.
 
 #include <Eigen/Dense>
 
@@ -13,17 +9,12 @@
 #include "engine/geometry/shape.h"
 #include "engine/math/spatial.h"
 
-namespace fcl {
-template <typename S>
-class CollisionGeometry;
-}  // namespace fcl
-
 namespace csim::geometry {
 
 /// One collision geometry, ready for contact queries. Frame G is the geometry frame.
 class ContactShape {
  public:
-  /// Builds the shape (and its FCL geometry) from `geometry`; X_BG is not used here.
+  /// Builds the shape from `geometry`; X_BG is not used here.
   explicit ContactShape(const Geometry& geometry);
 
   ShapeType type() const { return type_; }
@@ -35,8 +26,6 @@ class ContactShape {
   double length() const { return size_[1]; }
   /// Vertices and merged faces of a box or mesh; empty for other shapes.
   const Polytope& polytope() const { return polytope_; }
-  /// The FCL geometry in frame G (a halfspace is n = +z, d = 0).
-  const fcl::CollisionGeometry<double>* fcl_geometry() const { return fcl_geometry_.get(); }
 
   /// The point of the shape farthest along d_W (world, need not be unit), in world [m],
   /// given the pose X_WG. Ties resolve deterministically. Not defined for a halfspace.
@@ -53,7 +42,6 @@ class ContactShape {
   ShapeType type_;
   Eigen::Vector3d size_;
   Polytope polytope_;
-  std::shared_ptr<fcl::CollisionGeometry<double>> fcl_geometry_;
 };
 
 }  // namespace csim::geometry

@@ -5,7 +5,7 @@
 
 #include "engine/geometry/box_box.h"
 #include "engine/geometry/contact_manifold.h"
-#include "engine/geometry/fcl_signed_distance.h"
+#include "engine/geometry/convex_signed_distance.h"
 #include "engine/geometry/signed_distance.h"
 #include "engine/geometry/support_feature.h"
 
@@ -37,6 +37,11 @@ bool OrderedClosedForm(const ContactShape& a, const RigidTransform& X_WA, const 
     *r = CapsuleCapsule(X_WA, a.radius(), a.length(), X_WB, b.radius(), b.length());
   } else if (ta == ShapeType::kBox && tb == ShapeType::kBox) {
     *r = BoxBox(X_WA, a.size(), X_WB, b.size(), cutoff);
+    // Apart across an edge or a corner, SAT's separation is only a lower bound of the gap.
+    if (r->phi0 > 0.0 && r->phi0 < cutoff) {
+      const SignedDistanceResult exact = ConvexSignedDistance(a, X_WA, b, X_WB);
+      if (exact.phi0 > r->phi0) *r = exact;
+    }
   } else {
     return false;
   }
@@ -51,7 +56,7 @@ SignedDistanceResult DeepestPoint(const ContactShape& a, const RigidTransform& X
   SignedDistanceResult r;
   if (OrderedClosedForm(a, X_WA, b, X_WB, cutoff, &r)) return r;
   if (OrderedClosedForm(b, X_WB, a, X_WA, cutoff, &r)) return Flipped(r);
-  return FclSignedDistance(a, X_WA, b, X_WB);
+  return ConvexSignedDistance(a, X_WA, b, X_WB);
 }
 
 void Append(const ContactManifold& m, const Eigen::Vector3d& nhat_AB_W, bool flip,
@@ -69,15 +74,25 @@ void Append(const ContactManifold& m, const Eigen::Vector3d& nhat_AB_W, bool fli
 // deepest point lies outside it (features tilted within the tolerance, shapes apart by
 // more than the patch explains, or a cylinder rim between polygon vertices), the deepest
 // point replaces the shallowest one (or is added), so the pair's minimum gap is never lost.
-void KeepDeepest(const SignedDistanceResult& deepest, ContactManifold* m) {
-  constexpr double kTolerance = 1e-6;  // [m], above the GJK-based gaps' accuracy
+void KeepDeepest(const SignedDistanceResult& deepest, double tolerance, ContactManifold* m) {
   int shallowest = 0;
   for (int i = 0; i < m->num_points; ++i) {
-    if (m->points[i].phi0 <= deepest.phi0 + kTolerance) return;  // already there
+    if (m->points[i].phi0 <= deepest.phi0 + tolerance) return;  // already there
     if (m->points[i].phi0 > m->points[shallowest].phi0) shallowest = i;
   }
   const int slot = m->num_points < ContactManifold::kMaxPoints ? m->num_points++ : shallowest;
   m->points[slot] = {deepest.p_WC, deepest.phi0};
+}
+
+// How far [m] the deepest point's phi0 may lie below the true signed distance: round-off
+// for the closed forms, GJK's and EPA's tolerance (convex_signed_distance.h) otherwise.
+double DeepestTolerance(const ContactShape& a, const RigidTransform& X_WA, const ContactShape& b,
+                        const RigidTransform& X_WB) {
+  Eigen::Vector3d lo_a, hi_a, lo_b, hi_b;
+  a.CalcWorldBounds(X_WA, &lo_a, &hi_a);
+  b.CalcWorldBounds(X_WB, &lo_b, &hi_b);
+  const double size = std::min((hi_a - lo_a).maxCoeff(), (hi_b - lo_b).maxCoeff());
+  return 1e-10 + kConvexSignedDistanceTolerance * size;
 }
 
 // Halfspace H (region z <= 0 of its frame) against shape B; `flip` if B was given first.
@@ -93,8 +108,8 @@ void HalfspaceContacts(const RigidTransform& X_WH, const ContactShape& b,
 }
 
 // Pairs are computed in a canonical order (shape type, then position) so that (A, B) and
-// (B, A) run the very same arithmetic and differ only by the flipped normal; iterative
-// FCL refinements would otherwise land on slightly different points.
+// (B, A) run the very same arithmetic and differ only by the flipped normal; the iterative
+// GJK and EPA would otherwise land on slightly different points.
 bool CanonicalOrder(const ContactShape& a, const RigidTransform& X_WA, const ContactShape& b,
                     const RigidTransform& X_WB) {
   if (a.type() != b.type()) return a.type() < b.type();
@@ -116,7 +131,7 @@ void CalcOrderedPairContacts(const ContactShape& a, const RigidTransform& X_WA,
     ContactManifold manifold;
     if (ClipFeatures(feature_a, feature_b, deepest.nhat_AB_W, margin, &manifold) &&
         manifold.num_points > 0) {
-      KeepDeepest(deepest, &manifold);
+      KeepDeepest(deepest, DeepestTolerance(a, X_WA, b, X_WB), &manifold);
       return Append(manifold, deepest.nhat_AB_W, false, out);
     }
   }

@@ -3,7 +3,7 @@
 //
 // Two steps per pair. (1) The deepest point: closed forms where short and exact
 // (signed_distance.h: sphere-sphere, sphere-box, sphere-capsule, capsule-capsule;
-// box_box.h: SAT), FCL's GJK/EPA otherwise (fcl_signed_distance.h). A pair whose signed
+// box_box.h: SAT), GJK or EPA otherwise (convex_signed_distance.h). A pair whose signed
 // distance is not below the margin yields nothing. (2) The manifold: when both shapes can
 // present a segment or a face (box, mesh, cylinder, capsule), their support features
 // along the normal are clipped against each other (contact_manifold.h), giving up to

@@ -61,14 +61,23 @@ void MeshFeature(const Polytope& poly, const math::RigidTransform& X_WG,
   for (int i = 1; i < static_cast<int>(poly.vertices.size()); ++i) {
     if (poly.vertices[i].dot(d_G) > poly.vertices[top].dot(d_G)) top = i;
   }
+  // The edge's other end: of the vertices within the angular tolerance, the one whose
+  // edge is most nearly perpendicular to d (least drop per length), the longest on a tie.
+  // Taking the longest alone picked, on an octahedron resting on an edge with a face 6.5
+  // degrees off the ground, the face's third vertex 7 mm up over the edge's other end.
   int far = -1;
-  double far_dist = 0.0;
+  double far_slope = 0.0, far_dist = 0.0;
   for (int i = 0; i < static_cast<int>(poly.vertices.size()); ++i) {
     const Eigen::Vector3d e = poly.vertices[i] - poly.vertices[top];
-    const double drop = -e.dot(d_G);
-    if (e.norm() > far_dist && drop <= kFeatureSinTolerance * e.norm()) {
+    const double length = e.norm();
+    if (!(length > 0.0)) continue;
+    const double slope = -e.dot(d_G) / length;
+    if (slope > kFeatureSinTolerance) continue;
+    if (far < 0 || slope < far_slope - 1e-9 ||
+        (slope <= far_slope + 1e-9 && length > far_dist)) {
       far = i;
-      far_dist = e.norm();
+      far_slope = slope;
+      far_dist = length;
     }
   }
   f->Add(X_WG * poly.vertices[top]);
@@ -77,10 +86,12 @@ void MeshFeature(const Polytope& poly, const math::RigidTransform& X_WG,
 
 // Unit vector perpendicular to the unit axis a, along d's component normal to a when that
 // is well defined, else a fixed perpendicular in the shape frame (so points stay put).
+// Below the threshold the rim polygon's vertices may miss the deepest rim point by at most
+// r |radial| (1 - cos(pi / kRimPoints)) in depth, under 1e-7 r.
 Eigen::Vector3d RadialDirection(const Eigen::Vector3d& a, const Eigen::Vector3d& d,
                                 const Eigen::Vector3d& fallback) {
   const Eigen::Vector3d radial = d - d.dot(a) * a;
-  return radial.norm() > 1e-3 ? radial.normalized() : fallback;
+  return radial.norm() > 1e-6 ? radial.normalized() : fallback;
 }
 
 // Cylinder (axis z of G): cap polygon, side line or rim point.

@@ -1,7 +1,6 @@
 #include "engine/io/dependency_versions.h"
 
 #include <Eigen/Core>
-#include <fcl/config.h>
 #include <hdf5.h>
 #include <spdlog/version.h>
 
@@ -19,7 +18,6 @@ std::string DependencyVersions() {
   };
   std::string out;
   out += "Eigen " + v3(EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION) + "\n";
-  out += "FCL " + std::string(FCL_VERSION) + "\n";
   out += "HDF5 " + v3(H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE) + "\n";
   out += "spdlog " + v3(SPDLOG_VER_MAJOR, SPDLOG_VER_MINOR, SPDLOG_VER_PATCH) + "\n";
   out += "yaml-cpp 0.7\n";

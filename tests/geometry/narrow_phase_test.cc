@@ -385,7 +385,7 @@ TEST_CASE("Capsule pairs: sphere-capsule and parallel capsules", "[collision]") 
   CheckFlip(Capsule(0.05, 0.4), X_WA, Capsule(0.05, 0.4), X_WB);
 }
 
-TEST_CASE("FCL pairs: gaps, normals and manifolds", "[collision]") {
+TEST_CASE("GJK and EPA pairs: gaps, normals and manifolds", "[collision]") {
   constexpr double kFcl = 1e-6;  // gaps and normals through GJK
   constexpr double kFclPoint = 1e-4;  // witness points on curved surfaces (see header)
   SECTION("sphere-cylinder (side)") {
@@ -438,7 +438,7 @@ TEST_CASE("FCL pairs: gaps, normals and manifolds", "[collision]") {
       CheckVector(mesh[i].p_WC, box[i].p_WC, kFcl);
     }
   }
-  SECTION("every FCL pair flips with A and B") {
+  SECTION("every GJK and EPA pair flips with A and B") {
     CheckFlip(Sphere(0.1), At(0.25, 0.01, 0.02), Cylinder(0.2, 0.5), At(0, 0, 0), kFcl);
     CheckFlip(Box(1, 1, 1), At(0, 0, 0), Ellipsoid(0.1, 0.1, 0.2), At(0.1, 0, 0.696), kFcl);
     CheckFlip(Box(1, 1, 1), At(0, 0, 0), Cylinder(0.1, 0.2), At(0, 0, 0.597), kFcl);
@@ -446,14 +446,14 @@ TEST_CASE("FCL pairs: gaps, normals and manifolds", "[collision]") {
   }
 }
 
-TEST_CASE("Every shape pair: self-consistent gaps along the normal, no FCL abort",
+TEST_CASE("Every shape pair: self-consistent gaps along the normal",
           "[collision]") {
   // Oracle: for convex A, B and unit n, sep(n) = n . (S_B(-n) - S_A(n)) (support points)
   // is a lower bound of the signed distance, equal to it at the contact normal. The
   // deepest reported point must therefore have phi0 == sep(nhat) (closed forms: exactly;
-  // FCL pairs: to the GJK tolerance), and sep(n) <= phi0 for nearby directions. Checked
-  // for realistic overlaps (down to 1 cm on 0.1 m shapes); deeper overlaps are only
-  // required not to crash (see fcl_signed_distance.h on their accuracy).
+  // GJK and EPA pairs: to their tolerance), and sep(n) <= phi0 for nearby directions. Checked
+  // for realistic overlaps (down to 1 cm on 0.1 m shapes); contact_honesty_test.cc checks
+  // every depth against an independent reference.
   const std::vector<Geometry> shapes = {Sphere(0.1), Box(0.2, 0.15, 0.1), Cylinder(0.08, 0.2),
                                         Capsule(0.05, 0.2), Ellipsoid(0.1, 0.07, 0.05),
                                         MeshCube(0.15)};

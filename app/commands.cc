@@ -110,6 +110,7 @@ void PrintModel(const io::LoadedScene& scene) {
   std::printf("nq = %d, nv = %d, degrees of freedom = %d\n", model.nq, model.nv, model.nv);
   std::printf("world geometries: %zu\n", model.world_geometry.size());
   PrintInitialContacts(scene);
+  for (const std::string& warning : scene.warnings) std::printf("warning: %s\n", warning.c_str());
   for (int b : contact::BodiesFilteredFromWorld(model))
     std::printf("note: body '%s' is jointed to the world without `collide: true`, so it never "
                 "touches the world's geometry\n", model.bodies[b].name.c_str());
@@ -208,6 +209,7 @@ int RunCommand(const RunOptions& options) {
                      "the output file '" + output + "' is the scene file itself; csim will "
                      "not overwrite its input");
   }
+  for (const std::string& warning : scene.warnings) spdlog::warn("{}", warning);
   for (int b : contact::BodiesFilteredFromWorld(scene.model))
     spdlog::warn("body '{}' is jointed to the world without `collide: true`, so it never "
                  "touches the world's geometry", scene.model.bodies[b].name);

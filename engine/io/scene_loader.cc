@@ -16,6 +16,7 @@
 #include "engine/common/io_error.h"
 #include "engine/io/model_builder.h"
 #include "engine/io/scene_overrides.h"
+#include "engine/io/scene_warnings.h"
 #include "engine/io/yaml_reader.h"
 #include "engine/io/yaml_text_checks.h"
 
@@ -267,6 +268,7 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   if (auto settings = reader.Find("settings")) gravity = ReadSettings(*settings, scene.settings);
   if (scene.settings.output.file.empty()) scene.settings.output.file = scene.name + ".h5";
   scene.model = BuildModel(reader, DirectoryOf(path), gravity);
+  scene.warnings = FindSceneWarnings(reader, scene.model);
   return scene;
 }
 

@@ -3,8 +3,9 @@
 //
 // Pipeline: read the text -> parse YAML -> apply `--set` overrides (scene_overrides.h) ->
 // check the top level and `csim: 1` -> read `settings` -> build the model
-// (model_builder.h). Every rejection is a csim::InputError whose what() reads
-// `FILE:LINE:COL: what is wrong (key path)`; nothing is simulated from a scene that fails.
+// (model_builder.h) -> find the warnings (scene_warnings.h). Every rejection is a
+// csim::InputError whose what() reads `FILE:LINE:COL: what is wrong (key path)`; nothing is
+// simulated from a scene that fails.
 
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct LoadedScene {
   /// overrides, else the emitted YAML of the overridden tree.
   std::string yaml_text;
   std::vector<std::string> overrides;  ///< the --set arguments, in order
+  /// Located warnings about valid but suspicious input (scene_warnings.h), one per entry.
+  std::vector<std::string> warnings;
 };
 
 /// Reads and loads the scene file at `path` with the `--set` arguments `set_overrides`

@@ -487,6 +487,42 @@ TEST_CASE("csim check validates, prints the model and writes nothing", "[cli]") 
   CHECK(dir.Empty());
 }
 
+TEST_CASE("check prints and run logs the scene's warnings; neither changes the status",
+          "[cli]") {
+  // A ball of radius 50 where 0.05 was meant, 49.95 m into the ground, and a notched box
+  // (tests/data/notched_box.obj: hull 3.875, mesh 3.75).
+  TempDir dir;
+  const std::string scene = dir / "warned.yaml";
+  WriteFile(scene, "csim: 1\n"
+                   "world: {geometry: [{shape: halfspace}]}\n"
+                   "bodies:\n"
+                   "  - {name: ball, mass: 1, geometry: [{shape: sphere, radius: 50}],\n"
+                   "     pose: {position: [0, 0, 0.05]}}\n"
+                   "  - {name: block, mass: 1, pose: {position: [0, 5, 200]}, geometry:\n"
+                   "     [{shape: mesh, file: " + std::string(CSIM_SOURCE_DIR) +
+                   "/tests/data/notched_box.obj, scale: 0.1}]}\n");
+  const std::string overlap = scene + ":4:38: world geometry 0 (halfspace) and body 'ball' "
+                              "geometry 0 (sphere) overlap by 49.95 m at t = 0";
+  const std::string mesh = scene + ":7:7: body 'block' geometry 0: mesh '" +
+                           std::string(CSIM_SOURCE_DIR) + "/tests/data/notched_box.obj' is "
+                           "not convex: its convex hull has 1.033 times its volume";
+
+  const Outcome check = Csim({"check", scene}, dir);
+  INFO(check.out << check.err);
+  CHECK(check.status == 0);
+  CHECK(Contains(check.out, "warning: " + overlap));
+  CHECK(Contains(check.out, "warning: " + mesh));
+
+  const std::string out = dir / "warned.h5";
+  const Outcome run = Csim({"run", scene, "--duration", "0.002", "-o", out}, dir);
+  INFO(run.err);
+  CHECK(run.status == 0);
+  CHECK(Contains(run.err, "csim: warning: " + overlap));
+  CHECK(Contains(run.err, "csim: warning: " + mesh));
+  CHECK(Contains(run.err, "csim: completed"));
+  CHECK(run.err.find("csim: warning: " + overlap) < run.err.find("csim: completed"));
+}
+
 TEST_CASE("csim info summarises a run on stdout", "[cli]") {
   TempDir dir;
   const std::string out = dir / "p.h5";

@@ -480,14 +480,12 @@ TEST_CASE("energy: convex meshes falling onto meshes gain no energy", "[contact-
 }
 
 TEST_CASE("energy: an octahedron released on an edge tips onto a face without gaining energy",
-          "[contact-physics][energy][!mayfail]") {
-  // Fails: on the halfspace, an octahedron resting on an edge whose neighbouring face lies
-  // between about 5.7 and 6.6 degrees from the ground gets a contact at one end of the edge
-  // only (the support feature takes the segment to that face's third vertex, 7 mm up, for
-  // the edge), so the other end sinks unresisted and is then pushed out of an overlap no
-  // force had stored. The minimal pair: that octahedron (vertices 5 cm from its centre) on
-  // the halfspace, its face 6.5 degrees from the ground, both ends of the edge 0.1 mm up
-  // (tests/geometry/narrow_phase_energy_pairs_test.cc).
+          "[contact-physics][energy]") {
+  // Both ends of the edge must be contacts: with one only, the other end sinks unresisted
+  // and is then pushed out of an overlap no force had stored. The face next to the edge is
+  // 6.5 degrees from the ground, just outside the support-feature tolerance, where a face's
+  // third vertex 7 mm up competes with the edge's other end (the pair itself:
+  // tests/geometry/narrow_phase_energy_pairs_test.cc).
   // The octahedron of tests/data/octahedron.obj, s = 5 cm, 0.3 kg, at rest on its edge from
   // (0, s, 0) to (0, 0, s) with its face towards (-s, 0, 0) 6.5 degrees from the ground:
   // it tips onto that face and comes to rest with its centre at the inradius s / sqrt(3).
@@ -543,13 +541,11 @@ TEST_CASE("energy: an ellipsoid rocking on the ground gains energy only at first
 }
 
 TEST_CASE("energy: ellipsoids resting on spheres gain no energy",
-          "[contact-physics][energy][!mayfail]") {
-  // Fails: the narrow phase reports shallow sphere-ellipsoid and ellipsoid-ellipsoid
-  // overlaps (1e-7 to 1e-5 m) as gaps with the normal reversed, so the contact lets the
-  // ellipsoid sink in, then pushes it out of an overlap no force had stored. The minimal
-  // pair: a sphere of radius 0.04 m overlapping by 1e-5 m the ellipsoid of radii (0.06,
-  // 0.03, 0.02) m at its surface point of polar angle 0.9 and azimuth 0.5 (its frame),
-  // reported at +6.2e-6 m (tests/geometry/narrow_phase_energy_pairs_test.cc).
+          "[contact-physics][energy]") {
+  // Shallow sphere-ellipsoid and ellipsoid-ellipsoid overlaps (1e-7 to 1e-5 m) must be
+  // overlaps with the normal out of A: a gap with the normal reversed lets the ellipsoid
+  // sink in, then pushes it out of an overlap no force had stored (the pair itself:
+  // tests/geometry/narrow_phase_energy_pairs_test.cc).
   // Three spheres of 0.3 kg on the ground, two ellipsoids dropped nearly flat onto them,
   // without spin, so that they settle slowly (no fast rocking: the strict bound applies).
   std::string yaml = Header(0.8, 0.6);

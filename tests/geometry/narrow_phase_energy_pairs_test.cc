@@ -1,5 +1,5 @@
 // Two narrow-phase pairs behind energy gains that tests/contact_physics/energy_test.cc found,
-// each posed so that the exact answer is known. Both are tagged [!mayfail] while they fail.
+// each posed so that the exact answer is known.
 
 #include <cmath>
 #include <string>
@@ -28,7 +28,7 @@ std::vector<PointContact> Contacts(const Geometry& a, const RigidTransform& X_WA
 }
 
 TEST_CASE("Sphere overlapping an ellipsoid by 1e-5 m: an overlap, normal from the sphere into "
-          "the ellipsoid", "[collision][!mayfail]") {
+          "the ellipsoid", "[collision]") {
   // The ellipsoid of radii (0.06, 0.03, 0.02) m at the origin; its surface point x at polar
   // angle 0.9 and azimuth 0.5 (x = radii * u, u the unit vector of those angles), with
   // outward normal m along u / radii. A sphere of radius r centred at x + (r - depth) m:
@@ -52,7 +52,7 @@ TEST_CASE("Sphere overlapping an ellipsoid by 1e-5 m: an overlap, normal from th
 }
 
 TEST_CASE("Octahedron resting on an edge, a face 6.5 degrees from the ground: both ends of the "
-          "edge are contacts", "[collision][!mayfail]") {
+          "edge are contacts", "[collision]") {
   // tests/data/octahedron.obj with its vertices s = 5 cm from the centre, resting on the
   // edge from (0, s, 0) to (0, 0, s), turned about that edge so that its face with
   // (-s, 0, 0) lies 6.5 degrees from the ground: that vertex is 7.0 mm up, the two ends of

@@ -487,7 +487,7 @@ TEST_CASE("csim check validates, prints the model and writes nothing", "[cli]") 
   CHECK(dir.Empty());
 }
 
-TEST_CASE("check prints and run logs the scene's warnings; neither changes the status",
+TEST_CASE("check prints and run logs the scene's warnings, and neither changes the status",
           "[cli]") {
   // A ball of radius 50 where 0.05 was meant, 49.95 m into the ground, and a notched box
   // (tests/data/notched_box.obj: hull 3.875, mesh 3.75).

@@ -72,7 +72,7 @@ TEST_CASE("a triangle soup is joined by vertex position", "[mesh_convexity]") {
   CHECK(e.volume == Approx(1.0).epsilon(1e-12));
 }
 
-TEST_CASE("a notched box is not convex; its mass properties are its own", "[mesh_convexity]") {
+TEST_CASE("a notched box is not convex, and its mass properties are its own", "[mesh_convexity]") {
   // tests/data/notched_box.obj: volume 3.75, hull 3.875, scaled by 0.1.
   const MeshConvexity c =
       CheckMeshConvexity(ReadFixture("notched_box.obj", Vector3d(0.1, 0.1, 0.1)));
@@ -86,7 +86,7 @@ TEST_CASE("a notched box is not convex; its mass properties are its own", "[mesh
   CHECK(c.mass_volume == Approx(3.75e-3).epsilon(1e-12));
 }
 
-TEST_CASE("an L-shaped prism is not convex; its mass properties are neither",
+TEST_CASE("an L-shaped prism is not convex, and its mass properties are neither",
           "[mesh_convexity]") {
   // tests/data/l_prism.obj: volume 5, hull 7.
   const MeshConvexity c = CheckMeshConvexity(ReadFixture("l_prism.obj", Vector3d::Ones()));

@@ -10,7 +10,7 @@ namespace {
 
 using Eigen::Vector3d;
 
-constexpr int kMaxVertices = 128;
+constexpr int kMaxVertices = 256;
 // A closed triangulated surface on V vertices has 2 V - 4 faces; dead faces are compacted.
 constexpr int kMaxFaces = 2 * kMaxVertices;
 
@@ -94,6 +94,7 @@ class ExpandingPolytope {
     AddVertex(candidates[i1]);
     AddVertex(candidates[volume > 0.0 ? i2 : i3]);  // (0, 1, 2) counter-clockwise seen
     AddVertex(candidates[volume > 0.0 ? i3 : i2]);  // from 3: a positive volume
+    interior_ = 0.25 * (vertices_[0].w + vertices_[1].w + vertices_[2].w + vertices_[3].w);
     // Faces opposite each vertex, counter-clockwise from outside, and their neighbours.
     num_faces_ = 0;
     SetFace(MakeFace(), {0, 2, 1}, {2, 3, 1});
@@ -104,9 +105,10 @@ class ExpandingPolytope {
   }
 
   // Grows the polytope until the nearest face is within `tolerance` of M's boundary or the
-  // storage runs out, and writes the separation along that face's normal. True if the
-  // origin is inside the polytope (the shapes overlap).
-  bool Expand(double tolerance, SignedDistanceResult* result) {
+  // storage runs out, and writes the separation along that face's normal and, in `upper`,
+  // minus the face's offset. True if the origin is inside the polytope (the shapes
+  // overlap); `upper` is then an upper bound of the signed distance.
+  bool Expand(double tolerance, SignedDistanceResult* result, double* upper) {
     while (true) {
       const int f = NearestFace();
       if (f < 0) return false;  // cannot happen on a closed surface
@@ -114,6 +116,7 @@ class ExpandingPolytope {
       const double h = faces_[f].n.dot(v.w);  // h_M(n_f) >= depth >= d_f
       if (h - faces_[f].d <= tolerance || !AddPoint(v, f)) {
         Report(f, -h, result);
+        *upper = -faces_[f].d;
         return faces_[f].d >= 0.0;  // else the origin is outside M: the shapes are apart
       }
     }
@@ -169,11 +172,16 @@ class ExpandingPolytope {
   }
 
   // Adds support point v, seen from face f: removes the connected set of faces that see it
-  // (a flood fill from f, so the hole is one disk) and closes the hole with a fan of faces
-  // from its horizon edges to v. False if storage is full.
+  // (a flood fill from f) and closes the hole with a fan of faces from its horizon edges to
+  // v. False, with the polytope unchanged, if storage is full, if the hole is not a disk
+  // bounded by one loop (round-off can make a face that does not see v enclosed by faces
+  // that do; fanning such a rim would leave the surface open), or if a new face would face
+  // inwards (v nearly in the plane of a horizon face, on its far side by round-off: the
+  // fold would put a face with a negative offset nearest the origin).
   bool AddPoint(const Vertex& v, int f) {
     if (num_vertices_ == kMaxVertices) return false;
     int num_horizon = 0, num_stack = 0;
+    const int free_before = num_free_;
     faces_[f].alive = false;
     stack_[num_stack++] = f;
     while (num_stack > 0) {
@@ -193,7 +201,12 @@ class ExpandingPolytope {
         }
       }
     }
-    if (num_horizon < 3 || num_free_ + (kMaxFaces - num_faces_) < num_horizon) return false;
+    if (num_horizon < 3 || num_free_ + (kMaxFaces - num_faces_) < num_horizon ||
+        !IsOneLoop(num_horizon) || !FanFacesOutward(num_horizon, v.w)) {
+      for (int k = free_before; k < num_free_; ++k) faces_[free_[k]].alive = true;
+      num_free_ = free_before;
+      return false;
+    }
     const int p = AddVertex(v);
     // One new face per horizon edge (from, to, p); its edge (to, p) borders the new face
     // of the horizon edge that starts at `to`.
@@ -216,7 +229,41 @@ class ExpandingPolytope {
     return true;
   }
 
-// The result from face f: its normal, the given separation, and the witness points at
+  // Whether every face (from, to, w) of the fan points away from the interior point.
+  bool FanFacesOutward(int num_horizon, const Vector3d& w) const {
+    for (int e = 0; e < num_horizon; ++e) {
+      const Vector3d& from = vertices_[horizon_[e].from].w;
+      const Vector3d n = (vertices_[horizon_[e].to].w - from).cross(w - from);
+      if (!(n.dot(from - interior_) > 0.0)) return false;
+    }
+    return true;
+  }
+
+  // Whether the horizon edges form one closed loop: every vertex starts exactly one edge,
+  // and following the edges from the first visits them all.
+  bool IsOneLoop(int num_horizon) {
+    for (int e = 0; e < num_horizon; ++e) new_face_of_start_[horizon_[e].from] = -1;
+    for (int e = 0; e < num_horizon; ++e) {
+      if (new_face_of_start_[horizon_[e].from] != -1) return false;  // starts two edges
+      new_face_of_start_[horizon_[e].from] = e;
+    }
+    int e = 0;
+    for (int steps = 1; steps <= num_horizon; ++steps) {
+      const int to = horizon_[e].to;
+      bool found = false;
+      for (int k = 0; k < num_horizon && !found; ++k) {
+        if (horizon_[k].from == to) {
+          e = k;
+          found = true;
+        }
+      }
+      if (!found) return false;
+      if (e == 0) return steps == num_horizon;
+    }
+    return false;
+  }
+
+  // The result from face f: its normal, the given separation, and the witness points at
   // the foot of the origin on the face (barycentric in the face's support pairs).
   void Report(int f, double separation, SignedDistanceResult* result) const {
     const Face& face = faces_[f];
@@ -258,22 +305,24 @@ class ExpandingPolytope {
   std::array<int, kMaxFaces> stack_;  // flood fill, then the new faces
   std::array<HorizonEdge, kMaxFaces> horizon_;
   std::array<int, kMaxVertices> new_face_of_start_;
+  Vector3d interior_ = Vector3d::Zero();  // inside every polytope grown from the start
 };
 
 }  // namespace
 
 bool CalcPenetration(const ContactShape& a, const math::RigidTransform& X_WA,
                      const ContactShape& b, const math::RigidTransform& X_WB, double scale,
-                     double tolerance, SignedDistanceResult* result) {
+                     double tolerance, SignedDistanceResult* result, double* upper) {
   ExpandingPolytope polytope(a, X_WA, b, X_WB);
   if (!polytope.Start(scale)) {
+    *upper = 0.0;
     result->phi0 = 0.0;
     result->nhat_AB_W = (X_WB.p - X_WA.p).norm() > 0.0 ? Vector3d((X_WB.p - X_WA.p).normalized())
                                                        : Vector3d::UnitZ();
     result->p_WC = 0.5 * (X_WA.p + X_WB.p);
     return false;
   }
-  return polytope.Expand(tolerance, result);
+  return polytope.Expand(tolerance, result, upper);
 }
 
 }  // namespace csim::geometry

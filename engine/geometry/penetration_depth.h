@@ -37,11 +37,12 @@ namespace csim::geometry {
 /// as flat); `tolerance` [m] the support gap at convergence. Precondition: neither shape is
 /// a halfspace.
 /// @returns true if the shapes overlap (the polytope encloses the origin): phi0 is then
-///          within `tolerance` of the signed distance, or the storage ran out first. False
+///          within `tolerance` of the signed distance, or the storage ran out first, and
+///          *upper (the nearest face's bound) is an upper bound of it. False
 ///          if they are apart (phi0 is a separation along some direction, a lower bound)
 ///          or M is flat (degenerate shapes: phi0 = 0 along the centre line).
 bool CalcPenetration(const ContactShape& a, const math::RigidTransform& X_WA,
                      const ContactShape& b, const math::RigidTransform& X_WB, double scale,
-                     double tolerance, SignedDistanceResult* result);
+                     double tolerance, SignedDistanceResult* result, double* upper);
 
 }  // namespace csim::geometry

@@ -157,9 +157,11 @@ LocalFeatures Features(const Geometry& g) {
   return f;
 }
 
-// The rotation taking the unit vector from onto the unit vector to.
+// The rotation taking the unit vector from onto the unit vector to. (Eigen's quaternion
+// for nearly opposite vectors is off unit length by up to 1e-6: normalised here, or the
+// "rotation" would stretch the shape.)
 Eigen::Matrix3d RotationTaking(const Vector3d& from, const Vector3d& to) {
-  return Eigen::Quaterniond::FromTwoVectors(from, to).toRotationMatrix();
+  return Eigen::Quaterniond::FromTwoVectors(from, to).normalized().toRotationMatrix();
 }
 
 // A tilt angle [rad] mixing exact alignment, round-off, small and moderate tilts, and

@@ -21,9 +21,11 @@ constexpr double kPi = 3.14159265358979323846;
 SignedDistanceResult Penetration(const Geometry& a, const RigidTransform& X_WA, const Geometry& b,
                                  const RigidTransform& X_WB, bool expect_converged = true) {
   SignedDistanceResult r;
+  double upper = 0.0;
   const bool converged =
-      CalcPenetration(ContactShape(a), X_WA, ContactShape(b), X_WB, 0.1, 1e-8, &r);
+      CalcPenetration(ContactShape(a), X_WA, ContactShape(b), X_WB, 0.1, 1e-8, &r, &upper);
   CHECK(converged == expect_converged);
+  if (converged) CHECK(upper >= r.phi0);
   CHECK(r.nhat_AB_W.norm() == Approx(1.0).margin(1e-12));
   return r;
 }

@@ -94,7 +94,6 @@ class ExpandingPolytope {
     AddVertex(candidates[i1]);
     AddVertex(candidates[volume > 0.0 ? i2 : i3]);  // (0, 1, 2) counter-clockwise seen
     AddVertex(candidates[volume > 0.0 ? i3 : i2]);  // from 3: a positive volume
-    interior_ = 0.25 * (vertices_[0].w + vertices_[1].w + vertices_[2].w + vertices_[3].w);
     // Faces opposite each vertex, counter-clockwise from outside, and their neighbours.
     num_faces_ = 0;
     SetFace(MakeFace(), {0, 2, 1}, {2, 3, 1});
@@ -173,11 +172,9 @@ class ExpandingPolytope {
 
   // Adds support point v, seen from face f: removes the connected set of faces that see it
   // (a flood fill from f) and closes the hole with a fan of faces from its horizon edges to
-  // v. False, with the polytope unchanged, if storage is full, if the hole is not a disk
+  // v. False, with the polytope unchanged, if storage is full or if the hole is not a disk
   // bounded by one loop (round-off can make a face that does not see v enclosed by faces
-  // that do; fanning such a rim would leave the surface open), or if a new face would face
-  // inwards (v nearly in the plane of a horizon face, on its far side by round-off: the
-  // fold would put a face with a negative offset nearest the origin).
+  // that do; fanning such a rim would leave the surface open).
   bool AddPoint(const Vertex& v, int f) {
     if (num_vertices_ == kMaxVertices) return false;
     int num_horizon = 0, num_stack = 0;
@@ -202,7 +199,7 @@ class ExpandingPolytope {
       }
     }
     if (num_horizon < 3 || num_free_ + (kMaxFaces - num_faces_) < num_horizon ||
-        !IsOneLoop(num_horizon) || !FanFacesOutward(num_horizon, v.w)) {
+        !IsOneLoop(num_horizon)) {
       for (int k = free_before; k < num_free_; ++k) faces_[free_[k]].alive = true;
       num_free_ = free_before;
       return false;
@@ -225,16 +222,6 @@ class ExpandingPolytope {
       }
       if (prev < 0) return false;
       SetFace(stack_[e], {h.from, h.to, p}, {h.outer, next, prev});
-    }
-    return true;
-  }
-
-  // Whether every face (from, to, w) of the fan points away from the interior point.
-  bool FanFacesOutward(int num_horizon, const Vector3d& w) const {
-    for (int e = 0; e < num_horizon; ++e) {
-      const Vector3d& from = vertices_[horizon_[e].from].w;
-      const Vector3d n = (vertices_[horizon_[e].to].w - from).cross(w - from);
-      if (!(n.dot(from - interior_) > 0.0)) return false;
     }
     return true;
   }
@@ -305,7 +292,6 @@ class ExpandingPolytope {
   std::array<int, kMaxFaces> stack_;  // flood fill, then the new faces
   std::array<HorizonEdge, kMaxFaces> horizon_;
   std::array<int, kMaxVertices> new_face_of_start_;
-  Vector3d interior_ = Vector3d::Zero();  // inside every polytope grown from the start
 };
 
 }  // namespace

@@ -216,11 +216,14 @@ ReferenceDistance NumericSignedDistance(const ReferenceShape& a, const Reference
     if (sep > best.phi) best = {sep, n, false};
   }
   // The kinks of sep: great circles normal to a core edge (a box's or mesh's edges, a
-  // cylinder's or capsule's axis), where the support jumps between the edge's ends.
+  // cylinder's or capsule's axis), where the support jumps between the edge's ends. An
+  // optimum on such a ridge is normal to the edge, and the search has come near it: only
+  // the circles of edges nearly normal to the best direction so far are searched.
   for (const ReferenceShape* s : {&a, &b}) {
     if (s->type == ShapeType::kEllipsoid) continue;
     for (const auto& e : s->edges) {
       const Vector3d axis = (s->vertices[e.second] - s->vertices[e.first]).normalized();
+      if (std::abs(axis.dot(best.nhat)) > 0.3) continue;
       Vector3d n = best.nhat;
       double sep = best.phi;
       CircleSearch(a, b, axis, &n, &sep);

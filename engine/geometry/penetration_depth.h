@@ -20,10 +20,14 @@
 // their neighbours; the faces a new point sees are found by a flood fill from the face it
 // was sought for, so the hole they leave is one disk and its rim one loop.
 //
-// Fixed-size storage (kMaxVertices, kMaxFaces): no allocation in the step. Where M's
-// boundary is curved, the nearest face's normal is only as good as the square root of its
-// gap, and smooth pairs (two ellipsoids) can exhaust the storage first: the caller sharpens
-// the result (convex_signed_distance.h).
+// Where M's boundary is curved, the nearest face's normal is only as good as the square
+// root of its gap, and smooth pairs (two ellipsoids, a capsule on a mesh) can exhaust the
+// storage first. Two local steps then sharpen the separation from EPA's normal: BFGS on
+// the sphere of directions (smooth optima) and the fixed point of "move B out along n,
+// take GJK's direction" (optima on a ridge of sep, a cylinder's side or a box's edge).
+// They give true separations, lower bounds; EPA's nearest face gives the upper bound.
+//
+// Fixed-size storage (kMaxVertices, kMaxFaces): no allocation in the step.
 
 #include "engine/geometry/contact_shape.h"
 #include "engine/geometry/signed_distance.h"
@@ -31,16 +35,16 @@
 
 namespace csim::geometry {
 
-/// The separation of A and B (poses X_WA, X_WB) along the normal of EPA's nearest face,
-/// from A into B, with p_WC midway between the witness points (barycentric on that face).
+/// The signed distance of A and B (poses X_WA, X_WB) where they overlap: the separation
+/// along the best normal found, from A into B, with p_WC midway between the witness points.
 /// `scale` [m] is the smaller shape's size (a tetrahedron flatter than 1e-12 scale^3 counts
-/// as flat); `tolerance` [m] the support gap at convergence. Precondition: neither shape is
-/// a halfspace.
-/// @returns true if the shapes overlap (the polytope encloses the origin): phi0 is then
-///          within `tolerance` of the signed distance, or the storage ran out first, and
-///          *upper (the nearest face's bound) is an upper bound of it. False
-///          if they are apart (phi0 is a separation along some direction, a lower bound)
-///          or M is flat (degenerate shapes: phi0 = 0 along the centre line).
+/// as flat); `tolerance` [m] the support gap at which EPA stops. Precondition: neither
+/// shape is a halfspace.
+/// @returns true if the shapes overlap (the polytope encloses the origin): phi0 is then a
+///          lower bound and *upper an upper bound of the signed distance, within
+///          `tolerance` of each other unless the storage ran out on a hard pair. False if
+///          they are apart (phi0 is a separation along some direction, a lower bound) or M
+///          is flat (degenerate shapes: phi0 = 0 along the centre line).
 bool CalcPenetration(const ContactShape& a, const math::RigidTransform& X_WA,
                      const ContactShape& b, const math::RigidTransform& X_WB, double scale,
                      double tolerance, SignedDistanceResult* result, double* upper);

@@ -12,6 +12,13 @@
 #include <cstring>
 
 #include "app/exit_codes.h"
+#include "engine/common/sanitizers.h"
+
+#if CSIM_ADDRESS_SANITIZER
+// From <sanitizer/common_interface_defs.h>, which Debian's GCC does not ship (its libasan
+// exports the function).
+extern "C" void __sanitizer_set_death_callback(void (*callback)(void));
+#endif
 
 namespace csim::app {
 
@@ -25,6 +32,10 @@ bool IsCrash(int signal_number) {
          signal_number == SIGSYS;
 }
 
+#if CSIM_ADDRESS_SANITIZER
+void Abort() { std::abort(); }
+#endif
+
 [[noreturn]] void RunChild(const std::function<int()>& command, pid_t parent) {
   // A reader outliving a killed csim would go on writing to the caller's terminal or
   // files: end with the parent (and check it did not end before the request).
@@ -33,6 +44,13 @@ bool IsCrash(int signal_number) {
   // A damaged input is reported below, not with a core file left in the user's directory.
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+#if CSIM_ADDRESS_SANITIZER
+  // Under the sanitizers a wild read of libhdf5's (a length taken from a damaged file) is
+  // caught before it faults, and the sanitizer ends the process with its report and exit
+  // status 1, which the parent would pass on as invalid input. Ending by SIGABRT after
+  // the report makes it the crash it is without them, reported below as an I/O error.
+  __sanitizer_set_death_callback(Abort);
+#endif
   int status = kExitSimFailed;
   try {
     status = command();

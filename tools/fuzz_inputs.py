@@ -25,16 +25,19 @@ The signals cases depend on the machine's timing (when the signal lands); everyt
 is deterministic.
 
 A case fails when csim dies of a signal it was not sent, exits with a status cli.md does not list, fails
-without a word on stderr, names no file in an invalid-input message about a
+without a word on stderr, reports a sanitizer error on stderr (a binary built with
+-DCSIM_SANITIZE=ON: AddressSanitizer, LeakSanitizer or UBSan, whose exit status 1 would
+otherwise pass for invalid input), names no file in an invalid-input message about a
 scene, does not end within 30 s of the SIGINT it gets after --timeout seconds (a mutated
 time step can ask for 1e11 steps: a long run, not a hang), or leaves an output file that
 tools/check_output.py rejects after a run that completed, failed or was
 interrupted. Failing inputs are copied to --keep. Prints a table of exit statuses
-per kind (markdown with --markdown) and exits 1 if any case failed.
+per kind (markdown with --markdown, with the time each binary took) and exits 1 if any
+case failed. Several --csim binaries (the normal and the sanitized build) each run the
+same cases.
 
 The runs of the first four kinds are short (--duration 0.05 s of simulated time), so
-they test the loader, the checks and the first steps; 200 cases of each of the six kinds
-take about 11 minutes.
+they test the loader, the checks and the first steps.
 """
 
 import argparse
@@ -42,6 +45,7 @@ import collections
 import datetime
 import os
 import random
+import re
 import shutil
 import signal
 import struct
@@ -59,11 +63,28 @@ STATUSES = {0: "0 completed", 1: "1 invalid input", 2: "2 usage", 3: "3 failed",
 ODD_VALUES = [-1, 0, -0.0, 1e308, -1e308, 1e-320, float("nan"), float("inf"),
               float("-inf"), "abc", [], {}, None, True, 3, 2.5, [1, 2], [1, 2, 3, 4],
               [float("nan"), 0, 0], 1e9, -1e9, "", "0x10", 1e-12]
+# The first line of a report of AddressSanitizer, LeakSanitizer or UBSan on stderr.
+SANITIZER_REPORT = re.compile(r"^.*(ERROR: \w*Sanitizer|runtime error: ).*$", re.MULTILINE)
+
+
+def sanitizer_report(stderr):
+    """The report's first line and its first frames when `stderr` holds one, else ""."""
+    m = SANITIZER_REPORT.search(stderr or "")
+    return stderr[m.start():][:600] if m else ""
+
+
+def sanitizers_of(binary):
+    """The sanitizers `binary` was built with (their runtime's symbols in it)."""
+    data = open(binary, "rb").read()
+    return [name for name, symbol in (("AddressSanitizer", b"__asan_init"),
+                                      ("UndefinedBehaviorSanitizer", b"__ubsan_handle_"))
+            if symbol in data]
 
 
 class Fuzzer:
-    def __init__(self, args):
+    def __init__(self, args, binary):
         self.args = args
+        self.binary = binary
         self.rng = random.Random(args.seed)
         self.work = tempfile.mkdtemp(prefix="csim_fuzz_")
         self.scenes = sorted(os.path.join(REPO, "scenes", f)
@@ -77,7 +98,7 @@ class Fuzzer:
 
     def csim(self, kind, case, argv, output=None, scene_name=None):
         """Runs csim, records its status and returns it (None when it failed a promise)."""
-        process = subprocess.Popen([self.args.csim] + argv, stdout=subprocess.PIPE,
+        process = subprocess.Popen([self.binary] + argv, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, errors="replace")
         try:
             _, stderr = process.communicate(timeout=self.args.timeout)
@@ -93,6 +114,9 @@ class Fuzzer:
                 return self.fail(kind, case, f"still running 30 s after SIGINT", argv)
         status = process.returncode
         self.statuses[kind][STATUSES.get(status, f"{status} (unlisted)")] += 1
+        report = sanitizer_report(stderr)
+        if report:
+            return self.fail(kind, case, "sanitizer report", argv, report)
         if status < 0:
             return self.fail(kind, case, f"died of signal {-status}", argv, stderr)
         if status not in STATUSES:
@@ -126,9 +150,9 @@ class Fuzzer:
                 dest = os.path.join(self.args.keep, f"{kind}_{case}_{name}")
                 shutil.copy(self.path(name), dest)
                 kept.append(dest)
-        self.failures.append((kind, case, what, " ".join(argv), stderr.strip()[-300:], kept))
-        print(f"FAIL {kind} #{case}: {what}: {' '.join(argv)}\n  {stderr.strip()[-300:]}",
-              flush=True)
+        excerpt = stderr.strip() if what == "sanitizer report" else stderr.strip()[-300:]
+        self.failures.append((kind, case, what, " ".join(argv), excerpt, kept))
+        print(f"FAIL {kind} #{case}: {what}: {' '.join(argv)}\n  {excerpt}", flush=True)
         return None
 
     def path(self, name):
@@ -244,11 +268,12 @@ bodies:
     def outputs_case(self, case):
         sound = self.path("sound.h5")
         if not os.path.exists(sound):
-            r = subprocess.run([self.args.csim, "run",
+            r = subprocess.run([self.binary, "run",
                                 os.path.join(REPO, "scenes", "bouncing_balls.yaml"), "-o",
-                                sound, "--duration", "0.2", "-q", "--no-progress"])
-            if r.returncode != 0:
-                sys.exit("fuzz_inputs.py: cannot make the sound output file")
+                                sound, "--duration", "0.2", "-q", "--no-progress"],
+                               stderr=subprocess.PIPE, text=True, errors="replace")
+            if r.returncode != 0 or sanitizer_report(r.stderr):
+                sys.exit("fuzz_inputs.py: cannot make the sound output file\n" + r.stderr)
         data = bytearray(open(sound, "rb").read())
         if self.rng.random() < 0.3:
             data = data[:self.rng.randrange(len(data))]
@@ -272,7 +297,7 @@ bodies:
         number = self.rng.choice([signal.SIGINT, signal.SIGTERM])
         twice = self.rng.random() < 0.3
         delays = (self.rng.uniform(0.0, 1.5), self.rng.uniform(0.0, 0.05))
-        process = subprocess.Popen([self.args.csim] + argv, stdout=subprocess.DEVNULL,
+        process = subprocess.Popen([self.binary] + argv, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, text=True, errors="replace")
         time.sleep(delays[0])
         process.send_signal(number)
@@ -288,6 +313,9 @@ bodies:
         status = process.returncode
         self.statuses["signals"][STATUSES.get(status, f"{status} (signal)" if status < 0
                                               else f"{status} (unlisted)")] += 1
+        report = sanitizer_report(stderr)
+        if report:
+            return self.fail("signals", case, "sanitizer report", argv, report)
         # -number: the signal came before csim's handlers (or a second one ended it at once).
         allowed = {0, 128 + number, -number}
         what = f"{number.name}{' twice' if twice else ''} after {delays[0]:.2f} s"
@@ -365,7 +393,10 @@ def put(doc, path, value):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--csim", default=os.path.join(REPO, "build", "app", "csim"))
+    parser.add_argument("--csim", nargs="+",
+                        default=[os.path.join(REPO, "build", "app", "csim")],
+                        help="csim executables, each run on the same cases (e.g. "
+                             "build/app/csim build-san/app/csim)")
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--cases", type=int, default=200, help="cases per kind")
     parser.add_argument("--seed", type=int, default=1)
@@ -376,44 +407,68 @@ def main():
                         help="directory for the inputs of failing cases")
     parser.add_argument("--markdown", help="write the table of exit statuses here")
     args = parser.parse_args()
-    if not os.access(args.csim, os.X_OK):
-        sys.exit(f"fuzz_inputs.py: no csim executable at {args.csim} (build first)")
+    for binary in args.csim:
+        if not os.access(binary, os.X_OK):
+            sys.exit(f"fuzz_inputs.py: no csim executable at {binary} (build first)")
 
-    fuzzer = Fuzzer(args)
-    try:
-        for kind in args.kinds:
-            for case in range(args.cases):
-                getattr(fuzzer, f"{kind}_case")(case)
-    finally:
-        shutil.rmtree(fuzzer.work, ignore_errors=True)
+    sections, failed = [], False
+    for binary in args.csim:
+        sanitizers = sanitizers_of(binary)
+        print(f"csim: {binary} ({', '.join(sanitizers) or 'no sanitizers'})", flush=True)
+        start = time.monotonic()
+        fuzzer = Fuzzer(args, binary)
+        try:
+            for kind in args.kinds:
+                for case in range(args.cases):
+                    getattr(fuzzer, f"{kind}_case")(case)
+        finally:
+            shutil.rmtree(fuzzer.work, ignore_errors=True)
+        minutes = (time.monotonic() - start) / 60
+        table = status_table(fuzzer, args.kinds)
+        print(table + f"\n{minutes:.1f} min", flush=True)
+        failed = failed or bool(fuzzer.failures)
+        sections.append((binary, sanitizers, minutes, table, fuzzer.failures))
+    if args.markdown:
+        write_markdown(args, sections)
+    return 1 if failed else 0
 
+
+def status_table(fuzzer, kinds):
+    """A markdown table of csim's exit statuses and the failures, a row per kind."""
     columns = sorted({s for c in fuzzer.statuses.values() for s in c},
                      key=lambda s: (int(s.split()[0]) < 0, abs(int(s.split()[0]))))
     lines = ["| kind | runs of csim | " + " | ".join(columns) + " | failures |",
              "|---" * (len(columns) + 3) + "|"]
-    for kind in args.kinds:
+    for kind in kinds:
         c = fuzzer.statuses[kind]
         failed = sum(1 for f in fuzzer.failures if f[0] == kind)
         lines.append(f"| {kind} | {sum(c.values())} | "
                      + " | ".join(str(c.get(s, 0)) for s in columns) + f" | {failed} |")
-    table = "\n".join(lines)
-    print(table)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write("# Damaged and extreme inputs (tools/fuzz_inputs.py)\n\n")
-            commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                                    capture_output=True, text=True).stdout.strip() or "?"
-            f.write("Generated by `tools/fuzz_inputs.py " + " ".join(sys.argv[1:]) +
-                    f"` at commit {commit} on {datetime.date.today().isoformat()} "
-                    f"(csim: {args.csim}).\n\n")
-            f.write(__doc__.split("\n\n", 1)[1].strip() + "\n\n")
-            f.write("Exit statuses of csim per kind of input (a case of `outputs` runs "
+    return "\n".join(lines)
+
+
+def write_markdown(args, sections):
+    with open(args.markdown, "w") as f:
+        f.write("# Damaged and extreme inputs (tools/fuzz_inputs.py)\n\n")
+        commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip() or "?"
+        f.write("Generated by `tools/fuzz_inputs.py " + " ".join(sys.argv[1:]) +
+                f"` at commit {commit} on {datetime.date.today().isoformat()}, "
+                f"{os.cpu_count()} cores.\n\n")
+        f.write(__doc__.split("\n\n", 1)[1].strip() + "\n")
+        for binary, sanitizers, minutes, table, failures in sections:
+            built = ("built with " + " and ".join(sanitizers) if sanitizers
+                     else "built without sanitizers")
+            shown = os.path.relpath(binary, REPO)
+            shown = binary if shown.startswith("..") else shown
+            f.write(f"\n## csim: {shown}\n\n"
+                    f"{built}; {args.cases} cases per kind took {minutes:.1f} min.\n\n"
+                    "Exit statuses of csim per kind of input (a case of `outputs` runs "
                     "`info` and `export-html`, so it counts twice):\n\n" + table + "\n")
-            if fuzzer.failures:
+            if failures:
                 f.write("\nFailures:\n\n")
-                for kind, case, what, argv, stderr, _ in fuzzer.failures:
+                for kind, case, what, argv, stderr, _ in failures:
                     f.write(f"- {kind} #{case}: {what}: `{argv}`\n")
-    return 1 if fuzzer.failures else 0
 
 
 if __name__ == "__main__":

@@ -284,7 +284,13 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
                         (tree_solve == TreeSolve::kByCost &&
                          ArticulatedByCost(size, block_can_touch[k]));
     ws.any_articulated = ws.any_articulated || ws.articulated[k];
-    if (!IsSix(ws, k) && !ws.articulated[k]) ws.A_llt[k] = Eigen::LLT<Eigen::MatrixXd>(size);
+    // Eigen::LLT leaves its status (info()) uninitialised until its first compute(), and
+    // copying or moving an LLT reads that status, so each factor is computed here once, in
+    // place: on an identity of its block's size, which also gives its storage that size
+    // (the step's compute() then reuses it), or on an empty matrix for a block that does
+    // not use it. The workspace can then be copied and moved like any value.
+    const bool dense = !IsSix(ws, k) && !ws.articulated[k];
+    ws.A_llt[k].compute(Eigen::MatrixXd::Identity(dense ? size : 0, dense ? size : 0));
   }
   ws.articulated_body.resize(nb);
   ws.dense_body.resize(nb);

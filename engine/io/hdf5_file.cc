@@ -490,6 +490,8 @@ Hdf5Id LatestFormatAccess() {
 
 void SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
+void ClearHdf5Errors() { H5Eclear2(H5E_DEFAULT); }
+
 void DisableHdf5ExitCleanup() { H5dont_atexit(); }
 
 Hdf5File Hdf5File::Create(const std::string& file_name, bool file_locking) {

@@ -54,6 +54,11 @@ void SilenceHdf5Errors();
 /// not found"; for a failed system call, just the system's message ("Permission denied").
 std::string LastHdf5Error();
 
+/// Empties the calling thread's HDF5 error stack (what LastHdf5Error reads). A thread
+/// that ends after a failed call clears it first: the thread-safe HDF5 1.10.8 frees an
+/// ending thread's stack but not the messages it copied into it, a leak.
+void ClearHdf5Errors();
+
 /// Common part of files, groups and datasets: a handle plus names for error messages,
 /// and the attributes that any object can carry.
 class Hdf5Object {

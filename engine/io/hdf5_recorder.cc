@@ -341,6 +341,7 @@ void Hdf5Recorder::Begin(const sim::RunInfo& info) {
         WriteBackBuffers();
       } catch (...) {
         write_failed_ = true;  // read after Wait or the join, which order it
+        ClearHdf5Errors();     // the IoError has the message; the thread may end next
         throw;
       }
     });

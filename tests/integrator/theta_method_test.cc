@@ -330,6 +330,30 @@ TEST_CASE("free-motion factors reproduce every block of A, 6 x 6 or not", "[inte
   CHECK(other > 0);
 }
 
+// Eigen's LLT has no valid status until it has computed, and copying it reads the status:
+// MakeStepWorkspace computes each dense factor once, so a new workspace (sanitized build:
+// under UBSan a copy of an uncomputed factor stops the test) copies like a value, its
+// factors already of their blocks' sizes, and a copy steps as the original does.
+TEST_CASE("a new workspace copies like a value, its dense factors sized", "[integrator]") {
+  const Model model = testing::RandomTree(12, 1);
+  const StepWorkspace original = MakeStepWorkspace(model, TreeSolve::kDense);
+  StepWorkspace ws = original;
+  StepWorkspace copy = original;
+  int dense = 0;
+  for (int k = 0; k < ws.A.num_blocks(); ++k) {
+    if (ws.A.range(k).size == 6) continue;
+    ++dense;
+    CHECK(copy.A_llt[k].info() == Eigen::Success);
+    CHECK(copy.A_llt[k].matrixLLT().rows() == ws.A.range(k).size);
+  }
+  CHECK(dense > 0);
+  State s{0.0, model.InitialQ(), model.InitialV()}, s_copy = s;
+  REQUIRE(StepFreeMotion(model, kMidpoint, FreeMotionSettings{}, 1e-3, s, ws).ok());
+  REQUIRE(StepFreeMotion(model, kMidpoint, FreeMotionSettings{}, 1e-3, s_copy, copy).ok());
+  CHECK(s_copy.q == s.q);
+  CHECK(s_copy.v == s.v);
+}
+
 TEST_CASE("a warmed-up step allocates nothing", "[integrator][allocation]") {
   const Model model = testing::RandomTree(12, 3);
   for (const TreeSolve tree_solve : {TreeSolve::kDense, TreeSolve::kArticulated})

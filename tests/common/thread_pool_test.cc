@@ -74,7 +74,12 @@ TEST_CASE("thread pool: a loop allocates nothing", "[common][threads][allocation
   ThreadPool pool(3);
   std::vector<double> out(256, 0.0);
   auto body = [&](int index, int) { out[index] += index; };
-  pool.ParallelFor(256, body);  // workers started and waiting
+  pool.ParallelFor(256, body);
+  // Every worker must have run once before the count: a thread's first work allocates
+  // (under ASan, its runtime's per-thread state), and a fast loop may leave a worker idle.
+  // Slow items spread the warm-up loops over all of them.
+  auto slow = [](int, int) { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+  for (int warm_up = 0; warm_up < 3; ++warm_up) pool.ParallelFor(12, slow);
   const std::size_t before = testing::AllocationCount();
   for (int loop = 0; loop < 100; ++loop) pool.ParallelFor(256, body);
   CHECK(testing::AllocationCount() - before == 0);

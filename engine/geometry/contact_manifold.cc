@@ -39,9 +39,9 @@ double InsideAllowance(const Eigen::Vector2d& edge) { return 1e-12 * edge.square
 // Where the segment from p (measure fp) to q (measure fq) crosses the clip line, as the
 // parameter in [0, 1]. The inside test uses an allowance, so the two ends may lie on the
 // same side of the exact line (both within round-off of it, as the side edges of two
-// equally wide boxes are); the unclamped ratio then extrapolates past the segment, which
-// once put a point of a domino leaning on the next outside both faces, 3 mm deep where the
-// boxes were apart. Clamped, the crossing stays on the segment and so inside the polygon.
+// equally wide boxes are); the unclamped ratio then extrapolates past the segment, to a
+// point outside both faces with a depth the boxes do not have. Clamped, the crossing stays
+// on the segment and so inside the polygon.
 double CrossingParameter(double fp, double fq) {
   if (fp == fq) return 0.0;
   return std::clamp(fp / (fp - fq), 0.0, 1.0);

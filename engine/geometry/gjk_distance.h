@@ -12,8 +12,7 @@
 // bounds meet within the tolerance, or when the simplex encloses the origin (overlap).
 //
 // Chosen over FCL's GJK, whose distance for nearly touching shapes can come with a wrong
-// direction (a box and a cylinder 4.3e-4 m apart reported with a separation along its own
-// direction of 4.0e-4 m) and which gives no bound to check against.
+// direction, and which gives no bound to check against.
 
 #include "engine/geometry/contact_shape.h"
 #include "engine/geometry/signed_distance.h"

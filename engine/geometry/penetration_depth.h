@@ -3,7 +3,7 @@
 // (EPA) on their supports, for the pairs without a closed form (cylinder, ellipsoid and
 // mesh pairs, capsule-box). FCL's own EPA (libccd) aborts on internal assertions for
 // ordinary configurations and a translate-and-measure refinement of its MPR guess stalls
-// in local optima (a mesh on a box 20 mm deeper than it is), so csim runs its own.
+// in local optima, so csim runs its own.
 //
 // Method. With M = A - B (the points a - b), a unit direction n (from A into B) separates
 // the shapes by sep(n) = -h_M(n), h_M the support function of M, and the signed distance

@@ -63,8 +63,8 @@ void MeshFeature(const Polytope& poly, const math::RigidTransform& X_WG,
   }
   // The edge's other end: of the vertices within the angular tolerance, the one whose
   // edge is most nearly perpendicular to d (least drop per length), the longest on a tie.
-  // Taking the longest alone picked, on an octahedron resting on an edge with a face 6.5
-  // degrees off the ground, the face's third vertex 7 mm up over the edge's other end.
+  // The longest alone can pick a neighbouring face's vertex, raised but within the
+  // tolerance, over the edge's other end (an octahedron resting on an edge).
   int far = -1;
   double far_slope = 0.0, far_dist = 0.0;
   for (int i = 0; i < static_cast<int>(poly.vertices.size()); ++i) {

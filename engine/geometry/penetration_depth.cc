@@ -6,22 +6,18 @@
 #include <limits>
 
 #include "engine/geometry/gjk_distance.h"
+#include "engine/geometry/plane_basis.h"
 
 namespace csim::geometry {
 namespace {
 
 using Eigen::Vector3d;
 
-constexpr int kMaxVertices = 256;
+// Enough for smooth pairs whose separation varies little over a wide range of directions
+// (near-spheroids overlapping deeply) to close EPA's bracket to the tolerance.
+constexpr int kMaxVertices = 1024;
 // A closed triangulated surface on V vertices has 2 V - 4 faces; dead faces are compacted.
 constexpr int kMaxFaces = 2 * kMaxVertices;
-
-// Unit vectors u, v normal to the unit vector a and to each other.
-void CalcPerpendiculars(const Vector3d& a, Vector3d* u, Vector3d* v) {
-  const Vector3d seed = std::abs(a.x()) < 0.6 ? Vector3d::UnitX() : Vector3d::UnitY();
-  *u = a.cross(seed).normalized();
-  *v = a.cross(*u);
-}
 
 // A point of M = A - B with the support points of A and B it came from.
 struct Vertex {
@@ -31,12 +27,14 @@ struct Vertex {
 // A triangle of the polytope, counter-clockwise seen from outside, with its outward unit
 // normal, its plane offset d = n . w (the signed distance of its plane from the origin) and
 // the faces across its edges (edge e runs from v[e] to v[e + 1]).
+// No member initialisers: the polytope's storage is large, and SetFace writes every
+// member of a face before it is used.
 struct Face {
-  std::array<int, 3> v{};
-  std::array<int, 3> adj{};
-  Vector3d n = Vector3d::Zero();
-  double d = 0.0;
-  bool alive = false;
+  std::array<int, 3> v;
+  std::array<int, 3> adj;
+  Vector3d n;
+  double d;
+  bool alive;
 };
 
 // An edge of the hole left by the faces that see a new point, with the face beyond it.
@@ -89,10 +87,9 @@ bool Ascend(const ContactShape& a, const math::RigidTransform& X_WA, const Conta
   const Eigen::Vector3d n0 = r->nhat_AB_W;
   Eigen::Matrix<double, 3, 2> U;
   {
-    const Eigen::Vector3d seed =
-        std::abs(n0.x()) < 0.6 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
-    U.col(0) = n0.cross(seed).normalized();
-    U.col(1) = n0.cross(U.col(0));
+    Eigen::Vector3d u, v;
+    CalcPlaneBasis(n0, &u, &v);
+    U << u, v;
   }
   // F(x) = sep(n(x)) and its gradient in x.
   auto evaluate = [&](const Eigen::Vector2d& x, Eigen::Vector2d* grad) {
@@ -191,7 +188,7 @@ class ExpandingPolytope {
     const int i1 = farthest([&](const Vector3d& w) { return (w - w0).norm(); });
     const Vector3d e = candidates[i1].w - w0;
     Vector3d u, v;
-    CalcPerpendiculars(e.normalized(), &u, &v);
+    CalcPlaneBasis(e.normalized(), &u, &v);
     for (const Vector3d& d : {u, Vector3d(-u), v, Vector3d(-v)}) candidates[count++] = Support(d);
     const int i2 = farthest([&](const Vector3d& w) { return e.cross(w - w0).norm(); });
     const Vector3d m = e.cross(candidates[i2].w - w0);

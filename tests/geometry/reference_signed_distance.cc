@@ -193,23 +193,44 @@ std::vector<Vector3d> SphereGrid(int count) {
   return grid;
 }
 
+// For each point of the grid, the indices of its nearest neighbours on the grid.
+std::vector<std::vector<int>> GridNeighbours(const std::vector<Vector3d>& grid, int count) {
+  std::vector<std::vector<int>> neighbours(grid.size());
+  std::vector<std::pair<double, int>> by_angle(grid.size());
+  for (size_t i = 0; i < grid.size(); ++i) {
+    for (size_t j = 0; j < grid.size(); ++j) by_angle[j] = {-grid[i].dot(grid[j]), static_cast<int>(j)};
+    std::partial_sort(by_angle.begin(), by_angle.begin() + count + 1, by_angle.end());
+    for (int k = 1; k <= count; ++k) neighbours[i].push_back(by_angle[k].second);
+  }
+  return neighbours;
+}
+
 ReferenceDistance NumericSignedDistance(const ReferenceShape& a, const ReferenceShape& b) {
-  static const std::vector<Vector3d> grid = SphereGrid(1000);
+  static const std::vector<Vector3d> grid = SphereGrid(2000);
+  static const std::vector<std::vector<int>> neighbours = GridNeighbours(grid, 8);
+  // Starts of the local search: every local maximum of sep on the grid (sep in overlap can
+  // have several, one per face, edge or cap of the Minkowski difference near the origin,
+  // and the global one need not be the best grid point), then the best candidates.
+  std::vector<double> grid_sep(grid.size());
+  for (size_t i = 0; i < grid.size(); ++i) grid_sep[i] = Separation(a, b, grid[i]);
   std::vector<std::pair<double, Vector3d>> seeds;
-  for (const Vector3d& n : CoreCandidates(a, b)) seeds.emplace_back(Separation(a, b, n), n);
-  for (const Vector3d& n : grid) seeds.emplace_back(Separation(a, b, n), n);
-  std::sort(seeds.begin(), seeds.end(),
+  for (size_t i = 0; i < grid.size(); ++i) {
+    bool local_maximum = true;
+    for (int j : neighbours[i]) local_maximum &= grid_sep[i] >= grid_sep[j];
+    if (local_maximum) seeds.emplace_back(grid_sep[i], grid[i]);
+  }
+  std::vector<std::pair<double, Vector3d>> candidates;
+  for (const Vector3d& n : CoreCandidates(a, b)) candidates.emplace_back(Separation(a, b, n), n);
+  std::sort(candidates.begin(), candidates.end(),
             [](const auto& x, const auto& y) { return x.first > y.first; });
-  ReferenceDistance best{seeds[0].first, seeds[0].second, false};
-  int refined = 0;
+  for (size_t k = 0; k < std::min<size_t>(6, candidates.size()); ++k) seeds.push_back(candidates[k]);
+  ReferenceDistance best{candidates[0].first, candidates[0].second, false};
   std::vector<Vector3d> starts;
   for (const auto& seed : seeds) {
-    if (refined == 6) break;
     bool near_a_start = false;
-    for (const Vector3d& s : starts) near_a_start |= s.dot(seed.second) > 0.999;
+    for (const Vector3d& s : starts) near_a_start |= s.dot(seed.second) > 0.9999;
     if (near_a_start) continue;
     starts.push_back(seed.second);
-    ++refined;
     Vector3d n = seed.second;
     double sep = seed.first;
     PatternSearch(a, b, &n, &sep);
@@ -217,15 +238,19 @@ ReferenceDistance NumericSignedDistance(const ReferenceShape& a, const Reference
   }
   // The kinks of sep: great circles normal to a core edge (a box's or mesh's edges, a
   // cylinder's or capsule's axis), where the support jumps between the edge's ends. An
-  // optimum on such a ridge is normal to the edge, and the search has come near it: only
-  // the circles of edges nearly normal to the best direction so far are searched.
+  // optimum on such a ridge is normal to the edge, where a search on the sphere stalls:
+  // every such circle is searched whole (parallel edges share one), then refined.
+  std::vector<Vector3d> axes;
   for (const ReferenceShape* s : {&a, &b}) {
     if (s->type == ShapeType::kEllipsoid) continue;
     for (const auto& e : s->edges) {
       const Vector3d axis = (s->vertices[e.second] - s->vertices[e.first]).normalized();
-      if (std::abs(axis.dot(best.nhat)) > 0.3) continue;
+      bool seen = false;
+      for (const Vector3d& x : axes) seen |= std::abs(x.dot(axis)) > 1.0 - 1e-12;
+      if (seen) continue;
+      axes.push_back(axis);
       Vector3d n = best.nhat;
-      double sep = best.phi;
+      double sep = -std::numeric_limits<double>::infinity();
       CircleSearch(a, b, axis, &n, &sep);
       PatternSearch(a, b, &n, &sep);
       if (sep > best.phi) best = {sep, n, false};

@@ -16,10 +16,11 @@
 //     closest point on an edge of the other. That finite set is enumerated: exact.
 //   * A halfspace has finite support only along its normal n_H: phi = -h_B(-n_H) - n_H.p_H.
 //   * Cylinders and ellipsoids: numeric. The candidates above (with a cylinder's or an
-//     ellipsoid's axes as its edges) and a dense grid of directions seed a pattern search
-//     on the sphere, plus a search along each great circle normal to a cylinder axis (where
-//     its support has a kink). For a pair apart, sep is concave on the unit ball, so the
-//     search converges to the maximum; in overlap the grid and the seeds make it global.
+//     ellipsoid's axes as its edges) and every local maximum of sep on a dense grid of
+//     directions seed a pattern search on the sphere, plus a search along every great
+//     circle normal to a core edge (where the support has a kink). For a pair apart, sep is
+//     concave on the unit ball, so the search converges to the maximum; in overlap, where
+//     sep can have several local maxima, starting from each of the grid's makes it global.
 
 #include <utility>
 #include <vector>

@@ -126,20 +126,23 @@ bool IsPolytopeCore(const ReferenceShape& s) {
 
 // Pattern search for the maximum of sep on the unit sphere from n: steps along 16
 // tangent directions (turned a little at every step so that no ridge of sep stays
-// between them), halved when none improves.
-void PatternSearch(const ReferenceShape& a, const ReferenceShape& b, Vector3d* n,
-                   double* best) {
-  double step = 0.05;
+// between them), grown on success and halved when none improves, until the step [rad]
+// falls below min_step. *step carries the step size in and out, so a search can resume.
+void PatternSearch(const ReferenceShape& a, const ReferenceShape& b, double min_step,
+                   Vector3d* n, double* best, double* step) {
   int turn = 0;
-  for (int iter = 0; iter < 4000 && step > 1e-13; ++iter) {
+  for (int iter = 0; iter < 4000 && *step > min_step; ++iter) {
     Vector3d u, v;
     Perpendiculars(*n, &u, &v);
     Vector3d best_n = *n;
     double best_sep = *best;
-    const double offset = 0.61803398874989 * (turn++);
+    // The 16 directions at angles 2 pi (k + offset) / 16, by turning the first by 2 pi / 16.
+    const double first = 2.0 * kPi * 0.61803398874989 * (turn++) / 16.0;
+    Eigen::Vector2d dir(std::cos(first), std::sin(first));
+    const double c = std::cos(2.0 * kPi / 16.0), sn = std::sin(2.0 * kPi / 16.0);
     for (int k = 0; k < 16; ++k) {
-      const double t = 2.0 * kPi * (k + offset) / 16.0;
-      const Vector3d m = (*n + step * (std::cos(t) * u + std::sin(t) * v)).normalized();
+      const Vector3d m = (*n + *step * (dir.x() * u + dir.y() * v)).normalized();
+      dir = Eigen::Vector2d(c * dir.x() - sn * dir.y(), sn * dir.x() + c * dir.y());
       const double s = Separation(a, b, m);
       if (s > best_sep) {
         best_sep = s;
@@ -149,12 +152,16 @@ void PatternSearch(const ReferenceShape& a, const ReferenceShape& b, Vector3d* n
     if (best_sep > *best) {
       *best = best_sep;
       *n = best_n;
-      step *= 1.5;
+      *step *= 1.5;
     } else {
-      step *= 0.5;
+      *step *= 0.5;
     }
   }
 }
+
+constexpr double kInitialStep = 0.05;  // [rad]
+constexpr double kCoarseStep = 1e-5;   // [rad]
+constexpr double kFinalStep = 1e-13;   // [rad]
 
 // Golden-section refinement of sep along the great circle normal to the unit axis,
 // around the circle's best of 256 samples.
@@ -225,21 +232,35 @@ ReferenceDistance NumericSignedDistance(const ReferenceShape& a, const Reference
             [](const auto& x, const auto& y) { return x.first > y.first; });
   for (size_t k = 0; k < std::min<size_t>(6, candidates.size()); ++k) seeds.push_back(candidates[k]);
   ReferenceDistance best{candidates[0].first, candidates[0].second, false};
-  std::vector<Vector3d> starts;
+  // Every start is searched to a coarse step, and only those that may still beat the best
+  // are refined: where a search stops at step delta, no point within delta of it is
+  // higher by more than L delta, L bounding the slope of sep (the largest |a - b|).
+  struct Search {
+    Vector3d n;
+    double sep, step;
+  };
+  std::vector<Search> searches;
   for (const auto& seed : seeds) {
     bool near_a_start = false;
-    for (const Vector3d& s : starts) near_a_start |= s.dot(seed.second) > 0.9999;
+    for (const Search& s : searches) near_a_start |= s.n.dot(seed.second) > 0.9999;
     if (near_a_start) continue;
-    starts.push_back(seed.second);
-    Vector3d n = seed.second;
-    double sep = seed.first;
-    PatternSearch(a, b, &n, &sep);
-    if (sep > best.phi) best = {sep, n, false};
+    Search s{seed.second, seed.first, kInitialStep};
+    PatternSearch(a, b, kCoarseStep, &s.n, &s.sep, &s.step);
+    searches.push_back(s);
+    if (s.sep > best.phi) best = {s.sep, s.n, false};
+  }
+  const double slope = a.bounding_radius + b.bounding_radius + (a.p - b.p).norm();
+  const double coarse_best = best.phi;
+  for (Search& s : searches) {
+    if (s.sep < coarse_best - 2.0 * slope * kCoarseStep) continue;
+    PatternSearch(a, b, kFinalStep, &s.n, &s.sep, &s.step);
+    if (s.sep > best.phi) best = {s.sep, s.n, false};
   }
   // The kinks of sep: great circles normal to a core edge (a box's or mesh's edges, a
   // cylinder's or capsule's axis), where the support jumps between the edge's ends. An
   // optimum on such a ridge is normal to the edge, where a search on the sphere stalls:
-  // every such circle is searched whole (parallel edges share one), then refined.
+  // every such circle is searched whole (parallel edges share one), and refined off the
+  // circle only where it beats the best so far (a smooth optimum the starts above found).
   std::vector<Vector3d> axes;
   for (const ReferenceShape* s : {&a, &b}) {
     if (s->type == ShapeType::kEllipsoid) continue;
@@ -252,7 +273,8 @@ ReferenceDistance NumericSignedDistance(const ReferenceShape& a, const Reference
       Vector3d n = best.nhat;
       double sep = -std::numeric_limits<double>::infinity();
       CircleSearch(a, b, axis, &n, &sep);
-      PatternSearch(a, b, &n, &sep);
+      double step = kInitialStep;
+      if (sep > best.phi) PatternSearch(a, b, kFinalStep, &n, &sep, &step);
       if (sep > best.phi) best = {sep, n, false};
     }
   }

@@ -32,7 +32,7 @@ TEST_CASE("scenes/falling_sphere.yaml: lands at sqrt(2 h / g), does not bounce, 
   // step of the exact landing time.
   REQUIRE(first_push > 0);
   CHECK(first_push == Approx(t_land).margin(dt));
-  // No bounce: Hunt & Crossley's rebound speed tends to 1 / d as d v_in grows (here 500).
+  // No bounce: Hunt & Crossley's rebound speed tends to 1 / d as d v_in grows.
   CHECK(rebound < 1.0 / d);
 
   // Rolling needs the friction impulse 2/7 m U0: the landing's normal impulse m v_land

@@ -51,7 +51,7 @@ Oscillation Measure(const SceneRun& run, double omega) {
 TEST_CASE("scenes/spring_cylinder.yaml: it rolls without slipping at the period of a mass 1.5 m, "
           "midpoint keeps the energy within 0.2 %", "[scenes]") {
   const SceneRun run = RunSceneFile("spring_cylinder.yaml");
-  // The recorded energy is the spring's 0.5 J: the cylinder starts settled at z = 0.
+  // The recorded energy is the spring's alone: the cylinder starts settled at z = 0.
   CHECK(TotalEnergy(run.rows.front()) == Approx(0.5 * kKs * kX0 * kX0).epsilon(1e-9));
   const double omega = std::sqrt(kKs / (1.5 * kM));
   const Oscillation o = Measure(run, omega);

@@ -43,7 +43,7 @@ TEST_CASE("scenes/spring_mass.yaml: x = x0 cos(omega t), symplectic Euler keeps 
   CHECK(kE0 - e_min == Approx(kE0 * h / (1 + h)).epsilon(1e-3));
   // The discrete solution follows the exact one to O(omega dt) in amplitude and phase.
   CHECK(x_error < kX0 * kOmega * kDt);
-  // Peak speed omega x0 = 1 m/s.
+  // Peak speed omega x0.
   double v_max = 0.0;
   for (const sim::Row& row : run.rows) v_max = std::max(v_max, std::abs(row.v[0]));
   CHECK(v_max == Approx(kOmega * kX0).epsilon(kOmega * kDt));

@@ -167,8 +167,11 @@ def scene_text(n, seed, dt, duration, walls, every, command, k=4, spacing=COLUMN
         w("# iterations per step), then the boxes come to rest spread over the floor while")
         w("# spheres thrown out of the pile keep rolling away (ideal rolling: no resistance);")
     w("# SAP warm-starts from the previous velocities and needs only a few iterations per")
-    w("# step once settled. No object " + ("leaves the container" if walls else "leaves the ground")
-      + " or sinks into the floor.")
+    if walls:
+        w("# step once settled. Objects may be thrown over the 0.4 m walls; none passes")
+        w("# through a wall or sinks into the floor.")
+    else:
+        w("# step once settled. No object leaves the ground or sinks into the floor.")
     w("# Timings: tools/clutter_baseline.py, results/clutter_baseline.csv.")
     w("csim: 1")
     w(f"name: {name}")

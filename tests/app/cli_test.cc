@@ -437,8 +437,8 @@ TEST_CASE("I/O errors exit 4, a refused thread leaves no file", "[cli]") {
   SECTION("no thread for the writer: no file either") {
     if (SkipAddressSpaceLimit()) return;
     // Thread stacks take `ulimit -s`; 1 GB of stack under a 600 MB address-space limit
-    // makes the writer's thread fail to start (EAGAIN). It used to start after the file
-    // was created, leaving a file with no rows whose /status said "running".
+    // makes the writer's thread fail to start (EAGAIN). It must be started before the file
+    // is created, or the run would leave a file with no rows whose /status says "running".
     const std::string out = dir / "nothread.h5";
     const auto [command, o] = CsimAfter("ulimit -v 600000; ulimit -s 1000000; ",
                                         {"run", Scene("pendulum.yaml"), "--duration", "0.01",
@@ -450,8 +450,9 @@ TEST_CASE("I/O errors exit 4, a refused thread leaves no file", "[cli]") {
   }
   SECTION("no worker threads: a message, no hang, no file") {
     if (SkipAddressSpaceLimit()) return;
-    // As above, no thread can start. The pool's workers used to be left waiting on a
-    // destroyed condition variable when a later one failed: a hang deaf to SIGTERM.
+    // As above, no thread can start. When a later worker fails to start, the ones already
+    // running must be ended, not left waiting on a destroyed condition variable (a hang
+    // deaf to SIGTERM).
     const std::string out = dir / "noworkers.h5";
     const auto [command, o] = CsimAfter("ulimit -v 600000; ulimit -s 1000000; ",
                                         {"run", Scene("clutter_40.yaml"), "--duration", "0.01",
@@ -464,9 +465,9 @@ TEST_CASE("I/O errors exit 4, a refused thread leaves no file", "[cli]") {
   SECTION("the output stops growing mid-run (disk full)") {
     // A file-size limit makes the writes fail with EFBIG after a few hundred kB, as a
     // full disk would with ENOSPC. The run must stop with the I/O status and a message
-    // naming the file; HDF5's exit handler used to crash (SIGSEGV) on the file it could
-    // not close. (The limit's SIGXFSZ is ignored, so the writes fail instead.)
-    // Without the trap, csim ignores SIGXFSZ itself (it used to die of it, status 153).
+    // naming the file, without a crash in HDF5's exit handler on the file it could not
+    // close. (The limit's SIGXFSZ is ignored, so the writes fail instead.) Without the
+    // trap, csim must ignore SIGXFSZ itself rather than die of it.
     const std::string out = dir / "full.h5";
     for (const std::string trap : {"trap '' XFSZ; ", ""}) {
       const auto [command, o] = CsimAfter(
@@ -565,8 +566,8 @@ void DamageFirstGlobalHeapObject(const std::string& path) {
 }
 
 TEST_CASE("a damaged output file that crashes libhdf5 is an I/O error, not a crash", "[cli]") {
-  // Found by mutating output files: one byte made `csim info` and `csim export-html` die of
-  // SIGSEGV inside H5Aread. They now read in a child process (app/reader_process.h).
+  // One damaged byte can make libhdf5 die of SIGSEGV inside H5Aread, so `csim info` and
+  // `csim export-html` read in a child process (app/reader_process.h).
   TempDir dir;
   const std::string good = dir / "p.h5", damaged = dir / "damaged.h5";
   REQUIRE(Csim({"run", Scene("pendulum.yaml"), "--duration", "0.05", "-o", good}, dir).status == 0);
@@ -602,9 +603,9 @@ TEST_CASE("a damaged output file that crashes libhdf5 is an I/O error, not a cra
   CHECK(fs::exists(page));
 
   // A reader killed from outside is no sign of damage: `csim info good.h5` writing into a
-  // pipe whose reader is gone dies of SIGPIPE, as csim did before it read in a child (the
-  // child's death was first reported as a damaged file). Python's subprocess restores
-  // SIGPIPE's default in the child, so the death is certain.
+  // pipe whose reader is gone dies of SIGPIPE, and the child's death must not be reported
+  // as a damaged file. Python's subprocess restores SIGPIPE's default in the child, so the
+  // death is certain.
   const char* const kClosedPipe =
       "import os, subprocess, sys\n"
       "r, w = os.pipe(); os.close(r)\n"
@@ -629,8 +630,8 @@ TEST_CASE("csim --version names the version, git commit and dependencies", "[cli
 }
 
 TEST_CASE("the git commit csim reports is the source tree's, at build time", "[cli]") {
-  // It used to be taken when CMake configured the build tree, so a build after a pull
-  // (without a new `cmake -S . -B build`) recorded the old commit in every output file.
+  // Taken when CMake configured the build tree, a build after a pull (without a new
+  // `cmake -S . -B build`) would record the old commit in every output file.
   TempDir dir;
   const auto git = [&dir](const std::string& args) {  // by /bin/sh: git from the PATH
     return RunProgram({"/bin/sh", "-c", "git -C '" CSIM_SOURCE_DIR "' " + args}, dir);
@@ -685,9 +686,9 @@ std::string HeapOfSpheres(int n) {
 TEST_CASE("a step that needs more memory than the system gives fails the run cleanly", "[cli]") {
   // 600 spheres at one spot need about 1 GB in their first step (180000 contacts, a dense
   // factorization); under a 400 MB address-space limit an allocation fails there. The
-  // exception used to escape the run loop: exit 3, but the file said "running", with no
-  // reason. (Without a limit the kernel's OOM killer ends such a run, which nothing can
-  // catch; see docs/cli.md.)
+  // failure must not escape the run loop as an exception (exit 3, but a file still saying
+  // "running", with no reason). (Without a limit the kernel's OOM killer ends such a run,
+  // which nothing can catch; see docs/cli.md.)
   if (SkipAddressSpaceLimit()) return;
   TempDir dir;
   WriteFile(dir / "heap.yaml", HeapOfSpheres(600));

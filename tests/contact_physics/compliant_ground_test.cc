@@ -130,7 +130,7 @@ TEST_CASE("compliant ground: above the friction limit it slides on the cone at t
   // (dt + tau_d) mu a = 0.014 m/s (math.md §2.7): once a is constant that is a constant
   // vertical speed and the normal force is W again. The onset of this ramp excites the
   // vertical oscillator (a few % of W), which decays as e^(-zeta omega t), zeta omega ~
-  // 25 /s: below 1e-6 of W after 0.5 s (measured: 2.4 % error over [0.1, 0.2] s). So
+  // 25 /s: below 1e-6 of W after 0.5 s, while it is still visible early in the slide. So
   // 1e-5: eps_r = 1e-6 with a 10x margin.
   const sim::Row& mid = run.rows[500];
   const sim::Row& last = run.rows.back();

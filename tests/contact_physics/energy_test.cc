@@ -39,8 +39,8 @@
 //    checks that the gain halves with dt.
 //  - Round-off: E sums a few dozen terms; 1e-12 of the largest |kinetic| + |potential| of
 //    the run is far above its rounding and far below every effect above.
-// The issue's own target for the domino row, no one-step rise above 0.1 % of the initial
-// energy, is checked there as well; the bound above is tighter.
+// The domino row is also held to a plainer target, no one-step rise above 0.1 % of the
+// initial energy; the bound above is tighter.
 
 #include <catch2/catch.hpp>
 
@@ -300,7 +300,7 @@ TEST_CASE("energy: scenes/domino_row.yaml topples in order, comes to rest leanin
   const double t = 0.01, h = 0.1, p = 0.05, m = 0.04;
   REQUIRE(run.scene.model.num_bodies() == n);
 
-  // The energy bound, and the issue's target: no step gains 0.1 % of the initial energy.
+  // The energy bound, and the plainer target: no step gains 0.1 % of the initial energy.
   const EnergyAudit audit = CheckNoEnergyFromNowhere("domino_row.yaml", run);
   CHECK(audit.worst_step_rise <= 1e-3 * audit.e0);
 

@@ -626,9 +626,9 @@ TEST_CASE("hunt-crossley with midpoint: the gap follows the position update, no 
   // damping factor is >= 1), x <= m (v0 + g dt) / (dt k) = 5.05e-5 m. At rest the force
   // carries the weight: x = m g / k = 9.81e-7 m.
   // The model predicts x = x0 - dt (theta_q v + (1 - theta_q) v_n0), the penetration the
-  // position update q = q0 + dt N v^theta_q makes. It used [ICF]'s x0 - dt v for every
-  // integrator: under midpoint the model stopped the sphere while its position still moved
-  // by dt v0 / 2, and it sank to 9.8e-4 m, twenty times the bound, then crept out at 1/d.
+  // position update q = q0 + dt N v^theta_q makes. [ICF]'s x0 - dt v, taken for every
+  // integrator, would under midpoint stop the sphere while its position still moves by
+  // dt v0 / 2: it would sink far past the bound, then creep out at 1/d.
   const char* kDrop = R"(
 csim: 1
 settings: {time_step: 2.0e-3, duration: 0.4, contact_model: MODEL, integrator: INTEGRATOR}

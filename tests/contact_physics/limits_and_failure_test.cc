@@ -56,7 +56,8 @@ TEST_CASE("a long chain whose limits engage stays within them, every step certif
   // to +-0.05 rad and starting at 0.02: as the chain swings the limits engage one after the
   // other. A near-rigid limit on a light link deep in a 50-velocity tree makes the cost
   // along a Newton direction so stiff that its derivative jumps by more than the exact line
-  // search's tolerance between neighbouring doubles: the search used to fail at step 33.
+  // search's tolerance between neighbouring doubles, so the search must accept a root
+  // bracketed by two adjacent doubles (tests/solver/line_search_test.cc) rather than fail.
   std::string yaml =
       "csim: 1\nsettings: {time_step: 1.0e-3, duration: 0.1, output: {contacts: false}}\nbodies:\n";
   std::string joints = "joints:\n";

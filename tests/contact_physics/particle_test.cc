@@ -203,8 +203,8 @@ TEST_CASE("particle: stiction creep of a box is v_t = R_t dt F", "[contact-physi
   Report("creep: recorded slip speed", last.contacts[0].slip_speed, v_expected);
   INFO("v_t expected " << v_expected << ", mean box speed " << v_mean << ", recorded slip "
                        << last.contacts[0].slip_speed);
-  // Exact in steady creep (measured ~1e-11); 1e-5 allows the solver's eps_r = 1e-6 with a
-  // 10x margin (the w_i are evaluated at the recorded points, so no geometric error).
+  // Exact in steady creep; 1e-5 allows the solver's eps_r = 1e-6 with a 10x margin (the
+  // w_i are evaluated at the recorded points, so no geometric error).
   CHECK(v_mean == Approx(v_expected).epsilon(1e-5));
   for (const sim::ContactRow& c : last.contacts) {
     CHECK(c.slip_speed == Approx(v_expected).epsilon(1e-5));
@@ -261,7 +261,7 @@ TEST_CASE("particle: a sliding box has |f_t| = mu |f_n| and accelerates at g (si
   INFO("rise " << dz << " vs dt mu dv = " << dt * mu * dv);
   // 1e-4: on top of the gliding offset, the resting penetration m g dt^2 R_n / 4 per corner
   // (~1e-7 m) changes only through w_i, i.e. by O(1e-3) of itself as the corners rise
-  // (~1e-10 m against a 2.6e-4 m rise); plus the solver's eps_r = 1e-6. Measured 1e-6.
+  // (~1e-10 m against a 2.6e-4 m rise); plus the solver's eps_r = 1e-6.
   CHECK(dz == Approx(dt * mu * dv).epsilon(1e-4));
 }
 
@@ -271,11 +271,10 @@ TEST_CASE("particle: a fast sliding box stays on the ground (SAP gliding vs cont
   // g (sin a - mu cos a) and its height stays put. The SAP model floats a sliding body at
   // the gap (dt + tau_d) mu |v_t| (math.md §2.7). With a fixed contact_margin (1e-3 m) that
   // gap passes the margin at |v_t| = 1e-3 / (1e-3 x 0.3) = 3.3 m/s (t = 1.9 s here), the
-  // pair drops out of the contact set, the box falls back inside the margin and the
-  // speculative contact launches it (measured before the fix: 1040 steps without contact,
-  // 6.6 cm hops, |v_z| 0.87 m/s). The problem builder therefore widens each body's margin
-  // by the distance it can cover within the step (contact_problem_builder.h), and the box
-  // must glide as predicted.
+  // pair would drop out of the contact set, the box fall back inside the margin and the
+  // speculative contact launch it into hops. The problem builder therefore widens each
+  // body's margin by the distance it can cover within the step
+  // (contact_problem_builder.h), and the box must glide as predicted.
   const double angle = std::atan(0.5), mu = 0.3;
   const SceneRun run = RunScene(BoxScene(angle, mu, 3.0));
   const int box = run.Body("box");

@@ -69,8 +69,8 @@ TEST_CASE("rolling sphere: a = 5/7 g sin(angle), omega = v / r, f_t = 2/7 m g si
     const double f_rolling = m * g * std::sin(angle) * kappa / (1 + kappa);
     Report(label + "acceleration vs 5/7 g sin", a, a_expected);
     Report(label + "acceleration vs lever arm d", a, a_rolling);
-    // Against the textbook 5/7 g sin: 1e-3 (the brief), which the O(phi/r) lever-arm
-    // artifact (<= 1e-4 here) must stay well inside.
+    // Against the textbook 5/7 g sin: 1e-3, which the O(phi/r) lever-arm artifact
+    // (<= 1e-4 here) must stay well inside.
     CHECK(a == Approx(a_expected).epsilon(1e-3));
     // Against the rolling rigid body with the model's lever arm: 1e-5. The stiction creep
     // is a constant slip once a is constant (no effect on a); left are eps_r = 1e-6 and the
@@ -101,7 +101,7 @@ TEST_CASE("rolling sphere: a = 5/7 g sin(angle), omega = v / r, f_t = 2/7 m g si
     // The contact is stuck and creeps (math.md §9.5 item 3): slip v - omega d =
     // R_t dt f_t = sigma w dt f_t, w from the sphere's contact Jacobian (rotation included).
     // 1e-4: the slip is 1e-6 m/s from velocities ~1.8 m/s, so round-off is 1e-10 of it;
-    // the impulses are within eps_r = 1e-6 of the exact ones (measured 4e-10).
+    // the impulses are within eps_r = 1e-6 of the exact ones.
     const double I = 0.4 * m * r * r;
     const Vector3d d_vec = last.contacts[0].point - before.body_position.col(ball);
     const double slip_expected =

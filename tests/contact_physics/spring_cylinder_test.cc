@@ -4,7 +4,7 @@
 // x = 0. Ground contact k = 1e4 N/m, tau_d = 0.02 s; released at rest from x0 = 0.1 m.
 //   mu = 0: frictionless, a spring-mass: x = x0 cos(omega t), omega = sqrt(k_s / m);
 //   mu = 1: rolling, m_eff = m + I / R^2 = 1.5 m, period 2 pi sqrt(1.5 m / k_s).
-// And the measured convergence orders of e_q (math.md §5, RMS of the x error over 5 s)
+// And the convergence orders of e_q (math.md §5, RMS of the x error over 5 s)
 // against a reference run at a much smaller step: midpoint 2, symplectic and implicit
 // Euler 1 (SAP paper Fig. 6). Needs the theta theta_q dt^2 K_s term of A (math.md §1.5).
 //
@@ -91,7 +91,7 @@ TEST_CASE("spring-cylinder, mu = 0: a spring-mass, x = x0 cos(omega t)", "[conta
   // Discrete: no friction, so x feels only the spring. With mu = 0, gamma_t = 0 and the
   // tangential block of G vanishes (math.md §2.4), so SAP's Newton step leaves v_x = v*_x
   // exactly and the free-motion Newton solve of a linear spring converges in one step:
-  // round-off only (measured 4e-15 x0 over 2000 steps); bound 1e-12 x0.
+  // round-off only, a few ulps a step; bound 1e-12 x0 over the 2000 steps.
   CHECK(worst_discrete < 1e-12 * kX0);
   // Frictionless contact exerts no torque: the cylinder does not turn.
   CHECK(std::abs(run.rows.back().q[2]) < 1e-12);
@@ -115,7 +115,7 @@ TEST_CASE("spring-cylinder, mu = 1: it rolls with period 2 pi sqrt(1.5 m / k_s)"
   const double T_model = 2 * M_PI / (2 / dt * std::atan(omega * dt / 2));
   Report("mu = 1: period vs 2 pi sqrt(1.5 m / k_s)", period, T_textbook);
   Report("mu = 1: period vs lever arm R + phi/2, midpoint", period, T_model);
-  // Brief: 1e-3 against the textbook period (the lever-arm artifact is 8e-4 of it).
+  // 1e-3 against the textbook period, which the lever-arm artifact (8e-4 of it) stays inside.
   CHECK(period == Approx(T_textbook).epsilon(1e-3));
   // Against the model's rolling body: 1e-5. The stiction creep acts as a stiff damper
   // (force = slip / (R_t dt)), which shifts the frequency only at second order in its tiny
@@ -146,8 +146,9 @@ double RmsError(const SceneRun& run, const SceneRun& ref) {
 
 TEST_CASE("spring-cylinder, mu = 1: convergence orders of e_q", "[contact-physics]") {
   const double T = 5.0;
-  // Reference: midpoint at dt = 1.5625e-4. Its own e_q is ~6e-7 (midpoint's measured
-  // 4.0e-5 at 1.25e-3, scaled by (1/8)^2), below 1/250 of every error fitted here.
+  // Reference: midpoint at dt = 1.5625e-4, 1/16 of the finest midpoint step fitted here, so
+  // its own second-order e_q is 1/256 of that step's, and smaller still against the
+  // first-order schemes' errors (results/spring_cylinder_convergence.csv has e_q per step).
   const double dt_ref = 0.0025 / 16;
   const SceneRun ref = RunScene(Scene(1.0, dt_ref, T, "midpoint"));
   struct Study {
@@ -155,17 +156,16 @@ TEST_CASE("spring-cylinder, mu = 1: convergence orders of e_q", "[contact-physic
     std::vector<double> dts;
     double min_order, max_order;
   };
-  // Step ranges. Midpoint: the brief's 0.02 ... 0.0025 (measured local orders 1.99-2.00).
+  // Step ranges (local orders over a wider range: results/spring_cylinder_convergence.csv).
+  // Midpoint: 0.02 ... 0.0025, from the paper's step down, all in its asymptotic range.
   // The first-order schemes are fitted where their leading error term dominates:
-  //  - symplectic Euler has only a phase error, O(dt) per unit time; on 0.02 ... 0.0025 the
-  //    O(dt^2) terms still show (local orders 1.31, 1.18, 1.09), so fit 2.5e-3 ... 6.25e-4
-  //    (local orders 1.05, 1.02);
+  //  - symplectic Euler has only a phase error, O(dt) per unit time, but its O(dt^2) terms
+  //    still show at the larger steps, so fit 2.5e-3 ... 6.25e-4;
   //  - implicit Euler damps the amplitude by exp(-omega^2 dt t / 2), i.e. by
   //    exp(-333 dt) over T = 5 s (omega^2 = 133 /s^2): its e_q saturates at the size of the
-  //    motion unless 333 dt << 1 (local orders 0.22 ... 0.80 on 0.02 ... 0.00125), so fit
-  //    3.125e-4 ... 7.8e-5 (333 dt <= 0.1; local orders 0.97, 0.99).
-  // Bounds: >= 1.8 for midpoint (the brief); first order within +-0.1 of 1, which the
-  // residual curvature of these ranges (<= 0.05) stays inside.
+  //    motion unless 333 dt << 1, so fit 3.125e-4 ... 7.8e-5 (333 dt <= 0.1).
+  // Bounds: >= 1.8 for midpoint; first order within +-0.1 of 1, room for the residual
+  // curvature of these ranges.
   const std::vector<Study> studies = {
       {"midpoint", {0.02, 0.01, 0.005, 0.0025}, 1.8, 2.2},
       {"symplectic_euler", {0.0025, 0.00125, 0.000625}, 0.9, 1.1},

@@ -20,8 +20,9 @@ using namespace test;  // NOLINT
 using Eigen::Vector3d;
 
 constexpr double kMargin = 1e-3;
-// The sanitized build (about ten times slower) runs the same draw's first 250 pairs per
-// kind: it is there for memory and undefined-behaviour errors, which any pair exercises.
+// The sanitized build (much slower: results/sanitizers.md) runs the same draw's first 250
+// pairs per kind: it is there for memory and undefined-behaviour errors, which any pair
+// exercises.
 constexpr int kPairsPerKind = kAddressSanitizer ? 250 : 2000;
 
 TEST_CASE("Reference signed distance: closed forms", "[collision][honesty]") {

@@ -1,5 +1,6 @@
-// Two narrow-phase pairs behind energy gains that tests/contact_physics/energy_test.cc found,
-// each posed so that the exact answer is known.
+// Two narrow-phase pairs whose wrong contacts would let the scenes of
+// tests/contact_physics/energy_test.cc gain energy, each posed so that the exact answer is
+// known.
 
 #include <cmath>
 #include <string>
@@ -34,8 +35,8 @@ TEST_CASE("Sphere overlapping an ellipsoid by 1e-5 m: an overlap, normal from th
   // outward normal m along u / radii. A sphere of radius r centred at x + (r - depth) m:
   // the point of a convex set nearest to an outside point on its normal at x is x, so the
   // signed distance is exactly -depth and the normal from the sphere into the ellipsoid
-  // is -m. (Ellipsoids at rest on spheres in energy_test.cc sank into them and were pushed
-  // back out: their shallow overlaps came back as gaps with reversed normals.)
+  // is -m. (A shallow overlap that came back as a gap with the normal reversed would let
+  // an ellipsoid resting on a sphere sink in and be pushed back out: energy_test.cc.)
   const Vector3d radii(0.06, 0.03, 0.02);
   const double r = 0.04, depth = 1e-5, polar = 0.9, azimuth = 0.5;
   const Vector3d u(std::sin(polar) * std::cos(azimuth), std::sin(polar) * std::sin(azimuth),
@@ -59,8 +60,8 @@ TEST_CASE("Octahedron resting on an edge, a face 6.5 degrees from the ground: bo
   // the edge 0.1 mm up, well within the margin. Down, in the octahedron's frame, is
   // d = cos(beta) (0, 1, 1) / sqrt(2) + sin(beta) (-1, 0, 0), beta = 35.26 - 6.5 degrees
   // (35.26 degrees: between the edge's bisector and either face's normal). (An octahedron
-  // tipping over an edge in energy_test.cc lost one end of the edge for a step and found it
-  // again 9 um deep.)
+  // tipping over an edge that lost one end of the edge for a step would find it again below
+  // the ground and be pushed out of an overlap no force had stored: energy_test.cc.)
   const double s = 0.05, gap = 1e-4;
   const double beta = std::atan(1 / std::sqrt(2.0)) - 6.5 * 3.14159265358979323846 / 180;
   const Vector3d e = Vector3d(0, -1, 1).normalized();  // along the edge

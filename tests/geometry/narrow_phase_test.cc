@@ -240,8 +240,9 @@ TEST_CASE("Box on box: 4-point manifolds with the right gap", "[collision]") {
 TEST_CASE("Domino leaning on the next: equal widths, faces 5.73 degrees apart", "[collision]") {
   // Two 1 x 5 x 10 cm dominoes rotated about y, the first's top edge 2.696e-5 m from the
   // second's face (separating axis: the second's x axis). Their 5 cm sides lie on the same
-  // planes y = +-0.025 up to round-off, the case where clipping used to extrapolate a
-  // crossing past its edge and report a point 3.16 mm deep outside both faces.
+  // planes y = +-0.025 up to round-off, where a clip line's crossing computed without
+  // clamping extrapolates past its edge, to a point outside both faces with a depth the
+  // boxes do not have (contact_manifold.cc).
   const Geometry domino = Box(0.01, 0.05, 0.1);
   RigidTransform X_WA, X_WB;
   X_WA.p = Vector3d(0.10131268255983968, 2.1216203134700229e-13, 0.020100487677899383);

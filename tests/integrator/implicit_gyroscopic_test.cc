@@ -112,7 +112,7 @@ TEST_CASE("implicit gyroscopic torque: a torque-free body keeps its energy and |
     INFO("energy drift " << implicit.energy << " (explicit torque " << explicit_torque.energy << ")");
     CHECK(implicit.energy < 1e-11);
     CHECK(implicit.momentum < 1e-11);
-    CHECK(explicit_torque.energy > 10.0);  // the runaway of csim before 2026-11-23
+    CHECK(explicit_torque.energy > 10.0);  // the explicit torque pumps energy in: a runaway
   }
 }
 

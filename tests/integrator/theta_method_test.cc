@@ -259,10 +259,9 @@ TEST_CASE("implicit step at max_iterations is accepted only within the stall's b
 }
 
 // A rope of 100 ball-jointed links: the momentum residual's rounding grows like n^2 eps
-// (FreeMotionSettings), so it stalls near 1e-9 of the momenta, above the 1e-12
-// tolerance; the implicit schemes failed there ("did not converge in 50 iterations") within the
-// first 8 steps. The solve now stops at that floor; midpoint, which
-// conserves energy to second order, must still do so on the released rope.
+// (FreeMotionSettings), so it stalls above the 1e-12 tolerance. The implicit schemes must
+// stop at that floor instead of reporting no convergence, and midpoint, which conserves
+// energy to second order, must still do so on the released rope.
 TEST_CASE("implicit steps of a 100-link rope stop at the round-off floor and conserve energy", "[integrator][chain]") {
   const Model model = testing::BallChain(100, 0.1, 0.1, 0.6);
   multibody::Workspace mb = multibody::MakeWorkspace(model);
@@ -286,9 +285,9 @@ TEST_CASE("implicit steps of a 100-link rope stop at the round-off floor and con
     INFO("theta " << p.theta << ": worst scaled residual " << worst_error << ", energy " << E0
                   << " -> " << E << " J, kinetic " << kinetic << " J");
     CHECK(worst_error <= FreeMotionSettings{}.stalled_tolerance);
-    CHECK(worst_error < 1e-8);  // the floor, measured 8.5e-10; a stall far above it is not one
-    // After 30 ms the rope has 0.288 J of kinetic energy; midpoint keeps the total to
-    // 1e-6 J (measured 3.5e-7 J, 1.2e-6 of the kinetic energy), implicit Euler dissipates.
+    CHECK(worst_error < 1e-8);  // the round-off floor; a stall far above it is not one
+    // Midpoint keeps the total to 1e-6 J, far below the kinetic energy the rope gains in
+    // these 30 ms; implicit Euler dissipates.
     if (p.theta == 0.5) CHECK(std::abs(E - E0) < 1e-6);
     if (p.theta == 1.0) CHECK(E < E0);
   }
@@ -369,12 +368,12 @@ TEST_CASE("a warmed-up step allocates nothing", "[integrator][allocation]") {
 
 // The articulated-body solves of A give the dense Cholesky's steps: on random forests with
 // every joint type (prescribed ones among them: seeds 1-4, one with springs and dampers on
-// its scalar joints, which enter A's diagonal), measured to 1e-14, and on the 100-link
-// rope, where the dense solve itself resolves only about 1e-7 (M's condition number is about
-// 5e10: tests/multibody/articulated_body_test.cc): measured 1.4e-7 to 7.6e-7 over 30 steps.
+// its scalar joints, which enter A's diagonal), to round-off, and on the 100-link rope,
+// where the dense solve itself resolves only about 1e-7 (M's condition number is about
+// 5e10: tests/multibody/articulated_body_test.cc), to a few times that over 30 steps.
 // Both leave the same A for the contact solve, formed at the end of the free-motion solve
-// (on the rope up to the difference of the two v*: 1.6e-9). The cost rule picks the
-// recursions for the rope and the 6 x 6 Cholesky for a free body.
+// (on the rope up to the difference of the two v*). The cost rule picks the recursions for
+// the rope and the 6 x 6 Cholesky for a free body.
 TEST_CASE("articulated-body solves of A step as the dense Cholesky does", "[integrator][aba]") {
   std::vector<Model> models;
   for (unsigned seed = 1; seed <= 4; ++seed) models.push_back(testing::RandomTree(12, seed));

@@ -726,7 +726,7 @@ TEST_CASE("Hdf5Recorder: a killed writer leaves every flushed row readable", "[h
 }
 
 TEST_CASE("Hdf5Recorder: the initial row is on disk as soon as it is recorded", "[hdf5]") {
-  // A run killed before its first timed flush (1-2 s in) used to leave a file with no row
+  // A run killed before its first timed flush (1-2 s in) must not leave a file with no row
   // at all ("/time is empty").
   TempDir dir;
   Run run;
@@ -748,8 +748,9 @@ TEST_CASE("Hdf5Recorder: the initial row is on disk as soon as it is recorded", 
 
 TEST_CASE("Hdf5Recorder: a second writer of the same file fails and changes nothing",
           "[hdf5]") {
-  // HDF5's own file lock is gone once SWMR writing starts: a second run used to truncate
-  // the file under the first, and both "succeeded" with a corrupt file.
+  // HDF5's own file lock is gone once SWMR writing starts, so without csim's own lock a
+  // second run would truncate the file under the first, and both "succeed" with a corrupt
+  // file.
   TempDir dir;
   Run run;
   const std::string path = dir.File("shared.h5");
@@ -793,8 +794,8 @@ TEST_CASE("Hdf5Recorder: a second writer of the same file fails and changes noth
 
 TEST_CASE("Hdf5Recorder: a reader's HDF5 lock on the output does not fail the run", "[hdf5]") {
   // A notebook polling for a run's file may open it (an HDF5 reader takes a shared flock)
-  // right after the recorder created it empty for its own lock; HDF5's exclusive lock then
-  // failed, and so did the run (exit 4, 6 of 20 starts under a polling csimpy.open).
+  // right after the recorder created it empty for its own lock; an exclusive HDF5 lock
+  // taken then would fail, and the run with it.
   TempDir dir;
   Run run;
   const std::string path = dir.File("polled.h5");
@@ -812,8 +813,9 @@ TEST_CASE("Hdf5Recorder: a reader's HDF5 lock on the output does not fail the ru
 TEST_CASE("Hdf5Recorder: a write that fails leaves the rows flushed before readable",
           "[hdf5]") {
   // Under a file-size limit (EFBIG, as a full disk), closing the file after the failure
-  // wrote a superblock whose end of allocation lay past the end of the file, which then
-  // did not open at all ("truncated file"). The file must stay as a killed run leaves it.
+  // can write a superblock whose end of allocation lies past the end of the file, which
+  // then does not open at all ("truncated file"). The file must stay as a killed run
+  // leaves it.
   TempDir dir;
   Run run;
   // Several limits, so that the writes fail at different points of the file.
@@ -887,7 +889,8 @@ haddr_t ObjectAddress(const std::string& path, const std::string& object) {
 
 TEST_CASE("DescribeRun of a corrupt file fails with IoError and does not hang", "[hdf5]") {
   // SWMR readers retry a failed metadata checksum (it may be a torn read of a live
-  // writer's update) with a doubling sleep; HDF5's default of 100 attempts never ended.
+  // writer's update) with a doubling sleep; HDF5's default of 100 attempts would, in
+  // effect, never end.
   TempDir dir;
   Run run;
   const std::string path = dir.File("corrupt.h5");

@@ -1,5 +1,6 @@
 // Model building (engine/io/model_builder.h) and mesh reading (engine/geometry/mesh_file.h):
-// the rejections found by fuzzing `csim run`, each with its message and exact location.
+// degenerate and extreme inputs that must be rejected, each with its message and exact
+// location.
 // Scenes are written inline ("test.yaml"); mesh files are written to the current directory
 // and removed at the end of each test.
 
@@ -55,7 +56,8 @@ std::string BinaryStl(const std::string& header, uint32_t count, int records) {
 
 TEST_CASE("a halfspace on a moving body with mass alone is reported as a halfspace",
           "[model_builder]") {
-  // The mass rules used to speak first ("with mass alone the inertia is unknown").
+  // The halfspace rule speaks before the mass rules ("with mass alone the inertia is
+  // unknown"), which would hide the real mistake.
   CheckRejected(OneBody("    mass: 0.5\n    geometry: [{shape: halfspace}]\n"), 5, 24,
                 "body 'b' can move: a halfspace is allowed only on the world");
   // On a welded body the halfspace is fine, but it has no volume to take the inertia from.
@@ -91,7 +93,8 @@ TEST_CASE("a shape whose volume underflows or overflows is named at its geometry
 // ---- Mesh files --------------------------------------------------------------------------
 
 TEST_CASE("a flat or collinear mesh encloses no volume", "[model_builder]") {
-  // A square off the origin: its signed tetrahedra used to add up to a volume of 1/3.
+  // A square off the origin: the signed tetrahedra of an open surface do not cancel (they
+  // add up to 1/3 here), so their sum alone would give it a volume.
   const TempPath flat = WriteFile("model_builder_test_flat.obj",
                                   "v 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nf 1 2 3 4\n");
   CheckRejected(MeshBody(flat.path), 5, 36,
@@ -108,8 +111,8 @@ TEST_CASE("a flat or collinear mesh encloses no volume", "[model_builder]") {
 }
 
 TEST_CASE("an OBJ with unused vertices is the solid its faces bound", "[model_builder]") {
-  // The unit cube's faces, and a far vertex no face uses: it used to pull the centroid
-  // that orients the triangles out of the cube, turning faces inside out.
+  // The unit cube's faces, and a far vertex no face uses: counted, it would pull the
+  // centroid that orients the triangles out of the cube and turn faces inside out.
   const TempPath file = WriteFile("model_builder_test_unused.obj",
                                   "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
                                   "v 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nv 100 0 0\n"
@@ -206,8 +209,8 @@ TEST_CASE("an initial velocity whose kinetic energy overflows is rejected", "[mo
 }
 
 TEST_CASE("an initial state whose potential energy overflows is rejected", "[model_builder]") {
-  // Found by fuzzing: a slider starting at q = -1e308 on a spring ran, failed at step 1 and
-  // left a file with no row at all (the recorder refuses a state whose energy overflows).
+  // Accepted, a slider starting at q = -1e308 on a spring would run, fail at step 1 and
+  // leave a file with no row at all (the recorder refuses a state whose energy overflows).
   const std::string slider =
       "csim: 1\nsettings: {gravity: [0, 0, 0]}\nbodies:\n"
       "  - {name: a, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}\n"

@@ -293,7 +293,7 @@ TEST_CASE("rejects YAML that yaml-cpp would misread", "[loader]") {
   CHECK(LoadSceneFromText("csim: 1\nname: 'it''s'\n", "t.yaml", {}).name == "it's");
   // yaml-cpp's Load keeps the first document and drops the rest.
   CheckRejected("csim: 1\nbodies: []\n---\nbodies: oops\n", 4, 1, "a second one starts here");
-  // A NUL byte used to be reported as "unknown escape character".
+  // A NUL byte is named by its code, not taken for an "unknown escape character".
   CheckRejected(std::string("csim: 1\nname: ab\0cd\n", 21), 2, 9, "0x00");
   CheckRejected("csim: 1\n\x01\n", 2, 1, "control character 0x01");
   CheckRejected("csim: 1\nname: " + std::string(100000, '['), 2, 1, "nested deeper");
@@ -305,7 +305,7 @@ TEST_CASE("aliases: reuse works, a cycle or an exponential expansion is rejected
       "  - {name: b, mass: 2, geometry: *g, pose: {position: [1, 0, 0]}}\n",
       "t.yaml", {});
   CHECK(scene.model.bodies[1].geometry.size() == 1);
-  // An alias inside its own anchor: every walk over the tree recursed until SIGSEGV.
+  // An alias inside its own anchor: every walk over the tree would recurse until SIGSEGV.
   CheckRejected("csim: 1\nx-a: &a [*a]\n", 2, 6, "refers to a node that contains it");
   CheckRejected("csim: 1\nsettings: &s {duration: 0.1, x-self: *s}\n", 2, 11,
                 "refers to a node that contains it");
@@ -334,7 +334,7 @@ TEST_CASE("rejects a scene name that is not a plain file stem and a step count o
   CheckRejected("csim: 1\nname: ../elsewhere\n", 2, 7, "must not contain '/'");
   CheckRejected("csim: 1\nname: ''\n", 2, 7, "must not be empty");
   CheckRejected("csim: 1\nname: \"a\\0b\"\n", 2, 7, "control characters");
-  // duration / time_step = 1e19 steps overflowed the step counter into a 1-step run
+  // duration / time_step = 1e19 steps would overflow the step counter into a 1-step run
   // reported as completed.
   CheckRejected("csim: 1\nsettings: {duration: 0.01, time_step: 1.0e-21}\n", 2, 39,
                 "more than a run can count");

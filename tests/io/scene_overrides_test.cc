@@ -128,7 +128,7 @@ TEST_CASE("an override value is one well-formed YAML document", "[overrides]") {
 }
 
 TEST_CASE("an override blocked by the scene's own mistake blames the scene", "[overrides]") {
-  // `settings: [1]` used to be reported as "no item named 'output'" at the -o override.
+  // `settings: [1]` is the scene's mistake, not "no item named 'output'" at the -o override.
   try {
     LoadSceneFromText("csim: 1\nsettings: [1]\n", "s.yaml", {"settings.output.file=x.h5"});
     FAIL("accepted");

@@ -174,9 +174,9 @@ TEST_CASE("articulated-body solve equals the dense Cholesky of M + diag(d)",
 }
 
 TEST_CASE("articulated-body solve on a 100-link rope", "[multibody][aba]") {
-  // Ball joints; M's condition number is about 5e10 here (the LLT's estimate), so the two
-  // solves can agree only to about cond * eps: measured 1.7e-7 (d = 0) and 8e-10 (d = 1e-4,
-  // condition 1.4e8). Random trees (condition about 1e2): 1.4e-15.
+  // Ball joints; M's condition number is about 5e10 here (the LLT's estimate), about 1.4e8
+  // with d = 1e-4 on its diagonal, so the two solves cannot agree to round-off as on random
+  // trees (condition about 1e2), only to within cond * eps.
   const Model model = testing::BallChain(100, 0.1, 0.1, 0.3);
   std::mt19937 rng(3);
   const VectorXd q = model.InitialQ(), v = testing::RandomV(model, rng);

@@ -69,8 +69,8 @@ class StiffKink final : public LineSearchFunction {
 
 TEST_CASE("Exact line search stops at a root resolved to machine precision", "[solver]") {
   // The bracket shrinks to two adjacent doubles around a + 1/K; the search must accept
-  // there. It used to fail with "root finder exceeded its iterations": its step tolerance
-  // is relative to the initial guess -ell'(0) / ell''(alpha_max) = 1/K, below their gap.
+  // there. A step tolerance relative to the initial guess -ell'(0) / ell''(alpha_max) = 1/K
+  // lies below their gap, so a search that waited for it would run out of iterations.
   StiffKink f;
   const LineSearchResult r = ExactLineSearch(f, 0.0, -1.0, {}, 1e-30, 1e-15);
   INFO(r.failure);

@@ -261,7 +261,7 @@ TEST_CASE("contacts a cut step carries through stiction are predicted stuck", "[
   // Guesses sliding at 1 cm/s to 1 m/s in three directions, sinking slowly or fast, and
   // spinning either way. The first plain Newton steps overshoot through stiction (the
   // sliding model has no curvature along the slip) and the line search stops them there.
-  int saved_two_or_more = 0, predicted = 0;
+  int saved_two_or_more = 0, predicted = 0, paths = 0;
   for (double slip : {0.01, 0.05, 0.2, 1.0})
     for (double ratio : {-0.5, 0.0, 0.4})
       for (double sink : {-0.03, -0.3})
@@ -291,15 +291,17 @@ TEST_CASE("contacts a cut step carries through stiction are predicted stuck", "[
           // landed anyway): it costs at most that one iteration.
           CHECK(learning.stats.iterations <= plain.stats.iterations + 1);
           saved_two_or_more += learning.stats.iterations <= plain.stats.iterations - 2;
-          predicted += learning.stats.predicted_islands;
+          predicted += learning.stats.predicted_islands;  // the disk is one island
+          ++paths;
         }
-  // Crossings were predicted on most of these 72 paths (66 here), and on fast, spinning
-  // slides they cut the rediscovery short (4 paths here: 7 -> 4 and 6 -> 4 iterations at
-  // 0.2 m/s, 5 -> 3 twice at 1 m/s). On a three-contact disk that is all there is to win;
-  // the pile's islands, which rediscover stiction over 10-15 steps, gain more
-  // (results/paired_solver_options.md).
-  CHECK(predicted >= 60);
-  CHECK(saved_two_or_more >= 3);
+  // Crossings are predicted on most of these paths, and on some they cut the rediscovery
+  // short by two iterations or more. On a three-contact disk that
+  // is all there is to win; a pile's islands, which rediscover stiction contact by contact,
+  // gain more (results/paired_solver_options.md).
+  INFO(predicted << " of " << paths << " paths predicted, " << saved_two_or_more
+                 << " shortened by two iterations or more");
+  CHECK(2 * predicted > paths);
+  CHECK(saved_two_or_more >= 1);
 }
 
 }  // namespace

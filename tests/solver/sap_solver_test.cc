@@ -254,8 +254,9 @@ TEST_CASE("Pizza saver: near-rigid stiction needs the near-rigid rule", "[solver
     SapSolver solver = MakeSolver(ls);
     // beta ~ 0: R_n ~ 5e-17, hopelessly ill-conditioned; the solve must fail or be right,
     // never lie. The backtracking search fails (Armijo). The exact search resolves the
-    // line minimum to machine precision (line_search.cc; it used to fail there too), and
-    // then every step it accepts must meet SAP eq. 26, none stopping on the cost criterion.
+    // line minimum to machine precision (line_search.cc; tests/solver/line_search_test.cc),
+    // and then every step it accepts must meet SAP eq. 26, none stopping on the cost
+    // criterion.
     PizzaSaver stiff = pizza;
     const RunSummary stiff_run = Simulate(stiff, solver, 30);
     if (stiff_run.ok) {

@@ -41,7 +41,7 @@ import tempfile
 import h5py
 import numpy as np
 
-from study_common import CONTACT_MODELS, add_csim_arguments, set_arguments, write_csv
+from study_common import CONTACT_MODELS, add_csim_arguments, publish_markdown, set_arguments, write_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -273,12 +273,9 @@ def main():
     write_csv(args.csv, [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
               ".6g")
     text = markdown(rows, args, command)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
     if args.figure:
         figure(rows, args, args.figure)
-    print(text, end="")
+    publish_markdown(text, args.markdown)
 
 
 if __name__ == "__main__":

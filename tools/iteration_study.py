@@ -26,7 +26,7 @@ import tempfile
 import h5py
 import numpy as np
 
-from study_common import add_csim_arguments, set_arguments, write_csv
+from study_common import add_csim_arguments, publish_markdown, set_arguments, write_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -153,10 +153,7 @@ def main():
     rows.sort(key=lambda r: (-r["dt"], r["variant"], r["seed"]))
     write_csv(args.csv, rows, ".6g")
     text = markdown(rows, args, command)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
-    print(text, end="")
+    publish_markdown(text, args.markdown)
 
 
 if __name__ == "__main__":

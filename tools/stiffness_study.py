@@ -26,10 +26,9 @@ import re
 import sys
 import tempfile
 
-import numpy as np
 
 import contact_model_study as study
-from study_common import add_csim_arguments, write_csv
+from study_common import add_csim_arguments, publish_markdown, write_csv
 
 
 def run(args, workdir, model, stiffness):
@@ -128,12 +127,9 @@ def main():
     fields = list(dict.fromkeys(k for r in rows for k in r))
     write_csv(args.csv, rows, ".6g", fieldnames=fields)
     text = markdown(rows, args, command)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
     if args.figure:
         figure(rows, args, args.figure)
-    print(text, end="")
+    publish_markdown(text, args.markdown)
 
 
 if __name__ == "__main__":

@@ -31,3 +31,11 @@ def write_csv(path, rows, float_format, fieldnames=None, append=False):
             w.writeheader()
         for r in rows:
             w.writerow({k: (format(v, float_format) if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def publish_markdown(text, path):
+    """Writes a study's Markdown report to path (if given) and prints it."""
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
+    print(text, end="")

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/solver/line_search.h"
+#include "engine/solver/sap_solver_parameters.h"
 
 namespace csim::solver {
 
@@ -34,52 +35,21 @@ struct CostAlongDirectionMemo {
   void Resize(int num_constraints);
 };
 
-/// ell(alpha) along ws.dv on one island, reading ws.vc and ws.dvc (J v and J dv) and writing
-/// the island's entries of ws.vc_trial, ws.gamma_trial and ws.along.
-class CostAlongDirection final : public LineSearchFunction {
- public:
-  /// Along dv on island `island`, whose ell_A(0) is ell_A; c1 = dv^T A (v - v*),
-  /// a2 = dv^T A dv; G_trial holds one G block (the calling thread's scratch).
-  CostAlongDirection(SapWorkspace& ws, int island, double ell_A, double c1, double a2,
-                     double* G_trial)
-      : ws_(ws), island_(island), ell_A_(ell_A), c1_(c1), a2_(a2), G_trial_(G_trial) {}
-
-  void Eval(double alpha, double* ell, double* d1, double* d2) override;
-
- private:
-  // The constraint-row workspaces: J v, J dv, and the trial J (v + alpha dv) and gamma.
-  struct Rows {
-    const double* vc;
-    const double* dvc;
-    double* vc_trial;
-    double* gamma_trial;
-  };
-
-  // Adds constraint k's ell_k, (J_k dv)^T gamma_k and, with curvature, (J_k dv)^T G_k (J_k dv)
-  // at alpha; with kRecord also keeps them, and its piece, for SplitConstraints.
-  template <bool kRecord>
-  void EvalConstraint(const Rows& rows, int k, double alpha, bool curvature, double* cost,
-                      double* dvc_gamma, double* dvc_G_dvc);
-
-  // After the first evaluation (at alpha_1, vc_trial still holds its constraint velocities):
-  // the constraints on the same quadratic piece at alpha = 0 and alpha_1 go into the frozen
-  // sums, the others into the island's range of the memo's `active`. The piece at alpha = 0
-  // is the one the island's evaluation found at the same v (ws.piece).
-  void SplitConstraints();
-
-  SapWorkspace& ws_;
-  int island_;
-  double ell_A_;     // 1/2 ||v - v*||_A^2 on the island
-  double c1_;        // dv^T A (v - v*)
-  double a2_;        // dv^T A dv
-  double* G_trial_;  // the calling thread's scratch
-  int evaluations_ = 0;
-  double alpha_1_ = 0.0;                // the first evaluation's alpha
-  bool alpha_1_has_curvature_ = false;  // it recorded pieces and curvatures
-  bool split_ = false;                  // SplitConstraints ran
-  int num_active_ = 0;                  // constraints still evaluated
-  // Sums over the frozen constraints at alpha_1: ell_k, ell_k' and ell_k''.
-  double frozen_cost_ = 0.0, frozen_slope_ = 0.0, frozen_curvature_ = 0.0;
+/// ell_p and its derivatives along dv at alpha = 0 on one island.
+struct CostAtDirectionStart {
+  double ell = 0.0;    ///< ell_p(v) [J]
+  double ell_A = 0.0;  ///< its 1/2 ||v - v*||_A^2 part [J]
+  double d1 = 0.0;     ///< d ell / d alpha = grad^T dv < 0 [J]
+  double c1 = 0.0;     ///< dv^T A (v - v*) [J]
+  double a2 = 0.0;     ///< dv^T A dv [J]
 };
+
+/// Runs the line search `parameters` choose (exact or backtracking) on ell(alpha) along
+/// ws.dv on island `island`, reading ws.vc and ws.dvc (J v and J dv) and writing the
+/// island's entries of ws.vc_trial, ws.gamma_trial and ws.along; G_trial holds one G block
+/// (the calling thread's scratch).
+LineSearchResult LineSearchAlongDirection(const SapSolverParameters& parameters,
+                                          const CostAtDirectionStart& start, int island,
+                                          SapWorkspace& ws, double* G_trial);
 
 }  // namespace csim::solver

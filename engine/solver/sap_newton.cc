@@ -102,13 +102,8 @@ bool LineSearch(const SapSolverParameters& parameters, SapWorkspace& ws, int i, 
     c1 += dv.dot(ConstVecMap(&ws.p[o], m) - ConstVecMap(&ws.A_v_star[o], m));
   }
   SapIslandState& s = ws.island[i];
-  CostAlongDirection along(ws, i, s.ell_A, c1, a2, scratch.G_trial.data());
-  const SapSolverParameters& sp = parameters;
-  const LineSearchResult r =
-      sp.line_search == SapLineSearch::kExact
-          ? ExactLineSearch(along, s.ell, d1_0, sp.exact, sp.cost_absolute_tolerance,
-                            sp.cost_relative_tolerance)
-          : BacktrackingLineSearch(along, s.ell, d1_0, sp.backtracking, sp.relative_slop);
+  const LineSearchResult r = LineSearchAlongDirection(parameters, {s.ell, s.ell_A, d1_0, c1, a2},
+                                                      i, ws, scratch.G_trial.data());
   s.line_search_iterations += r.evaluations;
   s.line_search_seconds += SecondsSince(start);
   *alpha = r.alpha;

@@ -90,14 +90,17 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
                            bool report_contacts, multibody::State& state, StepWorkspace& ws,
                            ContactStepWorkspace& cws) {
   StepStageClock clock;
+  // 1. Free motion.
   StepStatus status = FreeMotion(model, params, free_motion, dt, state, ws, cws);
   if (!status.ok()) return status;
   clock.FreeMotionDone();
 
+  // 2. Collision and the contact problem at q0.
   cws.builder.Build(model, contact_parameters, ProblemInputs(model, params, dt, state, ws, cws),
                     &cws.problem);
   clock.BuildDone();
 
+  // 3. The contact solve, and what the next step and the output keep of it.
   const bool extrapolate = cws.solver.parameters().extrapolate_warm_start;
   status = cws.solver.Solve(cws.problem, cws.warm_start.Guess(state.v, extrapolate), &cws.result);
   clock.SolveDone(cws.builder, &cws.stats);
@@ -108,6 +111,7 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   RecordSolveStats(ws, cws.problem, cws.result.stats, &cws.stats);
   if (report_contacts) cws.builder.Report(cws.problem, cws.result, dt, &cws.contacts);
 
+  // 4. Positions, and the new state.
   return AdvanceState(model, params, dt, cws.result.v, state, ws, cws.warm_start);
 }
 

@@ -171,8 +171,11 @@ void SolveIslandByNewton(const SapSolverParameters& parameters,
                          ActiveSetPrediction& prediction, SapThreadScratch& scratch) {
   SapIslandState& s = ws.island[i];
   for (;;) {
+    // 1. ell_p, gamma, G and grad at v; 2. the stopping criterion.
     EvaluateIsland(ws, i);
     if (IslandStops(parameters, ws.tolerances, stop_flag, &s)) return;
+    // 3. and 4. The Newton direction, on the predicted models for the first ones, and the
+    // line search along it.
     bool predicted = prediction.PredictModels(parameters, ws, i);
     if (predicted) s.predicted = true;
     Search search = SearchAlongNewtonDirection(parameters, ws, i,
@@ -191,7 +194,7 @@ void SolveIslandByNewton(const SapSolverParameters& parameters,
       EndWithoutStep(search, &s);
       return;
     }
-    // Before v_c moves: the prediction reads the step's start and its full step.
+    // 5. v <- v + alpha dv; first the prediction learns from the step's start and full step.
     s.new_crossings = prediction.LearnFromStep(parameters, ws, i, predicted, search.alpha);
     UpdateIterate(ws, i, search.alpha);
     ++s.iterations;

@@ -112,7 +112,7 @@ std::vector<StepSample> RunCsim(const BenchOptions& o, const io::LoadedScene& sc
     samples.push_back(s);
     if (paired != nullptr) {
       const integrator::ContactStepWorkspace& w = csim.workspace();
-      paired->Compare(w.problem, w.v_guess, w.result, i % 2 == 1);
+      paired->Compare(w.problem, w.warm_start.guess, w.result, i % 2 == 1);
     }
     if (mujoco != nullptr && mujoco->active()) mujoco->Step();
   }

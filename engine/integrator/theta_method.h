@@ -6,7 +6,7 @@
 // and k = -bias(q, v) + joint springs and dampers. With theta = 0 this is explicit
 // (one Cholesky of M(q0)); with theta > 0 it is solved by Newton's method with the SPD
 // matrix A of P-15 as the Jacobian approximation (the paper shows dm/dv = A + O(dt)).
-// Stage 2 (the contact solve, next issue) minimises the convex cost around v*, with A.
+// Stage 2, the contact solve (contact_step.h), minimises the convex cost around v*, with A.
 // Without constraints v = v*. Finally q = q0 + dt N(q_theta) v_theta_q (P-12).
 
 #include <vector>

@@ -1,39 +1,58 @@
 #include "engine/sim/simulate.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <new>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/integrator/contact_step.h"
 #include "engine/integrator/theta_method.h"
 #include "engine/multibody/position_update.h"
 #include "engine/sim/row_filler.h"
+#include "engine/sim/run_monitor.h"
 
 namespace csim::sim {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Per-run accumulation of the end-of-run summary.
-struct Totals {
-  int64_t iterations = 0;
-  int max_iterations = 0;
-  double max_momentum_error = 0.0;
+// What every step of a run reads besides the state: constant over the run.
+struct StepSettings {
+  integrator::ThetaParameters theta;
+  integrator::FreeMotionSettings free_motion;
+  contact::ContactParameters contact;
+  double dt = 0.0;
+  // Contacts are reported every step (cheap next to the solve), so whichever step ends up
+  // in the file, scheduled or the last good one after a stop, carries its own contacts.
+  bool report_contacts = false;
 };
 
+StepSettings MakeStepSettings(const Settings& settings) {
+  StepSettings s;
+  s.theta = {settings.integrator.theta, settings.integrator.theta_q, settings.gyroscopic};
+  s.contact = ContactParametersFor(settings);
+  s.dt = settings.time_step;
+  s.report_contacts = settings.output.contacts;
+  return s;
+}
 
-// The step's contacts into the row; the row's vector keeps its capacity.
-void CopyContacts(const std::vector<contact::ContactReport>& reports, std::vector<ContactRow>* rows) {
-  rows->resize(reports.size());
-  for (size_t i = 0; i < reports.size(); ++i) {
-    const contact::ContactReport& r = reports[i];
-    (*rows)[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W, r.slip_speed};
+// The scratch of the steps: the free motion's and the constrained step's.
+struct StepWorkspaces {
+  StepWorkspaces(const multibody::Model& model, const Settings& settings,
+                 const RunControl& control)
+      : free_motion(integrator::MakeStepWorkspace(model, settings.tree_solver)), contact(model) {
+    contact.solver.set_parameters(SolverParameters(settings));
+    contact.solver.set_num_threads(settings.threads);  // islands in parallel; same results
+    contact.solver.set_stop_flag(control.stop_requested);  // a long solve ends at a stop request
   }
+  integrator::StepWorkspace free_motion;
+  integrator::ContactStepWorkspace contact;
+};
+
+multibody::State InitialState(const multibody::Model& model) {
+  multibody::State state{0.0, model.InitialQ(), model.InitialV()};
+  multibody::NormalizeQuaternions(model, &state.q);
+  return state;
 }
 
 // Runs one step, turning an allocation the system refused into a failed step. A scene can
@@ -43,15 +62,80 @@ void CopyContacts(const std::vector<contact::ContactReport>& reports, std::vecto
 // the state only at its end, so after the exception the state is still the last completed
 // step's. (The kernel's OOM killer is another matter: it strikes only when the pages are
 // touched, and no process can catch it; `ulimit -v` turns it into this case.)
-template <typename StepFunction>
-StepStatus GuardMemory(const StepFunction& take_step) {
+StepStatus TakeStep(const multibody::Model& model, const StepSettings& s,
+                    multibody::State& state, StepWorkspaces& scratch) {
   try {
-    return take_step();
+    return integrator::StepWithContact(model, s.theta, s.free_motion, s.contact, s.dt,
+                                       s.report_contacts, state, scratch.free_motion,
+                                       scratch.contact);
   } catch (const std::bad_alloc&) {
     return {StepOutcome::kOutOfMemory,
             "out of memory: the step asked for more memory than the system gives (are many "
             "bodies overlapping?)"};
   }
+}
+
+// The row the run records: its storage, the kinematics scratch that fills it, and the
+// last completed step's solver statistics and contacts, which every later row carries until
+// the next step completes.
+class RowRecording {
+ public:
+  RowRecording(const multibody::Model& model, Recorder& recorder)
+      : model_(model), recorder_(recorder), ws_(multibody::MakeWorkspace(model)),
+        row_(MakeRow(model)) {}
+
+  // A step completed with these statistics and contacts; the row's contact vector keeps
+  // its capacity.
+  void StepCompleted(const SolverStats& solver,
+                     const std::vector<contact::ContactReport>& reports) {
+    row_.solver = solver;
+    row_.contacts.resize(reports.size());
+    for (size_t i = 0; i < reports.size(); ++i) {
+      const contact::ContactReport& r = reports[i];
+      row_.contacts[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W,
+                          r.slip_speed};
+    }
+  }
+
+  // Records `state` as step `step`; returns false (recording nothing) when it is not
+  // representable: a state can be finite while its energy overflows.
+  bool Record(const multibody::State& state, int64_t step) {
+    row_.step = step;
+    FillRow(model_, state, ws_, &row_);
+    if (!std::isfinite(row_.kinetic_energy) || !std::isfinite(row_.potential_energy)) return false;
+    recorder_.Record(row_);
+    return true;
+  }
+
+ private:
+  const multibody::Model& model_;
+  Recorder& recorder_;
+  multibody::Workspace ws_;
+  Row row_;
+};
+
+// How a run ends early, after `step` completed steps.
+void EndRun(RunStatus status, std::string reason, RunResult* result) {
+  result->status = status;
+  result->reason = std::move(reason);
+}
+
+// The step after `step` did not complete.
+void EndAtIncompleteStep(const StepStatus& status, int64_t step, RunResult* result) {
+  if (status.outcome == StepOutcome::kInterrupted) {
+    // The stop came while the step's contact solve was iterating: the step is abandoned
+    // (on a huge pile it could take minutes) and the state stays the last completed one.
+    EndRun(RunStatus::kInterrupted,
+           "interrupted at step " + std::to_string(step) + " (step " + std::to_string(step + 1) +
+               " abandoned while its contact solve iterated)",
+           result);
+  } else {
+    EndRun(RunStatus::kFailed, "step " + std::to_string(step + 1) + ": " + status.reason, result);
+  }
+}
+
+bool StopRequested(const RunControl& control) {
+  return control.stop_requested != nullptr && control.stop_requested->load();
 }
 
 }  // namespace
@@ -96,101 +180,49 @@ contact::ContactParameters ContactParametersFor(const Settings& settings) {
 
 RunResult Simulate(const multibody::Model& model, const Settings& settings, const RunInfo& info,
                    Recorder& recorder, const RunControl& control) {
-  const integrator::ThetaParameters params{settings.integrator.theta, settings.integrator.theta_q,
-                                           settings.gyroscopic};
-  const integrator::FreeMotionSettings free_motion;
-  const double dt = settings.time_step;
   const int64_t total_steps = StepCount(settings);
+  const StepSettings step_settings = MakeStepSettings(settings);
+  multibody::State state = InitialState(model);
+  StepWorkspaces scratch(model, settings, control);
+  RowRecording rows(model, recorder);
+  RunMonitor monitor(control, total_steps);
 
-  multibody::State state{0.0, model.InitialQ(), model.InitialV()};
-  multibody::NormalizeQuaternions(model, &state.q);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, settings.tree_solver);
-  integrator::ContactStepWorkspace cws(model);
-  cws.solver.set_parameters(SolverParameters(settings));
-  cws.solver.set_num_threads(settings.threads);  // islands in parallel; same results
-  cws.solver.set_stop_flag(control.stop_requested);  // a long solve ends at a stop request
-  const contact::ContactParameters contact_parameters = ContactParametersFor(settings);
-  multibody::Workspace record_ws = multibody::MakeWorkspace(model);
-  Row row = MakeRow(model);
-
-  const auto start = Clock::now();
-  // Records the current state; returns false (recording nothing) when it is not
-  // representable: a state can be finite while its energy overflows (|v| ~ 1e155).
-  auto record = [&](int64_t step) {
-    row.step = step;
-    FillRow(model, state, record_ws, &row);
-    if (!std::isfinite(row.kinetic_energy) || !std::isfinite(row.potential_energy)) return false;
-    recorder.Record(row);
-    return true;
-  };
   recorder.Begin(info);
-  record(0);
+  rows.Record(state, 0);
   if (control.on_first_row) control.on_first_row();
 
   RunResult result;
-  Totals totals;
-  int64_t last_recorded = 0;
-  double last_progress = 0.0;
-  int64_t step = 0;
+  int64_t step = 0, last_recorded = 0;
   while (step < total_steps) {
-    const auto step_start = Clock::now();
-    // Contacts are reported every step (cheap next to the solve), so whichever step ends up
-    // in the file, scheduled or the last good one after a stop, carries its own contacts.
-    const StepStatus status = GuardMemory([&] {
-      return integrator::StepWithContact(model, params, free_motion, contact_parameters, dt,
-                                         settings.output.contacts, state, ws, cws);
-    });
-    if (status.outcome == StepOutcome::kInterrupted) {
-      // The stop came while the step's contact solve was iterating: the step is abandoned
-      // (it could take minutes on a huge pile) and the state stays the last completed one.
-      result.status = RunStatus::kInterrupted;
-      result.reason = "interrupted at step " + std::to_string(step) + " (step " +
-                      std::to_string(step + 1) + " abandoned while its contact solve iterated)";
-      break;
-    }
+    monitor.StepStarted();
+    const StepStatus status = TakeStep(model, step_settings, state, scratch);
     if (!status.ok()) {
-      result.status = RunStatus::kFailed;
-      result.reason = "step " + std::to_string(step + 1) + ": " + status.reason;
+      EndAtIncompleteStep(status, step, &result);
       break;
     }
     ++step;
-    state.t = step * dt;  // no accumulated round-off in the clock
-    const integrator::StepStats& stats = cws.stats;
-    row.solver = {stats.iterations, stats.momentum_error, stats.cost, SecondsSince(step_start)};
-    CopyContacts(cws.contacts, &row.contacts);
-    totals.iterations += stats.iterations;
-    totals.max_iterations = std::max(totals.max_iterations, stats.iterations);
-    totals.max_momentum_error = std::max(totals.max_momentum_error, stats.momentum_error);
+    state.t = step * step_settings.dt;  // no accumulated round-off in the clock
+    rows.StepCompleted(monitor.StepCompleted(scratch.contact.stats), scratch.contact.contacts);
     if (step % settings.output.every == 0 || step == total_steps) {
-      if (!record(step)) {
-        result.status = RunStatus::kFailed;
-        result.reason = "step " + std::to_string(step) + ": the energy of the state overflows";
+      if (!rows.Record(state, step)) {
+        EndRun(RunStatus::kFailed,
+               "step " + std::to_string(step) + ": the energy of the state overflows", &result);
         break;
       }
       last_recorded = step;
     }
     recorder.Heartbeat();
-    if (control.stop_requested && control.stop_requested->load()) {
-      result.status = RunStatus::kInterrupted;
-      result.reason = "interrupted at step " + std::to_string(step);
+    if (StopRequested(control)) {
+      EndRun(RunStatus::kInterrupted, "interrupted at step " + std::to_string(step), &result);
       break;
     }
-    const double elapsed = SecondsSince(start);
-    if (control.on_progress && elapsed - last_progress >= 0.2) {
-      last_progress = elapsed;
-      control.on_progress({step, total_steps, state.t, elapsed});
-    }
+    monitor.ReportProgress(step, state.t);
   }
-  // The last good state is always in the file, whatever output.every says (record()
-  // refuses a state whose energy overflows, which is not good).
-  if (step != last_recorded) record(step);
+  // The last good state is always in the file, whatever output.every says (Record refuses
+  // a state whose energy overflows, which is not good).
+  if (step != last_recorded) rows.Record(state, step);
 
-  result.steps = step;
-  result.sim_time = state.t;
-  result.wall_time = SecondsSince(start);
-  result.mean_iterations = step > 0 ? static_cast<double>(totals.iterations) / step : 0.0;
-  result.max_iterations = totals.max_iterations;
-  result.max_momentum_error = totals.max_momentum_error;
+  monitor.Summarize(step, state.t, &result);
   recorder.Finish(result.status, result.reason);
   return result;
 }

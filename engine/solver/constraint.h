@@ -1,5 +1,6 @@
 #pragma once
-// The one interface every SAP constraint kind implements (style.md habit 7).
+// The one interface every SAP constraint kind implements (style.md habit 7): the three
+// operations SAP's Newton method needs of a constraint, its cost, impulse and Hessian.
 //
 // A constraint k has n_k equations and a constraint velocity v_c,k = J_k v (n_k), with J_k
 // stored by the ContactProblem, one dense block per clique it acts on. Given v_c,k the
@@ -10,7 +11,9 @@
 //     positive semidefinite) [kg, or the matching generalized unit].
 // Anything a kind needs that is constant within a step (kinematic bias velocity, signed
 // distance, regularization R, stabilization velocity v_hat) is stored in the object and set
-// by Prepare() from the time step and the Delassus estimate w (math.md §3.3).
+// by Prepare() from the time step and the constraint's Delassus estimate w (math.md §3.3).
+// Kinds that can guess their active region from the previous step also implement
+// StictionPrediction (stiction_prediction.h); the solver needs nothing else of them.
 //
 // Design choice: the evaluation writes into caller-owned raw arrays rather than returning
 // Eigen objects, so the Newton loop and the line search evaluate every constraint with no
@@ -31,62 +34,30 @@ class Constraint {
   virtual int num_rows() const = 0;
 
   /// Per-step setup from the time step dt [s] > 0 and the scalar Delassus estimate
-  /// w [1/kg] > 0 of this constraint (math.md §3.3): computes R and v_hat (math.md §3).
-  virtual void Prepare(double dt, double w) = 0;
+  /// delassus [1/kg] > 0 of this constraint (w of math.md §3.3): computes R and v_hat
+  /// (math.md §3).
+  virtual void Prepare(double dt, double delassus) = 0;
 
   /// Evaluates the constraint at v_c = J_k v (n_k values, without any bias: a kind that
   /// has a kinematic bias adds it itself).
   /// Writes gamma (n_k values, = -d ell / d v_c) and, when G != nullptr, the n_k x n_k
-  /// column-major matrix G = d^2 ell / d v_c^2, and when piece != nullptr,
-  /// *piece = QuadraticPieceAt(v_c) (from the same region test, not a second one). Returns
-  /// the cost ell [J]. Precondition: Prepare() was called. Never allocates.
+  /// column-major matrix G = d^2 ell / d v_c^2. When piece != nullptr, writes the piece of
+  /// the piecewise cost that contains v_c, as an id >= 0 when that piece is a convex set on
+  /// which ell_k is a single quadratic (so two points with the same id bound a segment along
+  /// which ell_k is exactly that quadratic), else -1; the exact line search uses it to stop
+  /// re-evaluating constraints that stay on one quadratic piece over its whole bracket
+  /// (sap_cost_along_direction.h). Returns the cost ell [J]. Precondition: Prepare() was
+  /// called. Never allocates.
   virtual double Calc(const double* v_c, double* gamma, double* G, int* piece) const = 0;
 
   /// Calc for the line search, which needs the cost, gamma and only the curvature of the
   /// cost along a direction, c = dv_c^T G dv_c (G as in Calc; dv_c: n_k values), not G.
-  /// Writes gamma, *curvature and *piece = QuadraticPieceAt(v_c); returns the cost [J].
+  /// Writes gamma, *curvature and *piece (as Calc); returns the cost [J].
   /// `scratch` holds n_k x n_k doubles for kinds that form G to get c (the default: Calc,
   /// then the quadratic form); kinds with a closed form override it. Same preconditions as
   /// Calc. Never allocates.
   virtual double CalcAlong(const double* v_c, const double* dv_c, double* gamma,
                            double* curvature, int* piece, double* scratch) const;
-
-  /// The piece of the piecewise cost that contains v_c, as an id >= 0 when that piece is a
-  /// convex set on which ell_k is a single quadratic (so two points with the same id bound
-  /// a segment along which ell_k is exactly that quadratic), else -1. The exact line search
-  /// uses it to stop re-evaluating constraints that stay on one quadratic piece over its
-  /// whole bracket (sap_solver.h). Default: -1, never assumed quadratic.
-  virtual int QuadraticPieceAt(const double* v_c) const {
-    (void)v_c;
-    return -1;
-  }
-
-  /// A prediction of the region the solution will be in (a warm start of the active set;
-  /// the solver uses it for an island's first Newton directions, see sap_solver.h), from the
-  /// previous step or, with `crossed`, from this solve: a Newton step that the line search
-  /// cut short carried v_c through that region (StepCrossesPredictedRegion). When the kind
-  /// has one, writes the gamma and G of the predicted region's model at v_c (extended
-  /// beyond that region where needed) and returns true; otherwise returns false and writes
-  /// nothing. Same units and preconditions as Calc. Default: none.
-  virtual bool CalcPredicted(const double* v_c, bool crossed, double* gamma, double* G) const {
-    (void)v_c, (void)crossed, (void)gamma, (void)G;
-    return false;
-  }
-  /// Whether the full Newton step from v_c to v_c + dv_c (n_k values each) passes through
-  /// the region this kind predicts (CalcPredicted) while v_c lies outside it: evidence, once
-  /// the line search has stopped that step short, that the solution lies there. Default:
-  /// false (a kind without predictions).
-  virtual bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const {
-    (void)v_c, (void)dv_c;
-    return false;
-  }
-  /// Whether the predicted region's model is consistent at v_c, i.e. its impulse there lies
-  /// in that region. The solver asks at the minimum of a predicted Newton model (the full
-  /// step) and stops predicting a constraint whose own model contradicts it. Default: true.
-  virtual bool PredictionHoldsAt(const double* v_c) const {
-    (void)v_c;
-    return true;
-  }
 
  protected:
   Constraint() = default;
@@ -98,8 +69,9 @@ class Constraint {
 /// §3.2, SAP eq. 29):
 ///   R = max( beta^2 / (4 pi^2) * w ,  1 / (dt k (dt + tau_d)) )
 /// dt [s] > 0, stiffness k [N/m] > 0 (may be +inf: then only the near-rigid term remains),
-/// tau_d [s] >= 0, beta [1] >= 0, w [1/kg] > 0. Returns R [1/kg]; the caller checks R > 0
-/// (k = inf with beta = 0 gives R = 0, a rigid constraint SAP cannot represent).
-double NearRigidRegularization(double dt, double k, double tau_d, double beta, double w);
+/// tau_d [s] >= 0, beta [1] >= 0, and the Delassus estimate w = delassus [1/kg] > 0.
+/// Returns R [1/kg]; the caller checks R > 0 (k = inf with beta = 0 gives R = 0, a rigid
+/// constraint SAP cannot represent).
+double NearRigidRegularization(double dt, double k, double tau_d, double beta, double delassus);
 
 }  // namespace csim::solver

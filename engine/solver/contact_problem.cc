@@ -103,11 +103,13 @@ Eigen::Map<Eigen::MatrixXd> ContactProblem::MutableJacobian(int k, int b) {
   return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
 }
 
-int ContactProblem::AppendEntry(Constraint* c, int c0, int c1, bool dense_jacobian) {
+int ContactProblem::AppendEntry(Constraint* c, const StictionPrediction* prediction, int c0,
+                                int c1, bool dense_jacobian) {
   CSIM_CHECK(c0 >= 0 && c0 < num_cliques());
   CSIM_CHECK(c1 == -1 || (c1 >= 0 && c1 < num_cliques() && c1 != c0));
   ConstraintEntry e;
   e.constraint = c;
+  e.prediction = prediction;
   e.num_rows = c->num_rows();
   CSIM_CHECK(e.num_rows >= 1);
   e.row_offset = num_rows_;

@@ -28,6 +28,7 @@
 
 #include <array>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,12 +37,15 @@
 #include "engine/common/check.h"
 #include "engine/solver/clique_solver.h"
 #include "engine/solver/constraint.h"
+#include "engine/solver/stiction_prediction.h"
 
 namespace csim::solver {
 
 /// Where one constraint sits in the problem.
 struct ConstraintEntry {
   Constraint* constraint = nullptr;  ///< owned by the problem's pool of its kind
+  /// The same object's prediction interface, or null for a kind without one.
+  const StictionPrediction* prediction = nullptr;
   int num_rows = 0;                  ///< n_k
   int row_offset = 0;                ///< first row in the stacked constraint vectors
   int num_cliques = 0;               ///< 1 or 2
@@ -145,7 +149,7 @@ class ContactProblem {
   template <class T, class Fill>
   T& AddConstraintWith(int clique, Fill&& fill, const T& c, double delassus = 0.0) {
     T* stored = Pool<T>().Add(c);
-    const int index = AppendEntry(stored, clique, -1);
+    const int index = AppendEntry(stored, PredictionOf(stored), clique, -1);
     fill(MutableJacobian(index, 0));
     FinishEntry(index, delassus);
     return *stored;
@@ -157,7 +161,7 @@ class ContactProblem {
   T& AddConstraint(int c0, const Eigen::Ref<const Eigen::MatrixXd>& J0, int c1,
                    const Eigen::Ref<const Eigen::MatrixXd>& J1, const T& c) {
     T* stored = Pool<T>().Add(c);
-    const int index = AppendEntry(stored, c0, c1);
+    const int index = AppendEntry(stored, PredictionOf(stored), c0, c1);
     MutableJacobian(index, 0) = J0;
     MutableJacobian(index, 1) = J1;
     FinishEntry(index);
@@ -170,7 +174,7 @@ class ContactProblem {
   template <class T, class Fill>
   T& AddConstraintWith(int c0, int c1, Fill&& fill, const T& c, double delassus = 0.0) {
     T* stored = Pool<T>().Add(c);
-    const int index = AppendEntry(stored, c0, c1);
+    const int index = AppendEntry(stored, PredictionOf(stored), c0, c1);
     fill(MutableJacobian(index, 0), MutableJacobian(index, 1));
     FinishEntry(index, delassus);
     return *stored;
@@ -181,7 +185,8 @@ class ContactProblem {
   template <class T>
   T& AddPointContact(int c0, int c1, const PointContactJacobian& f, const T& c) {
     T* stored = Pool<T>().Add(c);
-    const int index = AppendEntry(stored, c0, c1, /*dense_jacobian=*/false);
+    const int index =
+        AppendEntry(stored, PredictionOf(stored), c0, c1, /*dense_jacobian=*/false);
     SetPointContactJacobian(index, f);
     FinishEntry(index);
     return *stored;
@@ -199,7 +204,8 @@ class ContactProblem {
                     double delassus) {
     CSIM_CHECK(clique_solver_[c] != nullptr && delassus > 0.0);
     T* stored = Pool<T>().Add(constraint);
-    const int index = AppendEntry(stored, c, -1, /*dense_jacobian=*/false);
+    const int index =
+        AppendEntry(stored, PredictionOf(stored), c, -1, /*dense_jacobian=*/false);
     SetBodyJacobian(index, body, W);
     FinishEntry(index, delassus);
     return *stored;
@@ -288,9 +294,19 @@ class ContactProblem {
     pools_.back()->key = TypeKey<T>();
     return static_cast<ConstraintPool<T>&>(*pools_.back());
   }
-  // Records the entry for `c` on cliques c0 (and c1 >= 0) and, with dense_jacobian,
-  // reserves zeroed storage for its Jacobian blocks.
-  int AppendEntry(Constraint* c, int c0, int c1, bool dense_jacobian = true);
+  // Kind T's prediction interface, or null when T has none.
+  template <class T>
+  static const StictionPrediction* PredictionOf(const T* c) {
+    if constexpr (std::is_base_of_v<StictionPrediction, T>) {
+      return c;
+    } else {
+      return nullptr;
+    }
+  }
+  // Records the entry for `c` (with its prediction interface, or null) on cliques c0 (and
+  // c1 >= 0) and, with dense_jacobian, reserves zeroed storage for its Jacobian blocks.
+  int AppendEntry(Constraint* c, const StictionPrediction* prediction, int c0, int c1,
+                  bool dense_jacobian = true);
   // Sets entry k's Delassus estimate w (the given one when positive, else the diagonal-of-A
   // recipe) and calls Prepare(dt, w).
   void FinishEntry(int k, double delassus = 0.0);

@@ -4,9 +4,12 @@
 // world is not a node, so two piles resting on the same floor are separate islands.
 //
 // SAP's cost is a sum over islands of terms that share no velocity, so its minimiser is the
-// minimiser of each island's term: each island can run its own Newton iterations, line
-// searches and stopping test (sap_solver.h), and an island that has converged stops costing
-// anything. Numbering is deterministic: islands in the order of their first clique.
+// minimiser of each island's term: each island runs its own Newton iterations, line
+// searches (sap_newton.h) and stopping test, with the tolerances split so that the islands'
+// criteria imply the whole problem's (sap_stopping_criteria.h), and an island that has
+// converged stops costing anything. Numbering is deterministic: islands in the order of
+// their first clique. Contacts apart at the guess may be left out of the partition
+// (deferred_contacts.h).
 
 #include <vector>
 

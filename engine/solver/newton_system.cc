@@ -97,23 +97,23 @@ NewtonSystem::ConstMap NewtonSystem::Jacobian(int k, int b) const {
 void NewtonSystem::SetupWholeIsland() {
   const ContactProblem& p = *problem_;
   const std::vector<int>& off = *reduced_offset_;
-  Islands& w = whole_island_;
-  w.num_islands = 1;
-  w.island_of_clique.resize(p.num_cliques());
-  w.cliques.clear();
-  w.num_velocities.assign(1, 0);
+  Islands& whole = whole_island_;
+  whole.num_islands = 1;
+  whole.island_of_clique.resize(p.num_cliques());
+  whole.cliques.clear();
+  whole.num_velocities.assign(1, 0);
   for (int c = 0; c < p.num_cliques(); ++c) {
-    w.island_of_clique[c] = off[c] >= 0 ? 0 : -1;
+    whole.island_of_clique[c] = off[c] >= 0 ? 0 : -1;
     if (off[c] >= 0) {
-      w.cliques.push_back(c);
-      w.num_velocities[0] += p.clique_size(c);
+      whole.cliques.push_back(c);
+      whole.num_velocities[0] += p.clique_size(c);
     }
   }
-  w.clique_start = {0, static_cast<int>(w.cliques.size())};
-  w.constraints.resize(p.num_constraints());
-  for (int k = 0; k < p.num_constraints(); ++k) w.constraints[k] = k;
-  w.constraint_island.assign(p.num_constraints(), 0);
-  w.constraint_start = {0, p.num_constraints()};
+  whole.clique_start = {0, static_cast<int>(whole.cliques.size())};
+  whole.constraints.resize(p.num_constraints());
+  for (int k = 0; k < p.num_constraints(); ++k) whole.constraints[k] = k;
+  whole.constraint_island.assign(p.num_constraints(), 0);
+  whole.constraint_start = {0, p.num_constraints()};
 }
 
 int NewtonSystem::IslandSize(int i) const { return islands_->num_velocities[i]; }

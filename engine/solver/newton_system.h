@@ -20,7 +20,7 @@
 // G J_b once per clique of the constraint.
 //
 // Islands (islands.h): H is block diagonal over the islands, so each island's part of H is
-// assembled, factorized and solved by itself (sap_solver.h runs one Newton loop per
+// assembled, factorized and solved by itself (sap_newton.h runs one Newton loop per
 // island), at a cost proportional to the island: the block path factorizes the island's
 // columns in the global elimination order (BlockCholesky::SetPartition), the dense path
 // keeps one dense matrix per island. Islands touch disjoint storage and disjoint entries

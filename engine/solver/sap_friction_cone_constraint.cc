@@ -16,12 +16,12 @@ SapFrictionConeConstraint::SapFrictionConeConstraint(const SapFrictionConeParame
   CSIM_CHECK(parameters.stiction_sigma > 0.0);
 }
 
-void SapFrictionConeConstraint::Prepare(double dt, double w) {
+void SapFrictionConeConstraint::Prepare(double dt, double delassus) {
   const SapFrictionConeParameters& p = parameters_;
   // SAP eq. 29 (near-rigid rule) and eq. 30 (R_t = sigma w); math.md §3.3: w_t = w_n = w.
   const double R_n = NearRigidRegularization(dt, p.stiffness, p.dissipation_time,
-                                             p.near_rigid_threshold, w);
-  const double R_t = p.stiction_sigma * w;
+                                             p.near_rigid_threshold, delassus);
+  const double R_t = p.stiction_sigma * delassus;
   CSIM_CHECK(R_n > 0.0 && std::isfinite(R_n));
   CSIM_CHECK(R_t > 0.0 && std::isfinite(R_t));
   metric_ = MakeFrictionConeMetric(p.mu, R_t, R_n);

@@ -3,8 +3,9 @@
 // [t1, t2, n], n pointing from A into B; v_c = J v + v_b is the velocity of B relative to A
 // (v_n > 0 separating); gamma is the impulse on B (gamma_n >= 0 pushes apart).
 //
-// Per step (Prepare): R_n = max(beta^2/(4 pi^2) w, 1/(dt k (dt + tau_d))) (SAP eq. 29),
-// R_t = sigma w (SAP eq. 30), v_hat = (0, 0, -phi0 / (dt + tau_d)) (math.md §3.1).
+// Per step (Prepare, w the Delassus estimate): R_n = max(beta^2/(4 pi^2) w,
+// 1/(dt k (dt + tau_d))) (SAP eq. 29), R_t = sigma w (SAP eq. 30),
+// v_hat = (0, 0, -phi0 / (dt + tau_d)) (math.md §3.1).
 // Per evaluation: y = -R^{-1} (v_c - v_hat), gamma = P_F(y) (SAP eq. 23), cost
 // ell = 1/2 ||gamma||_R^2 (SAP eq. 35), G = -d gamma / d v_c (SAP eq. 37).
 
@@ -14,6 +15,7 @@
 
 #include "engine/solver/constraint.h"
 #include "engine/solver/friction_cone_projection.h"
+#include "engine/solver/stiction_prediction.h"
 
 namespace csim::solver {
 
@@ -33,33 +35,34 @@ struct SapFrictionConeParameters {
   bool predict_stiction = false;
 };
 
-/// SAP friction-cone contact constraint (3 rows).
-class SapFrictionConeConstraint final : public Constraint {
+/// SAP friction-cone contact constraint (3 rows), with stiction as its predicted region.
+class SapFrictionConeConstraint final : public Constraint, public StictionPrediction {
  public:
   /// Stores the parameters; Prepare() must run before Calc().
   explicit SapFrictionConeConstraint(const SapFrictionConeParameters& parameters);
 
   int num_rows() const override { return 3; }
 
-  /// Computes R_t, R_n, v_hat_n from dt [s] and the Delassus estimate w [1/kg].
+  /// Computes R_t, R_n, v_hat_n from dt [s] and the Delassus estimate w = delassus [1/kg].
   /// Aborts (CSIM_CHECK) if R_n or R_t is not positive and finite (e.g. k = inf, beta = 0).
-  void Prepare(double dt, double w) override;
+  void Prepare(double dt, double delassus) override;
 
-  /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here).
+  /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here). The
+  /// piece (QuadraticPieceAt) is 0 for stiction, 1 for no contact.
   double Calc(const double* v_c, double* gamma, double* G, int* piece) const override;
   /// Closed-form curvature (CalcFrictionConeCurvature): no 3 x 3 G is formed.
   double CalcAlong(const double* v_c, const double* dv_c, double* gamma, double* curvature,
                    int* piece, double* scratch) const override;
-  /// Stiction (region I, gamma = y: quadratic) is piece 0, no contact (region III, zero) is
-  /// piece 1; both regions are convex cones in y, hence convex in v_c. Sliding is not
-  /// quadratic: -1.
-  int QuadraticPieceAt(const double* v_c) const override;
+  /// The piece Calc reports: stiction (region I, gamma = y: quadratic) is piece 0, no
+  /// contact (region III, zero) is piece 1; both regions are convex cones in y, hence
+  /// convex in v_c. Sliding is not quadratic: -1.
+  int QuadraticPieceAt(const double* v_c) const;
 
   /// With parameters().predict_stiction or `crossed`, and a compressive un-projected impulse
   /// (y_n > 0): the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c,
   /// even where v_c lies in another region. Why: v0 is the previous solution, but the
-  /// contact point and frame moved with the step, so J v0 carries a slip of ~1 mm/s that
-  /// the tiny R_t = sigma w turns into a sliding impulse; Newton from v0 then rediscovers
+  /// contact point and frame moved with the step, so J v0 carries a small slip that the
+  /// tiny R_t = sigma w turns into a sliding impulse; Newton from v0 then rediscovers
   /// stiction one contact per iteration (short line-search steps). `crossed`: the same
   /// rediscovery within a solve (StepCrossesPredictedRegion). Otherwise returns false.
   bool CalcPredicted(const double* v_c, bool crossed, double* gamma, double* G) const override;
@@ -71,14 +74,10 @@ class SapFrictionConeConstraint final : public Constraint {
   /// (y_n > 0) and at most kNearMissSlipFraction of |u_t| at the start. Such a step swings
   /// the slip past zero, through the sharp bend of the sliding cost (its curvature across
   /// the slip is mu gamma_n / |u_t|), which stops the line search just as stiction does,
-  /// and a contact that one step nearly stops tends to be at rest at the solution (traced
-  /// on a 32-body island of clutter-160: most of its predicted steps, cut to alpha
-  /// 0.08-0.8, were stopped by a sliding contact that later came to rest; one of them had
-  /// passed at 9 % of its starting slip without entering stiction).
+  /// and a contact that one step nearly stops tends to be at rest at the solution.
   bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const override;
-  /// See StepCrossesPredictedRegion. Chosen on the same contact problems (csim_bench
-  /// --compare, clutter-160 with and without walls, hinged floor ropes of 20 and 50 links):
-  /// 0.05 and 0.1 kept less of the gain, 0.3 the same as 0.2, 0.5 less on the ropes.
+  /// See StepCrossesPredictedRegion; chosen on the benchmark's contact problems
+  /// (csim_bench --compare).
   static constexpr double kNearMissSlipFraction = 0.2;
   /// The stiction model holds where its impulse y is in the friction cone (region I).
   bool PredictionHoldsAt(const double* v_c) const override;

@@ -40,12 +40,13 @@ SapHuntCrossleyConstraint::SapHuntCrossleyConstraint(const SapHuntCrossleyParame
   CSIM_CHECK(parameters.position_theta >= 0.0 && parameters.position_theta <= 1.0);
 }
 
-void SapHuntCrossleyConstraint::Prepare(double dt, double w) {
+void SapHuntCrossleyConstraint::Prepare(double dt, double delassus) {
   const SapHuntCrossleyParameters& p = parameters_;
   dt_ = dt;
   // Near-rigid: the stiffness whose R_n = 1 / (dt^2 k) equals beta^2 w / (4 pi^2).
   const double beta = p.near_rigid_threshold;
-  k_ = std::isinf(p.stiffness) ? kTwoPi * kTwoPi / (beta * beta * w * dt * dt) : p.stiffness;
+  k_ = std::isinf(p.stiffness) ? kTwoPi * kTwoPi / (beta * beta * delassus * dt * dt)
+                               : p.stiffness;
   CSIM_CHECK(k_ > 0.0 && std::isfinite(k_));
   f_e0_ = -k_ * p.phi0;
   // The penetration predicted at the end of the step (see the header); theta_q = 0 keeps
@@ -57,7 +58,7 @@ void SapHuntCrossleyConstraint::Prepare(double dt, double w) {
   const double d = p.hunt_crossley;
   // math.md §6.5: both factors clamped, so a separating or not yet touching pair has n0 = 0.
   n0_ = std::max(0.0, dt * f_e0_) * std::max(0.0, 1.0 - d * p.v_n0);
-  eps_s_ = std::max(p.stiction_tolerance, p.mu * p.stiction_sigma * w * n0_);
+  eps_s_ = std::max(p.stiction_tolerance, p.mu * p.stiction_sigma * delassus * n0_);
   const double v_x = f_x0_ / k_v_;  // where the predicted penetration reaches zero
   const double v_d = d > 0.0 ? 1.0 / d : std::numeric_limits<double>::infinity();
   v_hat_ = std::min(v_x, v_d);

@@ -16,10 +16,9 @@
 // penetration the position update will actually make:
 //   n(v) = dt (f_x0 - theta_q dt k v)_+ (1 - d v)_+,  f_x0 = k (x0 - dt (1 - theta_q) v_n0).
 // Why: with [ICF]'s x(v) under midpoint, an impact step stopped the body in the model while
-// its position still moved by dt v0 / 2 (1 mm at 1 m/s, dt 2e-3), a thousand times the
-// static penetration m g / k, which the next steps' force then met (a dropped sphere sank
-// 1 mm and crept out at 1/d; a box spun up to 8 rad/s). n is still decreasing in v, so the
-// cost stays convex. theta_q = 0 (explicit Euler: positions ignore v) keeps [ICF]'s x(v).
+// its position still moved by dt v0 / 2, far more than the static penetration m g / k,
+// which the next steps' force then met (a dropped body sank in and crept out at 1/d, a box
+// spun up). n is still decreasing in v, so the cost stays convex. theta_q = 0 (explicit Euler: positions ignore v) keeps [ICF]'s x(v).
 // Friction through the soft norm ||v_t||_s = sqrt(|v_t|^2 + eps_s^2) - eps_s (§6.4):
 //   lagged   ell = -N(v_n) + mu n0 ||v_t||_s, n0 the impulse at the start of the step (§6.6);
 //   similar  ell = -N(v_n - mu ||v_t||_s) (§6.7).
@@ -40,6 +39,7 @@
 #include <Eigen/Dense>
 
 #include "engine/solver/constraint.h"
+#include "engine/solver/stiction_prediction.h"
 
 namespace csim::solver {
 
@@ -71,8 +71,9 @@ struct SapHuntCrossleyParameters {
   bool predict_stiction = false;
 };
 
-/// Hunt & Crossley point-contact constraint (3 rows).
-class SapHuntCrossleyConstraint final : public Constraint {
+/// Hunt & Crossley point-contact constraint (3 rows), with the lagged friction's stuck
+/// model as its predicted region.
+class SapHuntCrossleyConstraint final : public Constraint, public StictionPrediction {
  public:
   /// Stores the parameters; Prepare() must run before Calc(). Aborts (CSIM_CHECK) on
   /// parameters outside their ranges.
@@ -81,47 +82,44 @@ class SapHuntCrossleyConstraint final : public Constraint {
   int num_rows() const override { return 3; }
 
   /// Computes k (near-rigid if infinite), f_e0, n0, eps_s and v_hat from dt [s] and the
-  /// Delassus estimate w [1/kg] (math.md §6.5).
-  void Prepare(double dt, double w) override;
+  /// Delassus estimate w = delassus [1/kg] (math.md §6.5).
+  void Prepare(double dt, double delassus) override;
 
-  /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here).
+  /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here); the
+  /// piece is QuadraticPieceAt's.
   double Calc(const double* v_c, double* gamma, double* G, int* piece) const override;
 
   /// Where the contact carries no impulse, the cost is a constant on a convex set (piece 1):
   /// v_n >= v_hat without a lagged friction impulse (n0 = 0) for `lagged`,
   /// v_n - mu ||v_t||_s >= v_hat (a superlevel set of a concave function) for `similar`.
   /// Elsewhere it is not quadratic: -1.
-  int QuadraticPieceAt(const double* v_c) const override;
+  int QuadraticPieceAt(const double* v_c) const;
 
-  /// Warm start of the active set (sap_solver.h), the regularized friction's counterpart of
-  /// SAP's stiction, for the `lagged` approximation (lagged and lagged_regularized): a
-  /// contact is stuck when its slip is within eps_s (StuckAt), where the soft norm
-  /// ||v_t||_s is close to its quadratic |v_t|^2 / (2 eps_s) (friction as a viscous damper
-  /// of coefficient mu n0 / eps_s). A contact that ended the previous step stuck
-  /// (parameters().predict_stiction) or that a cut step carried into that region (`crossed`)
-  /// and that slides at v_c gets the quadratic in place of the soft norm, so its Newton step
-  /// lands it near rest at once instead of walking the soft norm's bend, where the curvature
-  /// across the slip grows from mu n0 / |v_t| to mu n0 / eps_s a few contacts per iteration.
-  /// Offered only while the contact slides (|v_t| > eps_s) and carries a friction impulse
-  /// (n0 > 0, mu > 0): within eps_s the true model is smooth and Newton converges on it,
-  /// whereas the quadratic, never exact there (unlike SAP's stiction region, where SAP's cost
-  /// is that quadratic), made the creeping contacts of a settled pile converge only linearly
-  /// (a scratch build that predicted them too: 6.5-6.9 Newton rounds per settled step of
-  /// lagged_regularized on clutter-40 and -80 with walls, against 1.8 and 1.0). The model
-  /// is convex; the solver takes its direction only when it descends on the true cost.
-  /// Measured on the same contact problems: results/contact_models_bench.md. Not for
-  /// `similar`: there the soft norm is inside the normal impulse's argument
-  /// z = v_n - mu ||v_t||_s, so the quadratic, far larger than the soft norm once
-  /// |v_t| > 2 eps_s, moves the predicted normal impulse too; a scratch build that
-  /// predicted it took 10-13 % more Newton work on clutter-40 and -80 with walls (3 s), and
-  /// its clutter-40 run failed a step at max_iterations (without it that run takes its 10 s).
+  /// Warm start of the active set (active_set_prediction.h), the regularized friction's
+  /// counterpart of SAP's stiction, for the `lagged` approximation (lagged and
+  /// lagged_regularized): a contact is stuck when its slip is within eps_s (StuckAt), where
+  /// the soft norm ||v_t||_s is close to its quadratic |v_t|^2 / (2 eps_s) (friction as a
+  /// viscous damper of coefficient mu n0 / eps_s). A contact that ended the previous step
+  /// stuck (parameters().predict_stiction) or that a cut step carried into that region
+  /// (`crossed`) and that slides at v_c gets the quadratic in place of the soft norm, so its
+  /// Newton step lands it near rest at once instead of walking the soft norm's bend, where
+  /// the curvature across the slip grows from mu n0 / |v_t| to mu n0 / eps_s a few contacts
+  /// per iteration. Offered only while the contact slides (|v_t| > eps_s) and carries a
+  /// friction impulse (n0 > 0, mu > 0): within eps_s the true model is smooth and Newton
+  /// converges on it, whereas the quadratic, never exact there (unlike SAP's stiction
+  /// region, where SAP's cost is that quadratic), makes the creeping contacts of a settled
+  /// pile converge only linearly. The model is convex; the solver takes its direction only
+  /// when it descends on the true cost. Measured on the same contact problems:
+  /// results/contact_models_bench.md. Not for `similar`: there the soft norm is inside the
+  /// normal impulse's argument z = v_n - mu ||v_t||_s, so the quadratic, far larger than the
+  /// soft norm once |v_t| > 2 eps_s, moves the predicted normal impulse too, and the
+  /// prediction costs more Newton work than it saves.
   bool CalcPredicted(const double* v_c, bool crossed, double* gamma, double* G) const override;
   /// The step from v_c, sliding at least kCrossingSlipFactor eps_s, to v_c + dv_c brings the
   /// slip within eps_s of zero (lagged only). Why the floor: in a settled pile contacts
   /// creep near eps_s and plain steps swing them across it; counted as crossings there they
-  /// kept big islands predicting for 10-19 iterations a step (clutter-80 with walls,
-  /// lagged, 10 s: 25 % more Newton work than no prediction at all, against 5 % less with
-  /// the floor).
+  /// keep big islands predicting for many iterations a step, more Newton work than no
+  /// prediction at all.
   bool StepCrossesPredictedRegion(const double* v_c, const double* dv_c) const override;
   /// Whether the model's minimum is where it holds: the slip within eps_s (StuckAt).
   bool PredictionHoldsAt(const double* v_c) const override;

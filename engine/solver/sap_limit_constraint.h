@@ -42,14 +42,15 @@ class SapLimitConstraint final : public Constraint {
   bool has_lower() const { return has_lower_; }
   bool has_upper() const { return has_upper_; }
 
-  /// R and v_hat per row from dt [s] and w [1/kg m^2 or 1/kg] (w = 1/A_jj for one dof).
-  void Prepare(double dt, double w) override;
+  /// R and v_hat per row from dt [s] and the Delassus estimate w = delassus [1/kg m^2 or
+  /// 1/kg] (w = 1/A_jj for one dof).
+  void Prepare(double dt, double delassus) override;
 
   /// gamma (num_rows), cost, optional G (num_rows x num_rows) at v_c = J v.
   double Calc(const double* v_c, double* gamma, double* G, int* piece) const override;
-  /// Each row is quadratic on either side of y = 0 (active: y > 0, inactive: y <= 0, both
-  /// half-lines): the piece is the bit mask of the active rows.
-  int QuadraticPieceAt(const double* v_c) const override;
+  /// The piece Calc reports: each row is quadratic on either side of y = 0 (active: y > 0,
+  /// inactive: y <= 0, both half-lines), so the piece is the bit mask of the active rows.
+  int QuadraticPieceAt(const double* v_c) const;
 
   double R() const { return R_; }  ///< regularization [1/kg], valid after Prepare()
   /// Stabilization velocity of row r [m/s or rad/s], valid after Prepare().

@@ -57,7 +57,7 @@ void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
                                                           contact, dt, false, state, ws, cws);
     REQUIRE(status.ok());
     state.t = (i + 1) * dt;
-    for (PairedSolve* p : comparisons) p->Compare(cws.problem, cws.v_guess, cws.result, i % 2 == 1);
+    for (PairedSolve* p : comparisons) p->Compare(cws.problem, cws.warm_start.guess, cws.result, i % 2 == 1);
   }
 }
 

@@ -52,7 +52,7 @@ Run Slide(const std::string& warm, int steps) {
   for (int i = 0; i < steps; ++i) {
     run.v.push_back(s.v);
     REQUIRE(StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
-    run.guess.push_back(cws.v_guess);
+    run.guess.push_back(cws.warm_start.guess);
     run.iterations += cws.stats.iterations;
   }
   run.v.push_back(s.v);

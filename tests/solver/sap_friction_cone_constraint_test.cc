@@ -155,10 +155,10 @@ TEST_CASE("SAP contact along a line search: CalcAlong equals Calc and d^T G d", 
 
 TEST_CASE("SAP contact: the cost is one quadratic between two points of the same piece",
           "[solver]") {
-  // What the exact line search relies on (Constraint::QuadraticPieceAt): stiction and no
-  // contact are convex in v_c and the cost is a quadratic on each, so on a segment whose ends
-  // share a piece the cost at every point is the Taylor polynomial of degree two from one
-  // end, with the curvature there. Segments whose ends lie in different pieces are skipped.
+  // What the exact line search relies on (SapFrictionConeConstraint::QuadraticPieceAt):
+  // stiction and no contact are convex in v_c and the cost is a quadratic on each, so on a
+  // segment whose ends share a piece the cost at every point is the Taylor polynomial of
+  // degree two from one end, with the curvature there. Segments whose ends lie in different pieces are skipped.
   std::mt19937 rng(29);
   std::normal_distribution<double> n(0.0, 1.0);
   SapFrictionConeParameters p = Compliant();

@@ -82,9 +82,9 @@ TEST_CASE("Limit constraint impulse and G are the cost's derivatives", "[solver]
 }
 
 TEST_CASE("Limit constraint: one quadratic between two points of the same piece", "[solver]") {
-  // Constraint::QuadraticPieceAt: the piece is the set of active rows; on a segment whose
-  // ends share it the cost is its Taylor polynomial of degree two from one end, and every
-  // point of the segment has the same piece.
+  // SapLimitConstraint::QuadraticPieceAt: the piece is the set of active rows; on a segment
+  // whose ends share it the cost is its Taylor polynomial of degree two from one end, and
+  // every point of the segment has the same piece.
   const SapLimitConstraint c = TwoSidedLimit();
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-2.0, 2.0);

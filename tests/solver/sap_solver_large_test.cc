@@ -83,7 +83,7 @@ TEST_CASE("SAP solver on a large problem: block path equals dense, no allocation
 TEST_CASE("SAP solver on a large problem: the returned v_c is J v and gamma its impulse",
           "[solver]") {
   // The solver carries J v and A v along its Newton steps instead of forming them again at
-  // every iterate (sap_solver.cc, NewtonUpdate): after several iterations what it returns
+  // every iterate (sap_newton.cc, UpdateIterate): after several iterations what it returns
   // must still be the constraint velocities of the returned v, and the impulses and the
   // momentum residual must be those of that v.
   ContactProblem problem;

@@ -143,11 +143,11 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
     if (o.compare.empty()) return;
     solver::SapSolverParameters b;
     try {
-      b = sim::SolverParameters(load().settings);
+      b = load().settings.solver;
     } catch (const std::exception& e) {
       throw std::runtime_error(std::string("--compare: ") + e.what());
     }
-    paired = std::make_unique<PairedSolve>(sim::SolverParameters((*scene_out)->settings), b,
+    paired = std::make_unique<PairedSolve>((*scene_out)->settings.solver, b,
                                            o.threads);
   };
   if (from_file) {
@@ -168,7 +168,7 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
     r.config.objects = scene.model.num_bodies();
     r.config.walls = false;
   }
-  r.relative_tolerance = sim::SolverParameters(scene.settings).relative_tolerance;
+  r.relative_tolerance = scene.settings.solver.relative_tolerance;
   MujocoSide mujoco(o, scene, first);
   const int steps = static_cast<int>(std::ceil(o.duration / r.dt - 1e-9));
   std::vector<StepSample> samples = RunCsim(o, scene, steps, first, &mujoco, paired.get(), &r);

@@ -4,7 +4,7 @@
 // solver that knows nothing of it; math.md §0.3, §1.6, §3, §7.2).
 //
 //   cliques      one per tree with velocities, A block = A[tree, tree]
-//   contacts     one constraint per point contact, of the kind ContactParameters::model
+//   contacts     one constraint per point contact, of the kind ContactParameters::contact_model
 //                names (SapFrictionConeConstraint for SAP, SapHuntCrossleyConstraint for
 //                the Hunt & Crossley models, with the normal velocity at (q0, v0)), Jacobian
 //                J_i = R_WC^T (J_Bc - J_Ac) split into its trees' column blocks; the known
@@ -36,7 +36,7 @@
 // Stiction memory: after each solve, RememberStiction keeps the identities (geometry pair,
 // point of its manifold) of the contacts that ended stuck (SAP: in the stiction region;
 // Hunt & Crossley: slip within eps_s, SapHuntCrossleyConstraint::StuckAt); the next Build
-// marks the same contacts predict_stiction, the solver's warm start of the active set
+// marks the same contacts was_stuck, the solver's warm start of the active set
 // (sap_solver.h; of the Hunt & Crossley kinds only `lagged` offers a prediction).
 
 #include <memory>
@@ -202,7 +202,7 @@ class ContactProblemBuilder {
   }
 
   geometry::CollisionWorld world_;
-  ContactModelKind last_model_ = ContactModelKind::kSap;  ///< of the last Build
+  ContactModel last_model_ = ContactModel::kSap;  ///< of the last Build
   multibody::TreeTopology topology_;
   std::vector<geometry::Material> spec_material_;  ///< material of each collision spec
   std::vector<geometry::PointContact> contacts_;   ///< of the last Build

@@ -53,7 +53,7 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
                                &ws.A_diagonal_terms, &ws.articulated_body, A_at_kinematics};
   cws.builder.Build(model, contact_parameters, in, &cws.problem);
   const Clock::time_point t2 = Clock::now();
-  if (cws.has_previous && cws.solver.parameters().extrapolate_warm_start) {
+  if (cws.has_previous && cws.solver.parameters().warm_start == solver::WarmStart::kExtrapolated) {
     cws.v_guess = 2.0 * state.v - cws.v_previous;  // v0 + (v0 - v_-1)
   } else {
     cws.v_guess = state.v;
@@ -74,8 +74,8 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
     // lagged fails at t = 0.79 s with the default 100 (results/contact_models_bench.md) and
     // needs up to 219 with solver.max_iterations = 400.
     if (cws.result.stats.termination == solver::SapTermination::kMaxIterations &&
-        (contact_parameters.model == contact::ContactModelKind::kLagged ||
-         contact_parameters.model == contact::ContactModelKind::kSimilar)) {
+        (contact_parameters.contact_model == contact::ContactModel::kLagged ||
+         contact_parameters.contact_model == contact::ContactModel::kSimilar)) {
       status.reason +=
           " (the lagged and similar contact models can need more Newton iterations in violent "
           "impacts: try contact_model lagged_regularized, or raise solver.max_iterations)";

@@ -7,13 +7,13 @@
 //      extrapolated from the last two steps, v0 + (v0 - v_-1), or from v0 (see below);
 //   4. q = q0 + dt N(q_theta) v_theta_q.
 // Without any constraint step 3 returns v = v* at no cost.
-// Warm start (SapSolverParameters::extrapolate_warm_start): a pile that creeps or keeps
+// Warm start (SapSolverParameters::warm_start): a pile that creeps or keeps
 // rolling changes its velocity steadily, so the linear extrapolation starts Newton closer
 // than v0 does; on clutter-40 (6 seeds, 10 s) it cut the mean Newton iterations per step
 // from 3.11 to 2.84 at dt = 2e-3 and from 2.74 to 2.34 at dt = 1e-3 (tools/iteration_study.py).
 // Any warm start leaves SAP's solution and stopping criterion unchanged. The first step, and
 // the first after a failed one, start from v0. An extrapolated guess is refined by at
-// least one Newton step (SapSolverParameters::min_iterations = 1): accepting it as soon as
+// least one Newton step (SapSolverParameters::min_iterations() = 1): accepting it as soon as
 // it met eps_r biased smooth motion by up to the tolerance every step (an e_q floor of
 // 2.2e-4 on the rolling spring-cylinder), while one step from it is exact to round-off on a
 // quadratic piece. A guess already exact to a millionth of the tolerance (the islands of a

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "engine/common/check.h"
 #include "engine/integrator/implicit_gyroscopic.h"
 #include "engine/multibody/crba.h"
 #include "engine/multibody/joint_forces.h"
@@ -175,6 +176,8 @@ StepStatus FinishExplicit(const Model& model, double dt, const State& s0, StepWo
 StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
                            const FreeMotionSettings& settings, double dt, const State& s0,
                            StepWorkspace& ws) {
+  // ThetaParameters has no defaults: NaN here means a caller forgot to set them.
+  CSIM_CHECK(p.theta >= 0.0 && p.theta <= 1.0 && p.theta_q >= 0.0 && p.theta_q <= 1.0);
   ws.v_star = s0.v;
   ws.iterations = 0;
   double smallest_error = std::numeric_limits<double>::infinity();
@@ -222,38 +225,24 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
   }
 }
 
-// TreeSolve::kByCost: the recursions from 25 velocities on, or from 15 for a tree with
+// TreeSolver::kAuto: the recursions from 25 velocities on, or from 15 for a tree with
 // collision geometry. A dense step costs a Cholesky, about nv^3 / 3 multiply-adds, per
-// evaluation of the dynamics, and forms the tree's blocks of M and A; the recursions a
-// fixed amount per body and velocity, and they form no block at all: a step without
-// contact reads none, and under theta = 0 the contact solve handles the tree through its
-// recursions too (a matrix-free clique, contact_problem_builder.h). So the first rule is
-// their crossover, measured by tools/run_free_motion_bench.sh
-// (results/articulated_threshold.md, the free-motion stage without contact): under
-// symplectic Euler (one evaluation a step) the recursions take 1.03 of the dense time on a
-// ball-jointed rope of 8 links (24 velocities), 0.88 at 10 (30), 0.49 at 20; on a hinged
-// one 1.15 at 16 links, 0.86 at 24, 0.67 at 32; under midpoint (4 to 11 evaluations) they
-// win from 8 ball-jointed and 16 hinged links. Counted in velocities the crossover is about
-// the same for both joint kinds, as a cost per velocity predicts, so the rule counts
-// velocities. A free body keeps its 6 x 6 Cholesky.
-// A tree that can touch something also has its block of the contact solve's Newton matrix
-// factored at every Newton iteration under theta = 0, by the same choice
-// (contact::ArticulatedCliqueSolver), and with the recursions the solver's products with
-// its contact Jacobians and with A cost O(bodies + contacts) instead of O(contacts nv) and
-// O(nv^2) (solver/clique_solver.h). That moves the crossover down: ropes dragged along the
-// floor (tools/floor_rope_study.py --compare settings.tree_solver=dense,articulated
-// --repeat 5, results/floor_rope_tree_solver.md) break even at 12 hinged links (1.06 of the
-// dense time at 10, 1.00 at 12, 0.96 at 14 and 16, 0.83 at 18) and at 5 ball-jointed ones
-// (1.26 at 4, 0.93 at 5, 0.79 at 6). That rule switches at 15 velocities: hinged ropes of
-// 12-14 links lose at most 4 % staying dense, where a switch at 12 would cost the 4-link
-// ball rope 26 % (a repeated study moves these ratios by about 0.1). Such a tree that never
-// touches anything pays for it under symplectic Euler between 15 and 25 velocities (the
-// free-motion stage of 16 hinged links, 1.15 of the dense time).
+// evaluation of the dynamics, and forms the tree's blocks of M and A; the recursions cost a
+// fixed amount per body and velocity and form no block at all. So the first threshold is
+// their crossover on the free-motion stage (results/articulated_threshold.md,
+// tools/run_free_motion_bench.sh), which, counted in velocities, is about the same for
+// hinges and ball joints. A tree that can touch something also has its block of the
+// contact solve's Newton matrix factored at every Newton iteration under theta = 0, by the
+// same choice (contact::ArticulatedCliqueSolver), and with the recursions the solver's
+// products with its contact Jacobians and with A cost O(bodies + contacts) instead of
+// O(contacts nv) and O(nv^2) (solver/clique_solver.h); that moves the crossover down
+// (results/floor_rope_tree_solver.md, tools/floor_rope_study.py). A free body keeps its
+// 6 x 6 Cholesky.
 bool ArticulatedByCost(int nv, bool can_touch) { return nv >= (can_touch ? 15 : 25); }
 
 }  // namespace
 
-StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
+StepWorkspace MakeStepWorkspace(const Model& model, TreeSolver tree_solver) {
   StepWorkspace ws;
   ws.mb = multibody::MakeWorkspace(model);
   multibody::CalcJointStiffnessDamping(model, &ws.K_diag, &ws.D_diag);
@@ -280,8 +269,8 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   ws.articulated.assign(ws.A.num_blocks(), false);
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
     const int size = ws.A.range(k).size;
-    ws.articulated[k] = tree_solve == TreeSolve::kArticulated ||
-                        (tree_solve == TreeSolve::kByCost &&
+    ws.articulated[k] = tree_solver == TreeSolver::kArticulated ||
+                        (tree_solver == TreeSolver::kAuto &&
                          ArticulatedByCost(size, block_can_touch[k]));
     ws.any_articulated = ws.any_articulated || ws.articulated[k];
     // Eigen::LLT leaves its status (info()) uninitialised until its first compute(), and

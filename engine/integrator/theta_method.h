@@ -9,12 +9,14 @@
 // Stage 2 (the contact solve, next issue) minimises the convex cost around v*, with A.
 // Without constraints v = v*. Finally q = q0 + dt N(q_theta) v_theta_q (P-12).
 
+#include <limits>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
 #include "engine/integrator/implicit_gyroscopic.h"
+#include "engine/integrator/step_options.h"
 #include "engine/multibody/articulated_body.h"
 #include "engine/multibody/model.h"
 #include "engine/multibody/state.h"
@@ -23,20 +25,14 @@
 
 namespace csim::integrator {
 
-/// How the free motion of theta = 0 treats the gyroscopic torque of a lone free body
-/// (implicit_gyroscopic.h): at the step's midpoint velocity, keeping a torque-free body's
-/// kinetic energy and angular momentum magnitude (kImplicit, settings.gyroscopic:
-/// implicit), or at v0 like every other force (kExplicit, the SAP paper's and Drake's).
-/// theta > 0 ignores it: its iteration already evaluates the forces at v_theta.
-enum class Gyroscopic { kImplicit, kExplicit };
-
 /// theta weights q and v inside the forces and N; theta_q weights the velocity of the
 /// position update (math.md 1.2). Named schemes: explicit Euler (0, 0), symplectic Euler
 /// (0, 1), implicit Euler (1, 1), midpoint (1/2, 1/2).
+/// No defaults: settings.integrator and settings.gyroscopic give them (sim/settings.h).
 struct ThetaParameters {
-  double theta = 0.0;
-  double theta_q = 1.0;
-  Gyroscopic gyroscopic = Gyroscopic::kImplicit;
+  double theta = std::numeric_limits<double>::quiet_NaN();    ///< [1] in [0, 1]
+  double theta_q = std::numeric_limits<double>::quiet_NaN();  ///< [1] in [0, 1]
+  Gyroscopic gyroscopic;
 };
 
 /// Stopping rule of the free-motion Newton iteration (math.md 1.3, suggested there):
@@ -68,13 +64,6 @@ struct FreeMotionSettings {
   int stalled_iterations = 3;          ///< iterations without a new smallest residual
   int max_iterations = 50;             ///< Newton iterations before the step fails
 };
-
-/// How each tree solves with A: a dense Cholesky of its block, O(nv^3), or the
-/// articulated-body recursions (multibody::ArticulatedBodySolver), O(bodies). kByCost picks
-/// the cheaper by a cost model measured on ropes (theta_method.cc, MakeStepWorkspace).
-/// Under theta = 0 the contact solve follows the same choice for the tree's Newton block
-/// (contact::ArticulatedCliqueSolver). Scene setting: settings.tree_solver.
-enum class TreeSolve { kByCost, kDense, kArticulated };
 
 /// Scratch of one step; sized by MakeStepWorkspace, reused every step.
 struct StepWorkspace {
@@ -110,9 +99,8 @@ struct StepWorkspace {
   double momentum_error = 0.0;   ///< |D m| / (|D M v| + |D M v0| + |D dt k|) at v*
 };
 
-/// A workspace for `model`, each tree solved with A as `tree_solve` says.
-StepWorkspace MakeStepWorkspace(const multibody::Model& model,
-                                TreeSolve tree_solve = TreeSolve::kByCost);
+/// A workspace for `model`, each tree solved with A as `tree_solver` says.
+StepWorkspace MakeStepWorkspace(const multibody::Model& model, TreeSolver tree_solver);
 
 /// Stage 1: fills ws.v_star and ws.A (and its factor) from the state at the start of the
 /// step. The articulated blocks of M and A are formed once, at the end (the iteration

@@ -627,7 +627,7 @@ bool SapSolver::IslandStopped(int i) {
   // unless min_iterations asks for a refining step first and the guess is not exact (to
   // exact_guess_fraction of the tolerance).
   s.optimal = IslandOptimal(s);
-  if (s.optimal && (s.iterations >= parameters_.min_iterations || GuessExact(s))) {
+  if (s.optimal && (s.iterations >= parameters_.min_iterations() || GuessExact(s))) {
     s.stop = SapTermination::kOptimality;
     return true;
   }
@@ -661,7 +661,7 @@ bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
       (s.iterations < parameters_.prediction_iterations &&
        ((s.last_step_predicted && s.alpha_prev < parameters_.prediction_repeat_alpha) ||
         s.new_crossings));
-  bool predicted = predict_now && parameters_.predict_regions && ApplyPredictions(i);
+  bool predicted = predict_now && parameters_.predict_stiction && ApplyPredictions(i);
   if (predicted) s.predicted = true;
   for (;;) {  // at most twice: the predicted direction, then the plain one
     if (!ComputeSearchDirection(i, predicted ? rhs_ : grad_, w)) {
@@ -674,7 +674,7 @@ bool SapSolver::NewtonUpdate(int i, ThreadScratch& w) {
     if (d1_0 < 0.0 && LineSearch(i, d1_0, w, &alpha, &why)) {
       if (predicted) RefutePredictions(i);
       // Before v_c moves: MarkCrossings reads the step's start and its full step.
-      s.new_crossings = parameters_.predict_regions && parameters_.predict_crossings &&
+      s.new_crossings = parameters_.predict_stiction && parameters_.predict_crossings &&
                         alpha < parameters_.prediction_repeat_alpha && MarkCrossings(i);
       // v <- v + alpha dv, and with it A v and J v from the line search's A dv and J dv
       // (round-off apart, the same as forming them again: 6 % of a clutter-160 run).

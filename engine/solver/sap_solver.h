@@ -39,7 +39,7 @@
 // design: a round waits for its slowest island, and the shared system cannot be split
 // between threads).
 //
-// Warm start of the active set (csim's addition to SAP; SapSolverParameters::predict_regions):
+// Warm start of the active set (csim's addition to SAP; SapSolverParameters::predict_stiction):
 // the first Newton direction of an island, and each of the next ones (up to
 // prediction_iterations, default 20) while the line search cut the previous predicted step
 // short (alpha < 0.9), use, for each constraint that offers one (Constraint::CalcPredicted:
@@ -72,7 +72,7 @@
 // directions) and with the same safeguards.
 //
 // Stopping (math.md §4.2, §4.3), checked before each factorization, so an optimal warm start
-// returns after zero iterations (with min_iterations = 1, only a guess that meets the
+// returns after zero iterations (with min_iterations() = 1, only a guess that meets the
 // criterion to a millionth of the tolerance, SapSolverParameters::exact_guess_fraction):
 //   optimality (SAP eq. 26): ||D grad|| <= eps_a + eps_r max(||D p||, ||D j_c||),
 //     D = diag(A)^{-1/2}, p = A v, j_c = J^T gamma  (Drake's scaling);
@@ -278,7 +278,7 @@ class SapSolver {
   // SAP eq. 26 on one island: ||D grad|| <= IslandTolerance.
   bool IslandOptimal(const IslandState& s) const;
   // An untouched guess meeting SAP eq. 26 with the tolerances scaled by
-  // exact_guess_fraction (no min_iterations refining step for it).
+  // exact_guess_fraction (no min_iterations() refining step for it).
   bool GuessExact(const IslandState& s) const;
   // Solves every island, in turn or on the pool.
   void SolveIslands();

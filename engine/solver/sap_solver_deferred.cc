@@ -53,7 +53,7 @@ bool SapSolver::EvaluateDeferred() {
 void SapSolver::Remerge() {
   // The new partition joins some islands; an island whose cliques and constraints did not
   // change is the same problem, already solved: its state is kept and it is not solved
-  // again (a refining min_iterations step would change nothing). A merged island starts
+  // again (a refining min_iterations() step would change nothing). A merged island starts
   // from its parts' solutions, with a fresh Newton state; the parts' work is kept in the
   // statistics.
   // Copies, not swaps: every vector keeps its capacity (no allocation once warmed up).

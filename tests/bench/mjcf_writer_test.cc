@@ -91,7 +91,7 @@ Comparison Compare(double dt) {
   const integrator::ThetaParameters theta{scene.settings.integrator.theta,
                                           scene.settings.integrator.theta_q};
   const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   const int steps = static_cast<int>(std::lround(0.5 / dt));
   for (int step = 0; step < steps; ++step) {

@@ -46,9 +46,9 @@ void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
                                           scene.settings.integrator.theta_q};
   const integrator::FreeMotionSettings free_motion;
   const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(scene.model);
+  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(scene.model);
-  cws.solver.set_parameters(sim::SolverParameters(scene.settings));
+  cws.solver.set_parameters(scene.settings.solver);
   multibody::State state{0.0, scene.model.InitialQ(), scene.model.InitialV()};
   multibody::NormalizeQuaternions(scene.model, &state.q);
   const double dt = scene.settings.time_step;
@@ -62,7 +62,7 @@ void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
 }
 
 solver::SapSolverParameters PileParameters() {
-  return sim::SolverParameters(io::LoadSceneFromText(kPile, "paired_pile.yaml", {}).settings);
+  return io::LoadSceneFromText(kPile, "paired_pile.yaml", {}).settings.solver;
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ solver::SapSolverParameters PileParameters() {
 TEST_CASE("paired solves reproduce the steps and run B with its own settings", "[bench][paired]") {
   const solver::SapSolverParameters a = PileParameters();
   solver::SapSolverParameters plain = a;  // SAP as in the paper: no predicted stiction
-  plain.predict_regions = false;
+  plain.predict_stiction = false;
   solver::SapSolverParameters starved = a;  // a budget the collapse cannot meet
   starved.max_iterations = 2;
   PairedSolve same(a, a, 1), against_plain(a, plain, 1), against_starved(a, starved, 1);

@@ -92,7 +92,7 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
   const multibody::Model& model = scene.model;
   REQUIRE(model.nv == 8);
   integrator::StepWorkspace ws =
-      integrator::MakeStepWorkspace(model, integrator::TreeSolve::kArticulated);
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kArticulated);
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const VectorXd q0 = s.q;
@@ -257,9 +257,9 @@ TEST_CASE("contact steps with the tree's Newton block factored by the recursions
   const io::LoadedScene scene = io::LoadSceneFromText(ChainScene(), "chain.yaml", {});
   const multibody::Model& model = scene.model;
   integrator::StepWorkspace ws_art =
-      integrator::MakeStepWorkspace(model, integrator::TreeSolve::kArticulated);
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kArticulated);
   integrator::StepWorkspace ws_dense =
-      integrator::MakeStepWorkspace(model, integrator::TreeSolve::kDense);
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kDense);
   integrator::ContactStepWorkspace cws_art(model), cws_dense(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   int same_iterations = 0, steps = 150, contact_steps = 0;

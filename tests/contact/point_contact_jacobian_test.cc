@@ -51,7 +51,7 @@ joints:
 TEST_CASE("factored contact Jacobians give the contact points' velocities", "[contact]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kScene, "stack.yaml", {});
   const multibody::Model& model = scene.model;
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const Eigen::VectorXd q0 = s.q;

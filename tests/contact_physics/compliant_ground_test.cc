@@ -54,7 +54,7 @@ TEST_CASE("compliant ground: equilibrium height r - W/k and contact force = -m g
   SECTION("started at the analytic equilibrium, the state is an exact fixed point") {
     const io::LoadedScene scene = io::LoadSceneFromText(Scene(0, kZEquilibrium, 1), "t.yaml", {});
     const multibody::Model& model = scene.model;
-    integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+    integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
     integrator::ContactStepWorkspace cws(model);
     multibody::State s{0.0, model.InitialQ(), model.InitialV()};
     const int ball = model.FindBody("ball");

@@ -98,7 +98,7 @@ TEST_CASE("particle: the compliant equilibrium is an exact fixed point (0 Newton
     c.z0 = 0.05 - m * kG / k;
     const io::LoadedScene scene = io::LoadSceneFromText(SphereScene(c), "test.yaml", {});
     const multibody::Model& model = scene.model;
-    integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+    integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
     integrator::ContactStepWorkspace cws(model);
     multibody::State s{0.0, model.InitialQ(), model.InitialV()};
     for (int n = 0; n < 10; ++n) {

@@ -40,13 +40,9 @@ Run Slide(const std::string& warm, int steps) {
   yaml.replace(yaml.find("WARM"), 4, warm);
   const io::LoadedScene scene = io::LoadSceneFromText(yaml, "slide.yaml", {});
   const multibody::Model& model = scene.model;
-  StepWorkspace ws = MakeStepWorkspace(model);
+  StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   ContactStepWorkspace cws(model);
-  cws.solver.set_parameters([&] {
-    solver::SapSolverParameters p = cws.solver.parameters();
-    p.extrapolate_warm_start = warm == "extrapolated";
-    return p;
-  }());
+  cws.solver.set_parameters(scene.settings.solver);  // warm_start: WARM
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   Run run;
   for (int i = 0; i < steps; ++i) {

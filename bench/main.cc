@@ -1,4 +1,4 @@
-// csim_bench: the clutter benchmark of issue 4. For every configuration (objects, walls,
+// csim_bench: the SAP paper's clutter benchmark. For every configuration (objects, walls,
 // dt) it generates the scene with tools/make_clutter.py, loads it with csim's loader, and
 // steps csim (and MuJoCo, when compiled in) for the scene's duration, the two simulators
 // alternating step by step so that machine load affects both alike. See bench/README.md.
@@ -218,9 +218,8 @@ int Main(int argc, char** argv) {
     if (o.repeat == 1) PrintConfig(results.back(), stdout);
   }
   // Repeats go round the configurations, not one configuration R times in a row: a slow
-  // phase of the machine (this VM's 10-20 %) then hits every configuration alike instead
-  // of biasing one of them (a growth fit moved by 0.1 when the five runs at 40 objects all
-  // fell in one).
+  // phase of the machine then hits every configuration alike instead of biasing one of
+  // them (and a growth fit through them).
   for (int k = 1; k < o.repeat; ++k)
     for (size_t j = 0; j < results.size(); ++j) RepeatCsim(o, *scenes[j], &results[j]);
   if (o.repeat > 1)

@@ -25,10 +25,9 @@
 // side keeps Drake's diagonal-of-A term, as do contacts between free bodies (the clutter)
 // and joint limits. Why not Drake's recipe there: diag(A) in joint coordinates misjudges a
 // long chain's contacts by several times (a mid-chain joint carries half the rope), and w
-// sets the near-rigid stiffness and the friction regularization. Ropes dropped onto the
-// floor (tools/floor_rope_study.py, results/floor_rope.md; 2 s, symplectic Euler): 50
-// ball-jointed links took 7.9 Newton iterations a step against 14.7 with Drake's recipe,
-// 100 hinged links 14.6 against 19.8 (largest 28 against 64). A contact between two bodies
+// sets the near-rigid stiffness and the friction regularization; on ropes dropped onto the
+// floor Drake's recipe takes more Newton iterations (results/floor_rope.md,
+// tools/floor_rope_study.py). A contact between two bodies
 // of one tree sums the two bodies' blocks (the coupling term between them is left out: a
 // larger w, a softer contact). settings.delassus_estimate = diagonal restores Drake's.
 // Contacts between two objects that both lack velocities (world, welded or purely
@@ -169,7 +168,7 @@ class ContactProblemBuilder {
   // Whether contact c on `body` (CliqueSolverBody; -1: no) has neither side with a known
   // velocity and the articulated Delassus estimate: then it is added as a body contact
   // (ContactProblem::AddBodyContact), W B_body alone, without its dense point Jacobian,
-  // which nothing needs (a fifth of a step of a 100-link rope on the floor).
+  // which nothing needs and which would be a large share of a long rope's step.
   bool IsBodyContact(const geometry::PointContact& c, int body,
                      const ContactParameters& parameters) const;
   // W of W B_body for contact c on `body` of its one tree (the body A side when tree_b < 0).

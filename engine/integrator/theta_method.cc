@@ -28,10 +28,9 @@ std::string FormatNumber(double x) {
 
 // A 6 x 6 block of A (a free body, the tree of a clutter scene) is factorized and solved by
 // the fixed-size kernels of the block Cholesky (solver::CholeskySix), which give the dynamic
-// LLT's results bit for bit (default build) at a fraction of the cost. Callgrind on
-// clutter-40 (40 free bodies, 500 steps), CalcFreeMotion inclusive: 166.9 M instructions
-// with the dynamic LLT, 142.1 M with Eigen::LLT<Matrix6> (its generic unblocked loop and
-// l1 norm), 128.9 M with these kernels. Other blocks keep the dynamic LLT.
+// LLT's results bit for bit (default build) at a fraction of the cost, less also than
+// Eigen::LLT<Matrix6> (its generic unblocked loop and l1 norm). Other blocks keep the
+// dynamic LLT.
 bool IsSix(const StepWorkspace& ws, int k) { return ws.A.range(k).size == 6; }
 
 // Solves A x = rhs in place, block by block; the articulated blocks by one pass over their
@@ -78,8 +77,7 @@ void MassMatrixTimes(const Model& model, const Eigen::VectorXd& x, StepWorkspace
 // Evaluates M(q_theta), k(q_theta, v_theta) and m(v) for the candidate end velocity v;
 // returns |D m| (see ScaledMomentumResidual for *reference). at_v0: v is s0.v (the first
 // evaluation of a step), so M v0 is a copy of M v instead of a second product, the same
-// bits (callgrind, clutter-40 without walls: one BlockDiagonalMatrix::Multiply, 2.3 M
-// instructions over 500 steps).
+// bits.
 double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
                         const State& s0, const Eigen::VectorXd& v, bool at_v0,
                         StepWorkspace& ws, double* reference) {
@@ -116,9 +114,8 @@ void FormBlockOfA(int k, StepWorkspace& ws) {
 
 // Block k of A (size 6) = M + c_K K + c_D D, into ws.A and its factor ws.A_six[k], with
 // fixed-size copies: the entries are copied, and the diagonal summed entry by entry, exactly
-// as by the dynamic expressions of FormBlockOfA, so the bits are the same; the
-// dynamic-size copies cost about 300 instructions a block (callgrind, clutter-40 without
-// walls, 500 steps: CalcFreeMotion inclusive -6.2 M instructions).
+// as by the dynamic expressions of FormBlockOfA, so the bits are the same, without the
+// overhead of dynamic-size copies.
 bool FactorSixBlock(int k, StepWorkspace& ws) {
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
   const int start = ws.A.range(k).start;
@@ -159,8 +156,7 @@ StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
 // linear with Jacobian M(q0) = A and one Newton step is exact. Its residual after the step
 // is evaluated from the same M and k (one product, no second dynamics pass). M v0 is still
 // in ws.work from that evaluation (at v = v0; the factorization and the solve leave ws.work
-// alone), so it is copied, not recomputed: the same bits, 2.3 M instructions less on
-// clutter-40 without walls (500 steps).
+// alone), so it is copied, not recomputed: the same bits, one product less.
 StepStatus FinishExplicit(const Model& model, double dt, const State& s0, StepWorkspace& ws) {
   ws.residual = ws.work;
   MassMatrixTimes(model, ws.v_star, ws, &ws.work);

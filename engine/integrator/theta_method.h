@@ -6,7 +6,7 @@
 // and k = -bias(q, v) + joint springs and dampers. With theta = 0 this is explicit
 // (one Cholesky of M(q0)); with theta > 0 it is solved by Newton's method with the SPD
 // matrix A of P-15 as the Jacobian approximation (the paper shows dm/dv = A + O(dt)).
-// Stage 2 (the contact solve, next issue) minimises the convex cost around v*, with A.
+// Stage 2, the contact solve (contact_step.h), minimises the convex cost around v*, with A.
 // Without constraints v = v*. Finally q = q0 + dt N(q_theta) v_theta_q (P-12).
 
 #include <limits>
@@ -22,6 +22,7 @@
 #include "engine/multibody/state.h"
 #include "engine/multibody/tree_topology.h"
 #include "engine/multibody/workspace.h"
+#include "engine/solver/sap_solver_parameters.h"
 
 namespace csim::integrator {
 
@@ -43,24 +44,23 @@ struct ThetaParameters {
 /// Round-off floor: the residual of a long chain cannot always reach relative_tolerance.
 /// In joint coordinates a link's absolute velocity is a sum over its ancestors' joint
 /// velocities, each times a lever of up to the chain's length, so the rounding of m grows
-/// like n^2 eps: measured on ropes of ball-jointed links (testing::BallChain), the scaled
-/// residual stops falling at about 1e-9 with 100 links and 3e-8 with 400, and meets 1e-12
-/// only by chance (the 100-link rope failed under both implicit schemes within its first
-/// 8 steps, the step depending on rounding). So the iteration also stops once it has
+/// like n^2 eps: on long ropes of ball-jointed links (testing::BallChain) the scaled
+/// residual stops falling far above relative_tolerance, and meets it only by chance (the
+/// 100-link rope of theta_method_test.cc). So the iteration also stops once it has
 /// stalled, no new smallest residual in stalled_iterations iterations, at a residual of at
-/// most stalled_tolerance, SAP's default eps_r: the contact solve certifies its momentum
+/// most stalled_tolerance, the contact solve's default eps_r: it certifies its momentum
 /// error to that level, and further iterations would only sample the rounding. A
 /// contracting iteration, however slowly, makes a new smallest residual at every iteration
 /// and is never taken for a stalled one; if it is still contracting at max_iterations, it is
 /// accepted at the same bar (stalled_tolerance) and fails only above it. Why: A leaves out
 /// the velocity derivatives of the Coriolis and gyroscopic forces, so the iteration
-/// contracts linearly, and slowly when links spin fast about an axis of small inertia: a
-/// 100-link rope of thin capsules falling onto a floor under midpoint (t = 0.25 s, links
-/// rolling at hundreds of rad/s) contracted by 0.68 per iteration and failed at 1.3e-9.
+/// contracts linearly, and slowly when links spin fast about an axis of small inertia (a
+/// long rope of thin capsules rolling on a floor under midpoint).
 struct FreeMotionSettings {
   double relative_tolerance = 1e-12;   ///< [1]
   double absolute_tolerance = 1e-14;   ///< [sqrt(kg) m/s]
-  double stalled_tolerance = 1e-6;     ///< [1], relative like relative_tolerance
+  /// [1], relative like relative_tolerance
+  double stalled_tolerance = solver::SapSolverParameters{}.relative_tolerance;
   int stalled_iterations = 3;          ///< iterations without a new smallest residual
   int max_iterations = 50;             ///< Newton iterations before the step fails
 };
@@ -116,8 +116,8 @@ StepStatus CalcFreeMotion(const multibody::Model& model, const ThetaParameters& 
 /// The blocks of M and A of the articulated trees holding a body with bodies[b] true, at
 /// the last evaluation (after CalcFreeMotion): one composite rigid-body pass over those
 /// bodies. Why selective: under theta = 0 the contact solve handles the other trees through
-/// their recursions (contact::ContactProblemBuilder::BodiesNeedingA), and forming a
-/// 100-link rope's block was a fifth of its step. Allocation free.
+/// their recursions (contact::ContactProblemBuilder::BodiesNeedingA), and forming a long
+/// rope's block is a large share of its step. Allocation free.
 void FormArticulatedBlocks(const multibody::Model& model, const std::vector<bool>& bodies,
                            StepWorkspace& ws);
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/common/array_predicates.h"
 #include "engine/common/check.h"
 #include "engine/solver/islands.h"
 #include "engine/solver/line_search.h"
-#include "engine/solver/row_tests.h"
 
 namespace csim::solver {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/solver/row_tests.h"
+#include "engine/common/array_predicates.h"
 
 // SapSolver's deferred contacts (sap_solver.h, "Deferred contacts";
 // SapSolverParameters::defer_separated): which contacts join islands at the guess, the

@@ -43,7 +43,8 @@ bodies:
 void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
   const io::LoadedScene scene = io::LoadSceneFromText(kPile, "paired_pile.yaml", {});
   const integrator::ThetaParameters theta{scene.settings.integrator.theta,
-                                          scene.settings.integrator.theta_q};
+                                          scene.settings.integrator.theta_q,
+                                          scene.settings.gyroscopic};
   const integrator::FreeMotionSettings free_motion;
   const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
   integrator::StepWorkspace ws = integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto);

@@ -55,7 +55,7 @@ TEST_CASE("factored contact Jacobians give the contact points' velocities", "[co
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const Eigen::VectorXd q0 = s.q;
-  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
+  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws, cws).ok());
   const solver::ContactProblem& problem = cws.problem;
 
   // Kinematics at the configuration the problem was built at, with a random velocity.

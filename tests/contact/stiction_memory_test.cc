@@ -58,7 +58,7 @@ std::vector<bool> StepTwice(const std::string& text) {
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   for (int i = 0; i < 2; ++i)
-    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws, cws).ok());
   return Predictions(cws);
 }
 

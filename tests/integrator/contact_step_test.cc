@@ -32,7 +32,8 @@ TEST_CASE("a warmed-up contact step allocates nothing", "[integrator][contact][a
   using contact::ContactModel;
   for (const ContactModel kind : {ContactModel::kSap, ContactModel::kLagged,
                                   ContactModel::kLaggedRegularized, ContactModel::kSimilar})
-  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0}, ThetaParameters{0.5, 0.5}}) {
+  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
+                                   ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
     INFO("contact model " << static_cast<int>(kind) << ", theta " << p.theta);
     StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
     ContactStepWorkspace cws(model);
@@ -81,7 +82,8 @@ TEST_CASE("a warmed-up contact step of a chain on the floor allocates nothing",
           "[integrator][contact][allocation]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kChainOnFloor, "chain.yaml", {});
   const multibody::Model& model = scene.model;
-  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0}, ThetaParameters{0.5, 0.5}}) {
+  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
+                                   ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
     INFO("theta " << p.theta);
     StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kArticulated);
     ContactStepWorkspace cws(model);

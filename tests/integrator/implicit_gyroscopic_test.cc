@@ -24,7 +24,7 @@ using multibody::State;
 
 const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
 const ThetaParameters kSymplecticExplicit{0.0, 1.0, Gyroscopic::kExplicit};
-const ThetaParameters kMidpoint{0.5, 0.5};
+const ThetaParameters kMidpoint{0.5, 0.5, Gyroscopic::kImplicit};
 
 // Body-frame angular velocity R^T w of the free body of testing::FreeBody.
 Eigen::Vector3d BodyAngularVelocity(const State& s) {

@@ -21,8 +21,9 @@ using Eigen::VectorXd;
 using multibody::Model;
 using multibody::State;
 
-const ThetaParameters kExplicit{0.0, 0.0}, kSymplectic{0.0, 1.0}, kImplicit{1.0, 1.0},
-    kMidpoint{0.5, 0.5};
+constexpr Gyroscopic kTorque = Gyroscopic::kImplicit;  // theta = 0 only
+const ThetaParameters kExplicit{0.0, 0.0, kTorque}, kSymplectic{0.0, 1.0, kTorque},
+    kImplicit{1.0, 1.0, kTorque}, kMidpoint{0.5, 0.5, kTorque};
 
 // Runs `steps` steps; returns the states at t = 0, dt, ..., steps dt.
 std::vector<State> Run(const Model& model, const ThetaParameters& p, double dt, int steps) {

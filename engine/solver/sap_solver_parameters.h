@@ -1,8 +1,9 @@
 #pragma once
 // Parameters of the SAP solver (math.md §4). The first group is `settings.solver` of the
 // scene format, field for key and value for value (scene-format.md): this struct is where
-// their defaults are defined. The rest are internals with Drake's values, or csim's where
-// the scene-format reference says so ("Solver internals").
+// their defaults are defined. The rest are internals, not scene keys: Drake's values, or
+// csim's where marked. Why the warm start and the predictions are safe and what they
+// save: docs/design/warm-start-and-prediction.md.
 
 #include <limits>
 

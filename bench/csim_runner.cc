@@ -104,7 +104,8 @@ std::string CsimRunner::SettingsLine() const {
                 p.predict_stiction && p.predict_crossings
                     ? ", and contacts a cut step carries through or close past stiction"
                     : "",
-                p.warm_start == solver::WarmStart::kExtrapolated ? "extrapolated v0 + (v0 - v_-1)" : "v0",
+                p.warm_start == solver::WarmStart::kExtrapolated ? "extrapolated v0 + (v0 - v_-1)"
+                                                                 : "v0",
                 p.defer_separated
                     ? "islands from the contacts not apart at the guess (merged when they touch)"
                     : "islands from every contact candidate");

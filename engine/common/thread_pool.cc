@@ -54,9 +54,9 @@ void ThreadPool::Run(int count, Function function, void* context) {
   function(context, 0, 0);
   Work(0);
   // Every index is taken: close the loop to workers still waking up (they have nothing to
-  // do, and waiting for them to say so would cost a wake-up),
-  // then wait until the calls of the workers that joined have returned (their writes are
-  // then visible to the caller through the mutex).
+  // do, and waiting for them to say so would cost a wake-up), then wait until the calls
+  // of the workers that joined have returned (their writes are then visible to the caller
+  // through the mutex).
   std::unique_lock<std::mutex> lock(mutex_);
   open_ = false;
   done_.wait(lock, [this] { return joined_ == 0; });

@@ -18,7 +18,7 @@ enum class ContactModel {
 /// settings.delassus_estimate: where a contact's Delassus estimate w comes from
 /// (contact_problem_builder.h says why).
 enum class DelassusEstimate {
-  kArticulated,  ///< `articulated`: [P]'s exact per-tree blocks on articulated trees, Drake's elsewhere
+  kArticulated,  ///< `articulated`: [P]'s exact per-tree blocks on trees, Drake's elsewhere
   kDiagonal,     ///< `diagonal`: Drake's diagonal-of-A recipe everywhere (math.md 3.3)
 };
 

@@ -208,8 +208,8 @@ bool ContactProblemBuilder::IsBodyContact(const geometry::PointContact& c, int b
   // The articulated estimate reads omega_ for the body, not the Jacobian; a known velocity
   // needs J v0 for the bias.
   return body >= 0 && articulated_tree_body_[body] &&
-         parameters.delassus_estimate == DelassusEstimate::kArticulated && !HasKnownVelocity(c.body_a) &&
-         !HasKnownVelocity(c.body_b);
+         parameters.delassus_estimate == DelassusEstimate::kArticulated &&
+         !HasKnownVelocity(c.body_a) && !HasKnownVelocity(c.body_b);
 }
 
 void ContactProblemBuilder::AddCliques(const Model& model, const StepInputs& in,
@@ -428,8 +428,9 @@ solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersF
   p.stiction_tolerance = parameters.stiction_tolerance;
   p.position_theta = parameters.position_theta;
   // Only lagged_regularized widens eps_s with the impulse ([ICF] eq. 44); similar keeps v_s.
-  p.stiction_sigma =
-      parameters.contact_model == ContactModel::kLaggedRegularized ? parameters.stiction_sigma : 0.0;
+  p.stiction_sigma = parameters.contact_model == ContactModel::kLaggedRegularized
+                         ? parameters.stiction_sigma
+                         : 0.0;
   p.near_rigid_threshold = parameters.near_rigid_threshold;
   p.bias_velocity = bias_C_[i];
   p.was_stuck = was_stuck_[i];

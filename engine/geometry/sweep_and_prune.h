@@ -2,13 +2,13 @@
 // Sweep and prune: the broad phase of CollisionWorld. Finds every pair of axis-aligned
 // boxes that intersect, by sorting the boxes along one axis and sweeping that axis.
 //
-// Why not a dynamic AABB tree such as FCL's: the tree keeps the
-// topology it was built with and only refits its boxes as the bodies move. Once a pile has
-// collapsed and spread, its inner boxes are large and overlap, the self-collision descent
-// visits many node pairs, and every visit chases a pointer into a separately allocated node;
-// settled piles spent more time in the tree than in this sweep. The sweep reads one contiguous
-// array in order, and the order of the last call is sorted again by insertion, which costs
-// O(n + the number of boxes that changed places) for bodies that move little per step.
+// Why not a dynamic AABB tree such as FCL's: the tree keeps the topology it was built with
+// and only refits its boxes as the bodies move. Once a pile has collapsed and spread, its
+// inner boxes are large and overlap, the self-collision descent visits many node pairs, and
+// every visit chases a pointer into a separately allocated node; settled piles spent more
+// time in the tree than in this sweep. The sweep reads one contiguous array in order, and
+// the order of the last call is sorted again by insertion, which costs O(n + the number of
+// boxes that changed places) for bodies that move little per step.
 //
 // The result is the exact set of intersecting pairs (closed boxes: touching counts), so it
 // does not depend on the sweep axis or on the history of calls; only the order in which the

@@ -92,7 +92,8 @@ Comparison Compare(double dt) {
                                           scene.settings.integrator.theta_q,
                                           scene.settings.gyroscopic};
   const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   const int steps = static_cast<int>(std::lround(0.5 / dt));
   for (int step = 0; step < steps; ++step) {

@@ -47,7 +47,8 @@ void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
                                           scene.settings.gyroscopic};
   const integrator::FreeMotionSettings free_motion;
   const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(scene.model);
   cws.solver.set_parameters(scene.settings.solver);
   multibody::State state{0.0, scene.model.InitialQ(), scene.model.InitialV()};

@@ -96,7 +96,9 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const VectorXd q0 = s.q;
-  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws, cws).ok());
+  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {},
+                                      1e-3, false, s, ws, cws)
+              .ok());
   solver::ContactProblem& problem = cws.problem;
   REQUIRE(problem.num_cliques() == 1);
   REQUIRE(problem.clique_solver(0) != nullptr);
@@ -266,11 +268,11 @@ TEST_CASE("contact steps with the tree's Newton block factored by the recursions
   double worst = 0.0;
   for (int n = 0; n < steps; ++n) {
     multibody::State a = s;
-    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws_dense,
-                                        cws_dense)
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                        {}, 1e-3, false, s, ws_dense, cws_dense)
                 .ok());
-    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {}, 1e-3, false, a, ws_art,
-                                        cws_art)
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                        {}, 1e-3, false, a, ws_art, cws_art)
                 .ok());
     REQUIRE(cws_art.problem.clique_solver(0) != nullptr);
     REQUIRE(cws_dense.problem.clique_solver(0) == nullptr);

@@ -54,11 +54,14 @@ std::vector<bool> Predictions(const integrator::ContactStepWorkspace& cws) {
 std::vector<bool> StepTwice(const std::string& text) {
   const io::LoadedScene scene = io::LoadSceneFromText(text, "box.yaml", {});
   const multibody::Model& model = scene.model;
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   for (int i = 0; i < 2; ++i)
-    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws, cws).ok());
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                        {}, 1e-3, false, s, ws, cws)
+                .ok());
   return Predictions(cws);
 }
 

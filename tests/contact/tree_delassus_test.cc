@@ -59,8 +59,8 @@ std::unique_ptr<Built> StepOnce(const std::string& estimate) {
   ContactParameters parameters;
   parameters.delassus_estimate = b->scene.settings.delassus_estimate;
   multibody::State s{0.0, b->scene.model.InitialQ(), b->scene.model.InitialV()};
-  REQUIRE(integrator::StepWithContact(b->scene.model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, parameters, 1e-3, false, s,
-                                      b->ws, b->cws)
+  REQUIRE(integrator::StepWithContact(b->scene.model, {0.0, 1.0, integrator::Gyroscopic::kImplicit},
+                                      {}, parameters, 1e-3, false, s, b->ws, b->cws)
               .ok());
   return b;
 }

@@ -142,7 +142,8 @@ TEST_CASE("implicit gyroscopic torque: body-frame spin second order, orientation
     StepWorkspace ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto);
     State s{0.0, body.InitialQ(), body.InitialV()};
     const int steps = static_cast<int>(std::lround(1.0 / dt));
-    for (int n = 0; n < steps; ++n) REQUIRE(StepFreeMotion(body, p, FreeMotionSettings{}, dt, s, ws).ok());
+    for (int n = 0; n < steps; ++n)
+      REQUIRE(StepFreeMotion(body, p, FreeMotionSettings{}, dt, s, ws).ok());
     return s;
   };
   const State reference = final_state(kMidpoint, 1e-5);
@@ -184,7 +185,8 @@ TEST_CASE("implicit gyroscopic torque: off the centre of mass, the residual hold
                            s.v.head<3>().cross(math::RotationFromQuaternion(s.q.head<4>()) * c_B));
   };
   const State s0{0.0, body.InitialQ(), body.InitialV()};
-  StepWorkspace explicit_ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto), implicit_ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto);
+  StepWorkspace explicit_ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto),
+                implicit_ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto);
   REQUIRE(CalcFreeMotion(body, kSymplecticExplicit, FreeMotionSettings{}, dt, s0, explicit_ws).ok());
   REQUIRE(CalcFreeMotion(body, kSymplectic, FreeMotionSettings{}, dt, s0, implicit_ws).ok());
   const Eigen::VectorXd &v_e = explicit_ws.v_star, &v_i = implicit_ws.v_star;

@@ -47,7 +47,9 @@ Run Slide(const std::string& warm, int steps) {
   Run run;
   for (int i = 0; i < steps; ++i) {
     run.v.push_back(s.v);
-    REQUIRE(StepWithContact(model, {0.0, 1.0, Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws, cws).ok());
+    REQUIRE(
+        StepWithContact(model, {0.0, 1.0, Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws, cws)
+            .ok());
     run.guess.push_back(cws.v_guess);
     run.iterations += cws.stats.iterations;
   }

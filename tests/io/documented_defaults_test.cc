@@ -120,6 +120,7 @@ const std::map<std::string, Field>& SettingsFields() {
 
 TEST_CASE("the documented settings defaults are the code's", "[io][docs]") {
   const LoadedScene empty = LoadSceneFromText("csim: 1\n", "defaults.yaml", {});
+  const LoadedScene empty_map = LoadSceneFromText("csim: 1\nsettings: {}\n", "defaults.yaml", {});
   const sim::Settings constructed;
   const multibody::Model model;
   std::map<std::string, int> documented;
@@ -138,6 +139,7 @@ TEST_CASE("the documented settings defaults are the code's", "[io][docs]") {
     const LoadedScene set =
         LoadSceneFromText("csim: 1\n", "defaults.yaml", {"settings." + row.key + "=" + row.value});
     CHECK(get(set.settings, set.model) == get(empty.settings, empty.model));
+    CHECK(get(empty_map.settings, empty_map.model) == get(empty.settings, empty.model));
     CHECK(get(empty.settings, empty.model) == get(constructed, model));
   }
   for (const auto& [key, get] : SettingsFields()) {

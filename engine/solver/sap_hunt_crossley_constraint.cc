@@ -144,7 +144,7 @@ bool SapHuntCrossleyConstraint::CalcPredicted(const double* v_c, bool crossed, d
   // Only the lagged friction, only one that acts, and only where the contact slides: within
   // eps_s the true model is smooth and Newton converges on it (see the header).
   if (parameters_.approximation != HuntCrossleyApproximation::kLagged) return false;
-  if (!parameters_.predict_stiction && !crossed) return false;
+  if (!parameters_.was_stuck && !crossed) return false;
   if (!(n0_ > 0.0 && parameters_.mu > 0.0)) return false;
   const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + parameters_.bias_velocity;
   if (WithinStuckRegion(u.head<2>())) return false;

@@ -31,7 +31,7 @@
 // step moves it with a centripetal term taken at w0 and c0, while the position update then
 // turns c by the step's rotation. At w dt ~ 0.1 that mismatch made the centre of mass's
 // velocity wobble by ~(w dt / 2) |w x c| from step to step (a link spinning at 100 rad/s
-// with its origin 5 cm along its axis: energy varying by 11 %). So the centre of mass gets
+// with its origin 5 cm along its axis: its energy oscillated visibly). So the centre of mass gets
 // the explicit step's velocity without the centripetal term, v_com = v_com0 + dt f / m, and
 // the origin v_com - w* x c1, c1 the lever after the position update's own rotation: the
 // next step then finds exactly v_com, and a force-free body's centre of mass keeps its

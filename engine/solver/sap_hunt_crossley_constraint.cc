@@ -82,7 +82,7 @@ double SapHuntCrossleyConstraint::NormalPotential(double v) const {
   const double d = parameters_.hunt_crossley;
   // N+(u) = dt [f_x0 u - 1/2 k_v u^2 - 1/2 d f_x0 u^2 + 1/3 d k_v u^3] (math.md §6.3 with
   // f_e0 -> f_x0 and dt k -> k_v = theta_q dt k; the same for theta_q = 1).
-  // (d theta_q dt) k, not d k_v: for theta_q = 1 the same bits as before theta_q existed.
+  // (d theta_q dt) k, not d k_v: for theta_q = 1 it rounds as [ICF]'s d dt k does.
   return dt_ * u * (f_x0_ - u * (0.5 * (k_v_ + d * f_x0_) - u * (d * theta_q_ * dt_ * k_ / 3.0)));
 }
 

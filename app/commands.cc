@@ -28,8 +28,8 @@
 namespace csim::app {
 namespace {
 
-// More worker threads than this is a typo, not a machine: 100000 threads took minutes to
-// start and ignored SIGTERM meanwhile. Islands are the unit of parallel work, so even big
+// More worker threads than this is a typo, not a machine: a huge count takes minutes to
+// start and ignores SIGTERM meanwhile. Islands are the unit of parallel work, so even big
 // machines gain nothing from thousands.
 constexpr int kMaxThreads = 256;
 

@@ -26,7 +26,7 @@ struct RunOptions {
   /// The options given on the command line, by long name ("--dt"): a shorthand given with
   /// an empty value (`--dt ''`) is rejected rather than read as "not given".
   std::vector<std::string> given;
-  int threads = 1;                    ///< --threads; not a scene key
+  int threads = sim::Settings{}.threads;  ///< --threads; not a scene key
   bool quiet = false;                 ///< -q: errors only, no summary line
   ProgressMode progress = ProgressMode::kAuto;
 };

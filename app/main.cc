@@ -81,7 +81,8 @@ void AddRunOptions(CLI::App& run, RunOptions& o, int& progress_flag) {
       ->allow_extra_args(false);
   run.add_flag("--progress,!--no-progress", progress_flag,
                "progress line on stderr (default: on when stderr is a terminal)");
-  run.add_option("--threads", o.threads, "worker threads (default: 1)");
+  run.add_option("--threads", o.threads,
+                 "worker threads (default: " + std::to_string(o.threads) + ")");
 }
 
 int Dispatch(int argc, char** argv) {
@@ -124,7 +125,8 @@ int Dispatch(int argc, char** argv) {
   html->add_option("-o,--output", html_options.output, "page to write (default: RUN.html)");
   html->add_option("--max-frames", html_options.budget.max_frames,
                    "frames kept at most, evenly spaced rows, first and last always "
-                   "(default: 600); fewer when poses and contacts would exceed ~4 MB, "
+                   "(default: " + std::to_string(html_options.budget.max_frames) +
+                       "); fewer when poses and contacts would exceed ~4 MB, "
                    "so a page stays under ~5 MB with three.js (~0.9 MB); at most 256 "
                    "contacts per frame; meshes are written once")
       ->check(CLI::Range(int64_t{2}, int64_t{1000000}));

@@ -29,13 +29,13 @@ struct BenchOptions {
   double duration = 2.0;     ///< simulated time per configuration [s]
   double settled = 1.0;      ///< the last `settled` seconds are the settled phase [s]
   /// make_clutter.py --seed of each pile. One run is one chaotic pile, whose Newton work
-  /// scatters by about 15 % from seed to seed at 160 objects; several seeds give the
+  /// scatters from seed to seed (results/paired_solver_options.md); several seeds give the
   /// spread (tools/bench_targets.py averages rows that differ only in the seed).
   std::vector<int> seeds{1};
   bool mujoco = true;        ///< compare with MuJoCo when it was compiled in
   /// Wall-time budget of MuJoCo's steps per configuration [s]: past it MuJoCo stops and
-  /// the ratio is taken over the steps both simulators took (MuJoCo 2.2.2 needs ~0.1 s per
-  /// step on clutter-160). <= 0: no budget.
+  /// the ratio is taken over the steps both simulators took (MuJoCo's steps of the largest
+  /// piles are slow: results/benchmarks.md). <= 0: no budget.
   double mujoco_budget = 120.0;
   std::string csv;           ///< CSV output path ("" none)
   std::string python = "/usr/bin/python3";  ///< interpreter for the generator

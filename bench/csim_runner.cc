@@ -12,14 +12,15 @@ namespace csim::bench {
 
 CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
     : scene_(scene),
-      theta_{scene.settings.integrator.theta, scene.settings.integrator.theta_q},
+      theta_{scene.settings.integrator.theta, scene.settings.integrator.theta_q,
+             scene.settings.gyroscopic},
       contact_(sim::ContactParametersFor(scene.settings)),
-      ws_(integrator::MakeStepWorkspace(scene.model)),
+      ws_(integrator::MakeStepWorkspace(scene.model, scene.settings.tree_solver)),
       cws_(scene.model),
       energy_ws_(multibody::MakeWorkspace(scene.model)),
       state_{0.0, scene.model.InitialQ(), scene.model.InitialV()} {
   multibody::NormalizeQuaternions(scene.model, &state_.q);
-  cws_.solver.set_parameters(sim::SolverParameters(scene.settings));
+  cws_.solver.set_parameters(scene.settings.solver);
   cws_.solver.set_num_threads(threads);
 }
 
@@ -96,14 +97,15 @@ std::string CsimRunner::SettingsLine() const {
                 s.time_step, p.relative_tolerance, p.absolute_tolerance,
                 p.line_search == solver::SapLineSearch::kExact ? "exact" : "backtracking",
                 p.max_iterations, s.contact_margin, s.near_rigid_threshold, s.stiction_sigma,
-                !p.predict_regions                               ? "off"
+                !p.predict_stiction                              ? "off"
                 : s.contact_model == sim::ContactModel::kSimilar ? "off for similar contacts"
                                                                  : "on",
                 p.prediction_iterations,
-                p.predict_regions && p.predict_crossings
+                p.predict_stiction && p.predict_crossings
                     ? ", and contacts a cut step carries through or close past stiction"
                     : "",
-                p.extrapolate_warm_start ? "extrapolated v0 + (v0 - v_-1)" : "v0",
+                p.warm_start == solver::WarmStart::kExtrapolated ? "extrapolated v0 + (v0 - v_-1)"
+                                                                 : "v0",
                 p.defer_separated
                     ? "islands from the contacts not apart at the guess (merged when they touch)"
                     : "islands from every contact candidate");

@@ -1,7 +1,6 @@
 // csim_factor_bench: csim's block Cholesky (engine/solver/block_cholesky.h) against
 // SuiteSparse CHOLMOD, supernodal and simplicial, on the Newton systems the clutter really
-// poses. The speed issue asks for the factorization of H to be chosen by measurement; this
-// is that measurement.
+// poses: the measurement that chose the factorization of H (results/factorization.md).
 //
 // What it does: steps a clutter scene (tools/make_clutter.py, as csim_bench) with csim and,
 // every --every steps after --skip seconds, takes the largest island of the step's contact

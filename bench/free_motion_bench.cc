@@ -1,6 +1,6 @@
 // csim_free_motion_bench: the free-motion stage (integrator::StepFreeMotion, no contact) of
 // articulated scenes, with A solved by the dense Cholesky of each tree's block against the
-// articulated-body recursions (integrator::TreeSolve). Both run the same scene in
+// articulated-body recursions (integrator::TreeSolver). Both run the same scene in
 // the same process, alternating in blocks of steps, each from the scene's initial state
 // with its own workspace; prints, per scene and integrator, the velocities of the largest
 // tree, the mean time per step of each, their ratio, the mean Newton iterations and the
@@ -32,8 +32,8 @@ struct Run {
   bool failed = false;
 };
 
-Run MakeRun(const multibody::Model& model, integrator::TreeSolve tree_solve) {
-  Run run{integrator::MakeStepWorkspace(model, tree_solve),
+Run MakeRun(const multibody::Model& model, integrator::TreeSolver tree_solver) {
+  Run run{integrator::MakeStepWorkspace(model, tree_solver),
           {0.0, model.InitialQ(), model.InitialV()}};
   multibody::NormalizeQuaternions(model, &run.state.q);
   return run;
@@ -73,12 +73,13 @@ int main(int argc, char** argv) {
       const io::LoadedScene scene = io::LoadScene(path, {"settings.integrator=" + integrator});
       const multibody::Model& model = scene.model;
       const integrator::ThetaParameters theta{scene.settings.integrator.theta,
-                                              scene.settings.integrator.theta_q};
+                                              scene.settings.integrator.theta_q,
+                                              scene.settings.gyroscopic};
       const double dt = scene.settings.time_step;
       int largest = 0;
       for (int nv : multibody::CalcTreeTopology(model).tree_nv) largest = std::max(largest, nv);
-      Run dense = MakeRun(model, integrator::TreeSolve::kDense),
-          articulated = MakeRun(model, integrator::TreeSolve::kArticulated);
+      Run dense = MakeRun(model, integrator::TreeSolver::kDense),
+          articulated = MakeRun(model, integrator::TreeSolver::kArticulated);
       while (dense.steps < steps && !dense.failed && !articulated.failed) {
         const int n = std::min(block, steps - dense.steps);
         StepBlock(model, theta, dt, n, &dense);

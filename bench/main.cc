@@ -1,4 +1,4 @@
-// csim_bench: the clutter benchmark of issue 4. For every configuration (objects, walls,
+// csim_bench: the SAP paper's clutter benchmark. For every configuration (objects, walls,
 // dt) it generates the scene with tools/make_clutter.py, loads it with csim's loader, and
 // steps csim (and MuJoCo, when compiled in) for the scene's duration, the two simulators
 // alternating step by step so that machine load affects both alike. See bench/README.md.
@@ -143,11 +143,11 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
     if (o.compare.empty()) return;
     solver::SapSolverParameters b;
     try {
-      b = sim::SolverParameters(load().settings);
+      b = load().settings.solver;
     } catch (const std::exception& e) {
       throw std::runtime_error(std::string("--compare: ") + e.what());
     }
-    paired = std::make_unique<PairedSolve>(sim::SolverParameters((*scene_out)->settings), b,
+    paired = std::make_unique<PairedSolve>((*scene_out)->settings.solver, b,
                                            o.threads);
   };
   if (from_file) {
@@ -168,7 +168,7 @@ ConfigResult RunConfig(const BenchOptions& o, const ClutterConfig& c, bool first
     r.config.objects = scene.model.num_bodies();
     r.config.walls = false;
   }
-  r.relative_tolerance = sim::SolverParameters(scene.settings).relative_tolerance;
+  r.relative_tolerance = scene.settings.solver.relative_tolerance;
   MujocoSide mujoco(o, scene, first);
   const int steps = static_cast<int>(std::ceil(o.duration / r.dt - 1e-9));
   std::vector<StepSample> samples = RunCsim(o, scene, steps, first, &mujoco, paired.get(), &r);
@@ -218,9 +218,8 @@ int Main(int argc, char** argv) {
     if (o.repeat == 1) PrintConfig(results.back(), stdout);
   }
   // Repeats go round the configurations, not one configuration R times in a row: a slow
-  // phase of the machine (this VM's 10-20 %) then hits every configuration alike instead
-  // of biasing one of them (a growth fit moved by 0.1 when the five runs at 40 objects all
-  // fell in one).
+  // phase of the machine then hits every configuration alike instead of biasing one of
+  // them (and a growth fit through them).
   for (int k = 1; k < o.repeat; ++k)
     for (size_t j = 0; j < results.size(); ++j) RepeatCsim(o, *scenes[j], &results[j]);
   if (o.repeat > 1)

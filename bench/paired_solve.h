@@ -7,9 +7,9 @@
 // the same problems.
 //
 // Why: a pile is chaotic. Two runs with different solver settings, each within SAP's
-// tolerance, soon simulate different piles, and at 160 objects the Newton work of
-// different piles scatters by about 15 % (bench_options.h, seeds), more than most solver
-// changes gain or lose. On the same problems the difference is the settings' alone.
+// tolerance, soon simulate different piles, and the Newton work of different piles
+// scatters more than most solver changes gain or lose (results/paired_solver_options.md).
+// On the same problems the difference is the settings' alone.
 //
 // A's re-solve must reproduce the step's own solve bit for bit (the solver is
 // deterministic, and its workspaces carry nothing from one solve to the next that changes

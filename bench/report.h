@@ -25,7 +25,7 @@ struct ConfigResult {
   bool csim_failed = false;
   std::string csim_error;
   SeriesSummary csim_all, csim_settled;
-  SeriesSummary csim_last_second;   ///< the issue's "settled last second"
+  SeriesSummary csim_last_second;   ///< the last simulated second (the settled target's window)
   bool has_mujoco = false;
   int mujoco_steps = 0;             ///< MuJoCo steps taken (budget may cut them)
   std::string mujoco_note;          ///< why MuJoCo stopped early, if it did

@@ -23,7 +23,7 @@ With --compare SETTING=V1,V2,..., the variants are instead the values of one sce
 setting, the others at their defaults, the first value the base: the integrators
 (results/floor_rope_integrators.md: the implicit schemes on ropes hitting the floor) or the
 tree solvers (results/floor_rope_tree_solver.md: where the recursions start to pay in
-contact, for the cost rule of integrator::TreeSolve::kByCost).
+contact, for the cost rule of integrator::TreeSolver::kAuto).
 
 Examples (what results/floor_rope.md, results/floor_rope_speedup.md (/tmp/base: a build
 of commit 6b5b8de), results/floor_rope_integrators.md and results/floor_rope_tree_solver.md,

@@ -3,7 +3,7 @@
 # contact) on ropes of ball-jointed links (3 velocities a link) and of hinged links (1 a
 # link), from 1 to 400 links, under symplectic Euler and midpoint, with A solved by the
 # dense Cholesky of the tree's block and by the articulated-body recursions. The smallest
-# trees where the recursions win set the cost rule of integrator::TreeSolve::kByCost
+# trees where the recursions win set the cost rule of integrator::TreeSolver::kAuto
 # (theta_method.cc).
 # Usage: tools/run_free_motion_bench.sh [steps per variant, default 100]
 #   BUILD_DIR (default: build) is configured and the bench built there (Release).

@@ -14,8 +14,8 @@ ThreadPool::ThreadPool(int num_threads) {
     for (int t = 1; t < num_threads; ++t) workers_.emplace_back(&ThreadPool::WorkerMain, this, t);
   } catch (const std::system_error& e) {
     // A process or container thread limit: the workers already started must be stopped
-    // and joined here, since no destructor runs for a constructor that throws (they
-    // used to wait forever on a destroyed condition variable: a hang deaf to SIGTERM).
+    // and joined here, since no destructor runs for a constructor that throws (they would
+    // wait forever on a destroyed condition variable: a hang deaf to SIGTERM).
     StopWorkers();
     throw std::system_error(e.code(), "cannot start worker thread " +
                                           std::to_string(workers_.size() + 1) + " of " +
@@ -54,9 +54,9 @@ void ThreadPool::Run(int count, Function function, void* context) {
   function(context, 0, 0);
   Work(0);
   // Every index is taken: close the loop to workers still waking up (they have nothing to
-  // do, and waiting for them to say so cost a wake-up, ~50-70 us on the benchmark's VM),
-  // then wait until the calls of the workers that joined have returned (their writes are
-  // then visible to the caller through the mutex).
+  // do, and waiting for them to say so would cost a wake-up), then wait until the calls
+  // of the workers that joined have returned (their writes are then visible to the caller
+  // through the mutex).
   std::unique_lock<std::mutex> lock(mutex_);
   open_ = false;
   done_.wait(lock, [this] { return joined_ == 0; });

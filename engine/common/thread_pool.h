@@ -10,20 +10,14 @@
 // argument). Workers sleep on a condition variable between loops. A worker joins a loop
 // only while the caller still has indices to take: once the caller has run out, it closes
 // the loop and waits only for the workers that joined, so a loop shorter than a worker's
-// wake-up costs the caller one notification (csim_pool_bench on the benchmark's VM: 7 us
-// after serial work, against 48-72 us when the caller waited for every worker to wake and
-// find nothing left; clutter-160 without walls on 2 threads: 1.14x per step instead of 1.08x,
-// results/threads.md). The loop body is passed as a plain function pointer and context, so
-// a call does not allocate.
+// wake-up costs the caller one notification, not a wake-up of every worker (the cost of a
+// loop: results/threads.md, bench/thread_pool_bench.cc). The loop body is passed as a plain
+// function pointer and context, so a call does not allocate.
 // Alternatives rejected: std::async or a thread per call (creation costs tens of
 // microseconds per step and allocates); std::function (may allocate); spinning workers
-// (burn a core between steps while the rest of the step runs on one thread; measured in
-// issue 4 on an earlier VM: waking a sleeping worker cost about 10 us per loop there,
-// bench/thread_pool_bench.cc, and workers that spun 200 us before sleeping cut that to
-// under 1 us but changed no csim_bench figure beyond the run-to-run spread; waking the
-// workers at the start of the solve to spin until its loop, 500 us at most, was slower:
-// 0.64 ms per step on clutter-160 without walls, 2 threads, against 0.62 without); OpenMP
-// (a new dependency, and its runtime's thread handling is not ours to test).
+// (they burn a core between steps while the rest of the step runs on one thread, and
+// gained nothing beyond the benchmark's run-to-run spread); OpenMP (a new dependency, and
+// its runtime's thread handling is not ours to test).
 
 #include <atomic>
 #include <condition_variable>
@@ -50,9 +44,8 @@ class ThreadPool {
   /// threads; `thread` in [0, num_threads()) is unique among the calls running at the same
   /// time (0 is the caller). Index 0 always runs on the caller, first: a loop that puts its
   /// largest item first (the solver's largest island) keeps it on the thread whose caches
-  /// hold what the serial stages just wrote. (With workers that spin between loops instead
-  /// of sleeping, tried and measured in issue 4, a worker often took that island, and the
-  /// solve of clutter-80 and -160 with walls ran 10 % slower on two threads than on one.)
+  /// hold what the serial stages just wrote (when a worker took it, two threads solved
+  /// the clutter with walls slower than one).
   /// Returns when every call has returned. The body must not throw and must not call
   /// ParallelFor. Call from one thread at a time. Does not allocate.
   template <typename Body>

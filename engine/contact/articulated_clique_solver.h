@@ -5,8 +5,8 @@
 // of a dense Cholesky in O(nv^3). A contact on one body b of the tree and on the world (or
 // a body without velocities) has J_k = W_k B_b with B_b the body's spatial velocity in its
 // own coordinates, so J_k^T G_k J_k = B_b^T (W^T G W) B_b adds W^T G W to b's inertia; a
-// joint limit (J_k = s e_j^T) adds s^T G s to d_j. Why: a 100-link rope lying on the
-// floor factored its 300 x 300 block at every Newton iteration.
+// joint limit (J_k = s e_j^T) adds s^T G s to d_j. Why: a long rope lying on the floor
+// would otherwise factor its whole dense block at every Newton iteration.
 //
 // The same B_b give the solver's products with J (CliqueSolver::CalcBodyVelocities,
 // ApplyBodyForces): the bodies' velocities in one root-to-leaves pass, and the generalized

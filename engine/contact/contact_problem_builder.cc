@@ -98,8 +98,8 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
     for (const geometry::Geometry& g : model.bodies[b].geometry)
       if (g.collide) body_radius_[b] = std::max(body_radius_[b], g.X_BG.p.norm() + BoundingRadius(g));
   // Worst case over every pair of materials that can meet (each with itself included),
-  // over the distinct materials: over every pair of geometries it was quadratic in their
-  // number (27000 spheres: 3.9 s of the start-up).
+  // over the distinct materials: over every pair of geometries it would be quadratic in
+  // their number, a slow start-up for scenes of many thousands of bodies.
   std::vector<geometry::Material> materials = spec_material_;
   const auto key = [](const geometry::Material& m) {
     return std::tie(m.stiffness, m.dissipation_time, m.hunt_crossley, m.friction);
@@ -152,7 +152,7 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
 void ContactProblemBuilder::Build(const Model& model, const ContactParameters& parameters,
                                   const StepInputs& in, solver::ContactProblem* problem) {
   problem->Clear(in.dt);
-  last_model_ = parameters.model;
+  last_model_ = parameters.contact_model;
   omega_current_ = false;  // formed on the first contact on an articulated tree
   AddCliques(model, in, problem);
   problem->SetFreeMotionVelocity(*in.v_star);
@@ -208,8 +208,8 @@ bool ContactProblemBuilder::IsBodyContact(const geometry::PointContact& c, int b
   // The articulated estimate reads omega_ for the body, not the Jacobian; a known velocity
   // needs J v0 for the bias.
   return body >= 0 && articulated_tree_body_[body] &&
-         parameters.delassus == DelassusEstimate::kArticulated && !HasKnownVelocity(c.body_a) &&
-         !HasKnownVelocity(c.body_b);
+         parameters.delassus_estimate == DelassusEstimate::kArticulated &&
+         !HasKnownVelocity(c.body_a) && !HasKnownVelocity(c.body_b);
 }
 
 void ContactProblemBuilder::AddCliques(const Model& model, const StepInputs& in,
@@ -247,8 +247,8 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
   }
   // Which contacts ended the last solve stuck. FindContacts sorts its output by geometry
   // pair, then by the point order of the pair's manifold, so key_ is sorted (checked), and
-  // stuck_, taken from the last Build's key_ in order, is too: one merge walk finds them (a
-  // binary search per contact was a fifth of AddContact).
+  // stuck_, taken from the last Build's key_ in order, is too: one merge walk finds them, in
+  // linear time where a binary search per contact would cost a log factor.
   CSIM_CHECK(std::is_sorted(key_.begin(), key_.end()));
   was_stuck_.assign(n, 0);
   size_t s = 0;
@@ -314,7 +314,7 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
       bias_C_[i].setZero();
       const int tree = topology_.body_tree[body];
       const Eigen::Matrix<double, 3, 6> W = BodyContactMap(in, c, body, tree_b, R_WC);
-      if (parameters.model == ContactModelKind::kSap) {
+      if (parameters.contact_model == ContactModel::kSap) {
         problem->AddBodyContact(
             tree, body, W, solver::SapFrictionConeConstraint(SapParametersFor(m, parameters, i)), w);
       } else {
@@ -338,11 +338,11 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   } else {
     bias_C_[i].setZero();
   }
-  const double w = factored || parameters.delassus == DelassusEstimate::kDiagonal
+  const double w = factored || parameters.delassus_estimate == DelassusEstimate::kDiagonal
                        ? 0.0
                        : TreeContactDelassus(model, in, c, tree_a, tree_b, Ja, Jb, *problem);
   const int k = problem->num_constraints();
-  if (parameters.model == ContactModelKind::kSap) {
+  if (parameters.contact_model == ContactModel::kSap) {
     EmitContact(c, tree_a, tree_b, factored, R_WC, Ja, Jb, in,
                 solver::SapFrictionConeConstraint(SapParametersFor(m, parameters, i)), w, problem);
   } else {
@@ -405,7 +405,7 @@ solver::SapFrictionConeParameters ContactProblemBuilder::SapParametersFor(
   p.near_rigid_threshold = parameters.near_rigid_threshold;
   p.stiction_sigma = parameters.stiction_sigma;
   p.bias_velocity = bias_C_[i];
-  p.predict_stiction = was_stuck_[i];
+  p.was_stuck = was_stuck_[i];
   return p;
 }
 
@@ -414,7 +414,7 @@ solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersF
     const StepInputs& in, int i) const {
   const geometry::PointContact& c = contacts_[i];
   solver::SapHuntCrossleyParameters p;
-  p.approximation = parameters.model == ContactModelKind::kSimilar
+  p.approximation = parameters.contact_model == ContactModel::kSimilar
                         ? solver::HuntCrossleyApproximation::kSimilar
                         : solver::HuntCrossleyApproximation::kLagged;
   p.mu = m.friction;
@@ -428,11 +428,12 @@ solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersF
   p.stiction_tolerance = parameters.stiction_tolerance;
   p.position_theta = parameters.position_theta;
   // Only lagged_regularized widens eps_s with the impulse ([ICF] eq. 44); similar keeps v_s.
-  p.stiction_sigma =
-      parameters.model == ContactModelKind::kLaggedRegularized ? parameters.stiction_sigma : 0.0;
+  p.stiction_sigma = parameters.contact_model == ContactModel::kLaggedRegularized
+                         ? parameters.stiction_sigma
+                         : 0.0;
   p.near_rigid_threshold = parameters.near_rigid_threshold;
   p.bias_velocity = bias_C_[i];
-  p.predict_stiction = was_stuck_[i];
+  p.was_stuck = was_stuck_[i];
   return p;
 }
 
@@ -498,7 +499,7 @@ void ContactProblemBuilder::RememberStiction(const solver::ContactProblem& probl
     const double* v_c = result.v_c.data() + e.row_offset;
     // AddContact made every contact of the step the model's kind.
     bool stuck;
-    if (last_model_ == ContactModelKind::kSap) {
+    if (last_model_ == ContactModel::kSap) {
       const auto& cone = static_cast<const solver::SapFrictionConeConstraint&>(*e.constraint);
       stuck = cone.RegionAt(v_c) == solver::FrictionConeRegion::kStiction;
     } else {

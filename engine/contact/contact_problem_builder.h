@@ -4,7 +4,7 @@
 // solver that knows nothing of it; math.md §0.3, §1.6, §3, §7.2).
 //
 //   cliques      one per tree with velocities, A block = A[tree, tree]
-//   contacts     one constraint per point contact, of the kind ContactParameters::model
+//   contacts     one constraint per point contact, of the kind ContactParameters::contact_model
 //                names (SapFrictionConeConstraint for SAP, SapHuntCrossleyConstraint for
 //                the Hunt & Crossley models, with the normal velocity at (q0, v0)), Jacobian
 //                J_i = R_WC^T (J_Bc - J_Ac) split into its trees' column blocks; the known
@@ -25,10 +25,9 @@
 // side keeps Drake's diagonal-of-A term, as do contacts between free bodies (the clutter)
 // and joint limits. Why not Drake's recipe there: diag(A) in joint coordinates misjudges a
 // long chain's contacts by several times (a mid-chain joint carries half the rope), and w
-// sets the near-rigid stiffness and the friction regularization. Ropes dropped onto the
-// floor (tools/floor_rope_study.py, results/floor_rope.md; 2 s, symplectic Euler): 50
-// ball-jointed links took 7.9 Newton iterations a step against 14.7 with Drake's recipe,
-// 100 hinged links 14.6 against 19.8 (largest 28 against 64). A contact between two bodies
+// sets the near-rigid stiffness and the friction regularization; on ropes dropped onto the
+// floor Drake's recipe takes more Newton iterations (results/floor_rope.md,
+// tools/floor_rope_study.py). A contact between two bodies
 // of one tree sums the two bodies' blocks (the coupling term between them is left out: a
 // larger w, a softer contact). settings.delassus_estimate = diagonal restores Drake's.
 // Contacts between two objects that both lack velocities (world, welded or purely
@@ -36,7 +35,7 @@
 // Stiction memory: after each solve, RememberStiction keeps the identities (geometry pair,
 // point of its manifold) of the contacts that ended stuck (SAP: in the stiction region;
 // Hunt & Crossley: slip within eps_s, SapHuntCrossleyConstraint::StuckAt); the next Build
-// marks the same contacts predict_stiction, the solver's warm start of the active set
+// marks the same contacts was_stuck, the solver's warm start of the active set
 // (sap_solver.h; of the Hunt & Crossley kinds only `lagged` offers a prediction).
 
 #include <memory>
@@ -169,7 +168,7 @@ class ContactProblemBuilder {
   // Whether contact c on `body` (CliqueSolverBody; -1: no) has neither side with a known
   // velocity and the articulated Delassus estimate: then it is added as a body contact
   // (ContactProblem::AddBodyContact), W B_body alone, without its dense point Jacobian,
-  // which nothing needs (a fifth of a step of a 100-link rope on the floor).
+  // which nothing needs and which would be a large share of a long rope's step.
   bool IsBodyContact(const geometry::PointContact& c, int body,
                      const ContactParameters& parameters) const;
   // W of W B_body for contact c on `body` of its one tree (the body A side when tree_b < 0).
@@ -202,7 +201,7 @@ class ContactProblemBuilder {
   }
 
   geometry::CollisionWorld world_;
-  ContactModelKind last_model_ = ContactModelKind::kSap;  ///< of the last Build
+  ContactModel last_model_ = ContactModel::kSap;  ///< of the last Build
   multibody::TreeTopology topology_;
   std::vector<geometry::Material> spec_material_;  ///< material of each collision spec
   std::vector<geometry::PointContact> contacts_;   ///< of the last Build

@@ -7,12 +7,13 @@
 
 namespace csim::contact {
 
-/// The parameters of one contact pair, in the units of geometry::Material.
+/// The parameters of one contact pair, in the units of geometry::Material; no defaults of
+/// its own (CombineMaterials sets every field from the two materials).
 struct CombinedMaterial {
-  double stiffness = INFINITY;    ///< k [N/m]; infinity: near-rigid
-  double dissipation_time = 0.0;  ///< tau_d [s]
-  double hunt_crossley = 0.0;     ///< d [s/m]
-  double friction = 0.5;          ///< mu [1]
+  double stiffness;         ///< k [N/m]; infinity: near-rigid
+  double dissipation_time;  ///< tau_d [s]
+  double hunt_crossley;     ///< d [s/m]
+  double friction;          ///< mu [1]
 };
 
 /// k = k1 k2 / (k1 + k2) (an infinite stiffness takes the other's value);

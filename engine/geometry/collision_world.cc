@@ -13,8 +13,8 @@ namespace {
 
 // Sorts pairs (i, j), 0 <= i < j < n, in lexicographic order in O(n + pairs): a counting
 // sort on i, then insertion sort, which only has to order each run of equal i by j (an
-// entry has a handful of partners). std::sort of the pairs was 1.7 % of a clutter-320 run
-// without walls (perf). `first` and `scratch` are reused buffers.
+// entry has a handful of partners): std::sort of the pairs showed in the profile of large
+// piles. `first` and `scratch` are reused buffers.
 void SortPairs(int n, std::vector<std::pair<int, int>>* pairs, std::vector<int>* first,
                std::vector<std::pair<int, int>>* scratch) {
   first->assign(n + 1, 0);

@@ -19,10 +19,9 @@
 //      independent of the broad phase's internal order, then run through the narrow phase
 //      (narrow_phase.h) in that order.
 // Alternative rejected: the narrow phase on the solver's threads (contiguous chunks of the
-// sorted pairs, per-chunk buffers joined in order; bit-identical, built and tested in
-// 8efde22): on two threads the query ran 4-9 % slower (tools/run_threads_bench.sh, best
-// of 5, clutter-80 and -160), since moving poses and contacts between cores costs what the
-// second thread saves on a query of about 60 us.
+// sorted pairs, per-chunk buffers joined in order; bit-identical): on two threads the query
+// ran slower (tools/run_threads_bench.sh), since moving poses and contacts between cores
+// costs what the second thread saves on a query this short (results/threads.md times it).
 
 #include <memory>
 #include <vector>

@@ -45,7 +45,7 @@ std::vector<int> ConvexHull2(const std::vector<Eigen::Vector2d>& points, double 
 // Points hashed into cubic cells of edge `cell`, so that the points within `cell` of a
 // query are among those of the 27 cells around it. Why: mesh files from CAD hold tens of
 // thousands of vertices, and a linear search for the match of each vertex (and of each
-// triangle's plane) made loading quadratic: 32514 vertices took 13.5 s per body.
+// triangle's plane) would make loading quadratic in the vertices.
 class PointGrid {
  public:
   explicit PointGrid(double cell) : cell_(cell) {}

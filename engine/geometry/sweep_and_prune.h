@@ -2,15 +2,13 @@
 // Sweep and prune: the broad phase of CollisionWorld. Finds every pair of axis-aligned
 // boxes that intersect, by sorting the boxes along one axis and sweeping that axis.
 //
-// Why not FCL's dynamic AABB tree (what CollisionWorld used before): the tree keeps the
-// topology it was built with and only refits its boxes as the bodies move. Once a pile has
-// collapsed and spread, its inner boxes are large and overlap, the self-collision descent
-// visits many node pairs, and every visit chases a pointer into a separately allocated node.
-// On the settled clutter without walls (dt 2e-3, csim_bench) collision took 0.027 ms per
-// step with 80 objects and 0.102 ms with 160; with this sweep 0.020 and 0.065 ms, the rest
-// being the narrow phase of more box-box pairs per object. The sweep reads one contiguous
-// array in order, and the order of the last call is sorted again by insertion, which costs
-// O(n + the number of boxes that changed places) for bodies that move little per step.
+// Why not a dynamic AABB tree such as FCL's: the tree keeps the topology it was built with
+// and only refits its boxes as the bodies move. Once a pile has collapsed and spread, its
+// inner boxes are large and overlap, the self-collision descent visits many node pairs, and
+// every visit chases a pointer into a separately allocated node; settled piles spent more
+// time in the tree than in this sweep. The sweep reads one contiguous array in order, and
+// the order of the last call is sorted again by insertion, which costs O(n + the number of
+// boxes that changed places) for bodies that move little per step.
 //
 // The result is the exact set of intersecting pairs (closed boxes: touching counts), so it
 // does not depend on the sweep axis or on the history of calls; only the order in which the

@@ -55,8 +55,8 @@ StepStatus DescribeSolveFailure(StepStatus status, double t0,
   // sec. VIII): a stiff pile can need more Newton iterations than the default allows
   // (results/contact_models_bench.md).
   if (result.stats.termination == solver::SapTermination::kMaxIterations &&
-      (contact_parameters.model == contact::ContactModelKind::kLagged ||
-       contact_parameters.model == contact::ContactModelKind::kSimilar)) {
+      (contact_parameters.contact_model == contact::ContactModel::kLagged ||
+       contact_parameters.contact_model == contact::ContactModel::kSimilar)) {
     status.reason +=
         " (the lagged and similar contact models can need more Newton iterations in violent "
         "impacts: try contact_model lagged_regularized, or raise solver.max_iterations)";
@@ -101,7 +101,8 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   clock.BuildDone();
 
   // 3. The contact solve, and what the next step and the output keep of it.
-  const bool extrapolate = cws.solver.parameters().extrapolate_warm_start;
+  const bool extrapolate =
+      cws.solver.parameters().warm_start == solver::WarmStart::kExtrapolated;
   status = cws.solver.Solve(cws.problem, cws.warm_start.Guess(state.v, extrapolate), &cws.result);
   clock.SolveDone(cws.builder, &cws.stats);
   cws.warm_start.Forget();  // until this step succeeds

@@ -53,8 +53,8 @@ bool SolveMidpoint(const Eigen::Vector3d& d, double dt, const Eigen::Vector3d& u
     Eigen::Matrix3d J = 0.5 * dt * (math::Skew(u_bar) * d.asDiagonal());
     J -= 0.5 * dt * math::Skew(d.cwiseProduct(u_bar));
     J.diagonal() += d;
-    // The closed-form 3 x 3 inverse (a pivoted LU took about a quarter of the correction's
-    // time, perf on 1000 tumbling bricks); the LU only when det J is tiny against det D.
+    // The closed-form 3 x 3 inverse, cheaper than a pivoted LU; the LU only when det J is
+    // tiny against det D.
     Eigen::Matrix3d J_inverse;
     bool invertible = false;
     J.computeInverseWithCheck(J_inverse, invertible, 1e-12 * d.prod());

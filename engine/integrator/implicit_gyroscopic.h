@@ -6,11 +6,10 @@
 // (math.md 1.3), the gyroscopic torque w x I w included. For a body that spins fast about
 // an axis of its inertia ellipsoid, that explicit torque turns the tumbling motion about the
 // spin axis by w dt per step without the correction an implicit step makes, and every such
-// step multiplies the tumbling energy by about 1 + (w dt)^2: a rope link (0.1 kg, axial
-// inertia 5e-6 kg m^2, transverse 8.7e-5) spinning at 100 rad/s about its axis with a 3 rad/s
-// tumble, in zero gravity at dt = 1e-3, ended 2 s with 7.4e5 times its kinetic energy (csim
-// before 2026-11-23; tools/gyroscopic_study.py, results/gyroscopic.md). Links rolling on a
-// floor, wheels, tops and tossed tools spin that fast.
+// step multiplies the tumbling energy by about 1 + (w dt)^2: a thin rope link spinning fast
+// about its axis gains orders of magnitude of kinetic energy within seconds
+// (results/gyroscopic.md, tools/gyroscopic_study.py). Links rolling on a floor, wheels,
+// tops and tossed tools spin that fast.
 //
 // What: for each lone free body (a free joint to the world, no children, the joint frame at
 // the world origin) whose rotational inertia about its centre of mass is not isotropic,
@@ -32,7 +31,7 @@
 // step moves it with a centripetal term taken at w0 and c0, while the position update then
 // turns c by the step's rotation. At w dt ~ 0.1 that mismatch made the centre of mass's
 // velocity wobble by ~(w dt / 2) |w x c| from step to step (a link spinning at 100 rad/s
-// with its origin 5 cm along its axis: energy varying by 11 %). So the centre of mass gets
+// with its origin 5 cm along its axis: its energy oscillated visibly). So the centre of mass gets
 // the explicit step's velocity without the centripetal term, v_com = v_com0 + dt f / m, and
 // the origin v_com - w* x c1, c1 the lever after the position update's own rotation: the
 // next step then finds exactly v_com, and a force-free body's centre of mass keeps its

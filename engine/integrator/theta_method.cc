@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "engine/common/check.h"
 #include "engine/integrator/implicit_gyroscopic.h"
 #include "engine/multibody/crba.h"
 #include "engine/multibody/joint_forces.h"
@@ -27,10 +28,9 @@ std::string FormatNumber(double x) {
 
 // A 6 x 6 block of A (a free body, the tree of a clutter scene) is factorized and solved by
 // the fixed-size kernels of the block Cholesky (solver::CholeskySix), which give the dynamic
-// LLT's results bit for bit (default build) at a fraction of the cost. Callgrind on
-// clutter-40 (40 free bodies, 500 steps), CalcFreeMotion inclusive: 166.9 M instructions
-// with the dynamic LLT, 142.1 M with Eigen::LLT<Matrix6> (its generic unblocked loop and
-// l1 norm), 128.9 M with these kernels. Other blocks keep the dynamic LLT.
+// LLT's results bit for bit (default build) at a fraction of the cost, less also than
+// Eigen::LLT<Matrix6> (its generic unblocked loop and l1 norm). Other blocks keep the
+// dynamic LLT.
 bool IsSix(const StepWorkspace& ws, int k) { return ws.A.range(k).size == 6; }
 
 // Solves A x = rhs in place, block by block; the articulated blocks by one pass over their
@@ -77,8 +77,7 @@ void MassMatrixTimes(const Model& model, const Eigen::VectorXd& x, StepWorkspace
 // Evaluates M(q_theta), k(q_theta, v_theta) and m(v) for the candidate end velocity v;
 // returns |D m| (see ScaledMomentumResidual for *reference). at_v0: v is s0.v (the first
 // evaluation of a step), so M v0 is a copy of M v instead of a second product, the same
-// bits (callgrind, clutter-40 without walls: one BlockDiagonalMatrix::Multiply, 2.3 M
-// instructions over 500 steps).
+// bits.
 double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
                         const State& s0, const Eigen::VectorXd& v, bool at_v0,
                         StepWorkspace& ws, double* reference) {
@@ -115,9 +114,8 @@ void FormBlockOfA(int k, StepWorkspace& ws) {
 
 // Block k of A (size 6) = M + c_K K + c_D D, into ws.A and its factor ws.A_six[k], with
 // fixed-size copies: the entries are copied, and the diagonal summed entry by entry, exactly
-// as by the dynamic expressions of FormBlockOfA, so the bits are the same; the
-// dynamic-size copies cost about 300 instructions a block (callgrind, clutter-40 without
-// walls, 500 steps: CalcFreeMotion inclusive -6.2 M instructions).
+// as by the dynamic expressions of FormBlockOfA, so the bits are the same, without the
+// overhead of dynamic-size copies.
 bool FactorSixBlock(int k, StepWorkspace& ws) {
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
   const int start = ws.A.range(k).start;
@@ -158,8 +156,7 @@ StepStatus Failure(StepOutcome outcome, const std::string& what, double t) {
 // linear with Jacobian M(q0) = A and one Newton step is exact. Its residual after the step
 // is evaluated from the same M and k (one product, no second dynamics pass). M v0 is still
 // in ws.work from that evaluation (at v = v0; the factorization and the solve leave ws.work
-// alone), so it is copied, not recomputed: the same bits, 2.3 M instructions less on
-// clutter-40 without walls (500 steps).
+// alone), so it is copied, not recomputed: the same bits, one product less.
 StepStatus FinishExplicit(const Model& model, double dt, const State& s0, StepWorkspace& ws) {
   ws.residual = ws.work;
   MassMatrixTimes(model, ws.v_star, ws, &ws.work);
@@ -175,6 +172,8 @@ StepStatus FinishExplicit(const Model& model, double dt, const State& s0, StepWo
 StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
                            const FreeMotionSettings& settings, double dt, const State& s0,
                            StepWorkspace& ws) {
+  // ThetaParameters has no defaults: NaN here means a caller forgot to set them.
+  CSIM_CHECK(p.theta >= 0.0 && p.theta <= 1.0 && p.theta_q >= 0.0 && p.theta_q <= 1.0);
   ws.v_star = s0.v;
   ws.iterations = 0;
   double smallest_error = std::numeric_limits<double>::infinity();
@@ -222,38 +221,24 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
   }
 }
 
-// TreeSolve::kByCost: the recursions from 25 velocities on, or from 15 for a tree with
+// TreeSolver::kAuto: the recursions from 25 velocities on, or from 15 for a tree with
 // collision geometry. A dense step costs a Cholesky, about nv^3 / 3 multiply-adds, per
-// evaluation of the dynamics, and forms the tree's blocks of M and A; the recursions a
-// fixed amount per body and velocity, and they form no block at all: a step without
-// contact reads none, and under theta = 0 the contact solve handles the tree through its
-// recursions too (a matrix-free clique, contact_problem_builder.h). So the first rule is
-// their crossover, measured by tools/run_free_motion_bench.sh
-// (results/articulated_threshold.md, the free-motion stage without contact): under
-// symplectic Euler (one evaluation a step) the recursions take 1.03 of the dense time on a
-// ball-jointed rope of 8 links (24 velocities), 0.88 at 10 (30), 0.49 at 20; on a hinged
-// one 1.15 at 16 links, 0.86 at 24, 0.67 at 32; under midpoint (4 to 11 evaluations) they
-// win from 8 ball-jointed and 16 hinged links. Counted in velocities the crossover is about
-// the same for both joint kinds, as a cost per velocity predicts, so the rule counts
-// velocities. A free body keeps its 6 x 6 Cholesky.
-// A tree that can touch something also has its block of the contact solve's Newton matrix
-// factored at every Newton iteration under theta = 0, by the same choice
-// (contact::ArticulatedCliqueSolver), and with the recursions the solver's products with
-// its contact Jacobians and with A cost O(bodies + contacts) instead of O(contacts nv) and
-// O(nv^2) (solver/clique_solver.h). That moves the crossover down: ropes dragged along the
-// floor (tools/floor_rope_study.py --compare settings.tree_solver=dense,articulated
-// --repeat 5, results/floor_rope_tree_solver.md) break even at 12 hinged links (1.06 of the
-// dense time at 10, 1.00 at 12, 0.96 at 14 and 16, 0.83 at 18) and at 5 ball-jointed ones
-// (1.26 at 4, 0.93 at 5, 0.79 at 6). That rule switches at 15 velocities: hinged ropes of
-// 12-14 links lose at most 4 % staying dense, where a switch at 12 would cost the 4-link
-// ball rope 26 % (a repeated study moves these ratios by about 0.1). Such a tree that never
-// touches anything pays for it under symplectic Euler between 15 and 25 velocities (the
-// free-motion stage of 16 hinged links, 1.15 of the dense time).
+// evaluation of the dynamics, and forms the tree's blocks of M and A; the recursions cost a
+// fixed amount per body and velocity and form no block at all. So the first threshold is
+// their crossover on the free-motion stage (results/articulated_threshold.md,
+// tools/run_free_motion_bench.sh), which, counted in velocities, is about the same for
+// hinges and ball joints. A tree that can touch something also has its block of the
+// contact solve's Newton matrix factored at every Newton iteration under theta = 0, by the
+// same choice (contact::ArticulatedCliqueSolver), and with the recursions the solver's
+// products with its contact Jacobians and with A cost O(bodies + contacts) instead of
+// O(contacts nv) and O(nv^2) (solver/clique_solver.h); that moves the crossover down
+// (results/floor_rope_tree_solver.md, tools/floor_rope_study.py). A free body keeps its
+// 6 x 6 Cholesky.
 bool ArticulatedByCost(int nv, bool can_touch) { return nv >= (can_touch ? 15 : 25); }
 
 }  // namespace
 
-StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
+StepWorkspace MakeStepWorkspace(const Model& model, TreeSolver tree_solver) {
   StepWorkspace ws;
   ws.mb = multibody::MakeWorkspace(model);
   multibody::CalcJointStiffnessDamping(model, &ws.K_diag, &ws.D_diag);
@@ -280,8 +265,8 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolve tree_solve) {
   ws.articulated.assign(ws.A.num_blocks(), false);
   for (int k = 0; k < ws.A.num_blocks(); ++k) {
     const int size = ws.A.range(k).size;
-    ws.articulated[k] = tree_solve == TreeSolve::kArticulated ||
-                        (tree_solve == TreeSolve::kByCost &&
+    ws.articulated[k] = tree_solver == TreeSolver::kArticulated ||
+                        (tree_solver == TreeSolver::kAuto &&
                          ArticulatedByCost(size, block_can_touch[k]));
     ws.any_articulated = ws.any_articulated || ws.articulated[k];
     // Eigen::LLT leaves its status (info()) uninitialised until its first compute(), and

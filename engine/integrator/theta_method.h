@@ -9,34 +9,31 @@
 // Stage 2, the contact solve (contact_step.h), minimises the convex cost around v*, with A.
 // Without constraints v = v*. Finally q = q0 + dt N(q_theta) v_theta_q (P-12).
 
+#include <limits>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
 #include "engine/integrator/implicit_gyroscopic.h"
+#include "engine/integrator/step_options.h"
 #include "engine/multibody/articulated_body.h"
 #include "engine/multibody/model.h"
 #include "engine/multibody/state.h"
 #include "engine/multibody/tree_topology.h"
 #include "engine/multibody/workspace.h"
+#include "engine/solver/sap_solver_parameters.h"
 
 namespace csim::integrator {
-
-/// How the free motion of theta = 0 treats the gyroscopic torque of a lone free body
-/// (implicit_gyroscopic.h): at the step's midpoint velocity, keeping a torque-free body's
-/// kinetic energy and angular momentum magnitude (kImplicit, settings.gyroscopic:
-/// implicit), or at v0 like every other force (kExplicit, the SAP paper's and Drake's).
-/// theta > 0 ignores it: its iteration already evaluates the forces at v_theta.
-enum class Gyroscopic { kImplicit, kExplicit };
 
 /// theta weights q and v inside the forces and N; theta_q weights the velocity of the
 /// position update (math.md 1.2). Named schemes: explicit Euler (0, 0), symplectic Euler
 /// (0, 1), implicit Euler (1, 1), midpoint (1/2, 1/2).
+/// No defaults: settings.integrator and settings.gyroscopic give them (sim/settings.h).
 struct ThetaParameters {
-  double theta = 0.0;
-  double theta_q = 1.0;
-  Gyroscopic gyroscopic = Gyroscopic::kImplicit;
+  double theta = std::numeric_limits<double>::quiet_NaN();    ///< [1] in [0, 1]
+  double theta_q = std::numeric_limits<double>::quiet_NaN();  ///< [1] in [0, 1]
+  Gyroscopic gyroscopic;
 };
 
 /// Stopping rule of the free-motion Newton iteration (math.md 1.3, suggested there):
@@ -47,34 +44,26 @@ struct ThetaParameters {
 /// Round-off floor: the residual of a long chain cannot always reach relative_tolerance.
 /// In joint coordinates a link's absolute velocity is a sum over its ancestors' joint
 /// velocities, each times a lever of up to the chain's length, so the rounding of m grows
-/// like n^2 eps: measured on ropes of ball-jointed links (testing::BallChain), the scaled
-/// residual stops falling at about 1e-9 with 100 links and 3e-8 with 400, and meets 1e-12
-/// only by chance (the 100-link rope failed under both implicit schemes within its first
-/// 8 steps, the step depending on rounding). So the iteration also stops once it has
+/// like n^2 eps: on long ropes of ball-jointed links (testing::BallChain) the scaled
+/// residual stops falling far above relative_tolerance, and meets it only by chance (the
+/// 100-link rope of theta_method_test.cc). So the iteration also stops once it has
 /// stalled, no new smallest residual in stalled_iterations iterations, at a residual of at
-/// most stalled_tolerance, SAP's default eps_r: the contact solve certifies its momentum
+/// most stalled_tolerance, the contact solve's default eps_r: it certifies its momentum
 /// error to that level, and further iterations would only sample the rounding. A
 /// contracting iteration, however slowly, makes a new smallest residual at every iteration
 /// and is never taken for a stalled one; if it is still contracting at max_iterations, it is
 /// accepted at the same bar (stalled_tolerance) and fails only above it. Why: A leaves out
 /// the velocity derivatives of the Coriolis and gyroscopic forces, so the iteration
-/// contracts linearly, and slowly when links spin fast about an axis of small inertia: a
-/// 100-link rope of thin capsules falling onto a floor under midpoint (t = 0.25 s, links
-/// rolling at hundreds of rad/s) contracted by 0.68 per iteration and failed at 1.3e-9.
+/// contracts linearly, and slowly when links spin fast about an axis of small inertia (a
+/// long rope of thin capsules rolling on a floor under midpoint).
 struct FreeMotionSettings {
   double relative_tolerance = 1e-12;   ///< [1]
   double absolute_tolerance = 1e-14;   ///< [sqrt(kg) m/s]
-  double stalled_tolerance = 1e-6;     ///< [1], relative like relative_tolerance
+  /// [1], relative like relative_tolerance
+  double stalled_tolerance = solver::SapSolverParameters{}.relative_tolerance;
   int stalled_iterations = 3;          ///< iterations without a new smallest residual
   int max_iterations = 50;             ///< Newton iterations before the step fails
 };
-
-/// How each tree solves with A: a dense Cholesky of its block, O(nv^3), or the
-/// articulated-body recursions (multibody::ArticulatedBodySolver), O(bodies). kByCost picks
-/// the cheaper by a cost model measured on ropes (theta_method.cc, MakeStepWorkspace).
-/// Under theta = 0 the contact solve follows the same choice for the tree's Newton block
-/// (contact::ArticulatedCliqueSolver). Scene setting: settings.tree_solver.
-enum class TreeSolve { kByCost, kDense, kArticulated };
 
 /// Scratch of one step; sized by MakeStepWorkspace, reused every step.
 struct StepWorkspace {
@@ -110,9 +99,8 @@ struct StepWorkspace {
   double momentum_error = 0.0;   ///< |D m| / (|D M v| + |D M v0| + |D dt k|) at v*
 };
 
-/// A workspace for `model`, each tree solved with A as `tree_solve` says.
-StepWorkspace MakeStepWorkspace(const multibody::Model& model,
-                                TreeSolve tree_solve = TreeSolve::kByCost);
+/// A workspace for `model`, each tree solved with A as `tree_solver` says.
+StepWorkspace MakeStepWorkspace(const multibody::Model& model, TreeSolver tree_solver);
 
 /// Stage 1: fills ws.v_star and ws.A (and its factor) from the state at the start of the
 /// step. The articulated blocks of M and A are formed once, at the end (the iteration
@@ -128,8 +116,8 @@ StepStatus CalcFreeMotion(const multibody::Model& model, const ThetaParameters& 
 /// The blocks of M and A of the articulated trees holding a body with bodies[b] true, at
 /// the last evaluation (after CalcFreeMotion): one composite rigid-body pass over those
 /// bodies. Why selective: under theta = 0 the contact solve handles the other trees through
-/// their recursions (contact::ContactProblemBuilder::BodiesNeedingA), and forming a
-/// 100-link rope's block was a fifth of its step. Allocation free.
+/// their recursions (contact::ContactProblemBuilder::BodiesNeedingA), and forming a long
+/// rope's block is a large share of its step. Allocation free.
 void FormArticulatedBlocks(const multibody::Model& model, const std::vector<bool>& bodies,
                            StepWorkspace& ws);
 

@@ -1,5 +1,5 @@
 #pragma once
-// The guess the contact solve starts from (SapSolverParameters::extrapolate_warm_start):
+// The guess the contact solve starts from (SapSolverParameters::warm_start):
 // the velocity extrapolated from the last two steps, v0 + (v0 - v_-1), or v0.
 //
 // Why extrapolate: a pile that creeps or keeps rolling changes its velocity steadily, so the
@@ -7,7 +7,7 @@
 // the Newton iterations it saves). Any warm start leaves SAP's solution and stopping
 // criterion unchanged. The first step, and the first after a failed one, start from v0. An
 // extrapolated guess is refined by at least one Newton step
-// (SapSolverParameters::min_iterations = 1): accepting it as soon as it met eps_r would
+// (SapSolverParameters::min_iterations() = 1): accepting it as soon as it met eps_r would
 // bias smooth motion by up to the tolerance every step, while one step from it is exact to
 // round-off on a quadratic piece. A guess already exact to a tiny fraction of the tolerance
 // (the islands of a resting pile) is not refined (SapSolverParameters::exact_guess_fraction).

@@ -409,8 +409,8 @@ void Hdf5Recorder::Record(const sim::Row& row) {
   const int64_t recorded = submitted_rows_ + pending_rows_;
   if (recorded == 1) {
     // The first row (the initial state) is written at once and waited for: a run killed
-    // before its first timed flush (1-2 s in) left a file without a single row, which
-    // no reader accepts. Once per run, so the wait costs nothing that matters.
+    // before its first timed flush would leave a file without a single row, which no
+    // reader accepts. Once per run, so the wait costs nothing that matters.
     FlushRows();
     writer_->Wait();
     return;

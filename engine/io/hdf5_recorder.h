@@ -8,15 +8,16 @@
 //   grow geometrically), so the per-step path does not allocate once warmed up.
 // - Rows go to disk in whole chunks, and also when a second of wall time has passed since
 //   the last flush; each flush extends every dataset, writes, and H5Dflush-es it with
-//   /time last, so len(/time) counts complete rows. Flushing every 10 rows was measured
-//   6x slower with a 20x larger file; never flushing loses the run on a crash. The clock
-//   is only read in Record and Heartbeat, which the run loop calls after every step, so a
-//   buffered row waits at most one flush interval plus one step (plus the write).
+//   /time last, so len(/time) counts complete rows. Flushing every few rows makes a run
+//   several times slower and its file much larger; never flushing loses the run on a
+//   crash. The clock is only read in Record and Heartbeat, which the run loop calls after
+//   every step, so a buffered row waits at most one flush interval plus one step (plus the
+//   write).
 // - The writes run on a background thread (background_job.h) while the next rows fill the
-//   other of two buffers per dataset: shuffle + gzip of the rows was 20 % of the wall time
-//   of a clutter-160 run recording every 5th step. One write is in flight at most, and
-//   the run loop calls HDF5 only when none is (a flush first waits for the last write), so
-//   the library is never entered from two threads at once. A write's error surfaces as
+//   other of two buffers per dataset: shuffle + gzip of the rows is a sizeable share of a
+//   large run's wall time. One write is in flight at most, and the run loop calls HDF5
+//   only when none is (a flush first waits for the last write), so the library is never
+//   entered from two threads at once. A write's error surfaces as
 //   IoError at the next flush (from Record or Heartbeat) or at Finish.
 // - The first row (the initial state) is flushed as soon as it is recorded, and waited for.
 // - A run killed even with SIGKILL leaves a file at the final path that opens in SWMR read

@@ -745,9 +745,9 @@ void CheckInitialPotentialEnergy(const multibody::Model& model,
 }  // namespace
 
 multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir,
-                            const Eigen::Vector3d& gravity) {
+                            const std::optional<Eigen::Vector3d>& gravity) {
   multibody::Model model;
-  model.gravity = gravity;
+  if (gravity) model.gravity = *gravity;
   const MaterialIndex materials = ReadMaterials(root, model);
   if (auto world = root.Find("world")) {
     world->CheckKeys({"geometry"});

@@ -22,6 +22,7 @@
 //     overflow).
 // Everything rejected throws csim::InputError at the offending node.
 
+#include <optional>
 #include <string>
 
 #include "engine/io/yaml_reader.h"
@@ -30,9 +31,10 @@
 namespace csim::io {
 
 /// Builds the model from the scene's root map (top-level keys already checked), under
-/// `gravity` (from `settings`: the initial state's potential energy is checked with it).
-/// Mesh files are resolved relative to `scene_dir` ("" for the current directory).
+/// settings.gravity when given, else multibody::Model's default (the initial state's
+/// potential energy is checked with it). Mesh files are resolved relative to `scene_dir`
+/// ("" for the current directory).
 multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir,
-                            const Eigen::Vector3d& gravity);
+                            const std::optional<Eigen::Vector3d>& gravity);
 
 }  // namespace csim::io

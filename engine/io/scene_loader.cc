@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -96,7 +97,7 @@ void ReadChoice(const NodeReader& node, const char* key, const char* what,
   value->Fail(std::string("unknown ") + what + " '" + name + "' (expected " + expected + ")");
 }
 
-void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
+void ReadSolver(const NodeReader& node, solver::SapSolverParameters& s) {
   node.CheckKeys({"relative_tolerance", "absolute_tolerance", "max_iterations", "line_search",
                   "predict_stiction", "prediction_iterations", "warm_start",
                   "exact_guess_fraction", "predict_crossings", "defer_separated"});
@@ -114,10 +115,13 @@ void ReadSolver(const NodeReader& node, sim::SolverSettings& s) {
   s.max_iterations = node.IntOr("max_iterations", s.max_iterations);
   if (s.max_iterations < 1) node.Get("max_iterations").Fail("max_iterations must be >= 1");
   ReadChoice(node, "line_search", "line search",
-             {{"exact", sim::LineSearch::kExact}, {"backtracking", sim::LineSearch::kBacktracking}},
+             {{"exact", solver::SapLineSearch::kExact},
+              {"backtracking", solver::SapLineSearch::kBacktracking}},
              &s.line_search);
-  ReadChoice(node, "warm_start", "warm start", {{"extrapolated", true}, {"previous", false}},
-             &s.extrapolate_warm_start);
+  ReadChoice(node, "warm_start", "warm start",
+             {{"extrapolated", solver::WarmStart::kExtrapolated},
+              {"previous", solver::WarmStart::kPrevious}},
+             &s.warm_start);
 }
 
 void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
@@ -147,8 +151,9 @@ void CheckStepCount(const NodeReader& node, const sim::Settings& s) {
   (at ? *at : node).Fail(text);
 }
 
-/// Fills `s` from `settings:` and returns the gravity [m/s^2] (which lives in the Model).
-Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
+/// Fills `s` from `settings:` and returns settings.gravity [m/s^2] if given (it lives in
+/// the Model).
+std::optional<Eigen::Vector3d> ReadSettings(const NodeReader& node, sim::Settings& s) {
   node.CheckKeys({"time_step", "duration", "gravity", "integrator", "contact_model",
                   "near_rigid_threshold", "stiction_sigma", "stiction_tolerance",
                   "contact_margin", "delassus_estimate", "tree_solver", "gyroscopic", "solver",
@@ -172,9 +177,9 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
               {"diagonal", contact::DelassusEstimate::kDiagonal}},
              &s.delassus_estimate);
   ReadChoice(node, "tree_solver", "tree solver",
-             {{"auto", integrator::TreeSolve::kByCost},
-              {"dense", integrator::TreeSolve::kDense},
-              {"articulated", integrator::TreeSolve::kArticulated}},
+             {{"auto", integrator::TreeSolver::kAuto},
+              {"dense", integrator::TreeSolver::kDense},
+              {"articulated", integrator::TreeSolver::kArticulated}},
              &s.tree_solver);
   ReadChoice(node, "gyroscopic", "gyroscopic torque",
              {{"implicit", integrator::Gyroscopic::kImplicit},
@@ -182,8 +187,8 @@ Eigen::Vector3d ReadSettings(const NodeReader& node, sim::Settings& s) {
              &s.gyroscopic);
   if (auto solver = node.Find("solver")) ReadSolver(*solver, s.solver);
   if (auto output = node.Find("output")) ReadOutput(*output, s.output);
-  const auto gravity = node.Find("gravity");
-  return gravity ? gravity->AsVector3() : Eigen::Vector3d(0, 0, -9.81);
+  if (const auto gravity = node.Find("gravity")) return gravity->AsVector3();
+  return std::nullopt;
 }
 
 // ---- top level ----------------------------------------------------------------------------
@@ -264,7 +269,7 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   CheckTopLevel(reader);
   scene.name = FileStem(path);
   if (auto name = reader.Find("name")) scene.name = ReadSceneName(*name);
-  Eigen::Vector3d gravity(0, 0, -9.81);
+  std::optional<Eigen::Vector3d> gravity;
   if (auto settings = reader.Find("settings")) gravity = ReadSettings(*settings, scene.settings);
   if (scene.settings.output.file.empty()) scene.settings.output.file = scene.name + ".h5";
   scene.model = BuildModel(reader, DirectoryOf(path), gravity);

@@ -21,8 +21,7 @@ ArticulatedBodySolver::ArticulatedBodySolver(const Model& model, const std::vect
   U_.assign(nb, ForceBlock());
   D_inv_.assign(nb, JointMatrix());
   // A joint without velocity slots (fixed, prescribed) has no U or D^-1, and no pass may
-  // read them: they are NaN at their natural size, so a pass that does shows in its result
-  // (a prescribed hinge once took the scalar path of SolveInPlace and read them).
+  // read them: they are NaN at their natural size, so a pass that does shows in its result.
   for (int b = 0; b < nb; ++b) {
     const Joint& joint = model.joints[b];
     if (joint.v_start >= 0 || joint.nv == 0) continue;
@@ -58,8 +57,7 @@ bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
       const MotionSubspace& S = ws.joint[b].S;
       // The inertia the parent feels: I_A - U D^-1 U^T (symmetric; formed as such). Hinges
       // and slides (D a number) and ball joints (3 x 3) take fixed-size kernels: the
-      // dynamic-size Cholesky and its triangular solves were a third of this function's
-      // time on a hinged rope dragged along the floor (perf, 20 links).
+      // dynamic-size Cholesky and its triangular solves cost more than the rest of it.
       if (joint.nv == 1) {
         const math::Vector6 U = I_A * S.col(0);
         const double D = S.col(0).dot(U) + d[joint.v_start];

@@ -7,8 +7,9 @@
 // rotor armature does; it is what the recursion solves, not an approximation.
 //
 // Why: the dense Cholesky of a tree's block costs O(nv^3) and forming M by the composite
-// rigid-body algorithm O(nv depth); a 200-link ball-jointed rope (600 velocities) spent
-// about 90 % of a midpoint step in the Cholesky factorizations of its chord iterations.
+// rigid-body algorithm O(nv depth), which on long ropes makes the dense path many times
+// slower (results/articulated_threshold.md), most of all under an implicit scheme, whose
+// chord iterations factor at every evaluation.
 // The recursion splits into Factor (articulated inertias, from the kinematics and d: once
 // per evaluation of the dynamics) and Solve (two O(n) passes with 6-vectors, any number of
 // right-hand sides), like a factorization. MultiplyMassMatrix and MassMatrixDiagonal give

@@ -2,10 +2,9 @@
 // A square matrix that is zero outside dense diagonal blocks: the mass matrix M of a forest
 // and the matrix A of the theta method (one block per tree, math.md 1.5). Stored compactly,
 // block after block, so memory and every pass over it cost O(sum of block sizes^2), not
-// O(nv^2). Why it matters: with a dense nv x nv matrix, a pile of 320 free bodies touched
-// its 6 x 6 diagonal blocks through 1920 columns 15 kB apart; the cache and TLB misses made
-// the free-motion stage grow faster than linearly with the number of bodies (csim_bench,
-// clutter without walls).
+// O(nv^2). Why it matters: with a dense nv x nv matrix, a pile of hundreds of free bodies
+// touches its 6 x 6 diagonal blocks through columns kilobytes apart, and the cache and TLB
+// misses make the free-motion stage grow faster than linearly with the number of bodies.
 
 #include <vector>
 

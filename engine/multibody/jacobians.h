@@ -1,6 +1,6 @@
 #pragma once
-// Jacobians of points and frames fixed to a body, in the world frame. The contact issue
-// builds contact Jacobians J_i = R_WC^T (J_Bc - J_Ac) from these (math.md 0.3).
+// Jacobians of points and frames fixed to a body, in the world frame. The contact problem
+// builder forms contact Jacobians J_i = R_WC^T (J_Bc - J_Ac) from these (math.md 0.3).
 
 #include <Eigen/Dense>
 

@@ -12,7 +12,7 @@ namespace csim::multibody {
 /// kinematics, X_PB, X_WB, Xup and V_B from q (nq) and v (nv). Every other algorithm reads
 /// these, so call it first. The Jacobians (jacobians.h) form a joint's world-frame motion
 /// columns from X_WB and its S when asked: storing them for every body (S_W, six motion
-/// transforms per free body) cost 10 % of the free-motion stage, which forms no Jacobian,
+/// transforms per free body) would slow the free-motion stage, which forms no Jacobian,
 /// and the contact build forms none for free bodies either (solver::PointContactJacobian).
 /// Allocation free.
 void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,

@@ -50,7 +50,7 @@ struct Joint {
   Eigen::VectorXd spring_stiffness;     ///< [N/m] or [N m/rad]; size nv or 0
   Eigen::VectorXd spring_rest;          ///< units of q; size nv or 0
   Eigen::VectorXd damping;              ///< [N s/m] or [N m s/rad]; size nv or 0
-  Eigen::VectorXd lower, upper;         ///< limits, units of q; size nv or 0 (enforced by the contact issue)
+  Eigen::VectorXd lower, upper;         ///< limits, units of q; size nv or 0
   bool prescribed = false;
   PrescribedMotion motion;              ///< meaningful when prescribed
 };

@@ -13,10 +13,8 @@
 //
 // tests/multibody/motion_subspace_products_test.cc checks both claims bit for bit on
 // random values, zeros of both signs among them. Other joints keep the dynamic kernels.
-// Callgrind, clutter-40 without walls (40 free bodies, 500 steps): CalcBiasForces
-// 18.1 M -> 13.6 M instructions (with the reuse of V_B in rnea.cc), CalcKinematics'
-// per-body loop 18.6 M -> 17.3 M per 500 calls. (Fixed-size kernels for CalcMassMatrix's
-// I S and S^T F give the same bits too but saved nothing, so it keeps the dynamic ones.)
+// (Fixed-size kernels for CalcMassMatrix's I S and S^T F give the same bits too but save
+// nothing there, so it keeps the dynamic ones.)
 
 #include <Eigen/Dense>
 

@@ -41,7 +41,7 @@ struct StepWorkspaces {
   StepWorkspaces(const multibody::Model& model, const Settings& settings,
                  const RunControl& control)
       : free_motion(integrator::MakeStepWorkspace(model, settings.tree_solver)), contact(model) {
-    contact.solver.set_parameters(SolverParameters(settings));
+    contact.solver.set_parameters(settings.solver);
     contact.solver.set_num_threads(settings.threads);  // islands in parallel; same results
     contact.solver.set_stop_flag(control.stop_requested);  // a long solve ends at a stop request
   }
@@ -146,35 +146,15 @@ int64_t StepCount(const Settings& s) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(s.duration / s.time_step - 1e-9)));
 }
 
-solver::SapSolverParameters SolverParameters(const Settings& settings) {
-  solver::SapSolverParameters p;
-  p.relative_tolerance = settings.solver.relative_tolerance;
-  p.absolute_tolerance = settings.solver.absolute_tolerance;
-  p.max_iterations = settings.solver.max_iterations;
-  p.line_search = settings.solver.line_search == LineSearch::kExact
-                      ? solver::SapLineSearch::kExact
-                      : solver::SapLineSearch::kBacktracking;
-  p.near_rigid_threshold = settings.near_rigid_threshold;
-  p.stiction_sigma = settings.stiction_sigma;
-  p.predict_regions = settings.solver.predict_stiction;
-  p.prediction_iterations = settings.solver.prediction_iterations;
-  p.predict_crossings = settings.solver.predict_crossings;
-  p.extrapolate_warm_start = settings.solver.extrapolate_warm_start;
-  p.min_iterations = p.extrapolate_warm_start ? 1 : 0;  // see SapSolverParameters
-  p.exact_guess_fraction = settings.solver.exact_guess_fraction;
-  p.defer_separated = settings.solver.defer_separated;
-  return p;
-}
-
 contact::ContactParameters ContactParametersFor(const Settings& settings) {
   contact::ContactParameters p;
   p.near_rigid_threshold = settings.near_rigid_threshold;
   p.stiction_sigma = settings.stiction_sigma;
   p.contact_margin = settings.contact_margin;
   p.stiction_tolerance = settings.stiction_tolerance;
-  p.model = settings.contact_model;
+  p.contact_model = settings.contact_model;
   p.position_theta = settings.integrator.theta_q;
-  p.delassus = settings.delassus_estimate;
+  p.delassus_estimate = settings.delassus_estimate;
   return p;
 }
 

@@ -50,10 +50,7 @@ struct RunResult {
 /// so the run ends at duration or less than one step past it (at least one step).
 int64_t StepCount(const Settings& settings);
 
-/// The SAP solver parameters Simulate uses for `settings` (one mapping, shared with the
-/// benchmark so that both run the same solver).
-solver::SapSolverParameters SolverParameters(const Settings& settings);
-/// The contact parameters Simulate uses for `settings`.
+/// The contact parameters Simulate uses for `settings` (the solver's are settings.solver).
 contact::ContactParameters ContactParametersFor(const Settings& settings);
 
 /// Runs the whole simulation. Calls recorder.Begin(info), Record for step 0 and every

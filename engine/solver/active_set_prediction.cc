@@ -32,13 +32,13 @@ bool ActiveSetPrediction::PredictModels(const SapSolverParameters& parameters,
       (s.iterations < parameters.prediction_iterations &&
        ((s.last_step_predicted && s.alpha_prev < parameters.prediction_repeat_alpha) ||
         s.new_crossings));
-  return predict_now && parameters.predict_regions && ApplyPredictions(ws, i);
+  return predict_now && parameters.predict_stiction && ApplyPredictions(ws, i);
 }
 
 bool ActiveSetPrediction::LearnFromStep(const SapSolverParameters& parameters,
                                         SapWorkspace& ws, int i, bool predicted, double alpha) {
   if (predicted) RefutePredictions(ws, i);
-  return parameters.predict_regions && parameters.predict_crossings &&
+  return parameters.predict_stiction && parameters.predict_crossings &&
          alpha < parameters.prediction_repeat_alpha && MarkCrossings(ws, i);
 }
 

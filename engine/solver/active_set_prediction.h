@@ -1,5 +1,5 @@
 #pragma once
-// Warm start of the active set (csim's addition to SAP; SapSolverParameters::predict_regions).
+// Warm start of the active set (csim's addition to SAP; SapSolverParameters::predict_stiction).
 //
 // The first Newton direction of an island, and each of the next ones (up to
 // prediction_iterations) while the line search cut the previous predicted step short

@@ -38,13 +38,11 @@ void MergeWithout(const std::vector<int>& a, const std::vector<int>& b, int skip
 // Eigen's fixed-size Matrix6 does not reach fixed-size code for these operations:
 // LLT<Matrix6> runs the generic llt_inplace::unblocked over runtime-sized sub-blocks, a 6 x 6
 // triangular solve the dynamic triangular_solve_vector (Eigen unrolls up to 8 coefficients),
-// solveInPlace<OnTheRight> the blocked trsm with its packing (5.7 % of the instructions of
-// clutter-40), and the solves of the general path use dynamic maps (gemv). Here every loop
-// has compile-time bounds and is unrolled (GCC 12 -O3 otherwise keeps the triangular loops,
-// whose trip counts depend on the outer index, as vectorized loops with prologues and
-// epilogues: 742 instructions per CholeskySix against 199), and whole columns are Eigen
-// fixed-size vectors where GCC left plain loops scalar (the trsm: 745 instructions per block
-// inlined into FactorColumnSix against 246).
+// solveInPlace<OnTheRight> the blocked trsm with its packing, and the solves of the general
+// path use dynamic maps (gemv). Here every loop has compile-time bounds and is unrolled
+// (GCC -O3 otherwise keeps the triangular loops, whose trip counts depend on the outer
+// index, as vectorized loops with prologues and epilogues, several times the instructions),
+// and whole columns are Eigen fixed-size vectors where GCC left plain loops scalar.
 //
 // Each kernel forms its sums in the order of the Eigen code it replaces, so the results are
 // the same bit for bit in the default x86-64 build (SSE2: two doubles per packet, no FMA):
@@ -245,8 +243,8 @@ void BlockCholesky::Order() {
   // Candidates (degree, node) in a min-heap: the least pair is the node of least scalar
   // degree (sum of its neighbours' sizes), lowest index on ties. A node whose degree changes
   // gets a new entry; entries that no longer match are dropped when they surface. A scan
-  // of every node per elimination made the ordering quadratic in the nodes of the whole
-  // problem (2.6x per object from 80 to 160 objects).
+  // of every node per elimination would make the ordering quadratic in the nodes of the
+  // whole problem.
   heap_.clear();
   for (int i = 0; i < n; ++i) heap_.emplace_back(degree_[i], i);
   const std::greater<std::pair<int, int>> later;

@@ -24,13 +24,11 @@
 //     groups touch disjoint storage and disjoint entries of x, so they may be processed
 //     concurrently. A per-node mask over all columns was rejected: every group would pay
 //     for a pass over the whole problem.
-// Alternatives rejected: Eigen::SimplicialLLT (the previous large-problem path: scalar,
-// allocates temporaries and redid the symbolic analysis every solve); SuiteSparse CHOLMOD,
-// measured by bench/factorization_bench.cc on the clutter's largest islands (up to 900
-// velocities, results/factorization.md): its numeric factorization took 7-8x (simplicial)
-// and 9-15x (supernodal, OpenBLAS) this one's time on the same matrices; a dense Cholesky
-// (kept by NewtonSystem behind dense_threshold: measured 15x slower than this on the
-// clutter-40 scene, 240 velocities, with csim_bench).
+// Alternatives rejected: Eigen::SimplicialLLT (scalar, allocates temporaries and redoes
+// the symbolic analysis every solve); SuiteSparse CHOLMOD, slower on the clutter's largest
+// islands, simplicial and supernodal alike (bench/factorization_bench.cc,
+// results/factorization.md); a dense Cholesky (kept by NewtonSystem behind dense_threshold
+// as the tests' reference), no faster on the smallest piles and far slower on larger ones.
 
 #include <array>
 #include <utility>

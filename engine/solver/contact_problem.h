@@ -15,8 +15,8 @@
 //
 // A contact between rigid bodies (3 rows on cliques of 6) may instead come with its
 // Jacobian in factored form (PointContactJacobian): the solver's products with J and
-// J^T G J use it, and no dense block is stored (forming and zeroing them for every contact
-// of every step was 2.7 % of a clutter-40 run); PointContactBlock forms one on request.
+// J^T G J use it, and no dense block is stored (forming and zeroing one for every contact
+// of every step is work the solver does not need); PointContactBlock forms one on request.
 // A clique may carry a CliqueSolver, and a contact on it alone a BodyJacobian (W of
 // J = W B_body) beside its dense block, or instead of it (AddBodyContact), for the Newton
 // matrix's faster factorization and the solver's O(bodies) products with J
@@ -127,9 +127,9 @@ class ContactProblem {
   /// Appends a clique of `size` velocities whose A_c is known only through `solver` (an
   /// articulated tree: products by CliqueSolver::MultiplyA, the block on request by FormA)
   /// and its diagonal A_diagonal (size values, positive). Why: forming a long tree's dense
-  /// block of A every step (the composite rigid-body pass and the copy) took a fifth of a
-  /// 100-link rope's step on the floor, while the contact solve needs it only in islands
-  /// that cannot hand their Newton matrix to the solver (NewtonSystem forms it there).
+  /// block of A every step (the composite rigid-body pass and the copy) is a large share of
+  /// a long rope's step, while the contact solve needs it only in islands that cannot hand
+  /// their Newton matrix to the solver (NewtonSystem forms it there).
   int AddMatrixFreeClique(int size, const double* A_diagonal, CliqueSolver* solver);
 
   /// Sets the free-motion velocity v* (num_velocities()). Call after all AddClique.
@@ -196,8 +196,8 @@ class ContactProblem {
   /// solver's products with J go through the clique's body maps, and an island whose Newton
   /// matrix cannot be handed to the CliqueSolver forms the block (FormBodyJacobianBlock).
   /// Why: forming and rotating the dense 3 x size rows of every contact of a long rope, and
-  /// scanning them for their nonzero columns, took a fifth of a step of a 100-link rope on
-  /// the floor, and a clique with a CliqueSolver rarely needs them. `delassus` > 0 is
+  /// scanning them for their nonzero columns, is a large share of its step, and a clique
+  /// with a CliqueSolver rarely needs them. `delassus` > 0 is
   /// required (the diagonal-of-A recipe reads the dense block).
   template <class T>
   T& AddBodyContact(int c, int body, const Eigen::Matrix<double, 3, 6>& W, const T& constraint,
@@ -267,7 +267,7 @@ class ContactProblem {
   /// dense. Precondition: has_dense_jacobian(k) (for the others see PointContactBlock,
   /// FormBodyJacobianBlock, or DenseJacobian for any constraint).
   /// Inline: the solver asks for blocks per constraint per Newton iteration and line-search
-  /// step, where an out-of-line call was 1.9 % of a clutter-40 run (callgrind).
+  /// step, too often for an out-of-line call.
   Eigen::Map<const Eigen::MatrixXd> jacobian(int k, int b) const {
     const ConstraintEntry& e = entries_[k];
     CSIM_CHECK(b < e.num_cliques && e.jacobian_offset[b] >= 0);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/solver/row_tests.h"
+#include "engine/common/array_predicates.h"
 #include "engine/solver/sap_products.h"
 
 namespace csim::solver {
@@ -55,7 +55,7 @@ bool DeferredContacts::EvaluateAtSolution(SapWorkspace& ws) {
 
 void DeferredContacts::Remerge(const SapSolverParameters& parameters, SapWorkspace& ws) {
   // An island whose cliques and constraints did not change is the same problem, already
-  // solved: its state is kept and it is not solved again (a refining min_iterations step
+  // solved: its state is kept and it is not solved again (a refining min_iterations() step
   // would change nothing). The parts' work of a merged island is kept in the statistics.
   // Copies, not swaps: every vector keeps its capacity (no allocation once warmed up).
   prev_islands_ = ws.islands;

@@ -34,8 +34,8 @@ double SoftRadialNormSquared(const Eigen::Vector3d& y) {
 
 // Classify's answer without the square root when the squared comparison is decisive.
 // Why: most evaluations are of stuck contacts or candidates apart, which need neither y_r
-// nor t_hat; the root and the two divisions of t_hat were a third of the projection's
-// time. Both sides of each test are positive where it is used, and a relative margin of
+// nor t_hat, and the root and the two divisions of t_hat dominate the projection's cost.
+// Both sides of each test are positive where it is used, and a relative margin of
 // 1e-12 (far above the few ulps of rounding in y_r, mu y_n and mu_hat y_r) separates the
 // decisive cases; anything closer, or not finite, goes to Classify with the root, so the
 // region is always exactly Classify's.

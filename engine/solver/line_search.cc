@@ -66,7 +66,8 @@ LineSearchResult SafeguardedNewton(ScaledDerivative& g, double lo, double hi, do
     // (a near-rigid joint limit) f changes by more than f_tolerance between neighbouring
     // doubles, so |f| < f_tolerance may not exist, and the bracket shrank to two adjacent
     // doubles while x_tol, relative to a tiny initial guess -ell'(0) / ell''(alpha_max),
-    // stayed below their gap: the search used to fail there (a 50-link chain at step 33).
+    // stayed below their gap: without this test the search fails there (long chains at
+    // their limits).
     if (std::abs(dx) < std::max(x_tol, 4.0 * kEpsilon * std::abs(x)))
       return Accept(x, g.evaluations);
     g.Eval(x, &f, &df);

@@ -149,8 +149,8 @@ class NewtonSystem {
   // identically zero, support_[support_start_[2 k + b] .. support_start_[2 k + b + 1]).
   // Why: on an articulated tree J_kb spans all the tree's velocities while a contact moves
   // only the path from its body to the root, and a joint limit one velocity; the dense
-  // J_a^T G J_b made each constraint cost (tree velocities)^2 per Newton iteration (a
-  // 400-leg base with its limits active: 45 ms per step).
+  // J_a^T G J_b made each constraint cost (tree velocities)^2 per Newton iteration, which
+  // dominates a tree with many active joint limits.
   std::vector<int> support_start_, support_;
   std::vector<char> use_support_;  // per constraint: AddSupported rather than dense products
   // Islands solved by their clique's CliqueSolver (block-sparse path only; the dense path is

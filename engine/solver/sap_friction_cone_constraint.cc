@@ -86,7 +86,7 @@ int SapFrictionConeConstraint::QuadraticPieceAt(const double* v_c) const {
 
 bool SapFrictionConeConstraint::CalcPredicted(const double* v_c, bool crossed, double* gamma,
                                               double* G) const {
-  if (!parameters_.predict_stiction && !crossed) return false;
+  if (!parameters_.was_stuck && !crossed) return false;
   const Eigen::Vector3d y = CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
   if (!(y[2] > 0.0)) return false;  // separating: stiction would pull, keep the true model
   Eigen::Map<Eigen::Vector3d> gamma_out(gamma);

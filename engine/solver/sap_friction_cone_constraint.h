@@ -26,13 +26,15 @@ struct SapFrictionConeParameters {
   double stiffness = std::numeric_limits<double>::infinity();
   double dissipation_time = 0.0;       ///< tau_d [s] >= 0 (linear Kelvin-Voigt)
   double phi0 = 0.0;                   ///< signed distance at q0 [m], < 0 when overlapping
-  double near_rigid_threshold = 1.0;   ///< beta [1] >= 0 (0 disables the near-rigid rule)
-  double stiction_sigma = 1.0e-3;      ///< sigma [1] > 0: R_t = sigma w
+  /// beta [1] >= 0 (0 disables the near-rigid rule); no default: settings.near_rigid_threshold
+  double near_rigid_threshold = std::numeric_limits<double>::quiet_NaN();
+  /// sigma [1] > 0: R_t = sigma w; no default: settings.stiction_sigma
+  double stiction_sigma = std::numeric_limits<double>::quiet_NaN();
   /// Kinematic bias v_b [m/s] in the contact frame, added to J v (e.g. conveyor speed).
   Eigen::Vector3d bias_velocity = Eigen::Vector3d::Zero();
   /// The same contact (geometry pair and manifold point) ended the previous step in
   /// stiction: CalcPredicted offers the stiction model (sap_solver.h).
-  bool predict_stiction = false;
+  bool was_stuck = false;
 };
 
 /// SAP friction-cone contact constraint (3 rows), with stiction as its predicted region.
@@ -58,7 +60,7 @@ class SapFrictionConeConstraint final : public Constraint, public StictionPredic
   /// convex in v_c. Sliding is not quadratic: -1.
   int QuadraticPieceAt(const double* v_c) const;
 
-  /// With parameters().predict_stiction or `crossed`, and a compressive un-projected impulse
+  /// With parameters().was_stuck or `crossed`, and a compressive un-projected impulse
   /// (y_n > 0): the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c,
   /// even where v_c lies in another region. Why: v0 is the previous solution, but the
   /// contact point and frame moved with the step, so J v0 carries a small slip that the

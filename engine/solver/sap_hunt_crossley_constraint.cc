@@ -82,7 +82,7 @@ double SapHuntCrossleyConstraint::NormalPotential(double v) const {
   const double d = parameters_.hunt_crossley;
   // N+(u) = dt [f_x0 u - 1/2 k_v u^2 - 1/2 d f_x0 u^2 + 1/3 d k_v u^3] (math.md §6.3 with
   // f_e0 -> f_x0 and dt k -> k_v = theta_q dt k; the same for theta_q = 1).
-  // (d theta_q dt) k, not d k_v: for theta_q = 1 the same bits as before theta_q existed.
+  // (d theta_q dt) k, not d k_v: for theta_q = 1 it rounds as [ICF]'s d dt k does.
   return dt_ * u * (f_x0_ - u * (0.5 * (k_v_ + d * f_x0_) - u * (d * theta_q_ * dt_ * k_ / 3.0)));
 }
 
@@ -144,7 +144,7 @@ bool SapHuntCrossleyConstraint::CalcPredicted(const double* v_c, bool crossed, d
   // Only the lagged friction, only one that acts, and only where the contact slides: within
   // eps_s the true model is smooth and Newton converges on it (see the header).
   if (parameters_.approximation != HuntCrossleyApproximation::kLagged) return false;
-  if (!parameters_.predict_stiction && !crossed) return false;
+  if (!parameters_.was_stuck && !crossed) return false;
   if (!(n0_ > 0.0 && parameters_.mu > 0.0)) return false;
   const Eigen::Vector3d u = Eigen::Map<const Eigen::Vector3d>(v_c) + parameters_.bias_velocity;
   if (WithinStuckRegion(u.head<2>())) return false;

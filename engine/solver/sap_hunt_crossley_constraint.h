@@ -18,7 +18,8 @@
 // Why: with [ICF]'s x(v) under midpoint, an impact step stopped the body in the model while
 // its position still moved by dt v0 / 2, far more than the static penetration m g / k,
 // which the next steps' force then met (a dropped body sank in and crept out at 1/d, a box
-// spun up). n is still decreasing in v, so the cost stays convex. theta_q = 0 (explicit Euler: positions ignore v) keeps [ICF]'s x(v).
+// spun up). n is still decreasing in v, so the cost stays convex. theta_q = 0 (explicit
+// Euler: positions ignore v) keeps [ICF]'s x(v).
 // Friction through the soft norm ||v_t||_s = sqrt(|v_t|^2 + eps_s^2) - eps_s (§6.4):
 //   lagged   ell = -N(v_n) + mu n0 ||v_t||_s, n0 the impulse at the start of the step (§6.6);
 //   similar  ell = -N(v_n - mu ||v_t||_s) (§6.7).
@@ -57,18 +58,21 @@ struct SapHuntCrossleyParameters {
   /// Normal relative velocity at the start of the step [m/s] (v_n0 of math.md §6.5: the
   /// normal row of J(q0) v0 plus the bias), for the lagged impulse n0.
   double v_n0 = 0.0;
-  double stiction_tolerance = 1.0e-4;  ///< v_s [m/s] > 0
+  /// v_s [m/s] > 0; no default: settings.stiction_tolerance
+  double stiction_tolerance = std::numeric_limits<double>::quiet_NaN();
   /// sigma [1] >= 0 of the impulse-dependent regularization eps_s = max(v_s, mu sigma w n0)
-  /// ([ICF] eq. 44, `lagged_regularized`); 0 keeps eps_s = v_s.
+  /// ([ICF] eq. 44, `lagged_regularized`); 0 keeps eps_s = v_s (`lagged`, `similar`).
   double stiction_sigma = 0.0;
-  double near_rigid_threshold = 1.0;  ///< beta [1] > 0, used only for infinite stiffness
-  /// theta_q [1] in [0, 1] of the position update (see the top of this file); 1: [ICF].
-  double position_theta = 1.0;
+  /// beta [1] > 0, used only for infinite stiffness; no default: settings.near_rigid_threshold
+  double near_rigid_threshold = std::numeric_limits<double>::quiet_NaN();
+  /// theta_q [1] in [0, 1] of the position update (see the top of this file; 1: [ICF]); no
+  /// default: settings.integrator
+  double position_theta = std::numeric_limits<double>::quiet_NaN();
   /// Kinematic bias v_b [m/s] in the contact frame, added to J v (e.g. conveyor speed).
   Eigen::Vector3d bias_velocity = Eigen::Vector3d::Zero();
   /// The contact ended the previous step stuck (slip within eps_s): CalcPredicted offers
   /// the stuck model (see SapHuntCrossleyConstraint::CalcPredicted).
-  bool predict_stiction = false;
+  bool was_stuck = false;
 };
 
 /// Hunt & Crossley point-contact constraint (3 rows), with the lagged friction's stuck
@@ -100,11 +104,11 @@ class SapHuntCrossleyConstraint final : public Constraint, public StictionPredic
   /// lagged_regularized): a contact is stuck when its slip is within eps_s (StuckAt), where
   /// the soft norm ||v_t||_s is close to its quadratic |v_t|^2 / (2 eps_s) (friction as a
   /// viscous damper of coefficient mu n0 / eps_s). A contact that ended the previous step
-  /// stuck (parameters().predict_stiction) or that a cut step carried into that region
-  /// (`crossed`) and that slides at v_c gets the quadratic in place of the soft norm, so its
-  /// Newton step lands it near rest at once instead of walking the soft norm's bend, where
-  /// the curvature across the slip grows from mu n0 / |v_t| to mu n0 / eps_s a few contacts
-  /// per iteration. Offered only while the contact slides (|v_t| > eps_s) and carries a
+  /// stuck (parameters().was_stuck) or that a cut step carried into that region (`crossed`)
+  /// and that slides at v_c gets the quadratic in place of the soft norm, so its Newton
+  /// step lands it near rest at once instead of walking the soft norm's bend, where the
+  /// curvature across the slip grows from mu n0 / |v_t| to mu n0 / eps_s a few contacts per
+  /// iteration. Offered only while the contact slides (|v_t| > eps_s) and carries a
   /// friction impulse (n0 > 0, mu > 0): within eps_s the true model is smooth and Newton
   /// converges on it, whereas the quadratic, never exact there (unlike SAP's stiction
   /// region, where SAP's cost is that quadratic), makes the creeping contacts of a settled

@@ -15,14 +15,14 @@ SapLimitConstraint::SapLimitConstraint(const SapLimitParameters& parameters)
   CSIM_CHECK(num_rows_ >= 1);
   CSIM_CHECK(!(has_lower_ && has_upper_) || parameters.lower < parameters.upper);
   CSIM_CHECK(parameters.stiffness > 0.0);
-  CSIM_CHECK(parameters.near_rigid_threshold >= 0.0);
+  CSIM_CHECK(parameters.limit_near_rigid_threshold >= 0.0);
 }
 
 void SapLimitConstraint::Prepare(double dt, double delassus) {
   const SapLimitParameters& p = parameters_;
   const double tau_d = std::isnan(p.dissipation_time) ? dt : p.dissipation_time;
   CSIM_CHECK(tau_d >= 0.0);
-  R_ = NearRigidRegularization(dt, p.stiffness, tau_d, p.near_rigid_threshold, delassus);
+  R_ = NearRigidRegularization(dt, p.stiffness, tau_d, p.limit_near_rigid_threshold, delassus);
   CSIM_CHECK(R_ > 0.0 && std::isfinite(R_));
   // g = [q0 - q_l ; q_u - q0], v_hat = -g / (dt + tau_d) (math.md §7.2).
   int r = 0;

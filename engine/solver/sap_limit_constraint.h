@@ -29,7 +29,9 @@ struct SapLimitParameters {
   double stiffness = std::numeric_limits<double>::infinity();
   /// tau_d [s] >= 0; NaN (default) means tau_d = dt, as in Drake.
   double dissipation_time = std::numeric_limits<double>::quiet_NaN();
-  double near_rigid_threshold = 0.1;  ///< beta [1] >= 0
+  /// beta [1] >= 0 of the limits' near-rigid rule, Drake's value for joint limits; not a
+  /// scene setting (settings.near_rigid_threshold is the contacts').
+  double limit_near_rigid_threshold = 0.1;
 };
 
 /// SAP joint-limit constraint with one or two rows.

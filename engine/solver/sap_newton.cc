@@ -3,8 +3,8 @@
 #include <chrono>
 #include <vector>
 
+#include "engine/common/array_predicates.h"
 #include "engine/solver/line_search.h"
-#include "engine/solver/row_tests.h"
 #include "engine/solver/sap_cost_along_direction.h"
 #include "engine/solver/sap_products.h"
 #include "engine/solver/sap_stopping_criteria.h"
@@ -154,7 +154,7 @@ void EndWithoutStep(const Search& search, SapIslandState* s) {
   if (search.outcome == SearchOutcome::kFactorizationFailed) {
     FailIsland(SapTermination::kNonFinite, "Hessian factorization", s);
   } else if (s->optimal) {
-    // A refining step (min_iterations) with nothing to refine or no decrease: the guess
+    // A refining step (min_iterations()) with nothing to refine or no decrease: the guess
     // stands.
     s->stop = SapTermination::kOptimality;
   } else if (search.outcome == SearchOutcome::kLineSearchFailed) {

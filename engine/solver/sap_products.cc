@@ -1,6 +1,6 @@
 #include "engine/solver/sap_products.h"
 
-#include "engine/solver/row_tests.h"
+#include "engine/common/array_predicates.h"
 
 namespace csim::solver {
 namespace {

@@ -17,7 +17,7 @@ bool MeetsOptimality(const IslandTolerances& tolerances, const SapIslandState& s
 }
 
 // An untouched guess meeting SAP eq. 26 with the tolerances scaled by exact_guess_fraction
-// (no min_iterations refining step for it).
+// (no min_iterations() refining step for it).
 bool GuessExact(const SapSolverParameters& parameters, const IslandTolerances& tolerances,
                 const SapIslandState& s) {
   const double f = parameters.exact_guess_fraction;
@@ -61,11 +61,11 @@ bool IslandStops(const SapSolverParameters& parameters, const IslandTolerances& 
     return true;
   }
   // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1),
-  // unless min_iterations asks for a refining step first and the guess is not exact (to
+  // unless min_iterations() asks for a refining step first and the guess is not exact (to
   // exact_guess_fraction of the tolerance).
   s->optimal = MeetsOptimality(tolerances, *s);
   if (s->optimal &&
-      (s->iterations >= parameters.min_iterations || GuessExact(parameters, tolerances, *s))) {
+      (s->iterations >= parameters.min_iterations() || GuessExact(parameters, tolerances, *s))) {
     s->stop = SapTermination::kOptimality;
     return true;
   }

@@ -1,7 +1,7 @@
 #pragma once
 // When SAP's Newton iteration on an island stops (math.md §4.2, §4.3), checked before each
 // factorization, so an optimal warm start returns after zero iterations (with
-// min_iterations = 1, only a guess that meets the criterion to exact_guess_fraction of the
+// min_iterations() = 1, only a guess that meets the criterion to exact_guess_fraction of the
 // tolerance, SapSolverParameters::exact_guess_fraction):
 //   optimality (SAP eq. 26): ||D grad|| <= eps_a + eps_r max(||D p||, ||D j_c||),
 //     D = diag(A)^{-1/2}, p = A v, j_c = J^T gamma  (Drake's scaling);

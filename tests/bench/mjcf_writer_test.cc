@@ -89,9 +89,11 @@ Comparison Compare(double dt) {
   const Eigen::Vector3d e0 = kin.X_WB[4].p;
 
   const integrator::ThetaParameters theta{scene.settings.integrator.theta,
-                                          scene.settings.integrator.theta_q};
+                                          scene.settings.integrator.theta_q,
+                                          scene.settings.gyroscopic};
   const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   const int steps = static_cast<int>(std::lround(0.5 / dt));
   for (int step = 0; step < steps; ++step) {

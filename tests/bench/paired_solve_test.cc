@@ -43,12 +43,14 @@ bodies:
 void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
   const io::LoadedScene scene = io::LoadSceneFromText(kPile, "paired_pile.yaml", {});
   const integrator::ThetaParameters theta{scene.settings.integrator.theta,
-                                          scene.settings.integrator.theta_q};
+                                          scene.settings.integrator.theta_q,
+                                          scene.settings.gyroscopic};
   const integrator::FreeMotionSettings free_motion;
   const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(scene.model);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(scene.model);
-  cws.solver.set_parameters(sim::SolverParameters(scene.settings));
+  cws.solver.set_parameters(scene.settings.solver);
   multibody::State state{0.0, scene.model.InitialQ(), scene.model.InitialV()};
   multibody::NormalizeQuaternions(scene.model, &state.q);
   const double dt = scene.settings.time_step;
@@ -62,7 +64,7 @@ void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
 }
 
 solver::SapSolverParameters PileParameters() {
-  return sim::SolverParameters(io::LoadSceneFromText(kPile, "paired_pile.yaml", {}).settings);
+  return io::LoadSceneFromText(kPile, "paired_pile.yaml", {}).settings.solver;
 }
 
 }  // namespace
@@ -70,7 +72,7 @@ solver::SapSolverParameters PileParameters() {
 TEST_CASE("paired solves reproduce the steps and run B with its own settings", "[bench][paired]") {
   const solver::SapSolverParameters a = PileParameters();
   solver::SapSolverParameters plain = a;  // SAP as in the paper: no predicted stiction
-  plain.predict_regions = false;
+  plain.predict_stiction = false;
   solver::SapSolverParameters starved = a;  // a budget the collapse cannot meet
   starved.max_iterations = 2;
   PairedSolve same(a, a, 1), against_plain(a, plain, 1), against_starved(a, starved, 1);

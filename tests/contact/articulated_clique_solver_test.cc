@@ -92,11 +92,13 @@ TEST_CASE("articulated-body factorization of a tree's Newton block", "[contact][
   const multibody::Model& model = scene.model;
   REQUIRE(model.nv == 8);
   integrator::StepWorkspace ws =
-      integrator::MakeStepWorkspace(model, integrator::TreeSolve::kArticulated);
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kArticulated);
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const VectorXd q0 = s.q;
-  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
+  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {},
+                                      1e-3, false, s, ws, cws)
+              .ok());
   solver::ContactProblem& problem = cws.problem;
   REQUIRE(problem.num_cliques() == 1);
   REQUIRE(problem.clique_solver(0) != nullptr);
@@ -257,20 +259,20 @@ TEST_CASE("contact steps with the tree's Newton block factored by the recursions
   const io::LoadedScene scene = io::LoadSceneFromText(ChainScene(), "chain.yaml", {});
   const multibody::Model& model = scene.model;
   integrator::StepWorkspace ws_art =
-      integrator::MakeStepWorkspace(model, integrator::TreeSolve::kArticulated);
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kArticulated);
   integrator::StepWorkspace ws_dense =
-      integrator::MakeStepWorkspace(model, integrator::TreeSolve::kDense);
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kDense);
   integrator::ContactStepWorkspace cws_art(model), cws_dense(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   int same_iterations = 0, steps = 150, contact_steps = 0;
   double worst = 0.0;
   for (int n = 0; n < steps; ++n) {
     multibody::State a = s;
-    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws_dense,
-                                        cws_dense)
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                        {}, 1e-3, false, s, ws_dense, cws_dense)
                 .ok());
-    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, a, ws_art,
-                                        cws_art)
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                        {}, 1e-3, false, a, ws_art, cws_art)
                 .ok());
     REQUIRE(cws_art.problem.clique_solver(0) != nullptr);
     REQUIRE(cws_dense.problem.clique_solver(0) == nullptr);

@@ -51,11 +51,14 @@ joints:
 TEST_CASE("factored contact Jacobians give the contact points' velocities", "[contact]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kScene, "stack.yaml", {});
   const multibody::Model& model = scene.model;
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const Eigen::VectorXd q0 = s.q;
-  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
+  REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {}, {},
+                                      1e-3, false, s, ws, cws)
+              .ok());
   const solver::ContactProblem& problem = cws.problem;
 
   // Kinematics at the configuration the problem was built at, with a random velocity.

@@ -1,5 +1,5 @@
 // The builder's stiction memory (contact_problem_builder.h): contacts that ended a step in
-// stiction are offered to the next step's solve as predict_stiction, matched by geometry
+// stiction are offered to the next step's solve as was_stuck, matched by geometry
 // pair and manifold point; sliding contacts are not. The same with the Hunt & Crossley
 // models, where stuck means a slip within eps_s.
 
@@ -38,15 +38,15 @@ bodies:
   return scene;
 }
 
-// predict_stiction of every contact constraint of the last Build.
+// was_stuck of every contact constraint of the last Build.
 std::vector<bool> Predictions(const integrator::ContactStepWorkspace& cws) {
   std::vector<bool> out;
   for (int k = 0; k < cws.problem.num_constraints(); ++k) {
     const solver::Constraint* c = cws.problem.entry(k).constraint;
     if (const auto* cone = dynamic_cast<const solver::SapFrictionConeConstraint*>(c))
-      out.push_back(cone->parameters().predict_stiction);
+      out.push_back(cone->parameters().was_stuck);
     if (const auto* hc = dynamic_cast<const solver::SapHuntCrossleyConstraint*>(c))
-      out.push_back(hc->parameters().predict_stiction);
+      out.push_back(hc->parameters().was_stuck);
   }
   return out;
 }
@@ -54,11 +54,14 @@ std::vector<bool> Predictions(const integrator::ContactStepWorkspace& cws) {
 std::vector<bool> StepTwice(const std::string& text) {
   const io::LoadedScene scene = io::LoadSceneFromText(text, "box.yaml", {});
   const multibody::Model& model = scene.model;
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   for (int i = 0; i < 2; ++i)
-    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
+    REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                        {}, 1e-3, false, s, ws, cws)
+                .ok());
   return Predictions(cws);
 }
 

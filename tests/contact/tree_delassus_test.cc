@@ -42,7 +42,7 @@ joints:
 struct Built {
   explicit Built(io::LoadedScene loaded)
       : scene(std::move(loaded)),
-        ws(integrator::MakeStepWorkspace(scene.model)),
+        ws(integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto)),
         cws(scene.model) {}
   io::LoadedScene scene;
   integrator::StepWorkspace ws;
@@ -57,10 +57,10 @@ std::unique_ptr<Built> StepOnce(const std::string& estimate) {
   io::LoadedScene scene = io::LoadSceneFromText(text, "tree_delassus.yaml", {});
   auto b = std::make_unique<Built>(std::move(scene));
   ContactParameters parameters;
-  parameters.delassus = b->scene.settings.delassus_estimate;
+  parameters.delassus_estimate = b->scene.settings.delassus_estimate;
   multibody::State s{0.0, b->scene.model.InitialQ(), b->scene.model.InitialV()};
-  REQUIRE(integrator::StepWithContact(b->scene.model, {0.0, 1.0}, {}, parameters, 1e-3, false, s,
-                                      b->ws, b->cws)
+  REQUIRE(integrator::StepWithContact(b->scene.model, {0.0, 1.0, integrator::Gyroscopic::kImplicit},
+                                      {}, parameters, 1e-3, false, s, b->ws, b->cws)
               .ok());
   return b;
 }

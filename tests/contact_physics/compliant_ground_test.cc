@@ -54,12 +54,15 @@ TEST_CASE("compliant ground: equilibrium height r - W/k and contact force = -m g
   SECTION("started at the analytic equilibrium, the state is an exact fixed point") {
     const io::LoadedScene scene = io::LoadSceneFromText(Scene(0, kZEquilibrium, 1), "t.yaml", {});
     const multibody::Model& model = scene.model;
-    integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+    integrator::StepWorkspace ws =
+        integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
     integrator::ContactStepWorkspace cws(model);
     multibody::State s{0.0, model.InitialQ(), model.InitialV()};
     const int ball = model.FindBody("ball");
     for (int n = 0; n < 50; ++n) {
-      REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, kDt, true, s, ws, cws).ok());
+      REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                          {}, kDt, true, s, ws, cws)
+                  .ok());
       REQUIRE(cws.contacts.size() == 1);
       const contact::ContactReport& c = cws.contacts[0];
       const Vector3d f = c.body_b == ball ? c.force_on_b_W : Vector3d(-c.force_on_b_W);

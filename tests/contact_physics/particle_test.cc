@@ -98,11 +98,14 @@ TEST_CASE("particle: the compliant equilibrium is an exact fixed point (0 Newton
     c.z0 = 0.05 - m * kG / k;
     const io::LoadedScene scene = io::LoadSceneFromText(SphereScene(c), "test.yaml", {});
     const multibody::Model& model = scene.model;
-    integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model);
+    integrator::StepWorkspace ws =
+        integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
     integrator::ContactStepWorkspace cws(model);
     multibody::State s{0.0, model.InitialQ(), model.InitialV()};
     for (int n = 0; n < 10; ++n) {
-      REQUIRE(integrator::StepWithContact(model, {0.0, 1.0}, {}, {}, dt, true, s, ws, cws).ok());
+      REQUIRE(integrator::StepWithContact(model, {0.0, 1.0, integrator::Gyroscopic::kImplicit}, {},
+                                          {}, dt, true, s, ws, cws)
+                  .ok());
       INFO("tau_d = " << tau << ", step " << n);
       CHECK(cws.stats.iterations == 0);
       // Round-off: the residual m g dt - dt k (-phi0) with phi0 computed from z in double.

@@ -11,6 +11,8 @@
 namespace csim::integrator {
 namespace {
 
+const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
+
 const char* kRestingPile = R"(
 csim: 1
 settings: {time_step: 2.0e-3}
@@ -27,17 +29,18 @@ bodies:
 TEST_CASE("a warmed-up contact step allocates nothing", "[integrator][contact][allocation]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kRestingPile, "pile.yaml", {});
   const multibody::Model& model = scene.model;
-  using contact::ContactModelKind;
-  for (const ContactModelKind kind : {ContactModelKind::kSap, ContactModelKind::kLagged,
-                                      ContactModelKind::kLaggedRegularized,
-                                      ContactModelKind::kSimilar})
-  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0}, ThetaParameters{0.5, 0.5}}) {
+  using contact::ContactModel;
+  for (const ContactModel kind : {ContactModel::kSap, ContactModel::kLagged,
+                                  ContactModel::kLaggedRegularized, ContactModel::kSimilar})
+  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
+                                   ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
     INFO("contact model " << static_cast<int>(kind) << ", theta " << p.theta);
-    StepWorkspace ws = MakeStepWorkspace(model);
+    StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
     ContactStepWorkspace cws(model);
     multibody::State s{0.0, model.InitialQ(), model.InitialV()};
     contact::ContactParameters cp;
-    cp.model = kind;
+    cp.contact_model = kind;
+    cp.position_theta = p.theta_q;
     for (int n = 0; n < 200; ++n)
       REQUIRE(StepWithContact(model, p, {}, cp, 2e-3, true, s, ws, cws).ok());
     REQUIRE(cws.stats.num_constraints >= 9);  // ball 1 point, brick 4, top on brick 4
@@ -79,9 +82,10 @@ TEST_CASE("a warmed-up contact step of a chain on the floor allocates nothing",
           "[integrator][contact][allocation]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kChainOnFloor, "chain.yaml", {});
   const multibody::Model& model = scene.model;
-  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0}, ThetaParameters{0.5, 0.5}}) {
+  for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
+                                   ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
     INFO("theta " << p.theta);
-    StepWorkspace ws = MakeStepWorkspace(model, TreeSolve::kArticulated);
+    StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kArticulated);
     ContactStepWorkspace cws(model);
     multibody::State s{0.0, model.InitialQ(), model.InitialV()};
     for (int n = 0; n < 200; ++n) REQUIRE(StepWithContact(model, p, {}, {}, 1e-3, true, s, ws, cws).ok());
@@ -97,16 +101,16 @@ TEST_CASE("a warmed-up contact step on two threads allocates nothing",
           "[integrator][contact][allocation][threads]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kRestingPile, "pile.yaml", {});
   const multibody::Model& model = scene.model;
-  StepWorkspace ws = MakeStepWorkspace(model);
+  StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   ContactStepWorkspace cws(model);
   cws.solver.set_num_threads(2);
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   const contact::ContactParameters cp;
   for (int n = 0; n < 200; ++n)
-    REQUIRE(StepWithContact(model, {}, {}, cp, 2e-3, true, s, ws, cws).ok());
+    REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 2e-3, true, s, ws, cws).ok());
   REQUIRE(cws.result.stats.num_islands == 2);  // the ball; the brick with the top on it
   const std::size_t before = testing::AllocationCount();
-  for (int n = 0; n < 50; ++n) StepWithContact(model, {}, {}, cp, 2e-3, true, s, ws, cws);
+  for (int n = 0; n < 50; ++n) StepWithContact(model, kSymplectic, {}, cp, 2e-3, true, s, ws, cws);
   CHECK(testing::AllocationCount() - before == 0);
 }
 

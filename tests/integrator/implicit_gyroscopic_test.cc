@@ -24,7 +24,7 @@ using multibody::State;
 
 const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
 const ThetaParameters kSymplecticExplicit{0.0, 1.0, Gyroscopic::kExplicit};
-const ThetaParameters kMidpoint{0.5, 0.5};
+const ThetaParameters kMidpoint{0.5, 0.5, Gyroscopic::kImplicit};
 
 // Body-frame angular velocity R^T w of the free body of testing::FreeBody.
 Eigen::Vector3d BodyAngularVelocity(const State& s) {
@@ -40,7 +40,7 @@ struct Drift {
 
 Drift Run(const Model& model, const ThetaParameters& p, double dt, int steps) {
   const Eigen::Matrix3d I = model.bodies[0].inertia;
-  StepWorkspace ws = MakeStepWorkspace(model);
+  StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   State s{0.0, model.InitialQ(), model.InitialV()};
   const Eigen::Vector3d w0 = BodyAngularVelocity(s);
   const double E0 = 0.5 * w0.dot(I * w0), L0 = (I * w0).norm();
@@ -86,7 +86,7 @@ TEST_CASE("implicit gyroscopic torque: a torque-free body keeps its energy and |
     Model rod = testing::FreeBody(Eigen::Vector3d(1e-4, 1e-4, 5e-6), Eigen::Vector3d(3.0, 0.0, 100.0));
     rod.bodies[0].mass = 0.1;
     rod.bodies[0].com = Eigen::Vector3d(0.0, 0.0, -0.05);
-    StepWorkspace ws = MakeStepWorkspace(rod);
+    StepWorkspace ws = MakeStepWorkspace(rod, integrator::TreeSolver::kAuto);
     multibody::Workspace energy_ws = multibody::MakeWorkspace(rod);
     State s{0.0, rod.InitialQ(), rod.InitialV()};
     auto energy = [&] {
@@ -139,10 +139,11 @@ TEST_CASE("implicit gyroscopic torque: body-frame spin second order, orientation
           "[integrator][free-body][gyroscopic]") {
   const Model body = testing::FreeBody(Eigen::Vector3d(1.0, 2.0, 3.0), Eigen::Vector3d(1.0, 3.0, 2.0));
   auto final_state = [&](const ThetaParameters& p, double dt) {
-    StepWorkspace ws = MakeStepWorkspace(body);
+    StepWorkspace ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto);
     State s{0.0, body.InitialQ(), body.InitialV()};
     const int steps = static_cast<int>(std::lround(1.0 / dt));
-    for (int n = 0; n < steps; ++n) REQUIRE(StepFreeMotion(body, p, FreeMotionSettings{}, dt, s, ws).ok());
+    for (int n = 0; n < steps; ++n)
+      REQUIRE(StepFreeMotion(body, p, FreeMotionSettings{}, dt, s, ws).ok());
     return s;
   };
   const State reference = final_state(kMidpoint, 1e-5);
@@ -184,7 +185,8 @@ TEST_CASE("implicit gyroscopic torque: off the centre of mass, the residual hold
                            s.v.head<3>().cross(math::RotationFromQuaternion(s.q.head<4>()) * c_B));
   };
   const State s0{0.0, body.InitialQ(), body.InitialV()};
-  StepWorkspace explicit_ws = MakeStepWorkspace(body), implicit_ws = MakeStepWorkspace(body);
+  StepWorkspace explicit_ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto),
+                implicit_ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto);
   REQUIRE(CalcFreeMotion(body, kSymplecticExplicit, FreeMotionSettings{}, dt, s0, explicit_ws).ok());
   REQUIRE(CalcFreeMotion(body, kSymplectic, FreeMotionSettings{}, dt, s0, implicit_ws).ok());
   const Eigen::VectorXd &v_e = explicit_ws.v_star, &v_i = implicit_ws.v_star;
@@ -197,7 +199,7 @@ TEST_CASE("implicit gyroscopic torque: off the centre of mass, the residual hold
   CHECK((I * (w - w0) + dt * w_bar.cross(I * w_bar)).norm() < 1e-15 * (I * w0).norm());
   // 500 steps: the centre of mass's velocity after each is v_com0 + g t.
   for (const bool implicit : {true, false}) {
-    StepWorkspace ws = MakeStepWorkspace(body);
+    StepWorkspace ws = MakeStepWorkspace(body, integrator::TreeSolver::kAuto);
     State s = s0;
     const Eigen::Vector3d v_com0 = com_velocity(s0);
     double worst = 0.0;
@@ -218,7 +220,7 @@ TEST_CASE("implicit gyroscopic torque: off the centre of mass, the residual hold
 TEST_CASE("implicit gyroscopic torque: a warmed-up step allocates nothing",
           "[integrator][free-body][gyroscopic][allocation]") {
   const Model rod = testing::FreeBody(Eigen::Vector3d(1e-4, 1e-4, 5e-6), Eigen::Vector3d(3.0, 0.0, 100.0));
-  StepWorkspace ws = MakeStepWorkspace(rod);
+  StepWorkspace ws = MakeStepWorkspace(rod, integrator::TreeSolver::kAuto);
   REQUIRE(ws.implicit_gyroscopic_bodies.size() == 1);
   State s{0.0, rod.InitialQ(), rod.InitialV()};
   REQUIRE(StepFreeMotion(rod, kSymplectic, FreeMotionSettings{}, 1e-3, s, ws).ok());
@@ -232,7 +234,7 @@ TEST_CASE("implicit gyroscopic torque: a warmed-up step allocates nothing",
 TEST_CASE("implicit gyroscopic torque: a non-finite explicit step is passed through",
           "[integrator][free-body][gyroscopic]") {
   const Model rod = testing::FreeBody(Eigen::Vector3d(1e-4, 1e-4, 5e-6), Eigen::Vector3d(3.0, 0.0, 100.0));
-  StepWorkspace ws = MakeStepWorkspace(rod);
+  StepWorkspace ws = MakeStepWorkspace(rod, integrator::TreeSolver::kAuto);
   const State s{0.0, rod.InitialQ(), rod.InitialV()};
   REQUIRE(CalcFreeMotion(rod, kSymplectic, FreeMotionSettings{}, 1e-3, s, ws).ok());
   Eigen::VectorXd v_star = ws.v_star, k = ws.k;

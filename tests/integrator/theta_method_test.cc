@@ -21,12 +21,13 @@ using Eigen::VectorXd;
 using multibody::Model;
 using multibody::State;
 
-const ThetaParameters kExplicit{0.0, 0.0}, kSymplectic{0.0, 1.0}, kImplicit{1.0, 1.0},
-    kMidpoint{0.5, 0.5};
+constexpr Gyroscopic kTorque = Gyroscopic::kImplicit;  // theta = 0 only
+const ThetaParameters kExplicit{0.0, 0.0, kTorque}, kSymplectic{0.0, 1.0, kTorque},
+    kImplicit{1.0, 1.0, kTorque}, kMidpoint{0.5, 0.5, kTorque};
 
 // Runs `steps` steps; returns the states at t = 0, dt, ..., steps dt.
 std::vector<State> Run(const Model& model, const ThetaParameters& p, double dt, int steps) {
-  StepWorkspace ws = MakeStepWorkspace(model);
+  StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   State s{0.0, model.InitialQ(), model.InitialV()};
   std::vector<State> out{s};
   for (int n = 0; n < steps; ++n) {
@@ -210,7 +211,7 @@ TEST_CASE("free fall: midpoint is exact, symplectic Euler lags by g t dt / 2", "
 
 TEST_CASE("implicit step reports non-convergence instead of returning a wrong state", "[integrator]") {
   const Model model = testing::Pendulum(1.0, 1.0, 9.81, 1.0);
-  StepWorkspace ws = MakeStepWorkspace(model);
+  StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   State s{0.0, model.InitialQ(), model.InitialV()};
   const State before = s;
   FreeMotionSettings one_iteration;
@@ -229,7 +230,7 @@ TEST_CASE("implicit step reports non-convergence instead of returning a wrong st
 // tolerance itself.
 TEST_CASE("implicit step at max_iterations is accepted only within the stall's bar", "[integrator]") {
   const Model model = testing::Pendulum(1.0, 1.0, 9.81, 1.0);
-  StepWorkspace ws = MakeStepWorkspace(model);
+  StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   const State start{0.0, model.InitialQ(), model.InitialV()};
   State full = start;
   REQUIRE(StepFreeMotion(model, kMidpoint, FreeMotionSettings{}, 0.05, full, ws).ok());
@@ -270,7 +271,7 @@ TEST_CASE("implicit steps of a 100-link rope stop at the round-off floor and con
     return multibody::CalcKineticEnergy(model, mb) + multibody::CalcPotentialEnergy(model, mb);
   };
   for (const ThetaParameters& p : {kImplicit, kMidpoint}) {
-    StepWorkspace ws = MakeStepWorkspace(model);
+    StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
     State s{0.0, model.InitialQ(), model.InitialV()};
     const double E0 = energy(s);
     double worst_error = 0.0;
@@ -304,7 +305,7 @@ TEST_CASE("free-motion factors reproduce every block of A, 6 x 6 or not", "[inte
   for (unsigned seed = 1; seed <= 3; ++seed) models.push_back(testing::RandomTree(12, seed));
   for (const Model& model : models) {
     for (const ThetaParameters& p : {kSymplectic, kMidpoint}) {
-      StepWorkspace ws = MakeStepWorkspace(model, TreeSolve::kDense);
+      StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kDense);
       const State s{0.0, model.InitialQ(), model.InitialV()};
       REQUIRE(CalcFreeMotion(model, p, FreeMotionSettings{}, 1e-3, s, ws).ok());
       for (int k = 0; k < ws.A.num_blocks(); ++k) {
@@ -335,7 +336,7 @@ TEST_CASE("free-motion factors reproduce every block of A, 6 x 6 or not", "[inte
 // factors already of their blocks' sizes, and a copy steps as the original does.
 TEST_CASE("a new workspace copies like a value, its dense factors sized", "[integrator]") {
   const Model model = testing::RandomTree(12, 1);
-  const StepWorkspace original = MakeStepWorkspace(model, TreeSolve::kDense);
+  const StepWorkspace original = MakeStepWorkspace(model, TreeSolver::kDense);
   StepWorkspace ws = original;
   StepWorkspace copy = original;
   int dense = 0;
@@ -355,7 +356,7 @@ TEST_CASE("a new workspace copies like a value, its dense factors sized", "[inte
 
 TEST_CASE("a warmed-up step allocates nothing", "[integrator][allocation]") {
   const Model model = testing::RandomTree(12, 3);
-  for (const TreeSolve tree_solve : {TreeSolve::kDense, TreeSolve::kArticulated})
+  for (const TreeSolver tree_solve : {TreeSolver::kDense, TreeSolver::kArticulated})
     for (const ThetaParameters& p : {kSymplectic, kMidpoint, kImplicit}) {
       StepWorkspace ws = MakeStepWorkspace(model, tree_solve);
       State s{0.0, model.InitialQ(), model.InitialV()};
@@ -387,8 +388,8 @@ TEST_CASE("articulated-body solves of A step as the dense Cholesky does", "[inte
   for (const Model& model : models) {
     const bool rope = model.num_bodies() == 100;
     for (const ThetaParameters& p : {kSymplectic, kMidpoint, kImplicit}) {
-      StepWorkspace dense = MakeStepWorkspace(model, TreeSolve::kDense);
-      StepWorkspace articulated = MakeStepWorkspace(model, TreeSolve::kArticulated);
+      StepWorkspace dense = MakeStepWorkspace(model, TreeSolver::kDense);
+      StepWorkspace articulated = MakeStepWorkspace(model, TreeSolver::kArticulated);
       State s_dense{0.0, model.InitialQ(), model.InitialV()}, s_articulated = s_dense;
       double worst = 0.0;
       for (int n = 0; n < 30; ++n) {
@@ -408,23 +409,23 @@ TEST_CASE("articulated-body solves of A step as the dense Cholesky does", "[inte
       CHECK((A_dense - A_articulated).norm() <= (rope ? 1e-7 : 1e-12) * A_dense.norm());
     }
   }
-  CHECK(MakeStepWorkspace(models.back()).articulated[0]);
+  CHECK(MakeStepWorkspace(models.back(), TreeSolver::kAuto).articulated[0]);
   // The threshold is lower for a tree that can touch something (its Newton block of the
   // contact solve is factored by the same choice): 8 ball-jointed links (nv 24) without
   // collision geometry are factored densely, with it (or with visual geometry only: dense)
   // by the recursions.
   Model short_rope = testing::BallChain(8, 0.1, 0.1, 0.6);
-  CHECK_FALSE(MakeStepWorkspace(short_rope).articulated[0]);
+  CHECK_FALSE(MakeStepWorkspace(short_rope, integrator::TreeSolver::kAuto).articulated[0]);
   geometry::Geometry capsule;
   capsule.type = geometry::ShapeType::kCapsule;
   capsule.size = Eigen::Vector3d(0.01, 0.08, 0.0);
   capsule.collide = false;
   short_rope.bodies.back().geometry.push_back(capsule);
-  CHECK_FALSE(MakeStepWorkspace(short_rope).articulated[0]);
+  CHECK_FALSE(MakeStepWorkspace(short_rope, integrator::TreeSolver::kAuto).articulated[0]);
   short_rope.bodies.back().geometry.back().collide = true;
-  CHECK(MakeStepWorkspace(short_rope).articulated[0]);
+  CHECK(MakeStepWorkspace(short_rope, integrator::TreeSolver::kAuto).articulated[0]);
   const Model free_body = testing::FreeBody(Eigen::Vector3d(1.0, 2.0, 3.0), Eigen::Vector3d(0.01, 3.0, 0.5));
-  CHECK_FALSE(MakeStepWorkspace(free_body).articulated[0]);
+  CHECK_FALSE(MakeStepWorkspace(free_body, integrator::TreeSolver::kAuto).articulated[0]);
 }
 
 }  // namespace

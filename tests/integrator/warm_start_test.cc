@@ -40,18 +40,16 @@ Run Slide(const std::string& warm, int steps) {
   yaml.replace(yaml.find("WARM"), 4, warm);
   const io::LoadedScene scene = io::LoadSceneFromText(yaml, "slide.yaml", {});
   const multibody::Model& model = scene.model;
-  StepWorkspace ws = MakeStepWorkspace(model);
+  StepWorkspace ws = MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   ContactStepWorkspace cws(model);
-  cws.solver.set_parameters([&] {
-    solver::SapSolverParameters p = cws.solver.parameters();
-    p.extrapolate_warm_start = warm == "extrapolated";
-    return p;
-  }());
+  cws.solver.set_parameters(scene.settings.solver);  // warm_start: WARM
   multibody::State s{0.0, model.InitialQ(), model.InitialV()};
   Run run;
   for (int i = 0; i < steps; ++i) {
     run.v.push_back(s.v);
-    REQUIRE(StepWithContact(model, {0.0, 1.0}, {}, {}, 1e-3, false, s, ws, cws).ok());
+    REQUIRE(
+        StepWithContact(model, {0.0, 1.0, Gyroscopic::kImplicit}, {}, {}, 1e-3, false, s, ws, cws)
+            .ok());
     run.guess.push_back(cws.warm_start.guess);
     run.iterations += cws.stats.iterations;
   }

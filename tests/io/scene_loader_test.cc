@@ -175,20 +175,20 @@ TEST_CASE("solver settings: prediction and warm start are read", "[loader]") {
   CHECK_FALSE(s.settings.solver.predict_crossings);
   CHECK_FALSE(s.settings.solver.defer_separated);
   CHECK(s.settings.solver.prediction_iterations == 3);
-  CHECK_FALSE(s.settings.solver.extrapolate_warm_start);
+  CHECK(s.settings.solver.warm_start == solver::WarmStart::kPrevious);
 }
 
 TEST_CASE("delassus_estimate and tree_solver: every name is read, others are refused", "[loader]") {
   const LoadedScene defaults = LoadSceneFromText("csim: 1\n", "t.yaml", {});
   CHECK(defaults.settings.delassus_estimate == contact::DelassusEstimate::kArticulated);
-  CHECK(defaults.settings.tree_solver == integrator::TreeSolve::kByCost);
+  CHECK(defaults.settings.tree_solver == integrator::TreeSolver::kAuto);
   const LoadedScene s = LoadSceneFromText(
       "csim: 1\nsettings: {delassus_estimate: diagonal, tree_solver: dense}\n", "t.yaml", {});
   CHECK(s.settings.delassus_estimate == contact::DelassusEstimate::kDiagonal);
-  CHECK(s.settings.tree_solver == integrator::TreeSolve::kDense);
+  CHECK(s.settings.tree_solver == integrator::TreeSolver::kDense);
   const LoadedScene a = LoadSceneFromText("csim: 1\nsettings: {tree_solver: articulated}\n",
                                           "t.yaml", {});
-  CHECK(a.settings.tree_solver == integrator::TreeSolve::kArticulated);
+  CHECK(a.settings.tree_solver == integrator::TreeSolver::kArticulated);
   CheckRejected("csim: 1\nsettings:\n  tree_solver: sparse\n", 3, 16,
                 "unknown tree solver 'sparse' (expected auto, dense or articulated)");
   CheckRejected("csim: 1\nsettings:\n  delassus_estimate: exact\n", 3, 22,

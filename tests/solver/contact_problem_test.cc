@@ -27,6 +27,8 @@ void Build(ContactProblem* problem, const MatrixXd& J01) {
   problem->AddClique((MatrixXd(2, 2) << 4.0, 1.0, 1.0, 3.0).finished());
   problem->SetFreeMotionVelocity((VectorXd(5) << 1, 2, 3, 4, 5).finished());
   SapFrictionConeParameters contact;
+  contact.near_rigid_threshold = 1.0;
+  contact.stiction_sigma = 1.0e-3;
   contact.stiffness = 1e4;
   problem->AddConstraint(0, MatrixXd::Identity(3, 3), SapFrictionConeConstraint(contact));
   problem->AddConstraint(0, -MatrixXd::Identity(3, 3), 1, J01, SapFrictionConeConstraint(contact));
@@ -69,6 +71,8 @@ TEST_CASE("Contact problem rebuilt after Clear does not allocate", "[solver]") {
   Build(&problem, J01);
   Build(&problem, J01);  // warm: every buffer and pool has its capacity
   SapFrictionConeParameters contact;
+  contact.near_rigid_threshold = 1.0;
+  contact.stiction_sigma = 1.0e-3;
   contact.stiffness = 1e4;
   const SapFrictionConeConstraint prototype(contact);
   const VectorXd v_star = VectorXd::Ones(3);
@@ -102,6 +106,8 @@ TEST_CASE("Contact problem: a point contact's Delassus estimate uses each clique
   }
   problem.SetFreeMotionVelocity(VectorXd::Zero(18));
   SapFrictionConeParameters contact;
+  contact.near_rigid_threshold = 1.0;
+  contact.stiction_sigma = 1.0e-3;
   contact.stiffness = 1e4;
   PointContactJacobian pair;
   pair.R_WC = Eigen::AngleAxisd(0.4, Eigen::Vector3d(1, -1, 2).normalized()).toRotationMatrix();

@@ -19,6 +19,8 @@ using Eigen::VectorXd;
 
 SapFrictionConeParameters Contact(double phi0) {
   SapFrictionConeParameters p;
+  p.near_rigid_threshold = 1.0;
+  p.stiction_sigma = 1.0e-3;
   p.mu = 1.0;
   p.stiffness = 1e8;
   p.dissipation_time = 2e-3;

@@ -104,6 +104,8 @@ TEST_CASE("Newton system solves H x = b on the participating cliques", "[solver]
   std::vector<MatrixXd> A;
   RandomCliques(sizes, rng, &problem, &A);
   SapFrictionConeParameters params;
+  params.near_rigid_threshold = 1.0;
+  params.stiction_sigma = 1.0e-3;
   params.stiffness = 1e3;
   const std::pair<int, int> pairs[] = {{0, -1}, {0, 1}, {1, 3}, {3, -1}, {0, 3}};
   for (auto [a, b] : pairs) {
@@ -133,6 +135,8 @@ TEST_CASE("Newton system: constraints on a few velocities of big cliques equal t
   std::vector<MatrixXd> A;
   RandomCliques(sizes, rng, &problem, &A);
   SapFrictionConeParameters params;
+  params.near_rigid_threshold = 1.0;
+  params.stiction_sigma = 1.0e-3;
   params.stiffness = 1e3;
   // A Jacobian block of `rows` x m that is zero but on `columns`.
   const auto on = [&](int rows, int m, std::vector<int> columns) {
@@ -180,6 +184,8 @@ TEST_CASE("Newton system from factored point-contact Jacobians equals the dense 
   for (int c = 0; c < 4; ++c) A.push_back(RandomSpd(6, rng)), problem.AddClique(A.back());
   problem.SetFreeMotionVelocity(VectorXd::Zero(24));
   SapFrictionConeParameters params;
+  params.near_rigid_threshold = 1.0;
+  params.stiction_sigma = 1.0e-3;
   params.stiffness = 1e3;
   const std::pair<int, int> pairs[] = {{0, -1}, {0, 1}, {2, 1}, {3, 0}, {3, -1}, {1, 3}, {2, -1}};
   for (auto [a, b] : pairs) {
@@ -306,6 +312,8 @@ void CheckCliqueSolverIsland(bool generic_extra) {
   DenseCliqueSolver clique_solver(A[0], B);
   problem.SetCliqueSolver(0, &clique_solver);
   SapFrictionConeParameters params;
+  params.near_rigid_threshold = 1.0;
+  params.stiction_sigma = 1.0e-3;
   params.stiffness = 1e3;
   for (int body : {0, 1}) {
     const Eigen::Matrix<double, 3, 6> W = RandomMatrix(3, 6, rng);

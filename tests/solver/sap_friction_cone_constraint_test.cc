@@ -20,6 +20,8 @@ using Eigen::Vector3d;
 
 SapFrictionConeParameters Compliant() {
   SapFrictionConeParameters p;
+  p.near_rigid_threshold = 1.0;
+  p.stiction_sigma = 1.0e-3;
   p.mu = 0.7;
   p.stiffness = 1e4;
   p.dissipation_time = 0.01;
@@ -231,7 +233,7 @@ TEST_CASE("predicted stiction is the stiction model extended to every region", "
   // Without the flag there is no prediction.
   CHECK_FALSE(plain.CalcPredicted(Vector3d(0.01, 0, 0).data(), false, gamma.data(), G.data()));
 
-  p.predict_stiction = true;
+  p.was_stuck = true;
   SapFrictionConeConstraint predicted(p);
   predicted.Prepare(dt, w);
   // Inside the stiction region the prediction is the true model: same gamma and G as Calc.
@@ -326,7 +328,7 @@ TEST_CASE("a sliding contact whose step passes through stiction crosses its pred
   CHECK(crosses(c, sliding, Vector3d(-150 * edge, 0, 0)));        // slip 100 -> -50 edges
   // A crossing is a prediction on its own: the stiction model, without the previous
   // step's flag (Compliant() has none), and still none while separating.
-  REQUIRE_FALSE(p.predict_stiction);
+  REQUIRE_FALSE(p.was_stuck);
   Vector3d gamma;
   Matrix3d G;
   CHECK_FALSE(c.CalcPredicted(sliding.data(), false, gamma.data(), G.data()));

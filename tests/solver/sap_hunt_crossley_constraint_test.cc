@@ -67,6 +67,8 @@ double Cost(const SapHuntCrossleyConstraint& c, const Vector3d& v_c, Vector3d* g
 // n0 = dt f_e0 (1 - d v_n0) = 0.075 * 1.2 = 0.09 N s (§6.5).
 SapHuntCrossleyParameters Params(Approximation approximation) {
   SapHuntCrossleyParameters p;
+  p.near_rigid_threshold = 1.0;
+  p.position_theta = 1.0;
   p.approximation = approximation;
   p.mu = 0.6;
   p.stiffness = 5e3;
@@ -92,6 +94,8 @@ Vector3d RandomVelocity(const SapHuntCrossleyConstraint& c, std::mt19937& rng) {
 TEST_CASE("Hunt & Crossley Prepare: n0, eps_s, v_hat and the near-rigid stiffness", "[solver]") {
   const double dt = 0.01, w = 2.0;
   SapHuntCrossleyParameters p;
+  p.near_rigid_threshold = 1.0;
+  p.position_theta = 1.0;
   p.mu = 0.5;
   p.stiffness = 1e4;
   p.phi0 = -2e-3;          // f_e0 = k x0 = 20 N, dt f_e0 = 0.2 N s, x0/dt = 0.2 m/s
@@ -157,6 +161,8 @@ TEST_CASE("Hunt & Crossley normal impulse n(v) and potential N(v)", "[solver]") 
                          Case{1e-3, 2.0, 0.1, 0.0, -0.05}}) {
     INFO("x0 " << cs.x0 << ", d " << cs.d << ", theta " << cs.theta << ", v_n0 " << cs.v_n0);
     SapHuntCrossleyParameters p;
+    p.stiction_tolerance = 1.0e-4;
+    p.near_rigid_threshold = 1.0;
     p.stiffness = k;
     p.phi0 = -cs.x0;
     p.hunt_crossley = cs.d;
@@ -347,6 +353,8 @@ TEST_CASE("Hunt & Crossley lagged: steady slip under a force (math.md 9.5)", "[s
   // sqrt(v^2 + eps_s^2) (§6.6), which equals dt F at v = eps_s s / sqrt(1 - s^2), s = F/(mu m g).
   const double m = 2.0, g = 9.81, dt = 0.01;
   SapHuntCrossleyParameters p;
+  p.near_rigid_threshold = 1.0;
+  p.position_theta = 1.0;
   p.mu = 0.5;
   p.stiffness = 1e4;
   p.phi0 = -m * g / p.stiffness;
@@ -374,6 +382,9 @@ TEST_CASE("Hunt & Crossley lagged: steady slip under a force (math.md 9.5)", "[s
 TEST_CASE("Hunt & Crossley similar: the normal impulse is n(z), z = v_n - mu ||v_t||_s",
           "[solver]") {
   SapHuntCrossleyParameters p;
+  p.stiction_tolerance = 1.0e-4;
+  p.near_rigid_threshold = 1.0;
+  p.position_theta = 1.0;
   p.mu = 0.5;
   p.stiffness = 1e4;
   p.phi0 = -1e-3;
@@ -431,7 +442,7 @@ bool Predicted(const SapHuntCrossleyConstraint& c, const Vector3d& v_c, bool cro
 TEST_CASE("Hunt & Crossley lagged stuck prediction: the soft norm's quadratic, convex",
           "[solver]") {
   SapHuntCrossleyParameters p = Params(Approximation::kLagged);
-  p.predict_stiction = true;
+  p.was_stuck = true;
   const SapHuntCrossleyConstraint c = Prepared(p, 0.01, 1.7);
   REQUIRE(c.n0() > 0.0);
   const double G_t = p.mu * c.n0() / c.epsilon_s();
@@ -484,13 +495,13 @@ TEST_CASE("Hunt & Crossley stuck prediction: when it is offered, holds and is cr
     const SapHuntCrossleyConstraint forgotten = Prepared(p, 0.01, 1.7);
     CHECK_FALSE(Predicted(forgotten, sliding, false));
     CHECK(Predicted(forgotten, sliding, true));
-    p.predict_stiction = true;
+    p.was_stuck = true;
     const SapHuntCrossleyConstraint remembered = Prepared(p, 0.01, 1.7);
     CHECK(Predicted(remembered, sliding, false));
     CHECK_FALSE(Predicted(remembered, at_slip(0.0, 0.9 * eps0), false));  // stuck already
   }
   SECTION("not offered without a friction impulse, nor for the similar approximation") {
-    p.predict_stiction = true;
+    p.was_stuck = true;
     SapHuntCrossleyParameters apart = p;
     apart.phi0 = 1e-3;  // apart at the start of the step: n0 = 0
     CHECK(Prepared(apart, 0.01, 1.7).n0() == 0.0);

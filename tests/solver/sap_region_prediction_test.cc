@@ -1,4 +1,4 @@
-// Warm start of the active set (sap_solver.h, SapSolverParameters::predict_regions): a
+// Warm start of the active set (sap_solver.h, SapSolverParameters::predict_stiction): a
 // stale warm start whose small slip makes plain SAP see sliding contacts converges in one
 // Newton iteration when the contacts are predicted stuck, to the same solution; a wrong
 // prediction (the contacts really slide) costs no correctness.
@@ -30,12 +30,13 @@ void BuildDisk(double mu, double push, bool predict_stiction, ContactProblem* pr
   const Vector4d tau(push, 0, -m * g, 0);
   problem->SetFreeMotionVelocity(dt * M_diag.cwiseInverse().cwiseProduct(tau));
   SapFrictionConeParameters params;
+  params.stiction_sigma = 1.0e-3;
   params.mu = mu;
   params.stiffness = 1e4;
   params.dissipation_time = 0.01;
   params.phi0 = 0.0;
   params.near_rigid_threshold = 0.0;  // compliant: R from k and tau_d
-  params.predict_stiction = predict_stiction;
+  params.was_stuck = predict_stiction;
   for (int i = 0; i < 3; ++i) {
     const double angle = 2.0 * M_PI * i / 3.0 + 0.3;
     const double px = radius * std::cos(angle), py = radius * std::sin(angle);
@@ -60,7 +61,7 @@ SapSolverResult SolveDisk(double mu, double push, bool predicted, const VectorXd
   ContactProblem problem;
   BuildDisk(mu, push, predicted, &problem);
   SapSolverParameters p;
-  p.predict_regions = true;  // the constraints decide whether they predict
+  p.predict_stiction = true;  // the constraints decide whether they predict
   p.predict_crossings = predicted;  // plain SAP: no predictions learnt within the solve either
   p.prediction_iterations = prediction_iterations;
   const SapSolverResult r = SolveToOptimality(problem, p, guess);
@@ -121,13 +122,16 @@ TEST_CASE("a wrong stiction prediction changes the path, not the solution", "[so
 namespace csim::solver {
 namespace {
 
-TEST_CASE("min_iterations refines an optimal guess once, an exact guess stands", "[solver]") {
+TEST_CASE("the extrapolated warm start refines an optimal guess once, an exact guess stands",
+          "[solver]") {
   ContactProblem problem;
   BuildDisk(1.0, 0.0, false, &problem);
   SapSolverParameters p;
-  p.min_iterations = 1;
+  p.warm_start = WarmStart::kExtrapolated;  // min_iterations() = 1
   SapSolver refining(p);
-  SapSolver plain;  // min_iterations = 0: SAP's rule
+  SapSolverParameters sap;
+  sap.warm_start = WarmStart::kPrevious;  // min_iterations() = 0: SAP's rule
+  SapSolver plain(sap);
   SapSolverResult exact, r0, r1;
   // The solution to round-off, from a tight solve.
   SapSolverParameters tight;
@@ -163,7 +167,7 @@ TEST_CASE("an exact guess stands without the refining step, one merely within ep
   const VectorXd close = exact.v + 1e-10 * exact.v.norm() * Vector4d(1, -1, 0.5, 0.2);
   auto iterations = [&](double fraction, const VectorXd& guess, VectorXd* v) {
     SapSolverParameters p;
-    p.min_iterations = 1;
+    p.warm_start = WarmStart::kExtrapolated;
     p.exact_guess_fraction = fraction;
     SapSolverResult r;
     REQUIRE(SapSolver(p).Solve(problem, guess, &r).ok());
@@ -195,6 +199,7 @@ SapSolverResult SolveDiskWithStep(double gap, int prediction_iterations, const V
   ContactProblem problem;
   BuildDisk(1.0, 0.0, true, &problem);
   SapFrictionConeParameters step;
+  step.stiction_sigma = 1.0e-3;
   step.mu = 1.0;
   step.stiffness = 1e4;
   step.dissipation_time = 0.01;
@@ -244,12 +249,12 @@ namespace {
 
 // The disk of BuildDisk without the previous step's prediction (the contacts were sliding
 // before), at rest under gravity: every contact sticks at the solution.
-SapSolverResult SolveDiskLearning(bool predict_regions, bool predict_crossings,
+SapSolverResult SolveDiskLearning(bool predict_stiction, bool predict_crossings,
                                   const VectorXd& guess, int prediction_iterations = 20) {
   ContactProblem problem;
   BuildDisk(1.0, 0.0, false, &problem);
   SapSolverParameters p;
-  p.predict_regions = predict_regions;
+  p.predict_stiction = predict_stiction;
   p.predict_crossings = predict_crossings;
   p.prediction_iterations = prediction_iterations;
   const SapSolverResult r = SolveToOptimality(problem, p, guess);

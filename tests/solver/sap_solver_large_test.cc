@@ -40,6 +40,8 @@ void BuildGrid(ContactProblem* problem) {
   for (int i = 0; i < v_star.size(); ++i) v_star[i] = u(rng) - (i % 6 == 2 ? 1.0 : 0.0);
   problem->SetFreeMotionVelocity(v_star);
   SapFrictionConeParameters p;
+  p.near_rigid_threshold = 1.0;
+  p.stiction_sigma = 1.0e-3;
   p.mu = 1.0;
   p.stiffness = 1e8;
   p.dissipation_time = 2e-3;

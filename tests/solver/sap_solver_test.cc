@@ -56,7 +56,7 @@ struct PizzaSaver {
     params.phi0 = q[2];
     params.near_rigid_threshold = beta;
     params.stiction_sigma = sigma;
-    params.predict_stiction = predict_stiction;
+    params.was_stuck = predict_stiction;
     for (int i = 0; i < 3; ++i) {
       const double px = c * p_B[i].x() - s * p_B[i].y(), py = s * p_B[i].x() + c * p_B[i].y();
       J[i] << 1, 0, 0, -py, 0, 1, 0, px, 0, 0, 1, 0;
@@ -100,6 +100,7 @@ RunSummary Simulate(PizzaSaver& pizza, SapSolver& solver, int steps) {
 SapSolver MakeSolver(SapLineSearch line_search) {
   SapSolverParameters p;
   p.line_search = line_search;
+  p.warm_start = WarmStart::kPrevious;  // SAP's rule: an optimal guess stands as it is
   return SapSolver(p);
 }
 
@@ -381,6 +382,8 @@ TEST_CASE("SAP solver leaves cliques without constraints at v*", "[solver]") {
   v_star << 0.1, 0, -0.5, 0, 0.2, -0.4, 0.7, -0.3;
   problem.SetFreeMotionVelocity(v_star);
   SapFrictionConeParameters params;
+  params.near_rigid_threshold = 1.0;
+  params.stiction_sigma = 1.0e-3;
   params.stiffness = 1e5;
   params.dissipation_time = 1e-3;
   params.phi0 = -1e-4;
@@ -509,6 +512,8 @@ void BuildStack(bool factored, ContactProblem* problem) {
   v_star[0] = 0.5;  // the bottom body spins about x as well
   problem->SetFreeMotionVelocity(v_star);
   SapFrictionConeParameters params;
+  params.near_rigid_threshold = 1.0;
+  params.stiction_sigma = 1.0e-3;
   params.mu = 0.5;
   params.stiffness = 1e6;
   params.dissipation_time = 1e-3;

@@ -5,7 +5,7 @@
 // What it does: steps a clutter scene (tools/make_clutter.py, as csim_bench) with csim and,
 // every --every steps after --skip seconds, takes the largest island of the step's contact
 // problem and its Newton matrix at the step's solution,
-//   H = A + sum_k J_k^T G_k J_k   (math.md 2.6; G_k = d^2 ell_k / d v_c^2 at v),
+//   H = A + sum_k J_k^T G_k J_k   (docs/design/sap-problem.md §2; G_k = d^2 ell_k / d v_c^2 at v),
 // the matrix the solver factorizes in its last iteration. Each such H is then factorized
 // --repeat times by each method, numerically only (each method's symbolic analysis is done
 // once per matrix and timed apart, as the solver reuses it while the pattern holds), and

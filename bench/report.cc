@@ -76,7 +76,8 @@ void PrintPairs(std::FILE* out, const StepSample& all, const StepSample& settled
 }
 
 // csim's momentum error over all steps (SAP eq. 32), against the tolerance eps_r that SAP
-// eq. 26 guarantees it meets; the cost criterion (math.md 4.3) gives no such bound.
+// eq. 26 guarantees it meets; the cost criterion (docs/design/sap-solver.md §2.2) gives no such
+// bound.
 void PrintAccuracy(std::FILE* out, const ConfigResult& r) {
   const SeriesSummary& a = r.csim_all;
   std::fprintf(out,

@@ -54,8 +54,8 @@ struct StepSample {
   /// converge on fixed pieces.
   std::array<double, kWorkKinds> work_by_kind{};
   /// csim: the dimensionless momentum error of the step's solution (SAP eq. 32; 0 without
-  /// contact) and whether some island stopped by the cost criterion (math.md 4.3) rather
-  /// than by SAP eq. 26, which alone bounds that error by the tolerance eps_r.
+  /// contact) and whether some island stopped by the cost criterion (docs/design/sap-solver.md
+  /// §2.2) rather than by SAP eq. 26, which alone bounds that error by the tolerance eps_r.
   double momentum_error = 0.0;
   bool cost_criterion = false;
 };

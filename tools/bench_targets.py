@@ -467,7 +467,7 @@ def accuracy_section(rows, out):
                "momentum error bound\"): csim's dimensionless momentum error (SAP eq. 32) of each "
                "step's solution, over all steps. A step is certified when every island met SAP "
                "eq. 26, which bounds the error by eps_r; a step some island of which stopped by "
-               "the cost criterion (math.md 4.3) has no such bound and is counted apart. "
+               "the cost criterion (docs/design/sap-solver.md §2.2) has no such bound and is counted apart. "
                "MuJoCo's Newton solver stops on its own test (its tolerance on the scaled cost "
                "improvement or gradient) of a different contact model, so it has no counterpart "
                "here.")

@@ -7,7 +7,7 @@ are computed from the scene's own numbers) and is run under
   - symplectic_euler with gyroscopic: explicit (the SAP paper's scheme, csim before
     2026-11-23),
   - midpoint,
-  - implicit_euler (the theta-method's M(q1) (v - v0) = dt k(q1, v1), math.md 1.2: in
+  - implicit_euler (the theta-method's M(q1) (v - v0) = dt k(q1, v1), docs/design/time-step.md §2: in
     world-frame angular velocities it does not dissipate the energy of free rotation).
 Reported per run: outcome, the largest relative change of the kinetic energy and of the
 magnitude of the angular momentum about the centre of mass (|R I R^T w|, world frame) over

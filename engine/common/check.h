@@ -1,6 +1,6 @@
 #pragma once
 // Always-on invariant checks. A failed check is a bug in csim, not bad input: it prints
-// the file, line and condition and aborts (style.md habit 9). Bad input is reported with
+// the file, line and condition and aborts (CONTRIBUTING.md §8). Bad input is reported with
 // InputError; numerical failure at run time with StepStatus.
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 #pragma once
 // Numerical failure at run time is a status returned up the stack with a reason, never an
 // exception from the inner loop, so the recorder can mark the file `failed` and keep every
-// good step (style.md habit 9).
+// good step (CONTRIBUTING.md §8).
 
 #include <string>
 

@@ -9,17 +9,17 @@ namespace csim::contact {
 
 /// settings.contact_model: which constraint a point contact becomes.
 enum class ContactModel {
-  kSap,                ///< `sap`: SapFrictionConeConstraint (math.md §2-§3)
-  kLagged,             ///< `lagged`: SapHuntCrossleyConstraint, eps_s = v_s (math.md §6.6)
+  kSap,                ///< `sap`: SapFrictionConeConstraint (docs/design/contact-models.md §2)
+  kLagged,             ///< `lagged`: SapHuntCrossleyConstraint, eps_s = v_s (docs/design/contact-models.md §3.6)
   kLaggedRegularized,  ///< `lagged_regularized`: eps_s = max(v_s, mu sigma w n0) ([ICF] eq. 44)
-  kSimilar,            ///< `similar`: SapHuntCrossleyConstraint, eps_s = v_s (math.md §6.7)
+  kSimilar,            ///< `similar`: SapHuntCrossleyConstraint, eps_s = v_s (docs/design/contact-models.md §3.7)
 };
 
 /// settings.delassus_estimate: where a contact's Delassus estimate w comes from
 /// (contact_problem_builder.h says why).
 enum class DelassusEstimate {
   kArticulated,  ///< `articulated`: [P]'s exact per-tree blocks on trees, Drake's elsewhere
-  kDiagonal,     ///< `diagonal`: Drake's diagonal-of-A recipe everywhere (math.md 3.3)
+  kDiagonal,     ///< `diagonal`: Drake's diagonal-of-A recipe everywhere (docs/design/sap-problem.md §4)
 };
 
 /// The contact keys of the scene's settings, field for key.

@@ -421,8 +421,8 @@ solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersF
   p.stiffness = m.stiffness;
   p.hunt_crossley = m.hunt_crossley;
   p.phi0 = c.phi0;
-  // The normal relative velocity at (q0, v0), known part included (math.md §6.5): the
-  // total velocities of the two material points at the contact (zero for the world).
+  // The normal relative velocity at (q0, v0), known part included (docs/design/contact-models.md
+  // §3.5): the total velocities of the two material points at the contact (zero for the world).
   p.v_n0 = c.nhat_AB_W.dot(multibody::CalcPointVelocity(model, *in.kinematics, c.body_b, c.p_WC) -
                            multibody::CalcPointVelocity(model, *in.kinematics, c.body_a, c.p_WC));
   p.stiction_tolerance = parameters.stiction_tolerance;
@@ -519,8 +519,9 @@ void ContactProblemBuilder::AddJointLimits(const Model& model, const StepInputs&
     for (int k = 0; k < joint.nv; ++k) {
       const int dof = joint.v_start + k;
       const double q0 = (*in.q0)[joint.q_start + k];
-      // Activation window of math.md 7.2: a limit enters when it could be reached within
-      // two steps at the larger of the current and free-motion speeds (or is violated).
+      // Activation window of docs/design/joint-limits.md §1: a limit enters when it could be
+      // reached within two steps at the larger of the current and free-motion speeds (or is
+      // violated).
       const double window = 2 * in.dt * std::max(std::abs((*in.v0)[dof]), std::abs((*in.v_star)[dof]));
       solver::SapLimitParameters p;
       p.q0 = q0;

@@ -1,7 +1,8 @@
 #pragma once
 // Builds the SAP contact problem of one step from the model, the kinematics at the start
-// of the step and the free motion (style.md habit 6: the adapter between multibody and a
-// solver that knows nothing of it; math.md §0.3, §1.6, §3, §7.2).
+// of the step and the free motion (CONTRIBUTING.md §4: the adapter between multibody and a
+// solver that knows nothing of it; docs/design/conventions.md §2, docs/design/time-step.md §5,
+// docs/design/sap-problem.md §3, docs/design/joint-limits.md).
 //
 //   cliques      one per tree with velocities, A block = A[tree, tree]
 //   contacts     one constraint per point contact, of the kind ContactParameters::contact_model
@@ -11,15 +12,15 @@
 //                motion of prescribed joints enters as the bias v_b = R_WC^T (v_Bc - v_Ac)
 //                minus the part J_i v0 that the unknowns carry
 //   joint limits one SapLimitConstraint per limited coordinate whose limit is within the
-//                activation window of math.md §7.2 (or already violated)
+//                activation window of docs/design/joint-limits.md §1 (or already violated)
 // Each body widens settings.contact_margin for its own pairs by the distance it can cover
 // within the step, (dt + tau_d,max) max(mu_max, 1) v_b, with v_b its fastest material
 // point. This covers approach (no tunnelling at large time steps) and SAP's gliding gap
-// (dt + tau_d) mu |v_t| of a sliding body (math.md 2.7), which a fixed margin would cut,
-// letting the body drop out of contact and be launched back by the speculative constraint
-// when it returns. Bodies at rest keep the plain margin, so a settled pile pays nothing.
+// (dt + tau_d) mu |v_t| of a sliding body (docs/design/sap-problem.md §5), which a fixed margin
+// would cut, letting the body drop out of contact and be launched back by the speculative
+// constraint when it returns. Bodies at rest keep the plain margin, so a settled pile pays nothing.
 // Delassus estimate w of a contact on an articulated tree (one that is not a lone free body):
-// [P]'s per-tree recipe (math.md 3.3), W = sum over the contact's trees of
+// [P]'s per-tree recipe (docs/design/sap-problem.md §4), W = sum over the contact's trees of
 // J_t A_t^-1 J_t^T, with each body's J_b A^-1 J_b^T from the articulated-body factor in
 // O(bodies) a step (ArticulatedBodySolver::InverseOperationalInertias); a lone free body's
 // side keeps Drake's diagonal-of-A term, as do contacts between free bodies (the clutter)

@@ -1,7 +1,7 @@
 #pragma once
 // The collision world: every collision geometry of a scene with its contact shape, built
 // once, a broad phase kept up to date with the poses, and the narrow phase that turns
-// candidate pairs into point contacts (style.md habit 1: shapes and filters are built once).
+// candidate pairs into point contacts (CONTRIBUTING.md §1: shapes and filters are built once).
 //
 // Built from plain data (a list of geometries with the body that carries each, plus a
 // CollisionFilter), so this layer needs no multibody header: the contact layer converts a

@@ -1,6 +1,6 @@
 #pragma once
-// The pose-independent contact data of one collision geometry, built once (style.md habit
-// 1): the shape parameters and the polytope of a box or mesh, with the support function
+// The pose-independent contact data of one collision geometry, built once (CONTRIBUTING.md
+// §1): the shape parameters and the polytope of a box or mesh, with the support function
 // that the narrow phase's GJK and EPA work on.
 
 #include <Eigen/Dense>

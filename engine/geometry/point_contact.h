@@ -2,8 +2,8 @@
 // One point of contact between two collision geometries, as the geometry layer hands it to
 // the contact layer.
 //
-// Sign and frame convention (math.md §0.3, stated once here for the whole geometry layer):
-//   * The pair is ordered (A, B). The unit normal nhat_AB_W points FROM A INTO B: moving B
+// Sign and frame convention (docs/design/conventions.md §2, stated once here for the whole geometry
+// layer):   * The pair is ordered (A, B). The unit normal nhat_AB_W points FROM A INTO B: moving B
 //     along +nhat_AB_W separates the pair. It is the z axis of the contact frame C.
 //   * phi0 is the signed distance between the two surfaces measured along the normal:
 //     phi0 < 0 when the shapes overlap (penetration depth -phi0), phi0 > 0 when apart.

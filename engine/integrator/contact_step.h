@@ -1,5 +1,5 @@
 #pragma once
-// One full time step with constraints (math.md 1.6, Algorithm 1 of the SAP paper):
+// One full time step with constraints (docs/design/time-step.md §5, Algorithm 1 of the SAP paper):
 //   1. free motion v* and the SPD matrix A (theta_method.h);
 //   2. contacts and joint limits at q0, assembled into a convex problem around v*
 //      (contact/contact_problem_builder.h);

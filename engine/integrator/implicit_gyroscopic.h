@@ -3,8 +3,8 @@
 // explicit Euler).
 //
 // Why: the theta-method with theta = 0 evaluates every velocity-dependent force at v0
-// (math.md 1.3), the gyroscopic torque w x I w included. For a body that spins fast about
-// an axis of its inertia ellipsoid, that explicit torque turns the tumbling motion about the
+// (docs/design/time-step.md §3), the gyroscopic torque w x I w included. For a body that spins fast
+// about an axis of its inertia ellipsoid, that explicit torque turns the tumbling motion about the
 // spin axis by w dt per step without the correction an implicit step makes, and every such
 // step multiplies the tumbling energy by about 1 + (w dt)^2: a thin rope link spinning fast
 // about its axis gains orders of magnitude of kinetic energy within seconds

@@ -126,8 +126,8 @@ bool FactorSixBlock(int k, StepWorkspace& ws) {
   return solver::CholeskySix(A_six.data());
 }
 
-// A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: math.md 1.5), and
-// its Cholesky factor; for the articulated blocks only the articulated inertias, at the
+// A = M + dt^2 theta theta_q K + dt theta D (P-15, with theta_q once: docs/design/time-step.md
+// §4.2), and its Cholesky factor; for the articulated blocks only the articulated inertias, at the
 // kinematics of the last evaluation (their A is formed by FormArticulatedBlocks).
 bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, double dt,
                               StepWorkspace& ws) {

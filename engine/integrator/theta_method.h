@@ -1,5 +1,5 @@
 #pragma once
-// The theta-method two-stage time step of the SAP paper (math.md section 1, P-6 ... P-18).
+// The theta-method two-stage time step of the SAP paper (docs/design/time-step.md, P-6 ... P-18).
 //
 // Stage 1 finds the free-motion velocity v* with m(v*) = 0, where
 //   m(v) = M(q_theta) (v - v0) - dt k(q_theta, v_theta)                     (P-14)
@@ -27,8 +27,8 @@
 namespace csim::integrator {
 
 /// theta weights q and v inside the forces and N; theta_q weights the velocity of the
-/// position update (math.md 1.2). Named schemes: explicit Euler (0, 0), symplectic Euler
-/// (0, 1), implicit Euler (1, 1), midpoint (1/2, 1/2).
+/// position update (docs/design/time-step.md §2). Named schemes: explicit Euler (0, 0), symplectic
+/// Euler (0, 1), implicit Euler (1, 1), midpoint (1/2, 1/2).
 /// No defaults: settings.integrator and settings.gyroscopic give them (sim/settings.h).
 struct ThetaParameters {
   double theta = std::numeric_limits<double>::quiet_NaN();    ///< [1] in [0, 1]
@@ -36,8 +36,8 @@ struct ThetaParameters {
   Gyroscopic gyroscopic;
 };
 
-/// Stopping rule of the free-motion Newton iteration (math.md 1.3, suggested there):
-/// |D m| <= relative_tolerance * (|D M v| + |D M v0| + |D dt k|) + absolute_tolerance, with
+/// Stopping rule of the free-motion Newton iteration (docs/design/time-step.md §3, suggested
+/// there): |D m| <= relative_tolerance * (|D M v| + |D M v0| + |D dt k|) + absolute_tolerance, with
 /// D = diag(M)^(-1/2), so the test is dimensionless per coordinate and independent of units,
 /// and measured against the momenta, the scale of the round-off in m.
 ///

@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 
 /// Wall time between flushes while a chunk fills; the contract promises at most 2 s.
 constexpr auto kFlushInterval = std::chrono::seconds(1);
-/// Rows per chunk of the time series, at most (platform-notes: flushing every ~1000 rows
+/// Rows per chunk of the time series, at most (flushing on chunk boundaries of hundreds of rows
 /// costs little; smaller chunks keep a live reader close behind the run).
 constexpr int64_t kMaxChunkRows = 512;
 /// Target size of one chunk of the widest series: HDF5's default chunk cache is 1 MiB.

@@ -1,7 +1,7 @@
 #pragma once
-// Writes a run to an HDF5 file laid out as shared/docs/output-format.md (version 1).
+// Writes a run to an HDF5 file laid out as docs/output-format.md (version 1).
 //
-// Streaming design (platform-notes.md, "HDF5 streaming and SWMR"):
+// Streaming design (HDF5 single-writer/multiple-reader mode, SWMR):
 // - Begin creates every group, dataset, attribute and dimension scale, then switches the
 //   file to SWMR writing; nothing is created afterwards, as SWMR requires.
 // - Record copies the row into chunk-sized buffers preallocated at Begin (contact buffers

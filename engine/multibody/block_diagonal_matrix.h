@@ -1,7 +1,7 @@
 #pragma once
 // A square matrix that is zero outside dense diagonal blocks: the mass matrix M of a forest
-// and the matrix A of the theta method (one block per tree, math.md 1.5). Stored compactly,
-// block after block, so memory and every pass over it cost O(sum of block sizes^2), not
+// and the matrix A of the theta method (one block per tree, docs/design/time-step.md §4.2). Stored
+// compactly, block after block, so memory and every pass over it cost O(sum of block sizes^2), not
 // O(nv^2). Why it matters: with a dense nv x nv matrix, a pile of hundreds of free bodies
 // touches its 6 x 6 diagonal blocks through columns kilobytes apart, and the cache and TLB
 // misses make the free-motion stage grow faster than linearly with the number of bodies.

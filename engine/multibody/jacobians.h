@@ -1,6 +1,7 @@
 #pragma once
 // Jacobians of points and frames fixed to a body, in the world frame. The contact problem
-// builder forms contact Jacobians J_i = R_WC^T (J_Bc - J_Ac) from these (math.md 0.3).
+// builder forms contact Jacobians J_i = R_WC^T (J_Bc - J_Ac) from these (docs/design/conventions.md
+// §2).
 
 #include <Eigen/Dense>
 

@@ -1,6 +1,6 @@
 #pragma once
-// Joint springs and dampers: the force elements k1 of math.md 1.4, whose Jacobians are
-// negative semidefinite and therefore enter the SPD matrix A implicitly.
+// Joint springs and dampers: the force elements k1 of docs/design/time-step.md §4.1, whose
+// Jacobians are negative semidefinite and therefore enter the SPD matrix A implicitly.
 
 #include <Eigen/Dense>
 
@@ -13,8 +13,8 @@ namespace csim::multibody {
 void CalcJointSpringDamperForces(const Model& model, const Eigen::VectorXd& q,
                                  const Eigen::VectorXd& v, Eigen::VectorXd* tau);
 
-/// Diagonals (nv) of K_s = -(d tau/dq) N and D_s = -d tau/dv (math.md 1.5): the joint
-/// stiffnesses and damping coefficients, zero where absent.
+/// Diagonals (nv) of K_s = -(d tau/dq) N and D_s = -d tau/dv (docs/design/time-step.md §4.2): the
+/// joint stiffnesses and damping coefficients, zero where absent.
 void CalcJointStiffnessDamping(const Model& model, Eigen::VectorXd* K_diag,
                                Eigen::VectorXd* D_diag);
 

@@ -1,5 +1,6 @@
 #pragma once
-// The kinematic map qdot = N(q) v and the theta-method position update (math.md 1.7).
+// The kinematic map qdot = N(q) v and the theta-method position update (docs/design/time-step.md
+// §6).
 
 #include <Eigen/Dense>
 

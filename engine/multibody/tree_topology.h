@@ -1,7 +1,7 @@
 #pragma once
 // The forest's trees: each child of the world roots one tree. Trees are the cliques of the
-// contact problem (math.md 1.5: A is block diagonal with one block per tree), and the
-// loader orders bodies depth first so that each tree's velocities are contiguous.
+// contact problem (docs/design/time-step.md §4.3: A is block diagonal with one block per tree), and
+// the loader orders bodies depth first so that each tree's velocities are contiguous.
 
 #include <vector>
 

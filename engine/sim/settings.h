@@ -13,7 +13,7 @@
 
 namespace csim::sim {
 
-/// settings.integrator: the theta-method of math.md section 1.2. theta weights q and v
+/// settings.integrator: the theta-method of docs/design/time-step.md §2. theta weights q and v
 /// inside the forces and inside N(q); theta_q weights the velocity used in the position
 /// update. The defaults are symplectic_euler's row of NamedIntegrator.
 struct IntegratorSettings {
@@ -22,7 +22,7 @@ struct IntegratorSettings {
   double theta_q = 1.0;                   ///< [1] in [0, 1]
 };
 
-/// The named schemes (math.md 1.2 table). Returns false for an unknown name.
+/// The named schemes (docs/design/time-step.md §2.3). Returns false for an unknown name.
 bool NamedIntegrator(const std::string& name, IntegratorSettings* out);
 
 using contact::ContactModel;

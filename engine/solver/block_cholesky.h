@@ -4,8 +4,8 @@
 // each, 6 velocities for a free body) and whose off-diagonal blocks are nonzero only for
 // the node pairs given as edges (two trees sharing a contact).
 //
-// Design (math.md §4.6; SAP §V-B uses a supernodal factorization on the same structure):
-//   - Analyze: a minimum-degree elimination order on the node graph (degree counted in
+// Design (docs/design/sap-solver.md §3.2; SAP §V-B uses a supernodal factorization on the same
+// structure):   - Analyze: a minimum-degree elimination order on the node graph (degree counted in
 //     scalar rows, ties broken by node index: deterministic), eliminated explicitly, which
 //     yields the block pattern of L with its fill; then the flat storage of every block and
 //     the list of Schur-complement updates (target block of every L_ik L_jk^T). Analyze is

@@ -21,7 +21,7 @@ double NearRigidRegularization(double dt, double k, double tau_d, double beta,
   constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
   // SAP eq. 29: the period of the contact oscillator is capped at beta * dt.
   const double R_near_rigid = beta * beta / kFourPiSquared * delassus;
-  // Compliant regime (math.md §3.1): 1 / (dt k (dt + tau_d)); k = inf gives 0.
+  // Compliant regime (docs/design/sap-problem.md §3.1): 1 / (dt k (dt + tau_d)); k = inf gives 0.
   const double R_compliant = 1.0 / (dt * k * (dt + tau_d));
   return std::max(R_near_rigid, R_compliant);
 }

@@ -1,19 +1,19 @@
 #pragma once
-// The one interface every SAP constraint kind implements (style.md habit 7): the three
+// The one interface every SAP constraint kind implements (CONTRIBUTING.md §6): the three
 // operations SAP's Newton method needs of a constraint, its cost, impulse and Hessian.
 //
 // A constraint k has n_k equations and a constraint velocity v_c,k = J_k v (n_k), with J_k
 // stored by the ContactProblem, one dense block per clique it acts on. Given v_c,k the
-// constraint evaluates (math.md §2.6):
+// constraint evaluates (docs/design/sap-problem.md §2):
 //   - its convex cost ell_k(v_c,k) [J],
 //   - its impulse gamma_k = -d ell_k / d v_c,k (n_k) [N s, or N m s for angular rows],
 //   - on request, G_k = -d gamma_k / d v_c,k = d^2 ell_k / d v_c,k^2 (n_k x n_k, symmetric
 //     positive semidefinite) [kg, or the matching generalized unit].
 // Anything a kind needs that is constant within a step (kinematic bias velocity, signed
 // distance, regularization R, stabilization velocity v_hat) is stored in the object and set
-// by Prepare() from the time step and the constraint's Delassus estimate w (math.md §3.3).
-// Kinds that can guess their active region from the previous step also implement
-// StictionPrediction (stiction_prediction.h); the solver needs nothing else of them.
+// by Prepare() from the time step and the constraint's Delassus estimate w
+// (docs/design/sap-problem.md §4). Kinds that can guess their active region from the previous step
+// also implement StictionPrediction (stiction_prediction.h); the solver needs nothing else of them.
 //
 // Design choice: the evaluation writes into caller-owned raw arrays rather than returning
 // Eigen objects, so the Newton loop and the line search evaluate every constraint with no
@@ -34,8 +34,8 @@ class Constraint {
   virtual int num_rows() const = 0;
 
   /// Per-step setup from the time step dt [s] > 0 and the scalar Delassus estimate
-  /// delassus [1/kg] > 0 of this constraint (w of math.md §3.3): computes R and v_hat
-  /// (math.md §3).
+  /// delassus [1/kg] > 0 of this constraint (w of docs/design/sap-problem.md §4): computes R and
+  /// v_hat (docs/design/sap-problem.md §3).
   virtual void Prepare(double dt, double delassus) = 0;
 
   /// Evaluates the constraint at v_c = J_k v (n_k values, without any bias: a kind that
@@ -65,8 +65,8 @@ class Constraint {
   Constraint& operator=(const Constraint&) = default;
 };
 
-/// The near-rigid regularization rule shared by all compliant SAP constraints (math.md
-/// §3.2, SAP eq. 29):
+/// The near-rigid regularization rule shared by all compliant SAP constraints
+/// (docs/design/sap-problem.md §3.2, SAP eq. 29):
 ///   R = max( beta^2 / (4 pi^2) * w ,  1 / (dt k (dt + tau_d)) )
 /// dt [s] > 0, stiffness k [N/m] > 0 (may be +inf: then only the near-rigid term remains),
 /// tau_d [s] >= 0, beta [1] >= 0, and the Delassus estimate w = delassus [1/kg] > 0.

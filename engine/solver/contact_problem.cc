@@ -187,7 +187,8 @@ Eigen::MatrixXd ContactProblem::DenseJacobian(int k, int b) const {
 void ContactProblem::FinishEntry(int k, double delassus) {
   ConstraintEntry& e = entries_[k];
   // The caller's estimate (the exact per-tree blocks of [P] for contacts on articulated
-  // trees, contact_problem_builder.cc), else Drake's diagonal-of-A recipe (math.md §3.3).
+  // trees, contact_problem_builder.cc), else Drake's diagonal-of-A recipe
+  // (docs/design/sap-problem.md §4).
   if (delassus > 0.0) {
     e.delassus = delassus;
   } else if (e.point_contact >= 0) {

@@ -1,7 +1,7 @@
 #pragma once
-// The problem the SAP solver consumes (math.md §1.6, §2.6): minimise
-//   ell_p(v) = 1/2 ||v - v*||_A^2 + sum_k ell_k(J_k v)          (SAP eq. 24)
-// It knows nothing of multibody (style.md habit 6):
+// The problem the SAP solver consumes (docs/design/time-step.md §5, docs/design/sap-problem.md
+// §1.3): minimise   ell_p(v) = 1/2 ||v - v*||_A^2 + sum_k ell_k(J_k v)          (SAP eq. 24)
+// It knows nothing of multibody (CONTRIBUTING.md §4):
 //   - dt [s];
 //   - cliques (independent trees): clique c owns the contiguous velocities
 //     v[offset(c) .. offset(c) + size(c)) and a dense SPD block A_c (size x size); A is
@@ -10,8 +10,8 @@
 //   - constraints, each acting on one or two cliques with a dense Jacobian block per clique
 //     (n_k x size(c)); the stacked rows define gamma's layout (constraint order).
 // Cliques must be added before the constraints that reference them: a constraint is
-// prepared (Constraint::Prepare with dt and its Delassus estimate, math.md §3.3) as soon as
-// it is added, so the problem is always ready to solve.
+// prepared (Constraint::Prepare with dt and its Delassus estimate, docs/design/sap-problem.md §4)
+// as soon as it is added, so the problem is always ready to solve.
 //
 // A contact between rigid bodies (3 rows on cliques of 6) may instead come with its
 // Jacobian in factored form (PointContactJacobian): the solver's products with J and
@@ -51,7 +51,7 @@ struct ConstraintEntry {
   int num_cliques = 0;               ///< 1 or 2
   std::array<int, 2> clique{{-1, -1}};           ///< clique indices (second -1 if one)
   std::array<int, 2> jacobian_offset{{-1, -1}};  ///< into the Jacobian buffer
-  double delassus = 0.0;             ///< w_k [1/kg] used by Prepare (math.md §3.3)
+  double delassus = 0.0;             ///< w_k [1/kg] used by Prepare (docs/design/sap-problem.md §4)
   int point_contact = -1;            ///< its PointContactJacobian, or -1 (dense only)
   int body_jacobian = -1;            ///< its BodyJacobian, or -1 (SetBodyJacobian)
 };

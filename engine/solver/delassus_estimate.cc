@@ -43,7 +43,7 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
   if (IsContactOnFreeBody(J0)) {
     Eigen::Matrix3d W = Eigen::Matrix3d::Zero();
     AddContactBlock(A0, J0, &W);
-    return W.norm() / 3.0;  // w = ||W||_F / n (math.md §3.3)
+    return W.norm() / 3.0;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
   }
   const int n = static_cast<int>(J0.rows());
   double frobenius_sq = 0.0;
@@ -52,7 +52,7 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
       const double W_ab = DelassusEntry(A0, J0, a, b);
       frobenius_sq += W_ab * W_ab;
     }
-  return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (math.md §3.3)
+  return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
 }
 
 double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
@@ -66,7 +66,7 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
     Eigen::Matrix3d W = Eigen::Matrix3d::Zero();
     AddContactBlock(A0, J0, &W);
     AddContactBlock(A1, J1, &W);
-    return W.norm() / 3.0;  // w = ||W||_F / n (math.md §3.3)
+    return W.norm() / 3.0;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
   }
   const int n = static_cast<int>(J0.rows());
   double frobenius_sq = 0.0;
@@ -75,7 +75,7 @@ double EstimateDelassus(const Eigen::Ref<const Eigen::MatrixXd>& A0,
       const double W_ab = DelassusEntry(A0, J0, a, b) + DelassusEntry(A1, J1, a, b);
       frobenius_sq += W_ab * W_ab;
     }
-  return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (math.md §3.3)
+  return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
 }
 
 double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixXd>& J0,
@@ -97,7 +97,7 @@ double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixX
       if (J1 != nullptr) W_ab = add_entry(W_ab, *J1, inverse_diagonal1, a, b);
       frobenius_sq += W_ab * W_ab;
     }
-  return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (math.md §3.3)
+  return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
 }
 
 double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
@@ -119,7 +119,7 @@ double EstimatePointContactDelassus(int num_cliques, const double* const* invers
   M(1, 0) = M(0, 1);
   M(2, 0) = M(0, 2);
   M(2, 1) = M(1, 2);
-  return M.norm() / 3.0;  // w = ||W||_F / n (math.md §3.3), ||R^T M R||_F = ||M||_F
+  return M.norm() / 3.0;  // w = ||W||_F / n (docs/design/sap-problem.md §4), ||R^T M R||_F = ||M||_F
 }
 
 }  // namespace csim::solver

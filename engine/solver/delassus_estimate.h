@@ -1,5 +1,5 @@
 #pragma once
-// Per-constraint scalar Delassus estimate w (math.md §3.3), Drake's recipe:
+// Per-constraint scalar Delassus estimate w (docs/design/sap-problem.md §4), Drake's recipe:
 //   W_k = sum_{c in cliques(k)} J_{k,c} diag(A_c)^{-1} J_{k,c}^T     (n_k x n_k)
 //   w_k = ||W_k||_F / n_k                                             [1/kg]
 // Only the diagonal of A is used (no factorization, O(n_k^2 m_c) per block). Examples: a free
@@ -7,7 +7,7 @@
 // rows +-e_j) gives w = 1/A_jj.
 //
 // The paper ([P] §V) uses the full tree inverse and ||W||_F / 3; we follow Drake because its
-// tests and tolerances were tuned with this cheaper estimate (math.md §10 item 4).
+// tests and tolerances were tuned with this cheaper estimate (docs/design/sap-problem.md §4.3).
 
 #include <Eigen/Dense>
 
@@ -36,8 +36,8 @@ double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixX
 
 /// w for a 3-row point contact on one or two cliques of six velocities (w, v) whose blocks
 /// are sign R^T [-[r]x I] (PointContactJacobian in contact_problem.h): diag(A_c)^{-1} (six
-/// values, all > 0) and r_c per clique, num_cliques of them (1 or 2). Then W = R^T (sum_c M_c) R with
-/// M_c = X_c D_w X_c^T + D_v, X_c = -[r_c]x and diag(A_c)^{-1} = (D_w, D_v); a rotation
+/// values, all > 0) and r_c per clique, num_cliques of them (1 or 2). Then W = R^T (sum_c M_c) R
+/// with M_c = X_c D_w X_c^T + D_v, X_c = -[r_c]x and diag(A_c)^{-1} = (D_w, D_v); a rotation
 /// leaves the Frobenius norm unchanged, so w = ||sum_c M_c||_F / 3 needs neither R nor the
 /// dense blocks: about 40 flops per clique against 126 for the 3 x 6 product. Equals
 /// EstimateDelassus on the dense blocks up to round-off. Never allocates.

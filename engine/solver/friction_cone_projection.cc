@@ -17,7 +17,8 @@ FrictionConeMetric MakeFrictionConeMetric(double mu, double R_t, double R_n) {
 
 namespace {
 
-// Region test in Drake's order (math.md §2.4), with 1/mu handled explicitly for mu = 0.
+// Region test in Drake's order (docs/design/contact-models.md §2.2), with 1/mu handled explicitly
+// for mu = 0.
 FrictionConeRegion Classify(const FrictionConeMetric& m, double y_r, double y_n) {
   if (y_r <= m.mu * y_n) return FrictionConeRegion::kStiction;
   const bool above_polar = -m.mu_hat * y_r < y_n;
@@ -26,7 +27,8 @@ FrictionConeRegion Classify(const FrictionConeMetric& m, double y_r, double y_n)
   return FrictionConeRegion::kNoContact;
 }
 
-// y_r^2 = ||y_t||^2 + eps^2 of the soft radial norm y_r = sqrt(y_r^2) (math.md §2.4).
+// y_r^2 = ||y_t||^2 + eps^2 of the soft radial norm y_r = sqrt(y_r^2)
+// (docs/design/contact-models.md §2.2).
 double SoftRadialNormSquared(const Eigen::Vector3d& y) {
   constexpr double kEpsSq = kFrictionConeSoftNorm * kFrictionConeSoftNorm;
   return y.head<2>().squaredNorm() + kEpsSq;
@@ -104,7 +106,7 @@ Eigen::Matrix3d CalcFrictionConeHessian(const FrictionConeMetric& m,
       G.diagonal() << 1.0 / m.R_t, 1.0 / m.R_t, 1.0 / m.R_n;
       break;
     case FrictionConeRegion::kSliding: {
-      // Region II (math.md §2.5, SAP eq. 37), P = t t^T, P_perp = I - t t^T:
+      // Region II (docs/design/contact-models.md §2.3, SAP eq. 37), P = t t^T, P_perp = I - t t^T:
       //   G_tt = mu gamma_n / (R_t y_r) P_perp + mu^2 f / R_n P
       //   G_tn = G_nt^T = mu f / R_n t,   G_nn = f / R_n.
       const Eigen::Vector2d& t = p.t_hat;

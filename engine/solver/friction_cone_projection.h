@@ -1,24 +1,24 @@
 #pragma once
-// The R-weighted projection onto the friction cone and its derivatives (math.md §2.4, §2.5;
-// SAP eq. 23 and appendices C, D, eqs. 35-37), shared by every constraint that uses the SAP
-// friction cone.
+// The R-weighted projection onto the friction cone and its derivatives
+// (docs/design/contact-models.md §2.2, §2.3; SAP eq. 23 and appendices C, D, eqs. 35-37), shared by
+// every constraint that uses the SAP friction cone.
 //
-// Coordinates are the contact frame [t1, t2, n] (math.md §0.3). The cone is
+// Coordinates are the contact frame [t1, t2, n] (docs/design/conventions.md §2). The cone is
 // F = { x : ||x_t|| <= mu x_n }, R = diag(R_t, R_t, R_n) > 0, and
 //   P_F(y) = argmin_{gamma in F} 1/2 (gamma - y)^T R (gamma - y).
 // The radial norm is the soft norm y_r = sqrt(||y_t||^2 + eps^2), eps = 1e-7 [N s], and the
 // tangent direction t_hat = y_t / y_r (so ||t_hat|| < 1 near y_t = 0), as in Drake.
-// Regions are tested in Drake's order (math.md §2.4): stiction if y_r <= mu y_n; else
-// sliding if -mu_hat y_r < y_n < y_r / mu (y_r / mu = +inf when mu = 0); else no contact.
+// Regions are tested in Drake's order (docs/design/contact-models.md §2.2): stiction if y_r <= mu
+// y_n; else sliding if -mu_hat y_r < y_n < y_r / mu (y_r / mu = +inf when mu = 0); else no contact.
 
 #include <Eigen/Dense>
 
 namespace csim::solver {
 
-/// Soft-norm regularization eps [N s] of the radial component (math.md §2.4).
+/// Soft-norm regularization eps [N s] of the radial component (docs/design/contact-models.md §2.2).
 inline constexpr double kFrictionConeSoftNorm = 1.0e-7;
 
-/// Which analytic piece of the projection applies (math.md §2.4 table).
+/// Which analytic piece of the projection applies (docs/design/contact-models.md §2.2 table).
 enum class FrictionConeRegion { kStiction, kSliding, kNoContact };
 
 /// Constants of the projection that depend only on mu and R (computed once per step).
@@ -30,7 +30,8 @@ struct FrictionConeMetric {
   double f = 1.0;         ///< 1 / (1 + mu_tilde^2), mu_tilde = mu sqrt(R_t / R_n)
 };
 
-/// Builds the metric constants from mu [1] >= 0, R_t, R_n [1/kg] > 0 (math.md §2.4).
+/// Builds the metric constants from mu [1] >= 0, R_t, R_n [1/kg] > 0 (docs/design/contact-models.md
+/// §2.2).
 FrictionConeMetric MakeFrictionConeMetric(double mu, double R_t, double R_n);
 
 /// Result of one projection.
@@ -49,12 +50,12 @@ struct FrictionConeProjection {
 FrictionConeRegion ClassifyFrictionCone(const FrictionConeMetric& m, const Eigen::Vector3d& y);
 
 /// Projects y (contact frame, [N s]) onto the friction cone in the R norm (SAP eq. 23),
-/// with the analytic formulas of math.md §2.4 and the cost of SAP eq. 35.
+/// with the analytic formulas of docs/design/contact-models.md §2.2 and the cost of SAP eq. 35.
 FrictionConeProjection ProjectOntoFrictionCone(const FrictionConeMetric& m,
                                                const Eigen::Vector3d& y);
 
-/// G = -d gamma / d v_c = (d P_F / d y) R^{-1} (SAP eq. 37, math.md §2.5) for the region of
-/// `p` (the projection of the same y). Symmetric PSD, [kg].
+/// G = -d gamma / d v_c = (d P_F / d y) R^{-1} (SAP eq. 37, docs/design/contact-models.md §2.3) for
+/// the region of `p` (the projection of the same y). Symmetric PSD, [kg].
 Eigen::Matrix3d CalcFrictionConeHessian(const FrictionConeMetric& m,
                                         const FrictionConeProjection& p);
 

@@ -25,7 +25,8 @@ LineSearchResult Fail(double alpha, int evaluations, const char* why) {
 
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 
-// Dimensionless derivative f(alpha) = ell'(alpha) / (-ell'(0)) and f' (math.md §4.4 step 4).
+// Dimensionless derivative f(alpha) = ell'(alpha) / (-ell'(0)) and f' (docs/design/sap-solver.md
+// §4.2 step 4).
 struct ScaledDerivative {
   LineSearchFunction& fn;
   double scale;  // 1 / (-ell'(0))
@@ -40,7 +41,8 @@ struct ScaledDerivative {
 };
 
 // Newton with bisection safeguard on f over the bracket [lo, hi], f(lo) < 0 < f(hi),
-// starting at x (math.md §4.4 step 6; Numerical Recipes' rtsafe idea, our own code).
+// starting at x (docs/design/sap-solver.md §4.2 step 6; Numerical Recipes' rtsafe idea, our own
+// code).
 LineSearchResult SafeguardedNewton(ScaledDerivative& g, double lo, double hi, double x,
                                    const ExactLineSearchParameters& p, double x_tol) {
   double dx_old = hi - lo;

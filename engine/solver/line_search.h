@@ -1,8 +1,8 @@
 #pragma once
 // Line searches on the one-dimensional restriction ell(alpha) = ell_p(v + alpha dv) of the
-// SAP cost along a descent direction (math.md §4.4, §4.5). They know nothing of the
+// SAP cost along a descent direction (docs/design/sap-solver.md §4). They know nothing of the
 // problem: the Newton loop supplies ell, d ell/d alpha and d^2 ell/d alpha^2 at any alpha
-// (cheap, O(n), from precomputed A dv and J dv; math.md §4.4).
+// (cheap, O(n), from precomputed A dv and J dv; docs/design/sap-solver.md §4.1).
 
 #include "engine/solver/sap_solver_parameters.h"
 
@@ -25,13 +25,13 @@ struct LineSearchResult {
 };
 
 /// Exact line search: root of d ell/d alpha in [0, alpha_max] by Newton's method safeguarded
-/// with bisection (rtsafe-style; math.md §4.4, SAP §IV-B). ell0 = ell(0), d1_0 =
+/// with bisection (rtsafe-style; docs/design/sap-solver.md §4.2, SAP §IV-B). ell0 = ell(0), d1_0 =
 /// d ell/d alpha(0) < 0. ell is convex along the ray.
 LineSearchResult ExactLineSearch(LineSearchFunction& f, double ell0, double d1_0,
                                  const ExactLineSearchParameters& p, double cost_abs_tol,
                                  double cost_rel_tol);
 
-/// Backtracking with Armijo's sufficient-decrease test (math.md §4.5).
+/// Backtracking with Armijo's sufficient-decrease test (docs/design/sap-solver.md §4.4).
 /// ell0 = ell(0), d1_0 = d ell/d alpha(0) < 0, relative_slop as in SapSolverParameters.
 LineSearchResult BacktrackingLineSearch(LineSearchFunction& f, double ell0, double d1_0,
                                         const BacktrackingLineSearchParameters& p,

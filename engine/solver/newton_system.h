@@ -1,6 +1,6 @@
 #pragma once
-// The Newton system of SAP (math.md §2.6, §4.6): H dv = -grad with
-//   H = A + J^T G J      (SPD: A is SPD and G is PSD)
+// The Newton system of SAP (docs/design/sap-problem.md §2.2, docs/design/sap-solver.md §3): H dv =
+// -grad with   H = A + J^T G J      (SPD: A is SPD and G is PSD)
 // over the participating cliques only (cliques touched by at least one constraint), in
 // "reduced" velocity coordinates where those cliques are stacked in problem order.
 //

@@ -1,7 +1,7 @@
 #pragma once
-// The SAP cost along a Newton direction on one island, for the line search (math.md §4.4;
-// SAP §IV-C): ell(alpha) = ell_p(v + alpha dv), with O(n) derivatives from the precomputed
-// A dv and J dv:
+// The SAP cost along a Newton direction on one island, for the line search
+// (docs/design/sap-solver.md §4.2; SAP §IV-C): ell(alpha) = ell_p(v + alpha dv), with O(n)
+// derivatives from the precomputed A dv and J dv:
 //   ell(alpha)   = ell_A(0) + alpha dv^T A (v - v*) + 1/2 alpha^2 dv^T A dv + sum ell_k
 //   ell'(alpha)  = dv^T A (v - v*) + alpha dv^T A dv - (J dv)^T gamma(alpha)
 //   ell''(alpha) = dv^T A dv + sum_k (J_k dv)^T G_k(alpha) (J_k dv)

@@ -18,20 +18,21 @@ SapFrictionConeConstraint::SapFrictionConeConstraint(const SapFrictionConeParame
 
 void SapFrictionConeConstraint::Prepare(double dt, double delassus) {
   const SapFrictionConeParameters& p = parameters_;
-  // SAP eq. 29 (near-rigid rule) and eq. 30 (R_t = sigma w); math.md §3.3: w_t = w_n = w.
+  // SAP eq. 29 (near-rigid rule) and eq. 30 (R_t = sigma w); docs/design/sap-problem.md §4: w_t =
+  // w_n = w.
   const double R_n = NearRigidRegularization(dt, p.stiffness, p.dissipation_time,
                                              p.near_rigid_threshold, delassus);
   const double R_t = p.stiction_sigma * delassus;
   CSIM_CHECK(R_n > 0.0 && std::isfinite(R_n));
   CSIM_CHECK(R_t > 0.0 && std::isfinite(R_t));
   metric_ = MakeFrictionConeMetric(p.mu, R_t, R_n);
-  // math.md §3.1: v_hat_n = -phi0 / (dt + tau_d).
+  // docs/design/sap-problem.md §3.1: v_hat_n = -phi0 / (dt + tau_d).
   v_hat_n_ = -p.phi0 / (dt + p.dissipation_time);
 }
 
 Eigen::Vector3d SapFrictionConeConstraint::CalcUnprojectedImpulse(
     const Eigen::Vector3d& v_c) const {
-  // y = -R^{-1} (v_c + v_b - v_hat), v_hat = (0, 0, v_hat_n) (math.md §2.3).
+  // y = -R^{-1} (v_c + v_b - v_hat), v_hat = (0, 0, v_hat_n) (docs/design/contact-models.md §2.1).
   const Eigen::Vector3d u = v_c + parameters_.bias_velocity;
   return Eigen::Vector3d(-u[0] / metric_.R_t, -u[1] / metric_.R_t,
                          (v_hat_n_ - u[2]) / metric_.R_n);

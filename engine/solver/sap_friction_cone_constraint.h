@@ -1,11 +1,12 @@
 #pragma once
-// The SAP point-contact constraint (math.md §2.3-§2.5, §3): 3 rows in the contact frame
-// [t1, t2, n], n pointing from A into B; v_c = J v + v_b is the velocity of B relative to A
-// (v_n > 0 separating); gamma is the impulse on B (gamma_n >= 0 pushes apart).
+// The SAP point-contact constraint (docs/design/contact-models.md §2, docs/design/sap-problem.md
+// §3): 3 rows in the contact frame [t1, t2, n], n pointing from A into B; v_c = J v + v_b is the
+// velocity of B relative to A (v_n > 0 separating); gamma is the impulse on B (gamma_n >= 0 pushes
+// apart).
 //
 // Per step (Prepare, w the Delassus estimate): R_n = max(beta^2/(4 pi^2) w,
 // 1/(dt k (dt + tau_d))) (SAP eq. 29), R_t = sigma w (SAP eq. 30),
-// v_hat = (0, 0, -phi0 / (dt + tau_d)) (math.md §3.1).
+// v_hat = (0, 0, -phi0 / (dt + tau_d)) (docs/design/sap-problem.md §3.1).
 // Per evaluation: y = -R^{-1} (v_c - v_hat), gamma = P_F(y) (SAP eq. 23), cost
 // ell = 1/2 ||gamma||_R^2 (SAP eq. 35), G = -d gamma / d v_c (SAP eq. 37).
 
@@ -61,9 +62,9 @@ class SapFrictionConeConstraint final : public Constraint, public StictionPredic
   int QuadraticPieceAt(const double* v_c) const;
 
   /// With parameters().was_stuck or `crossed`, and a compressive un-projected impulse
-  /// (y_n > 0): the stiction model gamma = y, G = R^{-1} (math.md §2.4, region I) at v_c,
-  /// even where v_c lies in another region. Why: v0 is the previous solution, but the
-  /// contact point and frame moved with the step, so J v0 carries a small slip that the
+  /// (y_n > 0): the stiction model gamma = y, G = R^{-1} (docs/design/contact-models.md §2.2,
+  /// region I) at v_c, even where v_c lies in another region. Why: v0 is the previous solution, but
+  /// the contact point and frame moved with the step, so J v0 carries a small slip that the
   /// tiny R_t = sigma w turns into a sliding impulse; Newton from v0 then rediscovers
   /// stiction one contact per iteration (short line-search steps). `crossed`: the same
   /// rediscovery within a solve (StepCrossesPredictedRegion). Otherwise returns false.
@@ -94,7 +95,8 @@ class SapFrictionConeConstraint final : public Constraint, public StictionPredic
   double v_hat_n() const { return v_hat_n_; }  ///< [m/s], valid after Prepare()
   const FrictionConeMetric& metric() const { return metric_; }
 
-  /// The un-projected impulse y = -R^{-1} (v_c + v_b - v_hat) [N s] (math.md §2.3).
+  /// The un-projected impulse y = -R^{-1} (v_c + v_b - v_hat) [N s] (docs/design/contact-models.md
+  /// §2.1).
   Eigen::Vector3d CalcUnprojectedImpulse(const Eigen::Vector3d& v_c) const;
 
  private:

@@ -10,8 +10,8 @@ namespace {
 
 constexpr double kTwoPi = 2.0 * M_PI;
 
-// The tangential velocity's soft norm (math.md §6.4) and the root its derivatives divide by
-// (CalcWith forms the direction v_t / root from it).
+// The tangential velocity's soft norm (docs/design/contact-models.md §3.4) and the root its
+// derivatives divide by (CalcWith forms the direction v_t / root from it).
 struct SoftNorm {
   double value = 0.0;  // ||v_t||_s = sqrt(|v_t|^2 + eps^2) - eps
   double root = 0.0;   // sqrt(|v_t|^2 + eps^2) = ||v_t||_s + eps
@@ -56,7 +56,8 @@ void SapHuntCrossleyConstraint::Prepare(double dt, double delassus) {
   theta_q_ = theta_q;
   k_v_ = theta_q * dt * k_;
   const double d = p.hunt_crossley;
-  // math.md §6.5: both factors clamped, so a separating or not yet touching pair has n0 = 0.
+  // docs/design/contact-models.md §3.5: both factors clamped, so a separating or not yet touching
+  // pair has n0 = 0.
   n0_ = std::max(0.0, dt * f_e0_) * std::max(0.0, 1.0 - d * p.v_n0);
   eps_s_ = std::max(p.stiction_tolerance, p.mu * p.stiction_sigma * delassus * n0_);
   const double v_x = f_x0_ / k_v_;  // where the predicted penetration reaches zero
@@ -80,9 +81,10 @@ double SapHuntCrossleyConstraint::NormalImpulse(double v, double* derivative) co
 double SapHuntCrossleyConstraint::NormalPotential(double v) const {
   const double u = std::min(v, v_hat_);
   const double d = parameters_.hunt_crossley;
-  // N+(u) = dt [f_x0 u - 1/2 k_v u^2 - 1/2 d f_x0 u^2 + 1/3 d k_v u^3] (math.md §6.3 with
-  // f_e0 -> f_x0 and dt k -> k_v = theta_q dt k; the same for theta_q = 1).
-  // (d theta_q dt) k, not d k_v: for theta_q = 1 it rounds as [ICF]'s d dt k does.
+  // N+(u) = dt [f_x0 u - 1/2 k_v u^2 - 1/2 d f_x0 u^2 + 1/3 d k_v u^3]
+  // (docs/design/contact-models.md §3.3 with f_e0 -> f_x0 and dt k -> k_v = theta_q dt k; the same
+  // for theta_q = 1). (d theta_q dt) k, not d k_v: for theta_q = 1 it rounds as [ICF]'s d dt k
+  // does.
   return dt_ * u * (f_x0_ - u * (0.5 * (k_v_ + d * f_x0_) - u * (d * theta_q_ * dt_ * k_ / 3.0)));
 }
 
@@ -102,13 +104,14 @@ double SapHuntCrossleyConstraint::CalcWith(const Eigen::Vector3d& u, double valu
   Eigen::Map<Eigen::Vector3d> gamma_out(gamma);
   double cost = 0.0, n = 0.0, dn = 0.0, friction = 0.0;
   if (p.approximation == HuntCrossleyApproximation::kLagged) {
-    // math.md §6.6: the friction impulse's magnitude is mu n0, fixed within the step.
+    // docs/design/contact-models.md §3.6: the friction impulse's magnitude is mu n0, fixed within
+    // the step.
     n = NormalImpulse(u[2], &dn);
     friction = mu * n0_;
     cost = N_hat_ - NormalPotential(u[2]) + friction * value;
     if (piece != nullptr) *piece = friction == 0.0 && !(u[2] < v_hat_) ? 1 : -1;
   } else {
-    // math.md §6.7: one argument z = v_n - mu ||v_t||_s for both impulses.
+    // docs/design/contact-models.md §3.7: one argument z = v_n - mu ||v_t||_s for both impulses.
     const double z = u[2] - mu * value;
     n = NormalImpulse(z, &dn);
     friction = mu * n;
@@ -120,8 +123,8 @@ double SapHuntCrossleyConstraint::CalcWith(const Eigen::Vector3d& u, double valu
   if (G != nullptr) {
     Eigen::Map<Eigen::Matrix3d> G_out(G);
     G_out.setZero();
-    // d t_hat / d v_t = (I - t_hat t_hat^T) / root (math.md §6.4); I / eps_s for the
-    // quadratic.
+    // d t_hat / d v_t = (I - t_hat t_hat^T) / root (docs/design/contact-models.md §3.4); I / eps_s
+    // for the quadratic.
     if (quadratic) {
       G_out.topLeftCorner<2, 2>() = (friction / root) * Eigen::Matrix2d::Identity();
     } else {
@@ -130,7 +133,7 @@ double SapHuntCrossleyConstraint::CalcWith(const Eigen::Vector3d& u, double valu
     }
     G_out(2, 2) = -dn;
     if (p.approximation == HuntCrossleyApproximation::kSimilar) {
-      // The friction magnitude mu n(z) also varies through z (math.md §6.7).
+      // The friction magnitude mu n(z) also varies through z (docs/design/contact-models.md §3.7).
       G_out.topLeftCorner<2, 2>() -= (mu * mu * dn) * t_hat * t_hat.transpose();
       G_out.topRightCorner<2, 1>() = (mu * dn) * t_hat;
       G_out.bottomLeftCorner<1, 2>() = (mu * dn) * t_hat.transpose();

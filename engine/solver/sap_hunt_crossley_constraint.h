@@ -1,16 +1,16 @@
 #pragma once
 // A point contact with Hunt & Crossley dissipation and regularized Coulomb friction, in the
-// two convex time discretizations of the irrotational-contact-fields paper (math.md §6;
-// Castro, Han, Masterjohn, secs. IV-VIII): "lagged" and "similar". Same frame and sign
-// conventions as SapFrictionConeConstraint: rows [t1, t2, n], v_c = J v + v_b is the
-// velocity of B relative to A (v_n > 0 separating), gamma is the impulse on B.
+// two convex time discretizations of the irrotational-contact-fields paper
+// (docs/design/contact-models.md §3; Castro, Han, Masterjohn, secs. IV-VIII): "lagged" and
+// "similar". Same frame and sign conventions as SapFrictionConeConstraint: rows [t1, t2, n], v_c =
+// J v + v_b is the velocity of B relative to A (v_n > 0 separating), gamma is the impulse on B.
 //
-// Normal impulse over the step (math.md §6.2), with f_e0 = k x0 the elastic force at the
-// start of the step (x0 = -phi0, negative for a pair still apart):
+// Normal impulse over the step (docs/design/contact-models.md §3.2), with f_e0 = k x0 the elastic
+// force at the start of the step (x0 = -phi0, negative for a pair still apart):
 //   n(v) = dt (f_e0 - dt k v)_+ (1 - d v)_+,   zero for v >= v_hat = min(f_e0 / (dt k), 1/d),
-// and its antiderivative N (math.md §6.3), concave and non-decreasing, so -N is convex.
-// The elastic term is k x(v) with the predicted penetration x(v) = x0 - dt v of [ICF] eq. 6,
-// which assumes the positions move with the end-of-step velocity (theta_q = 1: symplectic
+// and its antiderivative N (docs/design/contact-models.md §3.3), concave and non-decreasing, so -N
+// is convex. The elastic term is k x(v) with the predicted penetration x(v) = x0 - dt v of [ICF]
+// eq. 6, which assumes the positions move with the end-of-step velocity (theta_q = 1: symplectic
 // or implicit Euler). For an integrator whose positions move with theta_q v + (1 - theta_q)
 // v0 (midpoint: 1/2), x(v) = x0 - dt (theta_q v + (1 - theta_q) v_n0) instead, the
 // penetration the position update will actually make:
@@ -20,10 +20,11 @@
 // which the next steps' force then met (a dropped body sank in and crept out at 1/d, a box
 // spun up). n is still decreasing in v, so the cost stays convex. theta_q = 0 (explicit
 // Euler: positions ignore v) keeps [ICF]'s x(v).
-// Friction through the soft norm ||v_t||_s = sqrt(|v_t|^2 + eps_s^2) - eps_s (§6.4):
-//   lagged   ell = -N(v_n) + mu n0 ||v_t||_s, n0 the impulse at the start of the step (§6.6);
-//   similar  ell = -N(v_n - mu ||v_t||_s) (§6.7).
-// Both are convex in v_c, so SAP's Newton solver and its certificate apply unchanged.
+// Friction through the soft norm ||v_t||_s = sqrt(|v_t|^2 + eps_s^2) - eps_s
+// (docs/design/contact-models.md §3.4):   lagged   ell = -N(v_n) + mu n0 ||v_t||_s, n0 the impulse
+// at the start of the step (docs/design/contact-models.md §3.6);   similar  ell = -N(v_n - mu
+// ||v_t||_s) (docs/design/contact-models.md §3.7). Both are convex in v_c, so SAP's Newton solver
+// and its certificate apply unchanged.
 //
 // Cost offset: this class returns ell - ell(separated), i.e. -N is replaced by
 // N(v_hat) - N(min(v, v_hat)) >= 0. Same impulse and Hessian, but the cost is zero for a
@@ -31,8 +32,8 @@
 // test) is not shifted by a constant per contact.
 //
 // Infinite stiffness (a `.inf` material on both sides) takes the near-rigid value of SAP's
-// rule with tau_d = 0 (SAP eq. 29, math.md §3.2): k = 4 pi^2 / (beta^2 w dt^2), the
-// stiffest spring the step resolves. Drake's H&C constraint has no such rule; scene-format.md
+// rule with tau_d = 0 (SAP eq. 29, docs/design/sap-problem.md §3.2): k = 4 pi^2 / (beta^2 w dt^2),
+// the stiffest spring the step resolves. Drake's H&C constraint has no such rule; scene-format.md
 // gives `.inf` that meaning for every contact model.
 
 #include <limits>
@@ -44,7 +45,8 @@
 
 namespace csim::solver {
 
-/// Which discrete approximation of the Hunt & Crossley model (math.md §6.6, §6.7).
+/// Which discrete approximation of the Hunt & Crossley model (docs/design/contact-models.md §3.6,
+/// §3.7).
 enum class HuntCrossleyApproximation { kLagged, kSimilar };
 
 /// Physical parameters of one Hunt & Crossley point contact.
@@ -55,8 +57,8 @@ struct SapHuntCrossleyParameters {
   double stiffness = std::numeric_limits<double>::infinity();
   double hunt_crossley = 0.0;  ///< d [s/m] >= 0
   double phi0 = 0.0;           ///< signed distance at q0 [m], < 0 when overlapping
-  /// Normal relative velocity at the start of the step [m/s] (v_n0 of math.md §6.5: the
-  /// normal row of J(q0) v0 plus the bias), for the lagged impulse n0.
+  /// Normal relative velocity at the start of the step [m/s] (v_n0 of docs/design/contact-models.md
+  /// §3.5: the normal row of J(q0) v0 plus the bias), for the lagged impulse n0.
   double v_n0 = 0.0;
   /// v_s [m/s] > 0; no default: settings.stiction_tolerance
   double stiction_tolerance = std::numeric_limits<double>::quiet_NaN();
@@ -86,7 +88,7 @@ class SapHuntCrossleyConstraint final : public Constraint, public StictionPredic
   int num_rows() const override { return 3; }
 
   /// Computes k (near-rigid if infinite), f_e0, n0, eps_s and v_hat from dt [s] and the
-  /// Delassus estimate w = delassus [1/kg] (math.md §6.5).
+  /// Delassus estimate w = delassus [1/kg] (docs/design/contact-models.md §3.5).
   void Prepare(double dt, double delassus) override;
 
   /// gamma, cost and optionally G at v_c = J v (3 values; the bias is added here); the
@@ -139,9 +141,9 @@ class SapHuntCrossleyConstraint final : public Constraint, public StictionPredic
   double epsilon_s() const { return eps_s_; }  ///< eps_s [m/s], valid after Prepare()
   double v_hat() const { return v_hat_; }      ///< [m/s], valid after Prepare()
 
-  /// Normal impulse n(v) [N s] and its derivative n'(v) [kg] (math.md §6.2).
+  /// Normal impulse n(v) [N s] and its derivative n'(v) [kg] (docs/design/contact-models.md §3.2).
   double NormalImpulse(double v, double* derivative) const;
-  /// N(min(v, v_hat)) [J], the antiderivative with N(0) = 0 (math.md §6.3).
+  /// N(min(v, v_hat)) [J], the antiderivative with N(0) = 0 (docs/design/contact-models.md §3.3).
   double NormalPotential(double v) const;
 
  private:

@@ -24,7 +24,7 @@ void SapLimitConstraint::Prepare(double dt, double delassus) {
   CSIM_CHECK(tau_d >= 0.0);
   R_ = NearRigidRegularization(dt, p.stiffness, tau_d, p.limit_near_rigid_threshold, delassus);
   CSIM_CHECK(R_ > 0.0 && std::isfinite(R_));
-  // g = [q0 - q_l ; q_u - q0], v_hat = -g / (dt + tau_d) (math.md §7.2).
+  // g = [q0 - q_l ; q_u - q0], v_hat = -g / (dt + tau_d) (docs/design/joint-limits.md).
   int r = 0;
   if (has_lower_) v_hat_[r++] = -(p.q0 - p.lower) / (dt + tau_d);
   if (has_upper_) v_hat_[r++] = -(p.upper - p.q0) / (dt + tau_d);

@@ -1,5 +1,5 @@
 #pragma once
-// One-sided joint-limit constraint on a single dof with q_dot = v (math.md §7.2).
+// One-sided joint-limit constraint on a single dof with q_dot = v (docs/design/joint-limits.md).
 //
 // Rows (only finite limits are kept, in this order): lower, upper.
 //   g = [ q0 - q_l ; q_u - q0 ]        J = [ e_j^T ; -e_j^T ]
@@ -9,8 +9,8 @@
 //   v_hat = -g / (dt + tau_d)
 //   y = R^{-1} (v_hat - v_c),  gamma = max(0, y),  ell = 1/2 sum R gamma^2,
 //   G = diag(1/R if y > 0 else 0).
-// Defaults follow Drake's driver (math.md §7.2): near-rigid (k = inf here, 1e12 in Drake:
-// both leave only the near-rigid term), tau_d = dt, beta = 0.1. The activation window that
+// Defaults follow Drake's driver (docs/design/joint-limits.md): near-rigid (k = inf here, 1e12 in
+// Drake: both leave only the near-rigid term), tau_d = dt, beta = 0.1. The activation window that
 // decides which limits enter a step belongs to the problem builder, not to this class.
 
 #include <limits>
@@ -63,8 +63,8 @@ class SapLimitConstraint final : public Constraint {
   void FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const;
 
  private:
-  // Row r's un-projected impulse y = R^{-1} (v_hat - v_c) (math.md §7.2); the row is active
-  // (gamma = y) where y > 0. Calc and QuadraticPieceAt share this one test.
+  // Row r's un-projected impulse y = R^{-1} (v_hat - v_c) (docs/design/joint-limits.md); the row is
+  // active (gamma = y) where y > 0. Calc and QuadraticPieceAt share this one test.
   double UnprojectedImpulse(int r, const double* v_c) const { return (v_hat_[r] - v_c[r]) / R_; }
 
   SapLimitParameters parameters_;

@@ -232,7 +232,7 @@ void EvaluateIsland(SapWorkspace& ws, int i) {
       ++s.smooth_updates;
     }
   }
-  // p = A v, j_c = J^T gamma, grad = A (v - v*) - J^T gamma (math.md §2.6).
+  // p = A v, j_c = J^T gamma, grad = A (v - v*) - J^T gamma (docs/design/sap-problem.md §2).
   for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
     const int c = is.cliques[q];
     if (form_kinematics) MultiplyByA(ws, c, ws.v.data(), ws.p.data());
@@ -251,7 +251,7 @@ void EvaluateIsland(SapWorkspace& ws, int i) {
     VecMap grad(&ws.grad[o], m);
     grad = p_v - A_v_star - j_c;
     s.ell_A += 0.5 * (v - v_star).dot(p_v - A_v_star);
-    // Squared norms of SAP eq. 26 with D = diag(A)^{-1/2} (math.md §4.2).
+    // Squared norms of SAP eq. 26 with D = diag(A)^{-1/2} (docs/design/sap-solver.md §2.1).
     s.g2 += D.cwiseProduct(grad).squaredNorm();
     s.p2 += D.cwiseProduct(p_v).squaredNorm();
     s.j2 += D.cwiseProduct(j_c).squaredNorm();

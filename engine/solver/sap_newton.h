@@ -1,6 +1,6 @@
 #pragma once
-// SAP's Newton method on one island (SAP §IV, Algorithm 2; math.md §4): from the guess in
-// ws.v, repeat
+// SAP's Newton method on one island (SAP §IV, Algorithm 2; docs/design/sap-solver.md): from the
+// guess in ws.v, repeat
 //   1. evaluate ell_p(v), gamma, G and grad = A (v - v*) - J^T gamma     (SAP eq. 18, 24)
 //   2. stop when the stopping criterion holds              (sap_stopping_criteria.h)
 //   3. search direction dv = -H^{-1} grad, H = A + J^T G J  (newton_system.h), on the

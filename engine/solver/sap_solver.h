@@ -1,5 +1,5 @@
 #pragma once
-// The Semi-Analytic Primal (SAP) solver (math.md §4; SAP §IV, Algorithm 2): Newton's
+// The Semi-Analytic Primal (SAP) solver (docs/design/sap-solver.md; SAP §IV, Algorithm 2): Newton's
 // method with line search on the strongly convex cost (SAP eq. 24)
 //   ell_p(v) = 1/2 ||v - v*||_A^2 + sum_k ell_k(J_k v)
 //   grad     = A (v - v*) - J^T gamma            (momentum residual, SAP eq. 18)
@@ -56,8 +56,8 @@ struct SapSolverStats {
   /// starts once its parts are done.
   int iterations = 0;
   int line_search_iterations = 0;  ///< line-search cost evaluations, summed over islands
-  /// Dimensionless momentum error at the returned v (SAP eq. 32, math.md §5):
-  /// ||D grad|| / max(||D p||, ||D j_c||), over the participating velocities (0 if both
+  /// Dimensionless momentum error at the returned v (SAP eq. 32, docs/design/accuracy-metrics.md
+  /// §1): ||D grad|| / max(||D p||, ||D j_c||), over the participating velocities (0 if both
   /// norms are 0).
   double momentum_error = 0.0;
   double cost = 0.0;               ///< ell_p at the returned v [J]

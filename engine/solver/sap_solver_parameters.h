@@ -1,6 +1,6 @@
 #pragma once
-// Parameters of the SAP solver (math.md §4). The first group is `settings.solver` of the
-// scene format, field for key and value for value (scene-format.md): this struct is where
+// Parameters of the SAP solver (docs/design/sap-solver.md). The first group is `settings.solver` of
+// the scene format, field for key and value for value (scene-format.md): this struct is where
 // their defaults are defined. The rest are internals, not scene keys: Drake's values, or
 // csim's where marked. Why the warm start and the predictions are safe and what they
 // save: docs/design/warm-start-and-prediction.md.
@@ -11,8 +11,8 @@ namespace csim::solver {
 
 /// settings.solver.line_search.
 enum class SapLineSearch {
-  kExact,         ///< `exact`: safeguarded Newton on d ell / d alpha (rtsafe, math.md §4.4)
-  kBacktracking,  ///< `backtracking`: Armijo backtracking (math.md §4.5)
+  kExact,         ///< `exact`: safeguarded Newton on d ell / d alpha (rtsafe, docs/design/sap-solver.md §4.2)
+  kBacktracking,  ///< `backtracking`: Armijo backtracking (docs/design/sap-solver.md §4.4)
 };
 
 /// settings.solver.warm_start: the velocity each contact solve starts from.
@@ -21,7 +21,7 @@ enum class WarmStart {
   kPrevious,      ///< `previous`: v0, the SAP paper's choice
 };
 
-/// Exact line search (math.md §4.4).
+/// Exact line search (docs/design/sap-solver.md §4.2).
 struct ExactLineSearchParameters {
   double alpha_max = 1.5;        ///< largest step tried [1]
   double f_tolerance = 1.0e-8;   ///< on |d ell/d alpha| / |d ell/d alpha (0)| [1]
@@ -29,7 +29,7 @@ struct ExactLineSearchParameters {
   int max_iterations = 100;      ///< root-finder evaluations before failure
 };
 
-/// Backtracking line search (math.md §4.5; Drake's and the paper's defaults).
+/// Backtracking line search (docs/design/sap-solver.md §4.4; Drake's and the paper's defaults).
 struct BacktrackingLineSearchParameters {
   double rho = 0.8;              ///< step reduction factor in (0, 1)
   double armijo_c = 1.0e-4;      ///< Armijo sufficient-decrease constant
@@ -60,13 +60,13 @@ struct SapSolverParameters {
   bool defer_separated = true;
 
   // --- internals (Drake's values unless noted) ---
-  /// Cost-stagnation criterion (math.md §4.3): stop when |ell^{m+1} - ell^m| <
+  /// Cost-stagnation criterion (docs/design/sap-solver.md §2.2): stop when |ell^{m+1} - ell^m| <
   /// cost_absolute_tolerance + cost_relative_tolerance * (|ell^{m+1}| + |ell^m|)/2 and the
   /// last step alpha > 0.5.
   double cost_absolute_tolerance = 1.0e-30;  ///< [J]
   double cost_relative_tolerance = 1.0e-15;  ///< [1]
-  /// Slop of the monotonic-decrease check and of the backtracking flatness test (math.md
-  /// §4.3, §4.5), relative to max(1, |ell|) [1].
+  /// Slop of the monotonic-decrease check and of the backtracking flatness test
+  /// (docs/design/sap-solver.md §2.2, §4.4), relative to max(1, |ell|) [1].
   double relative_slop = 1000.0 * std::numeric_limits<double>::epsilon();
   ExactLineSearchParameters exact;
   BacktrackingLineSearchParameters backtracking;

@@ -24,10 +24,11 @@ bool GuessExact(const SapSolverParameters& parameters, const IslandTolerances& t
   return s.iterations == 0 && f > 0.0 && std::sqrt(s.g2) <= f * OptimalityBound(tolerances, s);
 }
 
-// Cost-stagnation criterion of math.md §4.3.
+// Cost-stagnation criterion of docs/design/sap-solver.md §2.2.
 bool CostStagnated(const SapSolverParameters& parameters, double ell, double ell_prev,
                    double alpha_prev) {
-  // math.md §4.3: |ell^m - ell^{m-1}| < eps_a^c + eps_r^c (|ell^m| + |ell^{m-1}|)/2, alpha > 0.5.
+  // docs/design/sap-solver.md §2.2: |ell^m - ell^{m-1}| < eps_a^c + eps_r^c (|ell^m| +
+  // |ell^{m-1}|)/2, alpha > 0.5.
   const double tolerance = parameters.cost_absolute_tolerance +
                            parameters.cost_relative_tolerance * 0.5 *
                                (std::abs(ell) + std::abs(ell_prev));
@@ -60,9 +61,9 @@ bool IslandStops(const SapSolverParameters& parameters, const IslandTolerances& 
     FailIsland(SapTermination::kNonFinite, "cost or gradient", s);
     return true;
   }
-  // Criteria are checked before factorizing: an optimal guess costs no iteration (§4.1),
-  // unless min_iterations() asks for a refining step first and the guess is not exact (to
-  // exact_guess_fraction of the tolerance).
+  // Criteria are checked before factorizing: an optimal guess costs no iteration
+  // (docs/design/sap-solver.md §1.1), unless min_iterations() asks for a refining step first and
+  // the guess is not exact (to exact_guess_fraction of the tolerance).
   s->optimal = MeetsOptimality(tolerances, *s);
   if (s->optimal &&
       (s->iterations >= parameters.min_iterations() || GuessExact(parameters, tolerances, *s))) {

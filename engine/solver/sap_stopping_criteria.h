@@ -1,6 +1,6 @@
 #pragma once
-// When SAP's Newton iteration on an island stops (math.md §4.2, §4.3), checked before each
-// factorization, so an optimal warm start returns after zero iterations (with
+// When SAP's Newton iteration on an island stops (docs/design/sap-solver.md §2.1, §2.2), checked
+// before each factorization, so an optimal warm start returns after zero iterations (with
 // min_iterations() = 1, only a guess that meets the criterion to exact_guess_fraction of the
 // tolerance, SapSolverParameters::exact_guess_fraction):
 //   optimality (SAP eq. 26): ||D grad|| <= eps_a + eps_r max(||D p||, ||D j_c||),
@@ -9,7 +9,7 @@
 //     the last step alpha > 0.5, and that step along a plain (not a predicted) Newton
 //     direction: a wrong prediction can give a direction along which the true cost barely
 //     changes far from the optimum.
-// Failure is a status, never an exception (style.md habit 9): kMaxIterations after
+// Failure is a status, never an exception (CONTRIBUTING.md §8): kMaxIterations after
 // max_iterations, kNonFinite when a NaN/inf shows up, kInterrupted at a stop request.
 //
 // Islands (islands.h): with K > 1 islands each island must meet SAP eq. 26 with eps_a /

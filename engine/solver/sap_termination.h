@@ -7,7 +7,7 @@ namespace csim::solver {
 enum class SapTermination {
   kNoConstraints,     ///< no constraint: v = v*, zero iterations
   kOptimality,        ///< SAP eq. 26 satisfied
-  kCostStagnation,    ///< cost criterion of math.md §4.3
+  kCostStagnation,    ///< cost criterion of docs/design/sap-solver.md §2.2
   kMaxIterations,     ///< max_iterations reached (kNotConverged)
   kLineSearchFailed,  ///< the line search found no acceptable step (kNotConverged)
   kNotDescent,        ///< grad^T dv >= 0: ill-conditioned Newton system (kNotConverged)

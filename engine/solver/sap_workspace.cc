@@ -12,7 +12,7 @@ using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
 
 void SetupSapWorkspace(const ContactProblem& problem, int num_threads, SapWorkspace* ws) {
   ws->problem = &problem;
-  // Participating cliques: touched by at least one constraint (math.md §4.1).
+  // Participating cliques: touched by at least one constraint (docs/design/sap-solver.md §1).
   std::vector<int>& reduced_offset = ws->reduced_offset;
   reduced_offset.assign(problem.num_cliques(), -1);
   for (int k = 0; k < problem.num_constraints(); ++k)
@@ -52,7 +52,7 @@ void SetupSapWorkspace(const ContactProblem& problem, int num_threads, SapWorksp
       static_cast<size_t>(problem.max_constraint_rows()) * problem.max_constraint_rows();
   for (SapThreadScratch& scratch : ws->scratch)
     if (scratch.G_trial.size() < G_block) scratch.G_trial.resize(G_block);
-  // Reduced v*, A v* and the scaling D = diag(A)^{-1/2} (math.md §4.2).
+  // Reduced v*, A v* and the scaling D = diag(A)^{-1/2} (docs/design/sap-solver.md §2.1).
   for (int c = 0; c < problem.num_cliques(); ++c) {
     const int o = reduced_offset[c], m = problem.clique_size(c);
     if (o < 0) continue;

@@ -1,7 +1,7 @@
 #pragma once
 // The data of one SAP solve (sap_solver.h): the problem in reduced coordinates (the
-// participating cliques only, math.md §4.1), the Newton iterate and everything derived from
-// it, the islands with their Newton states, and one scratch per thread.
+// participating cliques only, docs/design/sap-solver.md §1), the Newton iterate and everything
+// derived from it, the islands with their Newton states, and one scratch per thread.
 //
 // Islands own disjoint entries of every reduced and constraint-row vector, so the islands'
 // Newton loops (sap_newton.h) may write them concurrently.
@@ -61,8 +61,8 @@ struct SapWorkspace {
 };
 
 /// Finds the participating cliques of `problem`, their reduced offsets, v*, A v* and the
-/// scaling D = diag(A)^{-1/2} (math.md §4.2), and sizes every vector, and a scratch for each
-/// of num_threads threads, so that no thread allocates during the solve.
+/// scaling D = diag(A)^{-1/2} (docs/design/sap-solver.md §2.1), and sizes every vector, and a
+/// scratch for each of num_threads threads, so that no thread allocates during the solve.
 void SetupSapWorkspace(const ContactProblem& problem, int num_threads, SapWorkspace* ws);
 
 /// Partitions the problem into islands (FindIslands with `couples`, which may be null), sets

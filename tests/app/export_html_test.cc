@@ -159,9 +159,9 @@ PageState ParseState(const std::string& dom) {
   return state;
 }
 
-/// Renders `page` at frame `frame` in headless Chromium (flags of platform-notes.md, plus
-/// --enable-unsafe-swiftshader: Chromium deprecates WebGL on its software rasteriser
-/// without it). The view is fixed to 900 x 600 CSS pixels (`&size=`), because headless
+/// Renders `page` at frame `frame` in headless Chromium (no sandbox, no GPU, no network
+/// services, plus --enable-unsafe-swiftshader: Chromium deprecates WebGL on its software
+/// rasteriser without it). The view is fixed to 900 x 600 CSS pixels (`&size=`), because headless
 /// Chromium lays out --dump-dom and --screenshot at different window heights. Returns
 /// the DOM after the scripts ran; writes the screenshot to `png`.
 std::string Render(const std::string& page, int frame, const std::string& png,

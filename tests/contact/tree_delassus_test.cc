@@ -3,8 +3,8 @@
 // recipe, ||sum_t J_t A_t^-1 J_t^T||_F / 3, with the exact inverse of the tree's block of A
 // (here from a dense Cholesky, independent of the articulated-body recursion the builder
 // uses) and, on a lone free body's side, Drake's diag(A)^-1; with `diagonal`, Drake's recipe
-// everywhere (math.md 3.3). Scene: a ball-jointed chain of three capsules lying on the
-// floor, a free sphere resting on its last link, and a hinged arm whose tip rests on the
+// everywhere (docs/design/sap-problem.md §4). Scene: a ball-jointed chain of three capsules lying
+// on the floor, a free sphere resting on its last link, and a hinged arm whose tip rests on the
 // chain's first link (a contact between two articulated trees).
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
-// math.md §9.2, rigid body on compliant ground (after Drake's compliant_contact_manager
-// test): a sphere (radius 0.02 m) on two prismatic joints, z then x, on a halfspace of
-// stiffness 1e4 N/m (the body's material is rigid, so the series combination is exactly
-// 1e4), g = 10 m/s^2, dt = 1e-3 s, mu = 0.5. The z slider carries a 1 kg carriage and the
+// docs/design/reference-cases.md §2, rigid body on compliant ground (after Drake's
+// compliant_contact_manager test): a sphere (radius 0.02 m) on two prismatic joints, z then x, on a
+// halfspace of stiffness 1e4 N/m (the body's material is rigid, so the series combination is
+// exactly 1e4), g = 10 m/s^2, dt = 1e-3 s, mu = 0.5. The z slider carries a 1 kg carriage and the
 // ball 9 kg: the contact carries N = 10 kg x 10 = 100 N, while the x joint moves only the
 // ball (9 kg), so a horizontal load (tilted gravity g_x) is F = 9 g_x.
-// The ball cannot rotate: it is exactly the point mass of §9.5, with
+// The ball cannot rotate: it is exactly the point mass of docs/design/reference-cases.md §5, with
 // W = diag(1/9, 0, 1/10) (x, y, z) and w = ||W||_F / 3.
 
 #include <catch2/catch.hpp>
@@ -102,8 +102,8 @@ TEST_CASE("compliant ground: stiction under a push of 0.1 mu N holds with force 
   Report("stiction: contact force x", f.x(), -F);
   CHECK(f.x() == Approx(-F).epsilon(1e-5));
   CHECK(f.z() == Approx(kWeight).epsilon(1e-5));
-  // Slip: stiction creep v_t = R_t dt F = sigma w dt F (math.md §9.5 item 3) for this
-  // point mass, w = ||diag(1/9, 0, 1/10)||_F / 3; Drake's bound is v <= sigma mu dt g.
+  // Slip: stiction creep v_t = R_t dt F = sigma w dt F (docs/design/reference-cases.md §5.3) for
+  // this point mass, w = ||diag(1/9, 0, 1/10)||_F / 3; Drake's bound is v <= sigma mu dt g.
   const double w = std::sqrt(1.0 / (kMassBall * kMassBall) + 1.0 / (kMass * kMass)) / 3;
   const double v_creep = 1e-3 * w * kDt * F;
   REQUIRE(last.contacts.size() == 1);
@@ -130,8 +130,8 @@ TEST_CASE("compliant ground: above the friction limit it slides on the cone at t
     CHECK(std::abs(f.x()) == Approx(kMu * f.z()).epsilon(1e-12));
   }
   // Acceleration over [0.5, 0.8] s. A sliding body floats up at the gliding rate
-  // (dt + tau_d) mu a = 0.014 m/s (math.md §2.7): once a is constant that is a constant
-  // vertical speed and the normal force is W again. The onset of this ramp excites the
+  // (dt + tau_d) mu a = 0.014 m/s (docs/design/sap-problem.md §5): once a is constant that is a
+  // constant vertical speed and the normal force is W again. The onset of this ramp excites the
   // vertical oscillator (a few % of W), which decays as e^(-zeta omega t), zeta omega ~
   // 25 /s: below 1e-6 of W after 0.5 s, while it is still visible early in the slide. So
   // 1e-5: eps_r = 1e-6 with a 10x margin.

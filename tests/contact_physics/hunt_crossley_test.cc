@@ -1,11 +1,11 @@
-// math.md §6: physics oracles for the Hunt & Crossley contact models (`lagged`,
-// `lagged_regularized`, `similar`), run through the whole pipeline (scene -> problem builder
-// -> SapHuntCrossleyConstraint -> SAP solver -> recorder). Every expected value and bound
+// docs/design/contact-models.md §3: physics oracles for the Hunt & Crossley contact models
+// (`lagged`, `lagged_regularized`, `similar`), run through the whole pipeline (scene -> problem
+// builder -> SapHuntCrossleyConstraint -> SAP solver -> recorder). Every expected value and bound
 // below is derived in the comments (analytic solutions, conservation laws, convergence
 // orders), never a number the code produced.
 //
-// The discrete model (math.md §6.2-§6.7), for one point contact with elastic force
-// f_e0 = k x0 at the start of the step (x0 = -phi0) and v_n0 the normal velocity then:
+// The discrete model (docs/design/contact-models.md §3.2-§3.7), for one point contact with elastic
+// force f_e0 = k x0 at the start of the step (x0 = -phi0) and v_n0 the normal velocity then:
 //   normal impulse  n(v) = dt (f_e0 - dt k v)_+ (1 - d v)_+        (v: end-of-step v_n)
 //   lagged          gamma_t = -mu n0 v_t / sqrt(|v_t|^2 + eps_s^2),
 //                   n0 = dt f_e0 (1 - d v_n0)   (fixed during the step)
@@ -34,9 +34,9 @@ using Eigen::Vector3d;
 
 const std::vector<std::string> kHuntCrossleyModels = {"lagged", "lagged_regularized", "similar"};
 
-// ---- math.md §9.2 set-up: rigid body on compliant ground ----------------------------------
-// A sphere (radius 0.02 m) on two prismatic joints, z then x, as in
-// compliant_ground_test.cc: the z slider carries a 1 kg carriage and the 9 kg ball, so the
+// ---- docs/design/reference-cases.md §2 set-up: rigid body on compliant ground
+// ---------------------------------- A sphere (radius 0.02 m) on two prismatic joints, z then x, as
+// in compliant_ground_test.cc: the z slider carries a 1 kg carriage and the 9 kg ball, so the
 // normal load is W = 10 kg x 10 m/s^2 = 100 N, while a horizontal load acts on the ball's
 // x joint alone (9 kg): F = 9 g_x with gravity tilted by g_x. The ball cannot rotate: its
 // contact velocity is (v_x, 0, v_z) exactly. Ground k = 1e4 N/m, d = 0.2 s/m, mu = 0.5; the
@@ -77,11 +77,11 @@ std::string GroundScene(const GroundCase& c) {
   return Fill(s, "MODEL_KEY", c.model.empty() ? "" : ", contact_model: " + c.model);
 }
 
-// Drake's Delassus estimate (math.md §3.3) for this contact: the diagonal of A is
+// Drake's Delassus estimate (docs/design/sap-problem.md §4) for this contact: the diagonal of A is
 // (10 kg, 9 kg) for (z, x), W = diag(1/9, 0, 1/10) in (x, y, z), w = ||W||_F / 3.
 const double kW = std::sqrt(1.0 / (kMassBall * kMassBall) + 1.0 / (kMassZ * kMassZ)) / 3.0;
 
-// Steady lagged creep (math.md §9.5 item 5): at rest on the ground n0 = dt W, and a
+// Steady lagged creep (docs/design/reference-cases.md §5.5): at rest on the ground n0 = dt W, and a
 // constant tangential velocity v needs mu n0 v / sqrt(v^2 + eps^2) = dt F, i.e. with
 // s = F / (mu W): v = eps s / sqrt(1 - s^2).
 double CreepSpeed(double eps, double s) { return eps * s / std::sqrt(1.0 - s * s); }
@@ -176,8 +176,8 @@ TEST_CASE("hunt-crossley ground: under F = mu W / 2 the contact creeps at eps s 
       {"lagged_regularized", 1e-7, eps_regularized, 1e-7},
       {"similar", 1e-4, 1e-4, 1e-5},
       // similar keeps eps_s = v_s even where mu sigma w n0 = 2.48e-6 m/s would exceed it
-      // (math.md §6.5 table): the creep is v_s s / sqrt(1 - s^2), 25 times below the
-      // regularized one. Tolerance as for v_s = 1e-4: the z shift is 1000 times smaller.
+      // (docs/design/contact-models.md §3.5 table): the creep is v_s s / sqrt(1 - s^2), 25 times
+      // below the regularized one. Tolerance as for v_s = 1e-4: the z shift is 1000 times smaller.
       {"similar", 1e-7, 1e-7, 1e-5},
   };
   for (const Case& cs : cases) {
@@ -204,7 +204,7 @@ TEST_CASE("hunt-crossley ground: under F = mu W / 2 the contact creeps at eps s 
 
 // 3. The lagged impulse n0 takes the normal velocity at the start of the step ---------------------
 // A ball already overlapping a welded slab by x0 = 1 mm lands on it at v_n0 = -0.5 m/s
-// (approaching) while sliding at 1 m/s. On the first step, math.md §6.5 gives
+// (approaching) while sliding at 1 m/s. On the first step, docs/design/contact-models.md §3.5 gives
 // n0 = dt k x0 (1 - d v_n0) = 1e-3 * 1e5 * 1e-3 * (1 + 5 * 0.5) = 0.35 N s, and the lagged
 // friction impulse is mu n0 v_t / sqrt(v_t^2 + eps^2) with v_t the slip at the end of the
 // step (~0.8 m/s >> eps = 1e-4: the factor is 1 - 8e-9): a friction force of
@@ -259,7 +259,7 @@ TEST_CASE("hunt-crossley ground: contact_model selects the constraint (SAP vs la
           "[contact-physics]") {
   // The same scene and load (s = 0.5, F = 25 N) creeps at each model's own analytic speed:
   //   sap (the default, key absent): v = R_t dt F = sigma w dt F = 1.24e-6 m/s
-  //     (math.md §9.5 item 3), independent of v_s;
+  //     (docs/design/reference-cases.md §5.3), independent of v_s;
   //   lagged: v = v_s s / sqrt(1 - s^2) = 5.77e-5 m/s, independent of sigma.
   // Each is matched to 1e-6 relative (the SAP creep is exact once stuck, the lagged one is
   // as above), and they differ by a factor 46: reading contact_model into sim::Simulate
@@ -296,8 +296,8 @@ TEST_CASE("hunt-crossley ground: under F = (mu + 0.05) W it slides at (F - mu W)
     c.gx = gx;
     c.duration = similar ? 6.0 : 0.2;
     const SceneRun run = RunScene(GroundScene(c));
-    // Regularized Coulomb, every step (math.md §6.4): |f_t| = mu f_n v / sqrt(v^2 + eps^2)
-    // with v = v_t at the end of the step, opposing it, hence |f_t| <= mu f_n.
+    // Regularized Coulomb, every step (docs/design/contact-models.md §3.4): |f_t| = mu f_n v /
+    // sqrt(v^2 + eps^2) with v = v_t at the end of the step, opposing it, hence |f_t| <= mu f_n.
     // Lagged: f_n is n0 / dt = W (v_n0 = 0: z stays at equilibrium, the normal row does not
     // see friction), so f_z = W too. Similar: f_n = n(z) / dt, the reported normal force.
     // Round-off: 1e-12; eps_r = 1e-10 on the momentum, 1e-9 relative on the impulses.
@@ -309,9 +309,9 @@ TEST_CASE("hunt-crossley ground: under F = (mu + 0.05) W it slides at (F - mu W)
       const double f_n = similar ? f.z() : kWeight;
       if (!similar) {
         CHECK(f.z() == Approx(kWeight).epsilon(1e-12));
-        // No gliding (math.md §6.6, [ICF] sec. VI): the friction does not enter the normal
-        // row, so the sliding ball stays at the resting height r - W/k, where SAP rises by
-        // (dt + tau_d) mu v (math.md §2.7).
+        // No gliding (docs/design/contact-models.md §3.6, [ICF] sec. VI): the friction does not
+        // enter the normal row, so the sliding ball stays at the resting height r - W/k, where SAP
+        // rises by (dt + tau_d) mu v (docs/design/sap-problem.md §5).
         CHECK(row.q[0] == Approx(kZEquilibrium).epsilon(1e-10));
       }
       CHECK(-f.x() == Approx(kMu * f_n * v / std::hypot(v, eps)).epsilon(1e-9));
@@ -331,8 +331,8 @@ TEST_CASE("hunt-crossley ground: under F = (mu + 0.05) W it slides at (F - mu W)
       CHECK(a <= a_coulomb + kMu * kWeight * eps * eps / (2 * v1 * v1 * kMassBall) + 1e-9);
       continue;
     }
-    // Similar glides (math.md §6.7). Quasi-static normal balance, n(z) = dt W with
-    // z = v_n - mu ||v_t||_s: k (x + dt mu v)(1 - d v_n + d mu v) = W for the end-of-step
+    // Similar glides (docs/design/contact-models.md §3.7). Quasi-static normal balance, n(z) = dt W
+    // with z = v_n - mu ||v_t||_s: k (x + dt mu v)(1 - d v_n + d mu v) = W for the end-of-step
     // penetration x, so (eps and v_n ~ 1e-3 m/s change it by < 2e-4 relative)
     //   x = W / (k (1 + d mu v - d v_n)) - dt mu v:
     // the ball rides higher by the O(dt) gliding term and by the H&C factor (1 + d mu v),
@@ -365,7 +365,8 @@ TEST_CASE("hunt-crossley ground: under F = (mu + 0.05) W it slides at (F - mu W)
   }
 }
 
-// 6. Sphere rolling down an incline (math.md §9.3, Drake's inclined_plane_test) -------------------
+// 6. Sphere rolling down an incline (docs/design/reference-cases.md §3, Drake's
+//    inclined_plane_test) -------------------
 
 TEST_CASE("hunt-crossley lagged: a sphere rolls down 15 degrees at v = sqrt(10 g h / 7)",
           "[contact-physics]") {
@@ -430,7 +431,7 @@ bodies:
   CHECK(-f.x() == Approx(f_t).epsilon(1e-5));
   CHECK(f.z() == Approx(m * g * std::cos(angle)).epsilon(1e-5));
   CHECK(std::abs(f.y()) < 1e-9);
-  // The stuck contact creeps at the lagged steady slip (math.md §9.5 item 5) with
+  // The stuck contact creeps at the lagged steady slip (docs/design/reference-cases.md §5.5) with
   // s = f_t / (mu n0 / dt): rolling at constant speed keeps v_n0 = 0, so n0 / dt = f_e0 =
   // the reported normal force. v_s s / sqrt(1 - s^2) = 1.55e-6 m/s. The slip is 1e-6 of
   // the speeds it is the difference of (round-off 1e-10 relative); the friction damper
@@ -514,7 +515,8 @@ TEST_CASE("hunt-crossley bounce: restitution of the implicit spring and of H&C d
   // result, here for a linear spring). Both losses combine as e_BE e_HC; tolerance 1.5e-3:
   // (d v)^2 = 4e-4, the cross term x (2/3) d v = 2.7e-4, the partial steps 2e-4, x2.
   // Large d (d v = 20): the force vanishes once the separation speed reaches 1/d
-  // (math.md §6.1, discretely n(v) = 0 for v >= 1/d), so v_out <= 1/d = 0.05 m/s.
+  // (docs/design/contact-models.md §3.1, discretely n(v) = 0 for v >= 1/d), so v_out <= 1/d = 0.05
+  // m/s.
   const double v_in = 1.0, gap = 0.0105;
   const double x = std::sqrt(kBounceK / kBounceM) * kBounceDt;
   const double e_be = std::pow(1 + x * x, -M_PI / (2 * std::atan(x)));
@@ -607,7 +609,7 @@ TEST_CASE("hunt-crossley bounce under gravity: energy never increases, e(d = 0) 
         CHECK(v_up <= 1 / 20.0 + 9.81 * kBounceDt);
       }
     }
-    // SAP ignores d (math.md §6.8 item 5): the same bounce both times.
+    // SAP ignores d (docs/design/contact-models.md §3.9): the same bounce both times.
     if (std::string(model) == "sap") {
       CHECK(restitution[1] == restitution[0]);
     } else {
@@ -667,8 +669,8 @@ bodies:
 //  - similar: the sphere glides at a height ~ dt mu |v_t| during the slide ([ICF] sec.
 //    VII-A), and the friction, applied at the contact point in the gap, adds a moment about
 //    the ground line of order dt: the error is first order in dt (consistent);
-//  - sap: the gap is (dt + tau_d) mu |v_t| (math.md 2.7): the tau_d part does not vanish
-//    with dt, so neither does the error ([ICF] Fig. 6: SAP's error plateaus).
+//  - sap: the gap is (dt + tau_d) mu |v_t| (docs/design/sap-problem.md §5): the tau_d part does not
+// vanish    with dt, so neither does the error ([ICF] Fig. 6: SAP's error plateaus).
 // Fill for a scene read from disk: REQUIREs that `key` occurs, so that an edit of the
 // scene file cannot silently leave a test running the wrong settings.
 std::string FillOnce(const std::string& text, const std::string& key, const std::string& value) {
@@ -730,8 +732,8 @@ TEST_CASE("hunt-crossley falling sphere: it rolls at 5/7 U0, lagged exact, simil
 //    the box rides at the gap where the elastic force vanishes, x = dt mu |v_t| above the
 //    belt less W / (k (1 + d mu |v_t|)) (the latter < 3e-8 m for |v_t| > 0.02 m/s and
 //    d = 500 s/m, against a gap > 1.4e-4 m): gap = dt mu |v_t| within 1 %;
-//  - sap: the gap is (dt + tau_d) mu |v_t| (math.md 2.7), less SAP's own compliance, which
-//    follows the slip's changes with a lag of a step: within 15 %.
+//  - sap: the gap is (dt + tau_d) mu |v_t| (docs/design/sap-problem.md §5), less SAP's own
+// compliance, which    follows the slip's changes with a lag of a step: within 15 %.
 TEST_CASE("hunt-crossley oscillating belt: lagged never lifts, similar and sap glide at dt mu v",
           "[contact-physics]") {
   std::ifstream in(std::string(CSIM_SOURCE_DIR) + "/scenes/oscillating_belt.yaml");

@@ -1,6 +1,6 @@
-// Joint limits through a whole scene (math.md 7.2: near-rigid one-sided constraints), and a
-// contact solve that cannot converge ending the run as `failed` with every good step kept
-// (with advice for the Hunt & Crossley models that converge slowly in impacts).
+// Joint limits through a whole scene (docs/design/joint-limits.md: near-rigid one-sided
+// constraints), and a contact solve that cannot converge ending the run as `failed` with every good
+// step kept (with advice for the Hunt & Crossley models that converge slowly in impacts).
 
 #include <catch2/catch.hpp>
 

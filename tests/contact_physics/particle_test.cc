@@ -1,13 +1,14 @@
-// math.md §9.5: closed-form single-body checks of the SAP contact model (§2.7, §3, §3.5),
-// run through the whole pipeline (scene -> geometry -> problem builder -> SAP -> recorder).
-//   1. compliant equilibrium phi0 = -m g / k, independent of tau_d, and an exact fixed point;
-//   2. near-rigid equilibrium phi0 = -m g dt (dt + tau_d) R_n, R_n = beta^2 w / (4 pi^2);
-//   3. stiction creep under a tangential load F: slip v_t = R_t dt F (R_t = sigma w);
-//   4. sliding: |f_t| = mu |f_n| to round-off, acceleration F/m - mu g_n, gliding gap.
+// docs/design/reference-cases.md §5: closed-form single-body checks of the SAP contact model
+// (docs/design/sap-problem.md §5, §3, §5.3), run through the whole pipeline (scene -> geometry ->
+// problem builder -> SAP -> recorder).   1. compliant equilibrium phi0 = -m g / k, independent of
+// tau_d, and an exact fixed point;   2. near-rigid equilibrium phi0 = -m g dt (dt + tau_d) R_n, R_n
+// = beta^2 w / (4 pi^2);   3. stiction creep under a tangential load F: slip v_t = R_t dt F (R_t =
+// sigma w);   4. sliding: |f_t| = mu |f_n| to round-off, acceleration F/m - mu g_n, gliding gap.
 // The tangential load is gravity tilted by a on a flat halfspace (a particle on an
 // incline): F = m g sin a along +x, normal load N = m g cos a.
-// w is this file's own Delassus estimate (physics_helpers.h, Drake's recipe of §3.3) for
-// the actual contact points, which for a sphere or a box include the rotational dofs.
+// w is this file's own Delassus estimate (physics_helpers.h, Drake's recipe of
+// docs/design/sap-problem.md §4.1) for the actual contact points, which for a sphere or a box
+// include the rotational dofs.
 
 #include <catch2/catch.hpp>
 
@@ -90,7 +91,7 @@ TEST_CASE("particle: the compliant equilibrium is an exact fixed point (0 Newton
           "[contact-physics]") {
   // Start exactly at phi0 = -m g / k with v = 0: v = 0 solves the step (the contact impulse
   // dt k (-phi0) equals m g dt), so the warm start v0 = 0 is optimal and SAP returns it
-  // before any factorisation (math.md §4.1), whatever tau_d is.
+  // before any factorisation (docs/design/sap-solver.md §1), whatever tau_d is.
   const double k = 1e5, m = 1.0, dt = 1e-3;
   for (double tau : {0.0, 0.01, 0.1}) {
     SphereCase c;
@@ -119,7 +120,7 @@ TEST_CASE("particle: the compliant equilibrium is an exact fixed point (0 Newton
 TEST_CASE("particle: near-rigid equilibrium penetration is -m g dt (dt + tau_d) R_n",
           "[contact-physics]") {
   // Both stiffnesses infinite: R_n = beta^2 w / (4 pi^2) (SAP eq. 29). At rest gamma_n =
-  // m g dt = v_hat_n / R_n with v_hat_n = -phi0 / (dt + tau_d) (math.md §3.5).
+  // m g dt = v_hat_n / R_n with v_hat_n = -phi0 / (dt + tau_d) (docs/design/sap-problem.md §5.3).
   // The sphere's contact Jacobian includes its rotation: with d = p_C - p_com = (0, 0, -a),
   // a = r + |phi0|/2 (the contact point is midway between the surfaces),
   // W = diag(1/m + a^2/I, 1/m + a^2/I, 1/m), I = 2/5 m r^2: w ~ 1.683/m, not 1/(sqrt(3) m).
@@ -156,7 +157,7 @@ TEST_CASE("particle: near-rigid equilibrium penetration is -m g dt (dt + tau_d) 
 
 // A cube (edge 0.1 m, mass 1 kg) on the halfspace under gravity tilted by `a` about y:
 // F = m g sin a along +x, N = m g cos a. Unlike a sphere a box cannot roll, so it is
-// the particle of §9.5 with four corner contacts.
+// the particle of docs/design/reference-cases.md §5 with four corner contacts.
 const char* kBox = R"(
 csim: 1
 settings: {time_step: 1.0e-3, duration: DURATION, gravity: [GX, 0, GZ]}
@@ -183,7 +184,8 @@ TEST_CASE("particle: stiction creep of a box is v_t = R_t dt F", "[contact-physi
   // the downhill corners, N/4 (1 +- tan a) for a cube, so each corner's friction F/4 stays
   // inside its cone (0.25 <= 0.5 x 0.75). In steady creep the box translates without
   // rotating, every corner slips at the same v_t, and in stiction gamma_t,i = v_t / R_t,i
-  // (math.md §2.7) with sum_i gamma_t,i = F dt, so v_t = F dt / sum_i 1 / (sigma w_i).
+  // (docs/design/sap-problem.md §5) with sum_i gamma_t,i = F dt, so v_t = F dt / sum_i 1 / (sigma
+  // w_i).
   const double angle = std::atan(0.25), m = 1.0, sigma = 1e-3, dt = 1e-3;
   const double F = m * kG * std::sin(angle);
   const SceneRun run = RunScene(BoxScene(angle, 0.5, 1.0));
@@ -247,8 +249,8 @@ TEST_CASE("particle: a sliding box has |f_t| = mu |f_n| and accelerates at g (si
     for (const sim::ContactRow& c : run.rows[i].contacts) {
       const double f_n = c.force.dot(c.normal);
       const double f_t = (c.force - f_n * c.normal).norm();
-      // math.md §2.4: on the sliding branch gamma_t = mu gamma_n t_hat with |t_hat| =
-      // y_r / sqrt(y_r^2 + eps^2), eps = 1e-7 N s, y_r = |v_t| / R_t ~ 1e2 N s here, so
+      // docs/design/contact-models.md §2.2: on the sliding branch gamma_t = mu gamma_n t_hat with
+      // |t_hat| = y_r / sqrt(y_r^2 + eps^2), eps = 1e-7 N s, y_r = |v_t| / R_t ~ 1e2 N s here, so
       // |t_hat| = 1 - O(1e-18): the cone is met to round-off (a few ulps after the
       // rotation to world and the normal/tangent split; 1e-12 leaves a wide margin).
       CHECK(f_t == Approx(mu * f_n).epsilon(1e-12));
@@ -256,8 +258,9 @@ TEST_CASE("particle: a sliding box has |f_t| = mu |f_n| and accelerates at g (si
     }
   }
   Report("sliding box max | |f_t| / (mu f_n) - 1 |", worst, 0.0);
-  // Gliding (math.md §2.7, §9.5 item 4): sliding bodies float at the effective gap
-  // (dt + tau_d) mu |v_t|, so the box rises by dt mu dv while its speed grows by dv.
+  // Gliding (docs/design/sap-problem.md §5.2, docs/design/reference-cases.md §5.4): sliding bodies
+  // float at the effective gap (dt + tau_d) mu |v_t|, so the box rises by dt mu dv while its speed
+  // grows by dv.
   const double dz = last.body_position(2, box) - mid.body_position(2, box);
   const double dv = last.body_linear_velocity(0, box) - mid.body_linear_velocity(0, box);
   Report("sliding box rise (gliding)", dz, dt * mu * dv);
@@ -272,9 +275,9 @@ TEST_CASE("particle: a fast sliding box stays on the ground (SAP gliding vs cont
           "[contact-physics]") {
   // Physics: a box sliding down a flat incline never leaves it; it accelerates at
   // g (sin a - mu cos a) and its height stays put. The SAP model floats a sliding body at
-  // the gap (dt + tau_d) mu |v_t| (math.md §2.7). With a fixed contact_margin (1e-3 m) that
-  // gap passes the margin at |v_t| = 1e-3 / (1e-3 x 0.3) = 3.3 m/s (t = 1.9 s here), the
-  // pair would drop out of the contact set, the box fall back inside the margin and the
+  // the gap (dt + tau_d) mu |v_t| (docs/design/sap-problem.md §5). With a fixed contact_margin
+  // (1e-3 m) that gap passes the margin at |v_t| = 1e-3 / (1e-3 x 0.3) = 3.3 m/s (t = 1.9 s here),
+  // the pair would drop out of the contact set, the box fall back inside the margin and the
   // speculative contact launch it into hops. The problem builder therefore widens each
   // body's margin by the distance it can cover within the step
   // (contact_problem_builder.h), and the box must glide as predicted.

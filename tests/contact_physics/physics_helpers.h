@@ -1,7 +1,8 @@
 #pragma once
 // Helpers shared by the contact-physics oracles (tests/contact_physics/*_test.cc): run a
 // YAML scene to the end keeping every row, read contact forces on a given body, and the
-// test's own (independent) Delassus estimate of math.md §3.3 for a free rigid body.
+// test's own (independent) Delassus estimate of docs/design/sap-problem.md §4 for a free rigid
+// body.
 
 #include <catch2/catch.hpp>
 
@@ -68,7 +69,8 @@ inline std::string Num(double x) {
 }
 
 /// Contact force [N] of `c` acting on body b (world), whichever side of the pair b is on
-/// (ContactRow::force is the force on body_b; A receives its opposite, math.md §0.3).
+/// (ContactRow::force is the force on body_b; A receives its opposite, docs/design/conventions.md
+/// §2).
 inline Eigen::Vector3d ForceOn(const sim::ContactRow& c, int b) {
   if (c.body_b == b) return c.force;
   if (c.body_a == b) return -c.force;
@@ -88,8 +90,8 @@ inline Eigen::Matrix3d Skew(const Eigen::Vector3d& d) {
   return S;
 }
 
-/// Drake's Delassus estimate (math.md §3.3) for a contact at offset d = p_C - p_com from
-/// the centre of mass of a free body of mass m whose world inertia about the com has the
+/// Drake's Delassus estimate (docs/design/sap-problem.md §4) for a contact at offset d = p_C -
+/// p_com from the centre of mass of a free body of mass m whose world inertia about the com has the
 /// diagonal I_diag, against a static object: the free joint's velocities are
 /// (omega, v_com), so the point velocity is v_com - [d]x omega, J_W = [-[d]x, I3], and
 /// W = J diag(M)^-1 J^T = I3/m + [d]x diag(I)^-1 [d]x^T; w = ||W||_F / 3. The contact frame

@@ -1,6 +1,6 @@
 // Contact with bodies that prescribed joints move: their motion enters the contact
-// velocity as the known bias v_b (math.md §2.3), in both cases the builder treats apart:
-// a body outside every tree (moved only by prescribed joints: all of its velocity is
+// velocity as the known bias v_b (docs/design/contact-models.md §2.1), in both cases the builder
+// treats apart: a body outside every tree (moved only by prescribed joints: all of its velocity is
 // known) and a body inside a tree whose path to the root holds a prescribed joint (its
 // velocity is what the unknowns carry plus the prescribed part).
 

@@ -1,7 +1,7 @@
-// math.md §9.3, sphere rolling down an incline (after Drake's inclined_plane_test), SAP
-// model: a solid sphere r = 0.05 m, m = 0.1 kg on a flat halfspace under gravity tilted
-// by 15 degrees about y (the incline's frame), mu = 1, released at rest. Rolling without
-// slip (mu = 1 > (2/7) tan 15 deg = 0.077):
+// docs/design/reference-cases.md §3, sphere rolling down an incline (after Drake's
+// inclined_plane_test), SAP model: a solid sphere r = 0.05 m, m = 0.1 kg on a flat halfspace under
+// gravity tilted by 15 degrees about y (the incline's frame), mu = 1, released at rest. Rolling
+// without slip (mu = 1 > (2/7) tan 15 deg = 0.077):
 //   centre acceleration a = g sin(15) / (1 + I / (m r^2)) = (5/7) g sin(15),
 //   angular velocity omega_y = v / r,
 //   friction force on the sphere f_t = -(2/7) m g sin(15) (uphill), normal m g cos(15).
@@ -98,7 +98,7 @@ TEST_CASE("rolling sphere: a = 5/7 g sin(angle), omega = v / r, f_t = 2/7 m g si
     const double alpha = (omega_y - early.body_angular_velocity(1, ball)) / (last.time - early.time);
     Report(label + "angular acceleration", alpha, a_rolling / d);
     CHECK(alpha == Approx(a_rolling / d).epsilon(1e-5));
-    // The contact is stuck and creeps (math.md §9.5 item 3): slip v - omega d =
+    // The contact is stuck and creeps (docs/design/reference-cases.md §5.3): slip v - omega d =
     // R_t dt f_t = sigma w dt f_t, w from the sphere's contact Jacobian (rotation included).
     // 1e-4: the slip is 1e-6 m/s from velocities ~1.8 m/s, so round-off is 1e-10 of it;
     // the impulses are within eps_r = 1e-6 of the exact ones.

@@ -1,12 +1,13 @@
-// math.md §9.4, the spring-cylinder of the SAP paper (§VI-B): a solid cylinder, R = 0.05 m,
-// m = 0.5 kg, lying on the ground with its axis along y, moves in the vertical x-z plane
-// on a planar joint; a spring k_s = 100 N/m on the joint's x coordinate pulls it back to
-// x = 0. Ground contact k = 1e4 N/m, tau_d = 0.02 s; released at rest from x0 = 0.1 m.
+// docs/design/reference-cases.md §4, the spring-cylinder of the SAP paper (§VI-B): a solid
+// cylinder, R = 0.05 m, m = 0.5 kg, lying on the ground with its axis along y, moves in the
+// vertical x-z plane on a planar joint; a spring k_s = 100 N/m on the joint's x coordinate pulls it
+// back to x = 0. Ground contact k = 1e4 N/m, tau_d = 0.02 s; released at rest from x0 = 0.1 m.
 //   mu = 0: frictionless, a spring-mass: x = x0 cos(omega t), omega = sqrt(k_s / m);
 //   mu = 1: rolling, m_eff = m + I / R^2 = 1.5 m, period 2 pi sqrt(1.5 m / k_s).
-// And the convergence orders of e_q (math.md §5, RMS of the x error over 5 s)
-// against a reference run at a much smaller step: midpoint 2, symplectic and implicit
-// Euler 1 (SAP paper Fig. 6). Needs the theta theta_q dt^2 K_s term of A (math.md §1.5).
+// And the convergence orders of e_q (docs/design/accuracy-metrics.md §5.1, RMS of the x error over
+// 5 s) against a reference run at a much smaller step: midpoint 2, symplectic and implicit
+// Euler 1 (SAP paper Fig. 6). Needs the theta theta_q dt^2 K_s term of A (docs/design/time-step.md
+// §4.2).
 //
 // Geometry: the cylinder lies on a side line; the halfspace contact gives its two end
 // points, each a point contact of stiffness k, so the cylinder rests at
@@ -89,9 +90,9 @@ TEST_CASE("spring-cylinder, mu = 0: a spring-mass, x = x0 cos(omega t)", "[conta
   // so |x - x0 cos| <= 4.7e-4 x0; bound 1e-3 x0.
   CHECK(worst_continuous < 1e-3 * kX0);
   // Discrete: no friction, so x feels only the spring. With mu = 0, gamma_t = 0 and the
-  // tangential block of G vanishes (math.md §2.4), so SAP's Newton step leaves v_x = v*_x
-  // exactly and the free-motion Newton solve of a linear spring converges in one step:
-  // round-off only, a few ulps a step; bound 1e-12 x0 over the 2000 steps.
+  // tangential block of G vanishes (docs/design/contact-models.md §2.2), so SAP's Newton step
+  // leaves v_x = v*_x exactly and the free-motion Newton solve of a linear spring converges in one
+  // step: round-off only, a few ulps a step; bound 1e-12 x0 over the 2000 steps.
   CHECK(worst_discrete < 1e-12 * kX0);
   // Frictionless contact exerts no torque: the cylinder does not turn.
   CHECK(std::abs(run.rows.back().q[2]) < 1e-12);

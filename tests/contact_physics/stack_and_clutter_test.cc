@@ -3,8 +3,8 @@
 //     stiction model must hold: drift only at the creep level, which is zero without a
 //     tangential load), and the ground carries the whole weight;
 //   - solver certification on a clutter scene: every step with constraints ends with the
-//     dimensionless momentum error (SAP eq. 32, math.md §5) within the requested relative
-//     tolerance, as the stopping criterion (SAP eq. 26) promises.
+//     dimensionless momentum error (SAP eq. 32, docs/design/accuracy-metrics.md §1) within the
+// requested relative     tolerance, as the stopping criterion (SAP eq. 26) promises.
 
 #include <catch2/catch.hpp>
 
@@ -63,8 +63,8 @@ TEST_CASE("stack: three boxes stay put and the ground carries the whole weight",
   Report("stack: max horizontal drift over [1, 3] s", drift, 0.0);
   Report("stack: max rotation over [1, 3] s", rotation, 0.0);
   Report("stack: max vertical motion over [1, 3] s", vertical, 0.0);
-  // There is no tangential load, so even the creep v = sigma w dt F (math.md §3.5) has
-  // F = 0: any drift or turn is a defect, and the bounds only leave room for round-off.
+  // There is no tangential load, so even the creep v = sigma w dt F (docs/design/sap-problem.md
+  // §5.3) has F = 0: any drift or turn is a defect, and the bounds only leave room for round-off.
   CHECK(drift < 1e-4);
   CHECK(rotation < 1e-3);
   // Steady heights: near-rigid penetrations are ~m g dt^2 w / (4 pi^2) ~ 1e-7 m per

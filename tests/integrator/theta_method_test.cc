@@ -1,6 +1,6 @@
 // The theta-method against analytic solutions, conservation laws and measured convergence
-// orders (math.md 1.2: explicit, symplectic and implicit Euler first order, midpoint second;
-// the energy behaviour of the SAP paper's Fig. 5).
+// orders (docs/design/time-step.md §2: explicit, symplectic and implicit Euler first order,
+// midpoint second; the energy behaviour of the SAP paper's Fig. 5).
 
 #include <catch2/catch.hpp>
 

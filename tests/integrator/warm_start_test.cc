@@ -73,7 +73,7 @@ TEST_CASE("warm start: v0 first, then v0 + (v0 - v_-1), fewer iterations, same m
   CHECK(extrapolated.iterations < previous.iterations);
   // Same motion from both: the box's x velocity after 0.3 s. Coulomb predicts
   // 2 - mu g t = 1.1171 m/s; SAP's regularized sliding (the contact glides up slightly,
-  // math.md 2.7) decelerates a little less, hence the loose first check.
+  // docs/design/sap-problem.md §5) decelerates a little less, hence the loose first check.
   const double vx_extrapolated = extrapolated.v.back()[3], vx_previous = previous.v.back()[3];
   CHECK(vx_extrapolated == Approx(2.0 - 0.3 * 9.81 * 0.3).epsilon(5e-3));
   CHECK(vx_extrapolated == Approx(vx_previous).epsilon(1e-6));

@@ -57,7 +57,7 @@ TEST_CASE("Contact problem layout", "[solver]") {
   CHECK(problem.jacobian(1, 1) == J01);
   CHECK(problem.jacobian(1, 0) == -MatrixXd::Identity(3, 3));
   CHECK(problem.jacobian(2, 0) == (MatrixXd(2, 2) << 0, 1, 0, -1).finished());
-  // Delassus estimates (math.md §3.3) and Prepare() at insertion.
+  // Delassus estimates (docs/design/sap-problem.md §4) and Prepare() at insertion.
   CHECK(problem.entry(0).delassus == Approx(std::sqrt(3.0) / 3.0 / 2.0));
   CHECK(problem.entry(2).delassus == Approx(1.0 / 3.0));
   const auto& contact = static_cast<const SapFrictionConeConstraint&>(problem.constraint(0));

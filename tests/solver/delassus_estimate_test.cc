@@ -1,4 +1,4 @@
-// Delassus estimate w = ||sum_c J_c diag(A_c)^{-1} J_c^T||_F / n (math.md §3.3).
+// Delassus estimate w = ||sum_c J_c diag(A_c)^{-1} J_c^T||_F / n (docs/design/sap-problem.md §4).
 
 #include "engine/solver/delassus_estimate.h"
 

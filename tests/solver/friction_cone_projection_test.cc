@@ -1,6 +1,6 @@
-// The analytic R-norm projection onto the friction cone (math.md §2.4) against a brute-force
-// minimisation over the cone, the KKT conditions of the projection, G against finite
-// differences of the projection, the mu = 0 special case, and the root-free region test
+// The analytic R-norm projection onto the friction cone (docs/design/contact-models.md §2.2)
+// against a brute-force minimisation over the cone, the KKT conditions of the projection, G against
+// finite differences of the projection, the mu = 0 special case, and the root-free region test
 // against the root test at the borders.
 
 #include "engine/solver/friction_cone_projection.h"
@@ -215,8 +215,9 @@ TEST_CASE("Friction cone sliding impulse lies exactly on the cone", "[solver]") 
 namespace csim::solver {
 namespace {
 
-// math.md §2.4's region test written out with the root: y_r = sqrt(||y_t||^2 + eps^2),
-// stiction if y_r <= mu y_n, else sliding if -mu_hat y_r < y_n < y_r / mu, else no contact.
+// docs/design/contact-models.md §2.2's region test written out with the root: y_r = sqrt(||y_t||^2
+// + eps^2), stiction if y_r <= mu y_n, else sliding if -mu_hat y_r < y_n < y_r / mu, else no
+// contact.
 FrictionConeRegion RegionWithRoot(const FrictionConeMetric& m, const Vector3d& y) {
   const double y_r =
       std::sqrt(y.head<2>().squaredNorm() + kFrictionConeSoftNorm * kFrictionConeSoftNorm);

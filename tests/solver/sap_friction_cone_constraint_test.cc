@@ -1,5 +1,5 @@
-// SapFrictionConeConstraint: the parameterisation of math.md §3 (R_n with the near-rigid
-// rule, R_t = sigma w, v_hat_n), impulse = minus the cost gradient and G = minus the
+// SapFrictionConeConstraint: the parameterisation of docs/design/sap-problem.md §3 (R_n with the
+// near-rigid rule, R_t = sigma w, v_hat_n), impulse = minus the cost gradient and G = minus the
 // impulse's Jacobian by finite differences in all three regions, G symmetric PSD, and the
 // kinematic bias.
 
@@ -160,7 +160,8 @@ TEST_CASE("SAP contact: the cost is one quadratic between two points of the same
   // What the exact line search relies on (SapFrictionConeConstraint::QuadraticPieceAt):
   // stiction and no contact are convex in v_c and the cost is a quadratic on each, so on a
   // segment whose ends share a piece the cost at every point is the Taylor polynomial of
-  // degree two from one end, with the curvature there. Segments whose ends lie in different pieces are skipped.
+  // degree two from one end, with the curvature there. Segments whose ends lie in different pieces
+  // are skipped.
   std::mt19937 rng(29);
   std::normal_distribution<double> n(0.0, 1.0);
   SapFrictionConeParameters p = Compliant();
@@ -200,7 +201,8 @@ TEST_CASE("SAP contact: the cost is one quadratic between two points of the same
 }
 
 TEST_CASE("SAP contact at rest on its compliant equilibrium", "[solver]") {
-  // Stiction with v_c = 0 gives gamma_n = v_hat_n / R_n = dt k (-phi0) (math.md §2.7).
+  // Stiction with v_c = 0 gives gamma_n = v_hat_n / R_n = dt k (-phi0) (docs/design/sap-problem.md
+  // §5).
   SapFrictionConeParameters p = Compliant();
   SapFrictionConeConstraint c(p);
   c.Prepare(0.01, 1.0);

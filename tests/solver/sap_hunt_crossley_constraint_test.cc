@@ -1,13 +1,13 @@
-// SapHuntCrossleyConstraint against math.md §6, with expected values derived from the spec
-// rather than the implementation: the per-step data n0, eps_s, v_hat and the near-rigid k
-// (§6.5, §3.2); the normal impulse n(v) and its antiderivative N against their closed
-// forms (§6.2, §6.3); for both the lagged (§6.6) and the similar (§6.7) approximation,
-// impulse = minus the cost gradient and G = minus the impulse's Jacobian by finite
-// differences, G symmetric PSD, convexity, the Coulomb bound and the direction of friction
-// (with a kinematic bias), the zero-cost piece, the steady lagged slip of §9.5 item 5 and
-// the similar model's normal impulse at z = v_n - mu ||v_t||_s; the lagged stuck prediction
-// (the soft norm's quadratic) against its definition, its derivatives and convexity, and
-// when it is offered (sliding contacts only), holds and is crossed.
+// SapHuntCrossleyConstraint against docs/design/contact-models.md §3, with expected values derived
+// from the spec rather than the implementation: the per-step data n0, eps_s, v_hat and the
+// near-rigid k (docs/design/contact-models.md §3.5, §3.8); the normal impulse n(v) and its
+// antiderivative N against their closed forms (docs/design/contact-models.md §3.2, §3.3); for both
+// the lagged (§3.6) and the similar (§3.7) approximation, impulse = minus the cost gradient and G =
+// minus the impulse's Jacobian by finite differences, G symmetric PSD, convexity, the Coulomb bound
+// and the direction of friction (with a kinematic bias), the zero-cost piece, the steady lagged
+// slip of docs/design/reference-cases.md §5.5 and the similar model's normal impulse at z = v_n -
+// mu ||v_t||_s; the lagged stuck prediction (the soft norm's quadratic) against its definition, its
+// derivatives and convexity, and when it is offered (sliding contacts only), holds and is crossed.
 
 #include "engine/solver/sap_hunt_crossley_constraint.h"
 
@@ -26,24 +26,26 @@ using Eigen::Matrix3d;
 using Eigen::Vector3d;
 using Approximation = HuntCrossleyApproximation;
 
-// math.md §6.2: n(v) = dt (k x(v))_+ (1 - d v)_+, each factor clamped, with the penetration
-// predicted at the end of the step x(v) = x0 - dt (theta v + (1 - theta) v_n0), the one the
-// position update q = q0 + dt N v^theta makes ([ICF] eq. 6 and math.md: theta = 1).
+// docs/design/contact-models.md §3.2: n(v) = dt (k x(v))_+ (1 - d v)_+, each factor clamped, with
+// the penetration predicted at the end of the step x(v) = x0 - dt (theta v + (1 - theta) v_n0), the
+// one the position update q = q0 + dt N v^theta makes ([ICF] eq. 6 and
+// docs/design/contact-models.md §3.2: theta = 1).
 double ClosedFormImpulse(double dt, double k, double d, double x0, double v, double theta = 1.0,
                          double v_n0 = 0.0) {
   const double x = x0 - dt * (theta * v + (1 - theta) * v_n0);
   return dt * std::max(0.0, k * x) * std::max(0.0, 1.0 - d * v);
 }
 
-// math.md §6.3: N+(v) = dt [f v - 1/2 c v^2 - 1/2 d f v^2 + 1/3 d c v^3] for n = dt (f - c v)
-// (1 - d v): f = k (x0 - dt (1 - theta) v_n0), c = theta dt k.
+// docs/design/contact-models.md §3.3: N+(v) = dt [f v - 1/2 c v^2 - 1/2 d f v^2 + 1/3 d c v^3] for
+// n = dt (f - c v) (1 - d v): f = k (x0 - dt (1 - theta) v_n0), c = theta dt k.
 double ClosedFormPotential(double dt, double k, double d, double x0, double v, double theta = 1.0,
                            double v_n0 = 0.0) {
   const double f = k * (x0 - dt * (1 - theta) * v_n0), c = theta * dt * k;
   return dt * (f * v - 0.5 * c * v * v - 0.5 * d * f * v * v + d * c * v * v * v / 3);
 }
 
-// math.md §6.4: ||v_t||_s = sqrt(|v_t|^2 + eps^2) - eps, on the tangential part of u.
+// docs/design/contact-models.md §3.4: ||v_t||_s = sqrt(|v_t|^2 + eps^2) - eps, on the tangential
+// part of u.
 double SoftNorm(const Vector3d& u, double eps) { return std::hypot(u[0], u[1], eps) - eps; }
 
 SapHuntCrossleyConstraint Prepared(const SapHuntCrossleyParameters& p, double dt, double w) {
@@ -63,8 +65,9 @@ double Cost(const SapHuntCrossleyConstraint& c, const Vector3d& v_c, Vector3d* g
 }
 
 // A contact in overlap that is approaching (v_n0 < 0), with damping and a kinematic bias.
-// dt = 0.01: f_e0 = 7.5 N, v_x = x0/dt = 0.15, 1/d = 0.1 => v_hat = 0.1 m/s (§6.2);
-// n0 = dt f_e0 (1 - d v_n0) = 0.075 * 1.2 = 0.09 N s (§6.5).
+// dt = 0.01: f_e0 = 7.5 N, v_x = x0/dt = 0.15, 1/d = 0.1 => v_hat = 0.1 m/s
+// (docs/design/contact-models.md §3.2); n0 = dt f_e0 (1 - d v_n0) = 0.075 * 1.2 = 0.09 N s
+// (docs/design/contact-models.md §3.5).
 SapHuntCrossleyParameters Params(Approximation approximation) {
   SapHuntCrossleyParameters p;
   p.near_rigid_threshold = 1.0;
@@ -105,7 +108,7 @@ TEST_CASE("Hunt & Crossley Prepare: n0, eps_s, v_hat and the near-rigid stiffnes
   p.stiction_sigma = 0.0;
   SapHuntCrossleyConstraint c = Prepared(p, dt, w);
   CHECK(c.stiffness() == p.stiffness);
-  CHECK(c.n0() == Approx(0.2 * 0.8).epsilon(1e-14));  // §6.5
+  CHECK(c.n0() == Approx(0.2 * 0.8).epsilon(1e-14));  // docs/design/contact-models.md §3.5
   CHECK(c.v_hat() == Approx(0.05).epsilon(1e-14));    // min(0.2, 1/d): the damping root binds
   CHECK(c.epsilon_s() == 1e-4);                       // sigma = 0: eps_s = v_s
   // sigma > 0: eps_s = max(v_s, mu sigma w n0), mu sigma w n0 = 0.5 * 1e-3 * 2 * 0.16 = 1.6e-4.
@@ -133,7 +136,8 @@ TEST_CASE("Hunt & Crossley Prepare: n0, eps_s, v_hat and the near-rigid stiffnes
   p.v_n0 = 0.0;
   CHECK(Prepared(p, dt, w).n0() == 0.0);
 
-  // Infinite stiffness: k = 4 pi^2 / (beta^2 w dt^2) (§3.2, header), and n0 uses that k.
+  // Infinite stiffness: k = 4 pi^2 / (beta^2 w dt^2) (docs/design/contact-models.md §3.8, header),
+  // and n0 uses that k.
   p.phi0 = -2e-3;
   p.v_n0 = 0.01;
   p.stiffness = std::numeric_limits<double>::infinity();
@@ -192,7 +196,7 @@ TEST_CASE("Hunt & Crossley normal impulse n(v) and potential N(v)", "[solver]") 
       const double dN = (c.NormalPotential(v + h) - c.NormalPotential(v - h)) / (2 * h);
       CHECK(dN == Approx(c.NormalImpulse(v, &dn)).epsilon(1e-6).margin(1e-10));
       // N(v) = int_0^min(v, v_hat) n, by Simpson's rule (exact: n is quadratic there), and the
-      // §6.3 polynomial.
+      // docs/design/contact-models.md §3.3 polynomial.
       const double u = std::min(v, cs.v_hat);
       const double simpson = u / 6 * (n(0.0) + 4 * n(u / 2) + n(u));
       CHECK(c.NormalPotential(v) == Approx(simpson).epsilon(1e-12).margin(1e-15));
@@ -282,17 +286,18 @@ TEST_CASE("Hunt & Crossley friction: Coulomb bound and opposing the total slip",
       const Vector3d u(r * std::cos(2.0), r * std::sin(2.0), 0.5 * c.v_hat());
       Vector3d gamma;
       Cost(c, u - p.bias_velocity, &gamma);
-      const double ratio = r / std::hypot(r, eps);    // f_r(|v_t|/eps_s) of §6.4, < 1
+      const double ratio = r / std::hypot(r, eps);    // f_r(|v_t|/eps_s) of docs/design/contact-models.md §3.4, < 1
       CHECK(gamma.head<2>().dot(u.head<2>()) < 0.0);  // opposes the total slip u_t
       if (approximation == Approximation::kLagged) {
-        // §6.6: gamma_t = -mu n0 u_t / sqrt(|u_t|^2 + eps_s^2); its norm < mu n0, -> mu n0.
+        // docs/design/contact-models.md §3.6: gamma_t = -mu n0 u_t / sqrt(|u_t|^2 + eps_s^2); its
+        // norm < mu n0, -> mu n0.
         const Eigen::Vector2d expected = -mu_n0 / std::hypot(r, eps) * u.head<2>();
         CHECK((gamma.head<2>() - expected).norm() <= 1e-12 * mu_n0);
         CHECK(gamma.head<2>().norm() < mu_n0);
         CHECK(gamma.head<2>().norm() / mu_n0 == Approx(ratio).epsilon(1e-12));
         if (r >= 1e3 * eps) CHECK(1.0 - gamma.head<2>().norm() / mu_n0 <= 1e-6);
       } else {
-        // §6.7: |gamma_t| = mu n(z) f_r <= mu gamma_n.
+        // docs/design/contact-models.md §3.7: |gamma_t| = mu n(z) f_r <= mu gamma_n.
         CHECK(gamma[2] > 0.0);
         CHECK(gamma.head<2>().norm() <= p.mu * gamma[2]);
         CHECK(gamma.head<2>().norm() == Approx(p.mu * gamma[2] * ratio).epsilon(1e-12));
@@ -304,7 +309,7 @@ TEST_CASE("Hunt & Crossley friction: Coulomb bound and opposing the total slip",
 TEST_CASE("Hunt & Crossley cost is zero where the contact carries nothing, pieces", "[solver]") {
   SapHuntCrossleyParameters p = Params(Approximation::kLagged);
   p.phi0 = -2e-3;  // x0/dt = 0.2, 1/d = 0.1: v_hat = 0.1
-  p.v_n0 = 0.2;    // separating faster than 1/d: n0 = 0 (§6.5)
+  p.v_n0 = 0.2;    // separating faster than 1/d: n0 = 0 (docs/design/contact-models.md §3.5)
   const double dt = 0.01, k = p.stiffness, d = p.hunt_crossley, x0 = -p.phi0;
   const double v_hat = 0.1, N_hat = ClosedFormPotential(dt, k, d, x0, v_hat);
   for (Approximation approximation : {Approximation::kLagged, Approximation::kSimilar}) {
@@ -329,7 +334,8 @@ TEST_CASE("Hunt & Crossley cost is zero where the contact carries nothing, piece
           Cost(c, v_c, nullptr, nullptr, &piece_without_G);
           CHECK(piece_without_G == piece);  // Calc's piece is QuadraticPieceAt's, with G or not
           CHECK(c.QuadraticPieceAt(v_c.data()) == piece);
-          // ell - ell(separated) = N(v_hat) - N(min(arg, v_hat)) [+ mu n0 ||u_t||_s] (§6.6-7).
+          // ell - ell(separated) = N(v_hat) - N(min(arg, v_hat)) [+ mu n0 ||u_t||_s]
+          // (docs/design/contact-models.md §3.6-§3.7).
           const double arg = std::min(u[2] - shift, v_hat);
           double expected = N_hat - ClosedFormPotential(dt, k, d, x0, arg);
           if (!similar) expected += mu_n0 * SoftNorm(u, eps);
@@ -347,10 +353,11 @@ TEST_CASE("Hunt & Crossley cost is zero where the contact carries nothing, piece
   }
 }
 
-TEST_CASE("Hunt & Crossley lagged: steady slip under a force (math.md 9.5)", "[solver]") {
-  // A resting mass: phi0 = -m g / k, d = 0, v_n0 = 0 => n0 = dt k (-phi0) = m g dt (§6.5), and
-  // n(0) = dt f_e0 = m g dt too. At slip v along x the friction impulse is mu n0 v /
-  // sqrt(v^2 + eps_s^2) (§6.6), which equals dt F at v = eps_s s / sqrt(1 - s^2), s = F/(mu m g).
+TEST_CASE("Hunt & Crossley lagged: steady slip under a force (docs/design/reference-cases.md §5.5)", "[solver]") {
+  // A resting mass: phi0 = -m g / k, d = 0, v_n0 = 0 => n0 = dt k (-phi0) = m g dt
+  // (docs/design/contact-models.md §3.5), and n(0) = dt f_e0 = m g dt too. At slip v along x the
+  // friction impulse is mu n0 v / sqrt(v^2 + eps_s^2) (docs/design/contact-models.md §3.6), which
+  // equals dt F at v = eps_s s / sqrt(1 - s^2), s = F/(mu m g).
   const double m = 2.0, g = 9.81, dt = 0.01;
   SapHuntCrossleyParameters p;
   p.near_rigid_threshold = 1.0;
@@ -363,7 +370,7 @@ TEST_CASE("Hunt & Crossley lagged: steady slip under a force (math.md 9.5)", "[s
   for (double sigma : {0.0, 1e-3}) {
     p.stiction_sigma = sigma;
     p.stiction_tolerance = sigma == 0.0 ? 1e-4 : 1e-6;  // so that mu sigma w n0 wins
-    const double w = 1 / (std::sqrt(3.0) * m);          // §9.5
+    const double w = 1 / (std::sqrt(3.0) * m);          // docs/design/reference-cases.md §5
     const SapHuntCrossleyConstraint c = Prepared(p, dt, w);
     CHECK(c.n0() == Approx(m * g * dt).epsilon(1e-12));
     const double eps = sigma == 0.0 ? 1e-4 : p.mu * sigma * w * m * g * dt;
@@ -407,7 +414,7 @@ TEST_CASE("Hunt & Crossley similar: the normal impulse is n(z), z = v_n - mu ||v
   const double n_0 = ClosedFormImpulse(dt, p.stiffness, p.hunt_crossley, 1e-3, 0.0);
   CHECK(gamma_l[2] == Approx(n_0).epsilon(1e-12));
   CHECK(gamma_s[2] > 1.5 * gamma_l[2]);
-  // Friction -mu n(z) t_hat_s (§6.7).
+  // Friction -mu n(z) t_hat_s (docs/design/contact-models.md §3.7).
   const Eigen::Vector2d expected = -p.mu * n_z / std::sqrt(1 + eps * eps) * v_c.head<2>();
   CHECK((gamma_s.head<2>() - expected).norm() <= 1e-12 * n_z);
 }

@@ -1,5 +1,5 @@
-// SapLimitConstraint (math.md §7.2): parameters, derivatives by finite differences, and
-// solves on a one-dof clique pushed past its limit or moving inside its limits.
+// SapLimitConstraint (docs/design/joint-limits.md): parameters, derivatives by finite differences,
+// and solves on a one-dof clique pushed past its limit or moving inside its limits.
 
 #include "engine/solver/sap_limit_constraint.h"
 

@@ -18,10 +18,10 @@ using Eigen::Vector3d;
 using Eigen::Vector4d;
 using Eigen::VectorXd;
 
-// A planar-rotating disk on three ground contacts (the pizza saver of math.md 9.1):
-// generalized velocities (x, y, z, theta), m = 3 kg, I = m R^2, R = 1.5 m, dt = 0.01 s,
-// compliant contacts (k = 1e4 N/m, tau_d = 0.01 s) at zero distance, friction mu.
-// `push` is a horizontal generalized force along x [N].
+// A planar-rotating disk on three ground contacts (the pizza saver of
+// docs/design/reference-cases.md §1): generalized velocities (x, y, z, theta), m = 3 kg, I = m R^2,
+// R = 1.5 m, dt = 0.01 s, compliant contacts (k = 1e4 N/m, tau_d = 0.01 s) at zero distance,
+// friction mu. `push` is a horizontal generalized force along x [N].
 void BuildDisk(double mu, double push, bool predict_stiction, ContactProblem* problem) {
   const double dt = 0.01, m = 3.0, radius = 1.5, g = 10.0;
   const Vector4d M_diag(m, m, m, m * radius * radius);

@@ -1,5 +1,5 @@
-// SapSolver: every row of the pizza-saver table (math.md §9.1) with both line searches, the
-// momentum error (SAP eq. 32) of every converged solve, warm starts, cliques without
+// SapSolver: every row of the pizza-saver table (docs/design/reference-cases.md §1) with both line
+// searches, the momentum error (SAP eq. 32) of every converged solve, warm starts, cliques without
 // constraints, failure statuses, and an allocation-free warmed-up solve.
 
 #include "engine/solver/sap_solver.h"
@@ -25,8 +25,8 @@ using Eigen::VectorXd;
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-// The pizza saver of math.md §9.1: m = 3 kg, circumradius 1.5 m, I = m R^2, g = 10 m/s^2,
-// q = v-integrated (x, y, z, theta), one clique of 4 dofs, three ground contacts.
+// The pizza saver of docs/design/reference-cases.md §1: m = 3 kg, circumradius 1.5 m, I = m R^2, g
+// = 10 m/s^2, q = v-integrated (x, y, z, theta), one clique of 4 dofs, three ground contacts.
 struct PizzaSaver {
   double dt = 0.01, mu = 1.0, k = 1e4, tau_d = 0.01, beta = kEps;
   double m = 3.0, radius = 1.5, g = 10.0, sigma = 1e-3;

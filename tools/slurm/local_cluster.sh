@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A single-node Slurm on 127.0.0.1 (munge + slurmctld + slurmd from Debian's packages), as
-# in /work/shared/docs/platform-notes.md, for testing sweeps (tools/slurm/test_slurm_sweep.py).
+# A single-node Slurm on 127.0.0.1 (munge + slurmctld + slurmd from Debian's packages),
+# for testing sweeps (tools/slurm/test_slurm_sweep.py).
 # Needs root and the packages slurm-wlm munge slurmctld slurmd slurm-client
 # (tools/install-deps.sh installs them).
 #

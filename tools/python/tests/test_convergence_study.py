@@ -1,7 +1,7 @@
 """tools/convergence_study.py --contact-models on the falling sphere of the
 irrotational-contact-fields paper (sec. IX-B): against a Lagged reference, Lagged and
 Similar converge at first order, SAP's error does not vanish with dt (its gliding gap keeps
-a tau_d mu |v_t| term, math.md 2.7)."""
+a tau_d mu |v_t| term, docs/design/sap-problem.md §5)."""
 import csv
 import os
 import subprocess

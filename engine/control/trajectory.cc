@@ -143,7 +143,7 @@ std::vector<double> CubicSlopes(const KeyframeTable& table, const std::vector<do
       };
       return SplineSlopes(t, q, end(keys.front()), end(keys.back()));
     }
-    default:  // pchip; a keyframe's own v replaces the computed slope
+    default:  // pchip (zoh and linear have no slopes); a keyframe's own v replaces its slope
       d = PchipSlopes(t, q, natural);
       for (std::size_t k = 0; k < K; ++k) {
         if (!keys[k].v.empty()) d[k] = keys[k].v[column];
@@ -172,11 +172,11 @@ TrajectoryBuild BuildTrajectory(const KeyframeTable& table) {
   trajectory.coefficients_.assign(static_cast<std::size_t>(K - 1) * n * kPowers, 0.0);
 
   const std::vector<double>& t = trajectory.times_;
+  const bool cubic = table.interpolation != Interpolation::kZeroOrderHold &&
+                     table.interpolation != Interpolation::kLinear;
   std::vector<double> q(K);
   for (int c = 0; c < n; ++c) {
     for (int k = 0; k < K; ++k) q[k] = keys[k].q[c];
-    const bool cubic = table.interpolation != Interpolation::kZeroOrderHold &&
-                       table.interpolation != Interpolation::kLinear;
     const std::vector<double> d = cubic ? CubicSlopes(table, t, q, c) : std::vector<double>();
     for (int k = 0; k + 1 < K; ++k) {
       double* coefficient =

@@ -1,0 +1,108 @@
+#pragma once
+// A PD actuator with an effort limit on one coordinate j with q_dot = v, as one SAP constraint
+// (docs/design/actuators-and-constraints.md §2): Drake's PD controller constraint written for
+// csim's theta-method, with both gains implicit.
+//
+// One row, v_c = v_j (J = e_j^T); the generalized impulse on coordinate j is +gamma.
+// With the scheme's own position update q(v) = q0 + dt ((1 - theta_q) v0 + theta_q v):
+//   y(v)  = -Kp (q(v) - q_d) - Kd (v - v_d) + u0          the un-clamped effort [N m or N]
+//   c     = dt theta_q Kp + Kd,     y(v) = c (v_hat - v)
+//   gamma = dt clamp(y, -e, e),     ell = (dt / c) Phi_e(y),     G = dt c inside the band
+// which is the clamped row of clamped_impulse_row.h with R = 1 / (dt c), bounds +-dt e
+// (§2.2). The reported effort is gamma / dt.
+// Near-rigid gain clamp (§2.3): when R < R_nr = beta^2 / (4 pi^2) w, both gains are scaled by
+// R / R_nr, which keeps Kd / Kp (Kp = 0 stays a velocity servo) and gives R = R_nr.
+// c = 0 (Kd = 0 with theta_q = 0: the effort does not depend on v) is an explicit force:
+// gamma = dt clamp(y(v0), -e, e) whatever v_c, with the linear cost -gamma v_c (§2.4).
+// The targets q_d, v_d and the feed-forward u0 are the builder's (sampled at the end of the
+// step, §2.5); u0 is not clamped before it enters y.
+
+#include <limits>
+
+#include <Eigen/Dense>
+
+#include "engine/solver/constraint.h"
+#include "engine/solver/contact_problem.h"
+
+namespace csim::solver {
+
+/// Parameters of one PD actuator constraint for one step (units of the coordinate: rad or m;
+/// efforts in N m or N).
+struct SapPdParameters {
+  double kp = 0.0;  ///< proportional gain Kp [N m/rad or N/m] >= 0, finite
+  double kd = 0.0;  ///< derivative gain Kd [N m s/rad or N s/m] >= 0, finite; Kp + Kd > 0
+  /// Effort limit e [N m or N] > 0; +inf for none. Clamps PD and feed-forward together.
+  double effort_limit = std::numeric_limits<double>::infinity();
+  double q0 = 0.0;           ///< coordinate at the start of the step [rad or m]
+  double v0 = 0.0;           ///< its velocity at the start of the step [rad/s or m/s]
+  double q_target = 0.0;     ///< q_d [rad or m]
+  double v_target = 0.0;     ///< v_d [rad/s or m/s]
+  double feedforward = 0.0;  ///< u0 [N m or N], not clamped on its own
+  /// theta_q [1] in [0, 1]: the weight of the end-of-step velocity in the position update
+  /// (docs/design/time-step.md §2.1).
+  double theta_q = 1.0;
+  double near_rigid_threshold = 0.1;  ///< beta [1] > 0 of the gain clamp
+};
+
+/// Why `p` is not a valid set of PD parameters, or nullptr when it is (finite gains >= 0 not
+/// both zero, e > 0, theta_q in [0, 1], finite states and targets, beta > 0). The scene loader
+/// reports its own located errors; this is the constraint's precondition.
+const char* SapPdParametersError(const SapPdParameters& p);
+
+/// SAP PD actuator constraint with an effort limit (one row).
+class SapPdConstraint final : public Constraint {
+ public:
+  /// Precondition: SapPdParametersError(parameters) == nullptr (checked).
+  explicit SapPdConstraint(const SapPdParameters& parameters);
+
+  int num_rows() const override { return 1; }
+
+  /// The effective gains (the near-rigid clamp), R, v_hat and the impulse bound dt e from dt
+  /// [s] and the Delassus estimate w = delassus [1/(kg m^2) or 1/kg] (w = 1/A_jj).
+  void Prepare(double dt, double delassus) override;
+
+  /// gamma, cost and optional G (1 x 1) at v_c = v_j. The piece is the clamp's (below,
+  /// inside, above: 0, 1, 2); an explicit constraint (c = 0) is one piece, 0.
+  double Calc(const double* v_c, double* gamma, double* G, int* piece) const override;
+  /// Closed-form curvature G dv_c^2.
+  double CalcAlong(const double* v_c, const double* dv_c, double* gamma, double* curvature,
+                   int* piece, double* scratch) const override;
+
+  /// The effort the actuator delivers at v_c, gamma / dt [N m or N] (what is reported).
+  double EffortAt(double v_c) const;
+  /// Whether the effort limit is active at v_c (|y(v_c)| > e).
+  bool SaturatedAt(double v_c) const;
+
+  /// Whether Prepare scaled the gains down (the near-rigid regime).
+  bool gains_clamped() const { return gains_clamped_; }
+  double effective_kp() const { return kp_; }  ///< Kp after the clamp, valid after Prepare()
+  double effective_kd() const { return kd_; }  ///< Kd after the clamp, valid after Prepare()
+  /// R = 1 / (dt c) [1/(kg m^2) or 1/kg]; +inf for an explicit constraint (c = 0).
+  double R() const { return R_; }
+  double v_hat() const { return v_hat_; }  ///< [rad/s or m/s], valid after Prepare() (c > 0)
+  double impulse_limit() const { return impulse_limit_; }  ///< dt e [N m s or N s]
+  const SapPdParameters& parameters() const { return parameters_; }
+
+  /// Writes J (1 x clique_size) for coordinate `dof` of its clique: e_dof^T.
+  void FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const;
+
+ private:
+  SapPdParameters parameters_;
+  double dt_ = 0.0;
+  double kp_ = 0.0;
+  double kd_ = 0.0;
+  bool gains_clamped_ = false;
+  bool explicit_ = false;       // c = 0: gamma is explicit_gamma_ at every v_c
+  double explicit_gamma_ = 0.0;
+  bool explicit_saturated_ = false;
+  double R_ = 1.0;
+  double v_hat_ = 0.0;
+  double impulse_limit_ = std::numeric_limits<double>::infinity();
+};
+
+/// Adds a PD actuator on coordinate `dof` (index inside the clique) of clique `clique` to
+/// `problem` (the clique's A block must already be added). Returns the pooled constraint.
+SapPdConstraint& AddPdActuator(ContactProblem* problem, int clique, int dof,
+                               const SapPdParameters& parameters);
+
+}  // namespace csim::solver

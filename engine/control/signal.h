@@ -102,6 +102,9 @@ SignalGraphBuild BuildSignalGraph(const std::vector<SignalSpec>& specs);
 /// The signals of a scene, immutable. Signal i is the i-th spec given to BuildSignalGraph.
 class SignalGraph {
  public:
+  /// A graph without signals (a scene that defines none).
+  SignalGraph() = default;
+
   int size() const { return static_cast<int>(nodes_.size()); }
   const std::string& name(int signal) const { return names_[signal]; }
   /// The index of the signal called `name`, or -1.
@@ -116,7 +119,6 @@ class SignalGraph {
 
  private:
   friend SignalGraphBuild BuildSignalGraph(const std::vector<SignalSpec>& specs);
-  SignalGraph() = default;
 
   enum class Kind { kConstant, kSquare, kSine, kTable, kScale, kSum };
   struct Node {

@@ -8,6 +8,7 @@
 #include "engine/common/check.h"
 #include "engine/integrator/implicit_gyroscopic.h"
 #include "engine/multibody/crba.h"
+#include "engine/multibody/external_loads.h"
 #include "engine/multibody/joint_forces.h"
 #include "engine/multibody/kinematics.h"
 #include "engine/multibody/position_update.h"
@@ -91,6 +92,7 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   multibody::CalcBiasForces(model, ws.mb);
   multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);
   ws.k -= ws.mb.bias;
+  if (!model.loads.empty()) ws.k += ws.k_loads;
   ws.mb.M.Diagonal(ws.scale);
   if (ws.any_articulated) ws.A_articulated.MassMatrixDiagonal(model, ws.mb, &ws.scale);
   ws.scale = ws.scale.cwiseSqrt().cwiseInverse();
@@ -174,6 +176,11 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
                            StepWorkspace& ws) {
   // ThetaParameters has no defaults: NaN here means a caller forgot to set them.
   CSIM_CHECK(p.theta >= 0.0 && p.theta <= 1.0 && p.theta_q >= 0.0 && p.theta_q <= 1.0);
+  // The external loads, once a step at its start (multibody/external_loads.h says why).
+  if (!model.loads.empty()) {
+    multibody::CalcKinematics(model, s0.t, s0.q, s0.v, ws.mb);
+    multibody::CalcExternalLoadForces(model, ws.mb, s0.t, &ws.k_loads);
+  }
   ws.v_star = s0.v;
   ws.iterations = 0;
   double smallest_error = std::numeric_limits<double>::infinity();
@@ -288,7 +295,8 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolver tree_solver) {
   ws.A_diagonal_terms.setZero(model.nv);
   ws.q_end.setZero(nq);
   ws.q_theta.setZero(nq);
-  for (auto* x : {&ws.v_theta, &ws.v_bar, &ws.k, &ws.residual, &ws.scale, &ws.work}) x->setZero(nv);
+  for (auto* x : {&ws.v_theta, &ws.v_bar, &ws.k, &ws.k_loads, &ws.residual, &ws.scale, &ws.work})
+    x->setZero(nv);
   return ws;
 }
 

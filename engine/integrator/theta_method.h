@@ -3,7 +3,8 @@
 //
 // Stage 1 finds the free-motion velocity v* with m(v*) = 0, where
 //   m(v) = M(q_theta) (v - v0) - dt k(q_theta, v_theta)                     (P-14)
-// and k = -bias(q, v) + joint springs and dampers. With theta = 0 this is explicit
+// and k = -bias(q, v) + joint springs and dampers + external loads (the last explicit, at the
+// step's start: multibody/external_loads.h). With theta = 0 this is explicit
 // (one Cholesky of M(q0)); with theta > 0 it is solved by Newton's method with the SPD
 // matrix A of P-15 as the Jacobian approximation (the paper shows dm/dv = A + O(dt)).
 // Stage 2, the contact solve (contact_step.h), minimises the convex cost around v*, with A.
@@ -91,6 +92,8 @@ struct StepWorkspace {
                                      ///< diagonal terms besides M's)
   Eigen::VectorXd q_end, q_theta, v_theta, v_bar;  ///< (nq), (nq), (nv), (nv)
   Eigen::VectorXd k;             ///< (nv) non-constraint forces k(q_theta, v_theta) [N, N m]
+  Eigen::VectorXd k_loads;       ///< (nv) external loads' J^T w at (t0, q0), part of k [N, N m]
+                                 ///< (multibody::CalcExternalLoadForces); zero without loads
   Eigen::VectorXd residual;      ///< (nv) momentum residual m(v) [N s, N m s]
   Eigen::VectorXd scale;         ///< (nv) diag(M)^(-1/2)
   Eigen::VectorXd work;          ///< (nv) scratch

@@ -8,6 +8,9 @@
 
 #include "engine/geometry/mass_properties.h"
 #include "engine/geometry/mesh_file.h"
+#include "engine/io/load_reader.h"
+#include "engine/io/signal_reader.h"
+#include "engine/io/trajectory_reader.h"
 #include "engine/math/rotation.h"
 #include "engine/multibody/energy.h"
 #include "engine/multibody/kinematics.h"
@@ -66,11 +69,12 @@ std::string Printable(const std::string& name) {
   return out;
 }
 
-/// Reads the name of a body, joint or material (`what`). Names are addressed by `--set`
-/// paths (`bodies.ball.mass`, scene_overrides.h) and written to the output, so a name must
-/// not be empty, nor contain '.' (separates path elements), '[' or ']' (list indices),
-/// '=' (ends the path), '/' (separates HDF5 and file paths) or a control character
-/// (yaml-cpp keeps an escaped NUL, "a\0b", inside a scalar).
+}  // namespace
+
+// Names are addressed by `--set` paths (`bodies.ball.mass`, scene_overrides.h) and written
+// to the output, so a name must not be empty, nor contain '.' (separates path elements),
+// '[' or ']' (list indices), '=' (ends the path), '/' (separates HDF5 and file paths) or a
+// control character (yaml-cpp keeps an escaped NUL, "a\0b", inside a scalar).
 std::string ReadName(const NodeReader& node, const std::string& what) {
   const std::string name = node.AsString();
   if (name.empty()) node.Fail(what + " name must not be empty");
@@ -84,6 +88,8 @@ std::string ReadName(const NodeReader& node, const std::string& what) {
   }
   return name;
 }
+
+namespace {
 
 /// Reads a quaternion [w, x, y, z] and normalises it; a zero quaternion is rejected.
 Eigen::Vector4d ReadQuaternion(const NodeReader& node) {
@@ -410,11 +416,17 @@ void ReadLimits(const NodeReader& node, Joint& j) {
 
 void ReadPrescribed(const NodeReader& node, Joint& j) {
   RequireScalarCoordinates(node, j.type, "prescribed motion");
-  node.CheckKeys({"type", "amplitude", "frequency", "phase"});
   const NodeReader type = node.Get("type");
-  if (type.AsString() != "sine") type.Fail("unknown prescribed motion '" + type.AsString() +
-                                           "' (expected sine)");
   j.prescribed = true;
+  if (type.AsString() == "table") {  // resolved once trajectories are read: ResolveTables
+    node.CheckKeys({"type", "trajectory"});
+    node.Get("trajectory").AsString();
+    j.motion.kind = multibody::PrescribedKind::kTable;
+    return;
+  }
+  node.CheckKeys({"type", "amplitude", "frequency", "phase"});
+  if (type.AsString() != "sine") type.Fail("unknown prescribed motion '" + type.AsString() +
+                                           "' (expected sine or table)");
   j.motion.amplitude = node.Get("amplitude").AsVector(j.nv, true);
   j.motion.frequency = node.Get("frequency").AsNonNegative();
   j.motion.phase = node.DoubleOr("phase", 0.0);
@@ -742,10 +754,37 @@ void CheckInitialPotentialEnergy(const multibody::Model& model,
   BodiesOrRoot(root).Fail("the potential energy of the initial state overflows");
 }
 
+// ---- Signals, trajectories, loads ---------------------------------------------------------
+
+/// Points every `prescribed: {type: table, trajectory: NAME}` joint at its columns of
+/// trajectory NAME, which must list the joint.
+void ResolveTables(const std::vector<JointSpec>& specs, multibody::Model& model) {
+  for (const JointSpec& spec : specs) {
+    const Joint& read = spec.joint;
+    if (!read.prescribed || read.motion.kind != multibody::PrescribedKind::kTable) continue;
+    const NodeReader node = spec.node.Get("prescribed").Get("trajectory");
+    const std::string name = node.AsString();
+    const int index = model.FindTrajectory(name);
+    if (index < 0) node.Fail("unknown trajectory '" + name + "'");
+    const multibody::JointTrajectory& trajectory = model.trajectories[index];
+    const int joint = model.FindJoint(read.name);
+    int column = -1;
+    for (size_t k = 0; k < trajectory.joints.size(); ++k)
+      if (trajectory.joints[k] == joint) column = trajectory.first_column[k];
+    if (column < 0) {
+      node.Fail("trajectory '" + name + "' has no column for joint '" + read.name +
+                "' (add the joint to its joints)");
+    }
+    model.joints[joint].motion.trajectory = index;
+    model.joints[joint].motion.first_column = column;
+  }
+}
+
 }  // namespace
 
 multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir,
-                            const std::optional<Eigen::Vector3d>& gravity) {
+                            const std::optional<Eigen::Vector3d>& gravity,
+                            std::vector<std::string>* warnings) {
   multibody::Model model;
   if (gravity) model.gravity = *gravity;
   const MaterialIndex materials = ReadMaterials(root, model);
@@ -762,6 +801,13 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   for (BodySpec& spec : bodies) ResolveMassProperties(spec);
   const std::vector<StateSource> sources = Assemble(bodies, joints, inboard, model);
   multibody::AssignCoordinates(model);
+  model.signals = ReadSignals(root);
+  std::vector<std::string> trajectory_warnings;
+  model.trajectories = ReadTrajectories(root, model, &trajectory_warnings);
+  ResolveTables(joints, model);
+  model.loads = ReadLoads(root, model);
+  if (warnings) warnings->insert(warnings->end(), trajectory_warnings.begin(),
+                                 trajectory_warnings.end());
   // One kinematics pass at the initial state serves both checks (positions do not depend
   // on the velocities).
   multibody::Workspace initial = multibody::MakeWorkspace(model);

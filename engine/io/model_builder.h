@@ -1,6 +1,6 @@
 #pragma once
-// Turns the `materials`, `world`, `bodies` and `joints` sections of a scene into a
-// validated multibody::Model (scene-format.md; model.h for the tree conventions).
+// Turns the `materials`, `world`, `bodies`, `joints`, `signals`, `trajectories` and `loads`
+// sections of a scene into a validated multibody::Model (scene-format.md; model.h for the tree conventions).
 //
 // Rules applied here, in this order:
 //  1. materials are numbered in file order; `default_material` is the one named `default`;
@@ -18,12 +18,16 @@
 //     before child), stable with respect to file order, and joints[i] becomes the inboard
 //     joint of bodies[i];
 //  6. multibody::AssignCoordinates numbers the coordinates;
-//  7. the initial kinetic energy must be finite (reported at the velocity that makes it
+//  7. `signals`, `trajectories` (signal_reader.h, trajectory_reader.h) are read against the
+//     final joints, a `prescribed: {type: table}` joint is resolved to its trajectory's
+//     columns, and `loads` (load_reader.h) to their bodies and signals;
+//  8. the initial kinetic energy must be finite (reported at the velocity that makes it
 //     overflow).
 // Everything rejected throws csim::InputError at the offending node.
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/io/yaml_reader.h"
 #include "engine/multibody/model.h"
@@ -33,8 +37,15 @@ namespace csim::io {
 /// Builds the model from the scene's root map (top-level keys already checked), under
 /// settings.gravity when given, else multibody::Model's default (the initial state's
 /// potential energy is checked with it). Mesh files are resolved relative to `scene_dir`
-/// ("" for the current directory).
+/// ("" for the current directory). Located warnings found while reading (a keyframe outside
+/// its joint's limits) are appended to *warnings when it is given.
 multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir,
-                            const std::optional<Eigen::Vector3d>& gravity);
+                            const std::optional<Eigen::Vector3d>& gravity,
+                            std::vector<std::string>* warnings = nullptr);
+
+/// Reads the name of a body, joint, material, signal or trajectory (`what`): not empty, and
+/// without '.', '[', ']', '=', '/' or a control character (names are `--set` path elements
+/// and output names).
+std::string ReadName(const NodeReader& node, const std::string& what);
 
 }  // namespace csim::io

@@ -195,7 +195,8 @@ std::optional<Eigen::Vector3d> ReadSettings(const NodeReader& node, sim::Setting
 
 void CheckTopLevel(const NodeReader& root) {
   if (!root.IsMap()) root.Fail("a scene must be a map starting with 'csim: 1'");
-  root.CheckKeys({"csim", "name", "settings", "materials", "world", "bodies", "joints"});
+  root.CheckKeys({"csim", "name", "settings", "materials", "world", "bodies", "joints",
+                  "signals", "trajectories", "loads"});
   const NodeReader version = root.Get("csim");
   if (version.AsInt() != kFormatVersion) {
     version.Fail("unsupported scene format version " + version.node().Scalar() +
@@ -206,10 +207,10 @@ void CheckTopLevel(const NodeReader& root) {
 /// Fails if a section that overrides walk into has the wrong kind of node (a list where
 /// the format has a map, or the reverse).
 void CheckSectionKinds(const NodeReader& root) {
-  for (const char* key : {"settings", "materials", "world"}) {
+  for (const char* key : {"settings", "materials", "world", "signals", "trajectories"}) {
     if (auto section = root.Find(key)) section->ExpectMap();
   }
-  for (const char* key : {"bodies", "joints"}) {
+  for (const char* key : {"bodies", "joints", "loads"}) {
     if (auto section = root.Find(key)) section->Items();
   }
   if (auto settings = root.Find("settings")) {
@@ -272,8 +273,10 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   std::optional<Eigen::Vector3d> gravity;
   if (auto settings = reader.Find("settings")) gravity = ReadSettings(*settings, scene.settings);
   if (scene.settings.output.file.empty()) scene.settings.output.file = scene.name + ".h5";
-  scene.model = BuildModel(reader, DirectoryOf(path), gravity);
+  std::vector<std::string> model_warnings;
+  scene.model = BuildModel(reader, DirectoryOf(path), gravity, &model_warnings);
   scene.warnings = FindSceneWarnings(reader, scene.model);
+  scene.warnings.insert(scene.warnings.end(), model_warnings.begin(), model_warnings.end());
   return scene;
 }
 

@@ -25,7 +25,8 @@ struct LoadedScene {
   /// overrides, else the emitted YAML of the overridden tree.
   std::string yaml_text;
   std::vector<std::string> overrides;  ///< the --set arguments, in order
-  /// Located warnings about valid but suspicious input (scene_warnings.h), one per entry.
+  /// Located warnings about valid but suspicious input, one per entry: scene_warnings.h's,
+  /// then keyframes outside their joints' limits (trajectory_reader.h).
   std::vector<std::string> warnings;
 };
 

@@ -78,9 +78,22 @@ void CalcJointKinematics(const Joint& joint, const JointVector& q_j, const Joint
   CSIM_CHECK(false);
 }
 
-void CalcPrescribedMotion(const Joint& joint, double t, JointVector* q_j, JointVector* v_j,
-                          JointVector* a_j) {
+void CalcPrescribedMotion(const Model& model, const Joint& joint, double t, JointVector* q_j,
+                          JointVector* v_j, JointVector* a_j) {
   CSIM_CHECK(joint.nq == joint.nv);  // prescribed motion only on joints with qdot = v
+  if (joint.motion.kind == PrescribedKind::kTable) {
+    const control::Trajectory& table = model.trajectories[joint.motion.trajectory].table;
+    q_j->resize(joint.nq);
+    v_j->resize(joint.nv);
+    a_j->resize(joint.nv);
+    for (int k = 0; k < joint.nv; ++k) {
+      const control::TrajectoryPoint p = table.Evaluate(joint.motion.first_column + k, t);
+      (*q_j)[k] = p.q;
+      (*v_j)[k] = p.v;
+      (*a_j)[k] = p.a;
+    }
+    return;
+  }
   const double omega = 2.0 * M_PI * joint.motion.frequency;
   const double s = std::sin(omega * t + joint.motion.phase);
   const double c = std::cos(omega * t + joint.motion.phase);

@@ -35,9 +35,12 @@ struct JointKinematics {
 void CalcJointKinematics(const Joint& joint, const JointVector& q_j, const JointVector& v_j,
                          JointKinematics* out);
 
-/// Position, velocity and acceleration of a prescribed joint at time t [s]:
-/// q = A sin(2 pi f t + phase) elementwise, and its first two time derivatives.
-void CalcPrescribedMotion(const Joint& joint, double t, JointVector* q_j, JointVector* v_j,
-                          JointVector* a_j);
+/// Position, velocity and acceleration of a prescribed joint of `model` at time t [s]: for a
+/// sine, q = A sin(2 pi f t + phase) elementwise and its first two time derivatives; for a
+/// table, the joint's columns of its trajectory at t (control::Trajectory::Evaluate). The
+/// callers choose t, and both kinds are sampled at the same instants
+/// (docs/design/trajectories-and-signals.md §6.1). Allocation free.
+void CalcPrescribedMotion(const Model& model, const Joint& joint, double t, JointVector* q_j,
+                          JointVector* v_j, JointVector* a_j);
 
 }  // namespace csim::multibody

@@ -11,7 +11,7 @@ void GatherJointCoordinates(const Model& model, double t, const Eigen::VectorXd&
                             const Eigen::VectorXd& v, int i, Workspace& ws) {
   const Joint& j = model.joints[i];
   if (j.prescribed) {
-    CalcPrescribedMotion(j, t, &ws.q_j[i], &ws.v_j[i], &ws.a_prescribed[i]);
+    CalcPrescribedMotion(model, j, t, &ws.q_j[i], &ws.v_j[i], &ws.a_prescribed[i]);
   } else if (j.q_start >= 0) {
     ws.q_j[i] = q.segment(j.q_start, j.nq);
     ws.v_j[i] = v.segment(j.v_start, j.nv);

@@ -14,6 +14,8 @@
 
 #include <Eigen/Dense>
 
+#include "engine/control/signal.h"
+#include "engine/control/trajectory.h"
 #include "engine/geometry/shape.h"
 #include "engine/math/spatial.h"
 
@@ -27,11 +29,20 @@ const char* JointTypeName(JointType type);
 int JointNq(JointType type);
 int JointNv(JointType type);
 
-/// Kinematic motion q(t) = amplitude * sin(2 pi frequency t + phase), elementwise.
+/// Where a prescribed joint's q(t) comes from.
+enum class PrescribedKind {
+  kSine,   ///< `sine`: q = amplitude sin(2 pi frequency t + phase), elementwise
+  kTable,  ///< `table`: the joint's columns of a keyframe trajectory (Model::trajectories)
+};
+
+/// Kinematic motion of a prescribed joint, a known function of time.
 struct PrescribedMotion {
-  Eigen::VectorXd amplitude;  ///< per coordinate, units of q
-  double frequency = 0.0;     ///< [Hz]
-  double phase = 0.0;         ///< [rad]
+  PrescribedKind kind = PrescribedKind::kSine;
+  Eigen::VectorXd amplitude;  ///< sine: per coordinate, units of q
+  double frequency = 0.0;     ///< sine: [Hz]
+  double phase = 0.0;         ///< sine: [rad]
+  int trajectory = -1;        ///< table: index into Model::trajectories
+  int first_column = 0;       ///< table: the column of the joint's first coordinate (nv columns)
 };
 
 struct Joint {
@@ -63,6 +74,29 @@ struct Body {
   std::vector<geometry::Geometry> geometry;            ///< in the body frame
 };
 
+/// A named keyframe trajectory (scene `trajectories:`). Each listed joint (revolute,
+/// prismatic or planar) owns nv consecutive columns, its coordinates in order, in the units
+/// of q ([rad] or [m]; `units: deg` is converted when loading).
+struct JointTrajectory {
+  std::string name;
+  std::vector<int> joints;        ///< the listed joints (joint = body index), in column order
+  std::vector<int> first_column;  ///< the first column of each listed joint
+  control::Trajectory table;      ///< num_columns() = the sum of the joints' nv
+};
+
+/// An external wrench on a body (scene `loads:`): a force applied at a point of the body and
+/// a torque, both in world or body axes and optionally scaled by a signal. Applied
+/// explicitly, as the generalized force J^T f at the start of each step
+/// (multibody/external_loads.h).
+struct ExternalLoad {
+  int body = -1;                                     ///< the body it acts on
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();   ///< point of application in B [m]
+  Eigen::Vector3d force = Eigen::Vector3d::Zero();   ///< [N], world or body axes
+  Eigen::Vector3d torque = Eigen::Vector3d::Zero();  ///< [N m], world or body axes
+  bool body_axes = false;  ///< force and torque in B's axes (rotate with it); else world's
+  int signal = -1;         ///< index into Model::signals scaling both; -1: a constant 1
+};
+
 /// A whole forest. Built by io::BuildModel; validated there; read-only afterwards.
 struct Model {
   std::vector<Body> bodies;                  ///< nb bodies in topological order
@@ -73,12 +107,17 @@ struct Model {
   int default_material = -1;                 ///< index of the material named "default", or -1
   Eigen::Vector3d gravity{0, 0, -9.81};      ///< [m/s^2], world frame
   int nq = 0, nv = 0;
+  control::SignalGraph signals;              ///< named signals (scene `signals:`); may be empty
+  std::vector<JointTrajectory> trajectories; ///< named trajectories, in file order
+  std::vector<ExternalLoad> loads;           ///< external wrenches, in file order
 
   int num_bodies() const { return static_cast<int>(bodies.size()); }
   /// Index of the body with this name, or -1.
   int FindBody(const std::string& name) const;
   /// Index of the joint with this name, or -1.
   int FindJoint(const std::string& name) const;
+  /// Index of the trajectory with this name, or -1.
+  int FindTrajectory(const std::string& name) const;
   /// Initial q and v assembled from every joint's q_initial / v_initial.
   Eigen::VectorXd InitialQ() const;
   Eigen::VectorXd InitialV() const;

@@ -1,6 +1,8 @@
 #include "tests/support/scene_errors.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -40,6 +42,32 @@ void CheckRejected(const std::string& text, int line, int col, const std::string
   CHECK(e.where().line == line);
   CHECK(e.where().column == col);
   CHECK(e.message().find(what) != std::string::npos);
+}
+
+namespace {
+
+/// 1-based line and column of the first occurrence of `marker` in `text`.
+std::pair<int, int> Find(const std::string& text, const std::string& marker) {
+  const size_t at = text.find(marker);
+  INFO("marker '" << marker << "'");
+  REQUIRE(at != std::string::npos);
+  const size_t line_start = text.rfind('\n', at);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+  const int col = static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+  return {line, col};
+}
+
+}  // namespace
+
+std::string LocationOf(const std::string& text, const std::string& marker) {
+  const auto [line, col] = Find(text, marker);
+  return "test.yaml:" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+void CheckRejectedAt(const std::string& text, const std::string& marker, const std::string& what) {
+  const auto [line, col] = Find(text, marker);
+  INFO("expected at '" << marker << "'");
+  CheckRejected(text, line, col, what);
 }
 
 std::string OneBody(const std::string& body) { return "csim: 1\nbodies:\n  - name: b\n" + body; }

@@ -16,6 +16,14 @@ InputError LoadError(const std::string& text);
 /// containing `what`; on failure the offending line is shown with a caret under col.
 void CheckRejected(const std::string& text, int line, int col, const std::string& what);
 
+/// "test.yaml:LINE:COL" of the first occurrence of `marker` in `text` (fails the test if
+/// there is none), as located messages start.
+std::string LocationOf(const std::string& text, const std::string& marker);
+
+/// Checks that `text` is rejected at the first occurrence of `marker` in it with a message
+/// containing `what`: the marker says in the scene itself which node is at fault.
+void CheckRejectedAt(const std::string& text, const std::string& marker, const std::string& what);
+
 /// A one-body scene whose body entry is `body` (indented 4 spaces, starting on line 4).
 std::string OneBody(const std::string& body);
 

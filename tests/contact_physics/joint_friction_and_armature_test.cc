@@ -170,5 +170,38 @@ TEST_CASE("below its friction limit a joint creeps at R dt tau, R = beta^2 / (4 
     }
 }
 
+// A 2 kg puck (I_zz = 0.1 kg m^2 about its centre, the joint's origin) on a planar joint in
+// the horizontal plane, sliding and spinning, with friction on x and on the angle but none
+// on y.
+const char* kPuck = R"(
+csim: 1
+settings: {time_step: 1.0e-3, duration: 0.6, integrator: symplectic_euler}
+bodies:
+  - {name: puck, mass: 2.0, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
+joints:
+  - {name: plane, type: planar, parent: world, child: puck, initial: {v: [1.0, 1.0, 2.0]},
+     friction: [1.0, 0, 0.5]}
+)";
+
+TEST_CASE("friction on a planar joint acts on each coordinate that has it, alone",
+          "[contact-physics][joint-friction]") {
+  const SceneRun run = RunScene(kPuck);
+  const double m = 2.0, I = 0.1, dt = 1e-3;
+  // M = diag(m, m, I) with the centre of mass at the joint's origin, and gravity normal to
+  // the plane: each coordinate slows at its own f_s / M_jj until it stops, x at
+  // 0.5 m/s^2 (after 2 s), the angle at 5 rad/s^2 (after 0.4 s); y keeps its speed.
+  for (const sim::Row& row : run.rows) {
+    const double t = row.time;
+    REQUIRE(row.v[0] == Approx(1.0 - t * 1.0 / m).margin(1e-12));
+    REQUIRE(row.v[1] == 1.0);
+    if (t < 0.4 - dt) REQUIRE(row.v[2] == Approx(2.0 - t * 0.5 / I).margin(1e-12));
+    if (t > 0.4 + dt) REQUIRE(std::abs(row.v[2]) <= kNearRigid / I * dt * 0.5);
+    if (row.step > 0) {
+      REQUIRE(row.joint_friction[0] == Approx(-1.0).epsilon(1e-12));
+      REQUIRE(row.joint_friction[1] == 0.0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace csim::contact_physics

@@ -97,6 +97,12 @@ std::string JointElement(const multibody::Joint& joint) {
   if (joint.type != JointType::kBall) element += " axis=\"" + Vec(joint.axis) + "\"";
   const double damping = UniformJointValue(joint, joint.damping, "damping");
   if (damping != 0.0) element += " damping=\"" + Num(damping) + "\"";
+  // MuJoCo's armature and frictionloss are csim's armature and friction (a force-bounded
+  // velocity constraint, docs/design/actuators-and-constraints.md §3).
+  const double armature = UniformJointValue(joint, joint.armature, "armature");
+  if (armature != 0.0) element += " armature=\"" + Num(armature) + "\"";
+  const double friction = UniformJointValue(joint, joint.friction, "friction");
+  if (friction != 0.0) element += " frictionloss=\"" + Num(friction) + "\"";
   return element + "/>\n";
 }
 

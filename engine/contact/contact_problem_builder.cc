@@ -11,6 +11,7 @@
 #include "engine/multibody/jacobians.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
 #include "engine/solver/sap_hunt_crossley_constraint.h"
+#include "engine/solver/sap_joint_friction_constraint.h"
 #include "engine/solver/sap_limit_constraint.h"
 
 namespace csim::contact {
@@ -147,6 +148,14 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
   for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
   A_diagonal_.setZero(max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const multibody::Joint& joint = model.joints[b];  // body b's inboard joint
+    if (joint.v_start < 0 || joint.friction.size() != joint.nv) continue;
+    for (int k = 0; k < joint.nv; ++k)
+      if (joint.friction[k] > 0.0)
+        friction_dofs_.push_back({joint.v_start + k, topology_.body_tree[b], joint.friction[k]});
+  }
+  friction_constraint_.assign(friction_dofs_.size(), -1);
 }
 
 void ContactProblemBuilder::Build(const Model& model, const ContactParameters& parameters,
@@ -158,6 +167,7 @@ void ContactProblemBuilder::Build(const Model& model, const ContactParameters& p
   problem->SetFreeMotionVelocity(*in.v_star);
   AddContacts(model, parameters, in, problem);
   AddJointLimits(model, in, problem);
+  AddJointFriction(problem);
 }
 
 void ContactProblemBuilder::PrepareCliqueSolvers(const Model& model, const StepInputs& in) {
@@ -530,6 +540,28 @@ void ContactProblemBuilder::AddJointLimits(const Model& model, const StepInputs&
       if (std::isinf(p.lower) && std::isinf(p.upper)) continue;
       solver::AddJointLimit(problem, tree, dof - topology_.tree_v_start[tree], p);
     }
+  }
+}
+
+void ContactProblemBuilder::AddJointFriction(solver::ContactProblem* problem) {
+  for (size_t i = 0; i < friction_dofs_.size(); ++i) {
+    const FrictionDof& f = friction_dofs_[i];
+    solver::SapJointFrictionParameters p;
+    p.friction = f.friction;
+    friction_constraint_[i] = problem->num_constraints();
+    solver::AddJointFriction(problem, f.tree, f.dof - topology_.tree_v_start[f.tree], p);
+  }
+}
+
+void ContactProblemBuilder::ReportJointFriction(const solver::ContactProblem& problem,
+                                                const solver::SapSolverResult& result, double dt,
+                                                Eigen::VectorXd* effort) const {
+  effort->setZero();
+  // The generalized impulse of a friction row on its coordinate is +gamma
+  // (sap_joint_friction_constraint.h).
+  for (size_t i = 0; i < friction_dofs_.size(); ++i) {
+    const int row = problem.entry(friction_constraint_[i]).row_offset;
+    (*effort)[friction_dofs_[i].dof] = result.gamma[row] / dt;
   }
 }
 

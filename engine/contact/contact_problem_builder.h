@@ -13,6 +13,9 @@
 //                minus the part J_i v0 that the unknowns carry
 //   joint limits one SapLimitConstraint per limited coordinate whose limit is within the
 //                activation window of docs/design/joint-limits.md §1 (or already violated)
+//   joint friction one SapJointFrictionConstraint per coordinate with a friction limit,
+//                every step (docs/design/actuators-and-constraints.md §3), with the
+//                diagonal-of-A estimate w = 1/A_jj as the limits
 // Each body widens settings.contact_margin for its own pairs by the distance it can cover
 // within the step, (dt + tau_d,max) max(mu_max, 1) v_b, with v_b its fastest material
 // point. This covers approach (no tunnelling at large time steps) and SAP's gliding gap
@@ -103,6 +106,15 @@ class ContactProblemBuilder {
   void Report(const solver::ContactProblem& problem, const solver::SapSolverResult& result,
               double dt, std::vector<ContactReport>* out) const;
 
+  /// The joints' friction efforts of the solve `result` of the last Build into *effort (nv,
+  /// model order): gamma / dt [N or N m] on each coordinate with friction, 0 on the others.
+  /// Allocation free once *effort has the model's size.
+  void ReportJointFriction(const solver::ContactProblem& problem,
+                           const solver::SapSolverResult& result, double dt,
+                           Eigen::VectorXd* effort) const;
+  /// Whether the model has a coordinate with joint friction (Build adds its constraints).
+  bool has_joint_friction() const { return !friction_dofs_.empty(); }
+
   /// Records which contacts of the last Build ended the solve `result` in stiction, for the
   /// next Build's prediction (see the top of this file). Allocation free once warmed up.
   void RememberStiction(const solver::ContactProblem& problem,
@@ -185,6 +197,9 @@ class ContactProblemBuilder {
   Eigen::Matrix3d BodyDelassus(const StepInputs& in, int b, const Eigen::Vector3d& p_W) const;
   void AddJointLimits(const multibody::Model& model, const StepInputs& in,
                       solver::ContactProblem* problem) const;
+  // One SapJointFrictionConstraint per entry of friction_dofs_, noting its index in
+  // friction_constraint_.
+  void AddJointFriction(solver::ContactProblem* problem);
   // The point Jacobian of p_W on body b (in a tree) on its tree's columns, world axes.
   void TreeBlock(const multibody::Model& model, const StepInputs& in, int b,
                  const Eigen::Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) const;
@@ -253,6 +268,14 @@ class ContactProblemBuilder {
   std::vector<std::unique_ptr<ArticulatedCliqueSolver>> clique_solvers_;  ///< per tree
   std::vector<char> clique_solver_active_;         ///< per tree: registered this Build
   Eigen::MatrixXd J_limit_;                        ///< (2, max_tree_nv) scratch
+  /// A coordinate with joint friction: its index in v, its tree, its limit.
+  struct FrictionDof {
+    int dof = -1, tree = -1;
+    double friction = 0.0;  ///< f_s [N or N m] > 0
+  };
+  std::vector<FrictionDof> friction_dofs_;         ///< in v order, from the model
+  std::vector<int> friction_constraint_;           ///< per friction_dofs_ entry: its
+                                                   ///< constraint index in the last Build
   Eigen::VectorXd A_diagonal_;                     ///< (max_tree_nv) a matrix-free clique's diag(A)
 };
 

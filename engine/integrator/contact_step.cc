@@ -82,7 +82,10 @@ StepStatus AdvanceState(const multibody::Model& model, const ThetaParameters& pa
 }  // namespace
 
 ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
-    : builder(model), kinematics0(multibody::MakeWorkspace(model)), warm_start(model.nv) {}
+    : builder(model),
+      kinematics0(multibody::MakeWorkspace(model)),
+      joint_friction(Eigen::VectorXd::Zero(model.nv)),
+      warm_start(model.nv) {}
 
 StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
                            const FreeMotionSettings& free_motion,
@@ -111,6 +114,8 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   cws.builder.RememberStiction(cws.problem, cws.result);  // the next step's predictions
   RecordSolveStats(ws, cws.problem, cws.result.stats, &cws.stats);
   if (report_contacts) cws.builder.Report(cws.problem, cws.result, dt, &cws.contacts);
+  if (cws.builder.has_joint_friction())
+    cws.builder.ReportJointFriction(cws.problem, cws.result, dt, &cws.joint_friction);
 
   // 4. Positions, and the new state.
   return AdvanceState(model, params, dt, cws.result.v, state, ws, cws.warm_start);

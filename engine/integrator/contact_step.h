@@ -1,7 +1,8 @@
 #pragma once
 // One full time step with constraints (docs/design/time-step.md §5, Algorithm 1 of the SAP paper):
 //   1. free motion v* and the SPD matrix A (theta_method.h);
-//   2. contacts and joint limits at q0, assembled into a convex problem around v*
+//   2. contacts, joint limits and joint friction at q0, assembled into a convex problem
+//      around v*
 //      (contact/contact_problem_builder.h);
 //   3. v = argmin of the SAP cost (solver/sap_solver.h), from the warm start
 //      (velocity_warm_start.h);
@@ -31,6 +32,8 @@ struct ContactStepWorkspace {
   multibody::Workspace kinematics0;            ///< kinematics at the start of the step when
                                                ///< theta != 0 (else the free motion's)
   std::vector<contact::ContactReport> contacts;///< contacts of the last step (if reported)
+  Eigen::VectorXd joint_friction;              ///< (nv) joint friction effort of the last step
+                                               ///< [N or N m], 0 without friction
   StepStats stats;
   VelocityWarmStart warm_start;        ///< the solve's guess, carried between steps
   std::vector<bool> bodies_needing_A;  ///< per body: the build reads its block of A

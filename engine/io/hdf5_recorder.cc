@@ -197,6 +197,19 @@ Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
   Describe(nv, "1", "number of generalised velocities");
   Hdf5Dataset bodies = group.CreateStringList("body_names", body_names);
   Describe(bodies, "", "bodies, in index order (world excluded)");
+  if (model.HasJointFriction()) {
+    // Per velocity coordinate, 0 where a joint has none (or owns no coordinates).
+    std::vector<double> friction(model.nv, 0.0);
+    for (const multibody::Joint& joint : model.joints)
+      if (joint.v_start >= 0 && joint.friction.size() == joint.nv)
+        std::copy_n(joint.friction.data(), joint.nv, friction.begin() + joint.v_start);
+    const hsize_t chunk = std::clamp<hsize_t>(friction.size(), 1, kMaxChunkRows);
+    Hdf5Dataset limits =
+        group.CreateExtendible("joint_friction", Hdf5Type::kFloat64, {}, chunk);
+    limits.AppendRows(friction.data(), friction.size());
+    Describe(limits, "mixed",
+             "dry friction limit of each velocity coordinate [N or N*m], 0: none");
+  }
   return bodies;
 }
 
@@ -206,6 +219,7 @@ Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
 struct Hdf5Recorder::Layout {
   int nq = 0, nv = 0, nb = 0;  // model sizes, checked against each row
   bool contacts = false;       // settings.output.contacts
+  bool joint_friction = false; // the model has joint friction: /joints/friction_effort
   int64_t pending_contacts = 0;
 
   Hdf5Dataset status;
@@ -217,6 +231,7 @@ struct Hdf5Recorder::Layout {
   Series<double> kinetic, potential;
   Series<int32_t> iterations;
   Series<double> momentum_error, cost, wall_time;
+  Series<double> friction_effort;
   Series<int32_t> contact_count;
   Series<int64_t> contact_offset;
   ContactSeries<int32_t> body_a, body_b;
@@ -229,6 +244,7 @@ struct Hdf5Recorder::Layout {
     fn(position), fn(quaternion), fn(linear_velocity), fn(angular_velocity);
     fn(kinetic), fn(potential);
     fn(iterations), fn(momentum_error), fn(cost), fn(wall_time);
+    if (joint_friction) fn(friction_effort);
     if (contacts) fn(contact_count), fn(contact_offset);
   }
   /// Calls fn on every flat per-contact series (none when contacts are off).
@@ -280,6 +296,11 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
   cost = {file, "solver/cost", {}, chunk_rows, gzip, "J",
           "value of the convex cost at the solution"};
   wall_time = {file, "solver/wall_time", {}, chunk_rows, gzip, "s", "wall time of the whole step"};
+  if (!joint_friction) return;
+  file.CreateGroup("joints");
+  friction_effort = {file, "joints/friction_effort", {hsize_t(nv)}, chunk_rows, gzip, "mixed",
+                     "joint dry friction effort of the step (impulse / dt) per velocity "
+                     "coordinate [N or N*m], within +-/model/joint_friction"};
 }
 
 void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip) {
@@ -383,6 +404,7 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   layout->nv = model.nv;
   layout->nb = model.num_bodies();
   layout->contacts = info.settings->output.contacts;
+  layout->joint_friction = model.HasJointFriction();
   WriteRootAttributes(file_, info);
   layout->status = file_.CreateFixedString("status", "running", kStatusSize);
   Describe(layout->status, "", "running, completed, interrupted or failed");
@@ -446,6 +468,10 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
   *l.momentum_error.Row(slot) = row.solver.momentum_error;
   *l.cost.Row(slot) = row.solver.cost;
   *l.wall_time.Row(slot) = row.solver.wall_time;
+  if (l.joint_friction) {
+    CSIM_CHECK(row.joint_friction.size() == l.nv);
+    std::copy_n(row.joint_friction.data(), l.nv, l.friction_effort.Row(slot));
+  }
   if (!l.contacts) return;
   const int64_t count = static_cast<int64_t>(row.contacts.size());
   *l.contact_count.Row(slot) = static_cast<int32_t>(count);

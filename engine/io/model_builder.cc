@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "engine/geometry/mass_properties.h"
@@ -414,6 +415,14 @@ void ReadLimits(const NodeReader& node, Joint& j) {
   }
 }
 
+/// Reads `armature` or `friction` (named `what`): a number >= 0 per coordinate, a plain
+/// number for a one-coordinate joint.
+Eigen::VectorXd ReadPerCoordinate(const NodeReader& node, const Joint& j,
+                                  const std::string& what) {
+  RequireScalarCoordinates(node, j.type, what);
+  return ReadVectorAtLeast(node, j.nv, 0.0);
+}
+
 void ReadPrescribed(const NodeReader& node, Joint& j) {
   RequireScalarCoordinates(node, j.type, "prescribed motion");
   const NodeReader type = node.Get("type");
@@ -451,10 +460,22 @@ void ReadJointOptions(const NodeReader& n, Joint& j) {
     j.damping = ReadVectorAtLeast(*damping, j.nv, 0.0);
   }
   if (auto limits = n.Find("limits")) ReadLimits(*limits, j);
+  const auto armature = n.Find("armature");
+  if (armature) j.armature = ReadPerCoordinate(*armature, j, "armature");
+  const auto friction = n.Find("friction");
+  if (friction) j.friction = ReadPerCoordinate(*friction, j, "friction");
   if (auto prescribed = n.Find("prescribed")) {
     ReadPrescribed(*prescribed, j);
     if (auto initial = n.Find("initial")) {
       initial->Fail("a prescribed joint takes no initial state (its motion is imposed)");
+    }
+    // Both act on the joint's own coordinates, which a prescribed joint does not have.
+    for (const auto& [node, what] :
+         {std::pair{armature, "armature"}, std::pair{friction, "friction"}}) {
+      if (node) {
+        node->Fail(std::string(what) +
+                   " is not allowed on a prescribed joint (its motion is imposed)");
+      }
     }
   }
 }
@@ -473,7 +494,7 @@ int ResolveBody(const NodeReader& node, const std::map<std::string, int>& bodies
 
 JointSpec ReadJoint(const NodeReader& n, const std::map<std::string, int>& bodies) {
   n.CheckKeys({"name", "type", "parent", "child", "pose", "axis", "initial", "spring",
-               "damping", "limits", "prescribed", "collide"});
+               "damping", "armature", "friction", "limits", "prescribed", "collide"});
   JointSpec spec{n, Joint{}, -1, -1};
   Joint& j = spec.joint;
   j.name = ReadName(n.Get("name"), "joint");

@@ -60,7 +60,8 @@ bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
       // dynamic-size Cholesky and its triangular solves cost more than the rest of it.
       if (joint.nv == 1) {
         const math::Vector6 U = I_A * S.col(0);
-        const double D = S.col(0).dot(U) + d[joint.v_start];
+        double D = S.col(0).dot(U) + d[joint.v_start];
+        if (joint.armature.size() == 1) D += joint.armature[0];
         if (!(D > 0.0)) return false;
         U_[b] = U;
         D_inv_[b].setConstant(1, 1, 1.0 / D);
@@ -69,6 +70,7 @@ bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
         const Eigen::Matrix<double, 6, 3> U = I_A * S;
         Eigen::Matrix3d D = S.transpose() * U;
         D.diagonal() += d.segment<3>(joint.v_start);
+        if (joint.armature.size() == 3) D.diagonal() += joint.armature;
         const Eigen::LLT<Eigen::Matrix3d> llt(D);
         if (llt.info() != Eigen::Success) return false;
         const Eigen::Matrix3d D_inv = llt.solve(Eigen::Matrix3d::Identity());
@@ -79,6 +81,7 @@ bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
         U_[b].noalias() = I_A * S;
         JointMatrix D = S.transpose() * U_[b];
         D.diagonal() += d.segment(joint.v_start, joint.nv);
+        if (joint.armature.size() == joint.nv) D.diagonal() += joint.armature;
         Eigen::LLT<JointMatrix> llt(D);
         if (llt.info() != Eigen::Success) return false;
         D_inv_[b].setIdentity(joint.nv, joint.nv);
@@ -146,8 +149,12 @@ void ArticulatedBodySolver::MultiplyMassMatrix(const Model& model, const Workspa
   for (auto it = bodies_.rbegin(); it != bodies_.rend(); ++it) {
     const int b = *it;
     const Joint& joint = model.joints[b];
-    if (joint.v_start >= 0)
-      out->segment(joint.v_start, joint.nv).noalias() = ws.joint[b].S.transpose() * p_A_[b];
+    if (joint.v_start >= 0) {
+      auto out_b = out->segment(joint.v_start, joint.nv);
+      out_b.noalias() = ws.joint[b].S.transpose() * p_A_[b];
+      if (joint.armature.size() == joint.nv)
+        out_b.array() += joint.armature.array() * x.segment(joint.v_start, joint.nv).array();
+    }
     const int p = parent_in_set_[b];
     if (p >= 0) p_A_[p].noalias() += ws.Xup[b].transpose() * p_A_[b];
   }
@@ -232,6 +239,8 @@ void ArticulatedBodySolver::MassMatrixDiagonal(const Model& model, const Workspa
     const MotionSubspace& S = ws.joint[b].S;
     for (int k = 0; k < joint.nv; ++k)
       (*out)[joint.v_start + k] = S.col(k).dot(ws.Ic[b] * S.col(k));
+    if (joint.armature.size() == joint.nv)
+      out->segment(joint.v_start, joint.nv) += joint.armature;
   }
 }
 

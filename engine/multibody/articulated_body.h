@@ -4,7 +4,9 @@
 // zero gravity: the forward dynamics of a tree under the generalized forces b are then
 // exactly x = M^-1 b. The joint-space diagonal d (the theta method's dt^2 theta theta_q K +
 // dt theta D, docs/design/time-step.md §4.2) enters each joint's D_i = S_i^T I^A_i S_i + diag(d_i),
-// the way rotor armature does; it is what the recursion solves, not an approximation.
+// the way rotor armature does; it is what the recursion solves, not an approximation. M
+// itself holds the joints' armatures (Joint::armature) on its diagonal, as CalcMassMatrix
+// forms it, so every method here adds them to D_i, M x and diag(M) too.
 //
 // Why: the dense Cholesky of a tree's block costs O(nv^3) and forming M by the composite
 // rigid-body algorithm O(nv depth), which on long ropes makes the dense path many times

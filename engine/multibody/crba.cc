@@ -34,7 +34,10 @@ void CalcMassMatrix(const Model& model, Workspace& ws, const std::vector<bool>* 
       continue;
     }
     F.noalias() = ws.Ic[i] * S_i;
-    ws.M.sub(ji.v_start, ji.v_start, ji.nv, ji.nv).noalias() = S_i.transpose() * F;
+    auto M_ii = ws.M.sub(ji.v_start, ji.v_start, ji.nv, ji.nv);
+    M_ii.noalias() = S_i.transpose() * F;
+    // The joint's rotor: its reflected inertia moves with the coordinate alone.
+    if (ji.armature.size() == ji.nv) M_ii.diagonal() += ji.armature;
     for (int j = i; model.parent[j] >= 0;) {
       F = ws.Xup[j].transpose() * F;  // small fixed-capacity temporary, no heap
       j = model.parent[j];

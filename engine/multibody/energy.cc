@@ -4,8 +4,12 @@ namespace csim::multibody {
 
 double CalcKineticEnergy(const Model& model, const Workspace& ws) {
   double T = 0.0;
-  for (int i = 0; i < model.num_bodies(); ++i)
+  for (int i = 0; i < model.num_bodies(); ++i) {
     T += 0.5 * ws.V_B[i].dot(ws.I_B[i] * ws.V_B[i]);
+    const Joint& joint = model.joints[i];
+    if (joint.armature.size() == joint.nv && joint.v_start >= 0)
+      T += 0.5 * (joint.armature.array() * ws.v_j[i].array().square()).sum();
+  }
   return T;
 }
 

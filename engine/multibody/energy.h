@@ -7,7 +7,8 @@
 namespace csim::multibody {
 
 /// Kinetic energy [J] of all bodies, 1/2 sum V_B^T I_B V_B, including the motion of
-/// prescribed joints. After CalcKinematics.
+/// prescribed joints, plus that of the joints' rotors, 1/2 sum armature v^2: the energy
+/// 1/2 v^T M v of the M the dynamics use (CalcMassMatrix). After CalcKinematics.
 double CalcKineticEnergy(const Model& model, const Workspace& ws);
 
 /// Potential energy [J]: gravity, -sum m g . p_com, plus joint springs

@@ -70,6 +70,12 @@ Eigen::VectorXd Model::InitialV() const {
   return v;
 }
 
+bool Model::HasJointFriction() const {
+  for (const Joint& joint : joints)
+    if ((joint.friction.array() > 0.0).any()) return true;
+  return false;
+}
+
 void AssignCoordinates(Model& model) {
   model.nq = model.nv = 0;
   model.parent.resize(model.joints.size());

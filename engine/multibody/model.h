@@ -61,6 +61,12 @@ struct Joint {
   Eigen::VectorXd spring_stiffness;     ///< [N/m] or [N m/rad]; size nv or 0
   Eigen::VectorXd spring_rest;          ///< units of q; size nv or 0
   Eigen::VectorXd damping;              ///< [N s/m] or [N m s/rad]; size nv or 0
+  /// Reflected rotor inertia added to M's diagonal, per coordinate [kg or kg m^2] >= 0;
+  /// size nv or 0 (revolute, prismatic, planar joints that own coordinates).
+  Eigen::VectorXd armature;
+  /// Dry friction limit f_s per coordinate [N or N m] >= 0, 0 meaning none; size nv or 0
+  /// (revolute, prismatic, planar joints that own coordinates).
+  Eigen::VectorXd friction;
   Eigen::VectorXd lower, upper;         ///< limits, units of q; size nv or 0
   bool prescribed = false;
   PrescribedMotion motion;              ///< meaningful when prescribed
@@ -121,6 +127,8 @@ struct Model {
   /// Initial q and v assembled from every joint's q_initial / v_initial.
   Eigen::VectorXd InitialQ() const;
   Eigen::VectorXd InitialV() const;
+  /// True if some coordinate has joint friction (Joint::friction > 0).
+  bool HasJointFriction() const;
 };
 
 /// Assigns q_start/v_start to joints that own coordinates, in joint order, and sets

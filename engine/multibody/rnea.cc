@@ -53,8 +53,13 @@ void InverseDynamics(const Model& model, const Eigen::VectorXd* vdot, Workspace&
   // Inward pass: project on the joint axes and accumulate on the parent.
   for (int i = nb - 1; i >= 0; --i) {
     const Joint& joint = model.joints[i];
-    if (joint.v_start >= 0)
+    if (joint.v_start >= 0) {
       SubspaceTransposeTimes(ws.joint[i].S, ws.F_B[i], tau->segment(joint.v_start, joint.nv));
+      // The rotor's reflected inertia (M's diagonal, CalcMassMatrix) takes armature vdot.
+      if (vdot != nullptr && joint.armature.size() == joint.nv)
+        tau->segment(joint.v_start, joint.nv).array() +=
+            joint.armature.array() * vdot->segment(joint.v_start, joint.nv).array();
+    }
     const int p = model.parent[i];
     if (p >= 0) ws.F_B[p].noalias() += ws.Xup[i].transpose() * ws.F_B[i];
   }

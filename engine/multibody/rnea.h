@@ -11,7 +11,8 @@
 namespace csim::multibody {
 
 /// tau = M(q) vdot + C(q, v) v - tau_g(q): the generalised forces (nv) that produce the
-/// accelerations vdot (nv) at the state of the last CalcKinematics. Gravity is included by
+/// accelerations vdot (nv) at the state of the last CalcKinematics, M with the joints'
+/// armatures (CalcMassMatrix). Gravity is included by
 /// giving the world a fictitious upward acceleration -g. Fills ws.A_B, ws.F_B.
 void CalcInverseDynamics(const Model& model, const Eigen::VectorXd& vdot, Workspace& ws,
                          Eigen::VectorXd* tau);

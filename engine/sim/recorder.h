@@ -55,6 +55,10 @@ struct Row {
   double potential_energy = 0.0;          ///< [J] gravity + joint springs
   SolverStats solver;
   std::vector<ContactRow> contacts;       ///< empty until contact exists
+  /// (nv) joint friction effort of the step that produced the row [N or N m] (impulse / dt,
+  /// 0 on coordinates without friction, and in the initial row); empty when the model has
+  /// no joint friction.
+  Eigen::VectorXd joint_friction;
 };
 
 enum class RunStatus { kRunning, kCompleted, kInterrupted, kFailed };

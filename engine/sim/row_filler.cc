@@ -16,6 +16,7 @@ Row MakeRow(const multibody::Model& model) {
   row.body_linear_velocity.setZero(3, nb);
   row.body_angular_velocity.setZero(3, nb);
   row.contacts.reserve(64);
+  if (model.HasJointFriction()) row.joint_friction.setZero(model.nv);
   return row;
 }
 

@@ -8,7 +8,8 @@
 
 namespace csim::sim {
 
-/// A row with every array sized for `model` (contacts reserved, empty).
+/// A row with every array sized for `model` (contacts reserved, empty; joint_friction zero,
+/// or empty without joint friction).
 Row MakeRow(const multibody::Model& model);
 
 /// Fills row.time, q, v, body poses and velocities and energies from `state` (runs the

@@ -76,19 +76,21 @@ StepStatus TakeStep(const multibody::Model& model, const StepSettings& s,
 }
 
 // The row the run records: its storage, the kinematics scratch that fills it, and the
-// last completed step's solver statistics and contacts, which every later row carries until
-// the next step completes.
+// last completed step's solver statistics, contacts and joint friction, which every later
+// row carries until the next step completes.
 class RowRecording {
  public:
   RowRecording(const multibody::Model& model, Recorder& recorder)
       : model_(model), recorder_(recorder), ws_(multibody::MakeWorkspace(model)),
         row_(MakeRow(model)) {}
 
-  // A step completed with these statistics and contacts; the row's contact vector keeps
-  // its capacity.
+  // A step completed with these statistics, contacts and joint friction efforts (nv); the
+  // row's contact vector keeps its capacity.
   void StepCompleted(const SolverStats& solver,
-                     const std::vector<contact::ContactReport>& reports) {
+                     const std::vector<contact::ContactReport>& reports,
+                     const Eigen::VectorXd& joint_friction) {
     row_.solver = solver;
+    if (row_.joint_friction.size() > 0) row_.joint_friction = joint_friction;
     row_.contacts.resize(reports.size());
     for (size_t i = 0; i < reports.size(); ++i) {
       const contact::ContactReport& r = reports[i];
@@ -182,7 +184,8 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     }
     ++step;
     state.t = step * step_settings.dt;  // no accumulated round-off in the clock
-    rows.StepCompleted(monitor.StepCompleted(scratch.contact.stats), scratch.contact.contacts);
+    rows.StepCompleted(monitor.StepCompleted(scratch.contact.stats), scratch.contact.contacts,
+                       scratch.contact.joint_friction);
     if (step % settings.output.every == 0 || step == total_steps) {
       if (!rows.Record(state, step)) {
         EndRun(RunStatus::kFailed,

@@ -97,6 +97,48 @@ TEST_CASE("a warmed-up contact step of a chain on the floor allocates nothing",
   }
 }
 
+// Three hinged links swinging down, each hinge with a rotor (armature) and dry friction: the
+// friction constraints enter every step, with or without contact.
+const char* kFrictionChain = R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+bodies:
+  - {name: l0, mass: 0.5, geometry: [{shape: capsule, radius: 0.02, length: 0.2, pose: {position: [0, 0, -0.15]}}]}
+  - {name: l1, mass: 0.5, geometry: [{shape: capsule, radius: 0.02, length: 0.2, pose: {position: [0, 0, -0.15]}}]}
+  - {name: l2, mass: 0.5, geometry: [{shape: capsule, radius: 0.02, length: 0.2, pose: {position: [0, 0, -0.15]}}]}
+joints:
+  - {name: j0, type: revolute, parent: world, child: l0, axis: [0, 1, 0], initial: {q: [1.2]},
+     armature: 0.01, friction: 0.2}
+  - {name: j1, type: revolute, parent: l0, child: l1, pose: {position: [0, 0, -0.3]},
+     axis: [0, 1, 0], armature: 0.01, friction: 0.2}
+  - {name: j2, type: revolute, parent: l1, child: l2, pose: {position: [0, 0, -0.3]},
+     axis: [0, 1, 0], armature: 0.01, friction: 0.2}
+)";
+
+TEST_CASE("a warmed-up step with joint friction and armature allocates nothing",
+          "[integrator][contact][allocation][joint-friction]") {
+  const io::LoadedScene scene = io::LoadSceneFromText(kFrictionChain, "chain.yaml", {});
+  const multibody::Model& model = scene.model;
+  for (const TreeSolver tree : {TreeSolver::kDense, TreeSolver::kArticulated})
+    for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
+                                     ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
+      INFO("tree solver " << static_cast<int>(tree) << ", theta " << p.theta);
+      StepWorkspace ws = MakeStepWorkspace(model, tree);
+      ContactStepWorkspace cws(model);
+      multibody::State s{0.0, model.InitialQ(), model.InitialV()};
+      contact::ContactParameters cp;
+      cp.position_theta = p.theta_q;
+      for (int n = 0; n < 100; ++n)
+        REQUIRE(StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws).ok());
+      REQUIRE(cws.stats.num_constraints == 3);  // one friction row per hinge
+      const std::size_t before = testing::AllocationCount();
+      for (int n = 0; n < 50; ++n) StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws);
+      CHECK(testing::AllocationCount() - before == 0);
+      // Each coordinate's friction effort stays within its limit.
+      CHECK(cws.joint_friction.lpNorm<Eigen::Infinity>() <= 0.2 * (1 + 1e-12));
+    }
+}
+
 TEST_CASE("a warmed-up contact step on two threads allocates nothing",
           "[integrator][contact][allocation][threads]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kRestingPile, "pile.yaml", {});

@@ -606,6 +606,54 @@ TEST_CASE("Hdf5Recorder: a model without coordinates (nq = nv = 0)", "[hdf5]") {
   CheckRowsMatch(file, run.model, 20, true);
 }
 
+TEST_CASE("Hdf5Recorder: joint friction limits and efforts, only in models that have them",
+          "[hdf5][joint-friction]") {
+  TempDir dir;
+  Run run;
+  multibody::Joint& arm = run.model.joints[1];  // the revolute joint: velocity 6 of 7
+  REQUIRE(arm.v_start == 6);
+  arm.friction = Eigen::VectorXd::Constant(1, 2.0);
+  // Rows whose arm effort rises to the limit; the free base has no friction.
+  const auto write = [&](const std::string& path, double peak) {
+    Hdf5Recorder recorder(path);
+    recorder.Begin(run.info);
+    sim::Row row = MakeRow(run.model);
+    row.joint_friction.setZero(run.model.nv);
+    for (int64_t i = 0; i < 10; ++i) {
+      FillRow(i, &row);
+      row.joint_friction[6] = peak * static_cast<double>(i) / 9.0;
+      recorder.Record(row);
+    }
+    recorder.Finish(sim::RunStatus::kCompleted, "");
+  };
+  const std::string path = dir.File("friction.h5");
+  write(path, -2.0);
+  {
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadDoubles(file, "/model/joint_friction") ==
+          std::vector<double>{0, 0, 0, 0, 0, 0, 2.0});
+    CHECK(Shape(file, "/joints/friction_effort") == std::vector<hsize_t>{10, 7});
+    CHECK(StringAttribute(file, "/joints/friction_effort", "units") == "mixed");
+    const std::vector<double> effort = ReadDoubles(file, "/joints/friction_effort");
+    for (int i = 0; i < 10; ++i) {
+      CHECK(effort[7 * i + 5] == 0.0);
+      CHECK(effort[7 * i + 6] == -2.0 * i / 9.0);
+    }
+  }
+  CHECK(RunChecker(path, true) == 0);
+  // An effort beyond the limit is what check_output.py exists to catch.
+  const std::string beyond = dir.File("beyond.h5");
+  write(beyond, 2.5);
+  CHECK(RunChecker(beyond, true) == 1);
+  // Without friction in the model neither dataset is written.
+  Run plain;
+  const std::string plain_path = dir.File("plain.h5");
+  WriteRun(plain, plain_path, 5, sim::RunStatus::kCompleted);
+  Hdf5Id file = OpenForReading(plain_path);
+  CHECK(H5Lexists(file.get(), "joints", H5P_DEFAULT) == 0);
+  CHECK(H5Lexists(file.get(), "/model/joint_friction", H5P_DEFAULT) == 0);
+}
+
 TEST_CASE("Hdf5Recorder: a live file reads in SWMR mode while it is written", "[hdf5]") {
   TempDir dir;
   Run run;

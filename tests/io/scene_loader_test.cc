@@ -442,6 +442,41 @@ TEST_CASE("rejects invalid joint options", "[loader]") {
   CheckRejected(OneJoint("type: revolute, damping: [-1]"), 5, 66, "must not be negative");
 }
 
+TEST_CASE("reads joint armature and friction per coordinate", "[loader]") {
+  const LoadedScene one = LoadSceneFromText(OneJoint("type: revolute, armature: 0.5, friction: 2"),
+                                            "t.yaml", {});
+  CHECK(one.model.joints[0].armature == Eigen::VectorXd::Constant(1, 0.5));
+  CHECK(one.model.joints[0].friction == Eigen::VectorXd::Constant(1, 2.0));
+  CHECK(one.model.HasJointFriction());
+  const LoadedScene planar = LoadSceneFromText(
+      OneJoint("type: planar, armature: [0.1, 0.2, 0.3], friction: [0, 1, 0]"), "t.yaml", {});
+  CHECK(planar.model.joints[0].armature == Eigen::Vector3d(0.1, 0.2, 0.3));
+  CHECK(planar.model.joints[0].friction == Eigen::Vector3d(0, 1, 0));
+  // Zero friction everywhere is no friction.
+  CHECK_FALSE(LoadSceneFromText(OneJoint("type: revolute, friction: 0"), "t.yaml", {})
+                  .model.HasJointFriction());
+  CHECK_FALSE(LoadSceneFromText(OneJoint("type: revolute"), "t.yaml", {}).model.HasJointFriction());
+}
+
+TEST_CASE("rejects invalid joint armature and friction", "[loader]") {
+  // In OneJoint, the joint options start at column 40 of line 5.
+  CheckRejected(OneJoint("type: revolute, armature: -1"), 5, 66, "must not be negative");
+  CheckRejected(OneJoint("type: revolute, friction: [-2]"), 5, 67, "must not be negative");
+  CheckRejected(OneJoint("type: revolute, friction: .nan"), 5, 66, "expected a finite number");
+  CheckRejected(OneJoint("type: revolute, armature: .inf"), 5, 66, "expected a finite number");
+  CheckRejected(OneJoint("type: planar, friction: [1, 2]"), 5, 64, "expected 3 numbers");
+  CheckRejected(OneJoint("type: planar, armature: 1"), 5, 64, "expected a list of 3 numbers");
+  CheckRejected(OneJoint("type: fixed, armature: 1"), 5, 63, "not on fixed joints");
+  CheckRejected(OneJoint("type: ball, friction: [1, 1, 1]"), 5, 62, "not on ball joints");
+  CheckRejected(OneJoint("type: free, armature: [1, 1, 1, 1, 1, 1]"), 5, 62, "not on free joints");
+  CheckRejected(OneJoint("type: revolute, prescribed: {type: sine, amplitude: 1, frequency: 1}, "
+                         "friction: 1"),
+                5, 120, "friction is not allowed on a prescribed joint");
+  CheckRejected(OneJoint("type: revolute, armature: 1, "
+                         "prescribed: {type: sine, amplitude: 1, frequency: 1}"),
+                5, 66, "armature is not allowed on a prescribed joint");
+}
+
 TEST_CASE("rejects free-body state on a jointed body", "[loader]") {
   CheckRejected("csim: 1\nbodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n"
                 "    velocity: {linear: [1, 0, 0]}\n"

@@ -173,6 +173,24 @@ TEST_CASE("articulated-body solve equals the dense Cholesky of M + diag(d)",
   }
 }
 
+TEST_CASE("articulated-body solve with joint armature equals the dense Cholesky of the CRBA's M",
+          "[multibody][aba][armature]") {
+  // The CRBA puts the armatures on M's diagonal (dynamics_test.cc checks that against the
+  // model without them); the recursions must solve, multiply and take the diagonal with
+  // that same M.
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    Model model = testing::RandomTree(14, seed);
+    std::mt19937 rng(seed);
+    REQUIRE(testing::AddRandomArmature(&model, rng).maxCoeff() > 0.0);
+    const VectorXd q = testing::RandomQ(model, rng), v = testing::RandomV(model, rng);
+    std::uniform_real_distribution<double> uniform(0.0, 2.0);
+    VectorXd d(model.nv);
+    for (int i = 0; i < model.nv; ++i) d[i] = seed % 2 ? uniform(rng) : 0.0;
+    INFO("seed " << seed << ", nv " << model.nv);
+    CheckAgainstDense(model, q, v, d, rng, std::vector<bool>(model.num_bodies(), true), 1e-12);
+  }
+}
+
 TEST_CASE("articulated-body solve on a 100-link rope", "[multibody][aba]") {
   // Ball joints; M's condition number is about 5e10 here (the LLT's estimate), about 1.4e8
   // with d = 1e-4 on its diagonal, so the two solves cannot agree to round-off as on random

@@ -133,6 +133,38 @@ TEST_CASE("CRBA and RNEA agree: M a + bias = inverse dynamics", "[multibody][rne
   CHECK(RelativeError(ws.M.ToDense() * a + ws.bias, tau) < 1e-12);
 }
 
+TEST_CASE("armature adds diag(armature) to M, counts in the kinetic energy, and CRBA and RNEA "
+          "agree with it", "[multibody][rnea][crba][armature]") {
+  for (unsigned seed : MassMatrixSeeds()) {
+    const Model plain = testing::RandomTree(12, seed);
+    Model geared = plain;
+    std::mt19937 rng(seed);
+    const VectorXd armature = testing::AddRandomArmature(&geared, rng);
+    REQUIRE(armature.maxCoeff() > 0.0);
+    const VectorXd q = testing::RandomQ(plain, rng), v = testing::RandomV(plain, rng);
+    const VectorXd a = testing::RandomV(plain, rng);
+    Workspace ws_plain = MakeWorkspace(plain), ws = MakeWorkspace(geared);
+    CalcKinematics(plain, 0.4, q, v, ws_plain);
+    CalcMassMatrix(plain, ws_plain);
+    CalcKinematics(geared, 0.4, q, v, ws);
+    CalcMassMatrix(geared, ws);
+    const MatrixXd M = ws.M.ToDense();
+    // The rotors' inertia lies on the diagonal alone.
+    CHECK((M - ws_plain.M.ToDense() - MatrixXd(armature.asDiagonal())).norm() <= 1e-12 * M.norm());
+    // Their kinetic energy 1/2 armature v^2 adds to the bodies'.
+    CHECK(CalcKineticEnergy(geared, ws) - CalcKineticEnergy(plain, ws_plain) ==
+          Approx(0.5 * armature.dot(v.cwiseProduct(v))).epsilon(1e-12));
+    // Inverse dynamics carries armature a and no velocity term: M a + bias with the bias of
+    // the model without armature.
+    CalcBiasForces(geared, ws);
+    CalcBiasForces(plain, ws_plain);
+    CHECK(ws.bias == ws_plain.bias);
+    VectorXd tau(geared.nv);
+    CalcInverseDynamics(geared, a, ws, &tau);
+    CHECK(RelativeError(M * a + ws.bias, tau) < 1e-12);
+  }
+}
+
 TEST_CASE("point and frame Jacobians match finite differences of kinematics", "[multibody][jacobian]") {
   const Model model = testing::RandomTree(12, 8);
   std::mt19937 rng(8);

@@ -101,6 +101,20 @@ Model RandomTree(int n, unsigned seed, bool with_prescribed) {
   return model;
 }
 
+Eigen::VectorXd AddRandomArmature(Model* model, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(0.05, 1.0);
+  Eigen::VectorXd all = Eigen::VectorXd::Zero(model->nv);
+  for (Joint& j : model->joints) {
+    const bool scalar = j.type == JointType::kRevolute || j.type == JointType::kPrismatic ||
+                        j.type == JointType::kPlanar;
+    if (!scalar || j.v_start < 0) continue;
+    j.armature.resize(j.nv);
+    for (int k = 0; k < j.nv; ++k) j.armature[k] = u(rng);
+    all.segment(j.v_start, j.nv) = j.armature;
+  }
+  return all;
+}
+
 Eigen::VectorXd RandomQ(const Model& model, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   Eigen::VectorXd q(model.nq);

@@ -16,6 +16,11 @@ namespace csim::testing {
 /// joint frames, masses, centres of mass and inertias. Deterministic for a given seed.
 multibody::Model RandomTree(int n, unsigned seed, bool with_prescribed = true);
 
+/// Gives every revolute, prismatic and planar joint that owns coordinates a random armature
+/// in [0.05, 1] per coordinate (the joints the loader allows it on); returns the armatures
+/// assembled in v order (nv), zero elsewhere.
+Eigen::VectorXd AddRandomArmature(multibody::Model* model, std::mt19937& rng);
+
 /// Random unit quaternions where the model has them, random values elsewhere.
 Eigen::VectorXd RandomQ(const multibody::Model& model, std::mt19937& rng);
 Eigen::VectorXd RandomV(const multibody::Model& model, std::mt19937& rng);

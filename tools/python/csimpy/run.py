@@ -35,6 +35,7 @@ _SERIES = {
     "wall_time": "solver/wall_time",
     "contact_count": "contacts/count",
     "contact_offset": "contacts/offset",
+    "friction_effort": "joints/friction_effort",  # models with joint friction only
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
@@ -106,7 +107,8 @@ class Run:
     """An open csim output file. Use `csimpy.open(path)`; close with `close()` or `with`.
 
     Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
-    iterations, momentum_error, cost, wall_time, contact_count, contact_offset.
+    iterations, momentum_error, cost, wall_time, contact_count, contact_offset,
+    friction_effort (models with joint friction).
     Model: body_names, joint_names, joint_types, nq, nv. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
     """

@@ -40,6 +40,15 @@ def test_named_arrays_match_the_file(pendulum_h5):
         assert run.q[0, 0] == pytest.approx(1.0)  # released from 1 rad
 
 
+def test_joint_friction_effort_by_name(make_run, pendulum_h5):
+    path = make_run("dry_friction.yaml", "dry_friction", "--duration", "0.1")
+    with csimpy.open(path) as run, h5py.File(path, "r") as f:
+        np.testing.assert_array_equal(run.friction_effort, f["joints/friction_effort"][: run.n])
+        assert run.friction_effort.shape == (run.n, run.nv)
+    with pytest.raises(KeyError, match="joints/friction_effort"):
+        csimpy.open(pendulum_h5).friction_effort  # a model without joint friction
+
+
 def test_bodies_and_joints_by_name(pendulum_h5):
     run = csimpy.open(pendulum_h5)
     bob = run.body("bob")

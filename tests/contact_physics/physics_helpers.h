@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -32,10 +33,11 @@ struct SceneRun {
   }
 };
 
-/// Loads `yaml` and simulates it to settings.duration; REQUIREs a completed run.
-inline SceneRun RunScene(const std::string& yaml) {
+/// Simulates the loaded `scene` to settings.duration, keeping every recorded row; REQUIREs a
+/// completed run.
+inline SceneRun SimulateLoadedScene(io::LoadedScene scene) {
   SceneRun run;
-  run.scene = io::LoadSceneFromText(yaml, "test.yaml", {});
+  run.scene = std::move(scene);
   sim::MemoryRecorder recorder;
   sim::RunInfo info;
   info.model = &run.scene.model;
@@ -45,6 +47,11 @@ inline SceneRun RunScene(const std::string& yaml) {
   REQUIRE(run.result.status == sim::RunStatus::kCompleted);
   run.rows = recorder.rows();
   return run;
+}
+
+/// Loads `yaml` and simulates it to settings.duration; REQUIREs a completed run.
+inline SceneRun RunScene(const std::string& yaml) {
+  return SimulateLoadedScene(io::LoadSceneFromText(yaml, "test.yaml", {}));
 }
 
 /// Replaces every occurrence of `key` in `text` by `value` (scene templates).

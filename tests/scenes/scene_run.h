@@ -28,17 +28,8 @@ constexpr double kPi = 3.14159265358979323846;
 /// settings.duration where the header's claim allows it) and simulates it to the end,
 /// keeping every recorded row; REQUIREs a completed run.
 inline SceneRun RunSceneFile(const std::string& name, const std::vector<std::string>& overrides = {}) {
-  SceneRun run;
-  run.scene = io::LoadScene(std::string(CSIM_SOURCE_DIR) + "/scenes/" + name, overrides);
-  sim::MemoryRecorder recorder;
-  sim::RunInfo info;
-  info.model = &run.scene.model;
-  info.settings = &run.scene.settings;
-  run.result = sim::Simulate(run.scene.model, run.scene.settings, info, recorder, {});
-  INFO(run.result.reason);
-  REQUIRE(run.result.status == sim::RunStatus::kCompleted);
-  run.rows = recorder.rows();
-  return run;
+  return contact_physics::SimulateLoadedScene(
+      io::LoadScene(std::string(CSIM_SOURCE_DIR) + "/scenes/" + name, overrides));
 }
 
 /// Total energy of a row: kinetic + potential (gravity and joint springs) [J].

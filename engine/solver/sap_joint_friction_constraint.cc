@@ -45,18 +45,4 @@ double SapJointFrictionConstraint::CalcAlong(const double* v_c, const double* dv
   return cost;
 }
 
-void SapJointFrictionConstraint::FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const {
-  CSIM_CHECK(J.rows() == 1 && dof >= 0 && dof < J.cols());
-  J.setZero();
-  J(0, dof) = 1.0;
-}
-
-SapJointFrictionConstraint& AddJointFriction(ContactProblem* problem, int clique, int dof,
-                                             const SapJointFrictionParameters& parameters) {
-  const SapJointFrictionConstraint constraint(parameters);
-  return problem->AddConstraintWith(
-      clique, [&](Eigen::Map<Eigen::MatrixXd> J) { constraint.FillJacobian(dof, J); },
-      constraint);
-}
-
 }  // namespace csim::solver

@@ -18,6 +18,7 @@
 
 #include "engine/solver/constraint.h"
 #include "engine/solver/contact_problem.h"
+#include "engine/solver/coordinate_constraint.h"
 
 namespace csim::solver {
 
@@ -49,9 +50,8 @@ class SapJointFrictionConstraint final : public Constraint {
   double R() const { return R_; }  ///< [1/(kg m^2) or 1/kg], valid after Prepare()
   double impulse_limit() const { return impulse_limit_; }  ///< dt f_s [N m s or N s]
   const SapJointFrictionParameters& parameters() const { return parameters_; }
-
-  /// Writes J (1 x clique_size) for coordinate `dof` of its clique: e_dof^T.
-  void FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const;
+  /// Row 0 is the coordinate's velocity (coordinate_constraint.h).
+  double CoordinateRowSign(int) const { return 1.0; }
 
  private:
   SapJointFrictionParameters parameters_;
@@ -61,7 +61,9 @@ class SapJointFrictionConstraint final : public Constraint {
 
 /// Adds dry friction on coordinate `dof` (index inside the clique) of clique `clique` to
 /// `problem` (the clique's A block must already be added). Returns the pooled constraint.
-SapJointFrictionConstraint& AddJointFriction(ContactProblem* problem, int clique, int dof,
-                                             const SapJointFrictionParameters& parameters);
+inline SapJointFrictionConstraint& AddJointFriction(ContactProblem* problem, int clique, int dof,
+                                                    const SapJointFrictionParameters& parameters) {
+  return AddCoordinateConstraint(problem, clique, dof, SapJointFrictionConstraint(parameters));
+}
 
 }  // namespace csim::solver

@@ -53,20 +53,4 @@ int SapLimitConstraint::QuadraticPieceAt(const double* v_c) const {
   return mask;
 }
 
-void SapLimitConstraint::FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const {
-  CSIM_CHECK(J.rows() == num_rows_ && dof >= 0 && dof < J.cols());
-  J.setZero();
-  int r = 0;
-  if (has_lower_) J(r++, dof) = 1.0;
-  if (has_upper_) J(r++, dof) = -1.0;
-}
-
-SapLimitConstraint& AddJointLimit(ContactProblem* problem, int clique, int dof,
-                                  const SapLimitParameters& parameters) {
-  const SapLimitConstraint constraint(parameters);
-  return problem->AddConstraintWith(
-      clique, [&](Eigen::Map<Eigen::MatrixXd> J) { constraint.FillJacobian(dof, J); },
-      constraint);
-}
-
 }  // namespace csim::solver

@@ -17,6 +17,7 @@
 
 #include "engine/solver/constraint.h"
 #include "engine/solver/contact_problem.h"
+#include "engine/solver/coordinate_constraint.h"
 
 namespace csim::solver {
 
@@ -58,9 +59,9 @@ class SapLimitConstraint final : public Constraint {
   /// Stabilization velocity of row r [m/s or rad/s], valid after Prepare().
   double v_hat(int r) const { return v_hat_[r]; }
   const SapLimitParameters& parameters() const { return parameters_; }
-
-  /// Writes J (num_rows x clique_size) for the dof `dof` of its clique: rows e^T, -e^T.
-  void FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const;
+  /// Row r measures the coordinate's velocity (+1: the lower limit's row) or its negative
+  /// (-1: the upper limit's), rows in that order (coordinate_constraint.h).
+  double CoordinateRowSign(int r) const { return r == 0 && has_lower_ ? 1.0 : -1.0; }
 
  private:
   // Row r's un-projected impulse y = R^{-1} (v_hat - v_c) (docs/design/joint-limits.md); the row is
@@ -77,7 +78,9 @@ class SapLimitConstraint final : public Constraint {
 
 /// Adds a joint limit on dof `dof` (index inside the clique) of clique `clique` to
 /// `problem` (the clique's A block must already be added). Returns the pooled constraint.
-SapLimitConstraint& AddJointLimit(ContactProblem* problem, int clique, int dof,
-                                  const SapLimitParameters& parameters);
+inline SapLimitConstraint& AddJointLimit(ContactProblem* problem, int clique, int dof,
+                                         const SapLimitParameters& parameters) {
+  return AddCoordinateConstraint(problem, clique, dof, SapLimitConstraint(parameters));
+}
 
 }  // namespace csim::solver

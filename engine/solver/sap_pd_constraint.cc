@@ -101,18 +101,4 @@ bool SapPdConstraint::SaturatedAt(double v_c) const {
   return ClampedRowPieceOf(Y, -impulse_limit_, impulse_limit_) != ClampedRowPiece::kInside;
 }
 
-void SapPdConstraint::FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const {
-  CSIM_CHECK(J.rows() == 1 && dof >= 0 && dof < J.cols());
-  J.setZero();
-  J(0, dof) = 1.0;
-}
-
-SapPdConstraint& AddPdActuator(ContactProblem* problem, int clique, int dof,
-                               const SapPdParameters& parameters) {
-  const SapPdConstraint constraint(parameters);
-  return problem->AddConstraintWith(
-      clique, [&](Eigen::Map<Eigen::MatrixXd> J) { constraint.FillJacobian(dof, J); },
-      constraint);
-}
-
 }  // namespace csim::solver

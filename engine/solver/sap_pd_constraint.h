@@ -23,6 +23,7 @@
 
 #include "engine/solver/constraint.h"
 #include "engine/solver/contact_problem.h"
+#include "engine/solver/coordinate_constraint.h"
 
 namespace csim::solver {
 
@@ -82,9 +83,8 @@ class SapPdConstraint final : public Constraint {
   double v_hat() const { return v_hat_; }  ///< [rad/s or m/s], valid after Prepare() (c > 0)
   double impulse_limit() const { return impulse_limit_; }  ///< dt e [N m s or N s]
   const SapPdParameters& parameters() const { return parameters_; }
-
-  /// Writes J (1 x clique_size) for coordinate `dof` of its clique: e_dof^T.
-  void FillJacobian(int dof, Eigen::Ref<Eigen::MatrixXd> J) const;
+  /// Row 0 is the coordinate's velocity (coordinate_constraint.h).
+  double CoordinateRowSign(int) const { return 1.0; }
 
  private:
   SapPdParameters parameters_;
@@ -102,7 +102,9 @@ class SapPdConstraint final : public Constraint {
 
 /// Adds a PD actuator on coordinate `dof` (index inside the clique) of clique `clique` to
 /// `problem` (the clique's A block must already be added). Returns the pooled constraint.
-SapPdConstraint& AddPdActuator(ContactProblem* problem, int clique, int dof,
-                               const SapPdParameters& parameters);
+inline SapPdConstraint& AddPdActuator(ContactProblem* problem, int clique, int dof,
+                                      const SapPdParameters& parameters) {
+  return AddCoordinateConstraint(problem, clique, dof, SapPdConstraint(parameters));
+}
 
 }  // namespace csim::solver

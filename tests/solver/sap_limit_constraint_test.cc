@@ -34,7 +34,7 @@ TEST_CASE("Limit constraint rows, R and v_hat", "[solver]") {
   CHECK(upper_only.num_rows() == 1);
   CHECK(upper_only.has_upper());
   MatrixXd J(1, 3);
-  upper_only.FillJacobian(2, J);
+  FillCoordinateRows(upper_only, 2, J);
   CHECK(J == (MatrixXd(1, 3) << 0, 0, -1).finished());
   // A finite stiffness in the compliant regime.
   p.stiffness = 100.0;

@@ -1,0 +1,35 @@
+#pragma once
+// Constraints that act on a single generalized coordinate (joint limits, PD actuators, joint
+// dry friction): every row of such a constraint is +-e_dof^T, the coordinate's unit row in
+// its clique, so their Jacobian needs no kinematics and one routine writes it for all of
+// them (docs/design/actuators-and-constraints.md §7).
+//
+// A kind opts in by exposing `double CoordinateRowSign(int r) const`: +1 when row r measures
+// the coordinate's velocity, -1 when it measures its negative (a joint limit's upper row).
+
+#include <Eigen/Dense>
+
+#include "engine/common/check.h"
+#include "engine/solver/contact_problem.h"
+
+namespace csim::solver {
+
+/// Writes J (constraint.num_rows() x clique size) of `constraint` on coordinate `dof` (index
+/// inside its clique): row r is CoordinateRowSign(r) e_dof^T.
+template <class T>
+void FillCoordinateRows(const T& constraint, int dof, Eigen::Ref<Eigen::MatrixXd> J) {
+  CSIM_CHECK(J.rows() == constraint.num_rows() && dof >= 0 && dof < J.cols());
+  J.setZero();
+  for (int r = 0; r < constraint.num_rows(); ++r) J(r, dof) = constraint.CoordinateRowSign(r);
+}
+
+/// Adds `constraint` on coordinate `dof` (index inside the clique) of clique `clique` to
+/// `problem` (the clique's A block must already be added). Returns the pooled constraint.
+template <class T>
+T& AddCoordinateConstraint(ContactProblem* problem, int clique, int dof, const T& constraint) {
+  return problem->AddConstraintWith(
+      clique, [&](Eigen::Map<Eigen::MatrixXd> J) { FillCoordinateRows(constraint, dof, J); },
+      constraint);
+}
+
+}  // namespace csim::solver

@@ -23,8 +23,14 @@ geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model) {
     joint_collide[i] = j.collide || j.type == JointType::kFree;
     joint_fixed[i] = j.type == JointType::kFixed && !j.prescribed;
   }
+  // Bodies joined by a ball or weld constraint touch where they are joined.
+  std::vector<std::pair<int, int>> constrained;
+  for (const multibody::HolonomicConstraint& c : model.constraints)
+    if ((c.type == multibody::HolonomicType::kBall || c.type == multibody::HolonomicType::kWeld) &&
+        !c.collide)
+      constrained.emplace_back(c.body_a, c.body_b);
   return geometry::CollisionFilter(model.parent, joint_collide,
-                                   geometry::WeldedToWorld(model.parent, joint_fixed));
+                                   geometry::WeldedToWorld(model.parent, joint_fixed), constrained);
 }
 
 namespace {

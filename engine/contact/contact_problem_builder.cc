@@ -156,6 +156,7 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
         friction_dofs_.push_back({joint.v_start + k, topology_.body_tree[b], joint.friction[k]});
   }
   friction_constraint_.assign(friction_dofs_.size(), -1);
+  holonomic_ = HolonomicConstraintBuilder(model, topology_);
 }
 
 void ContactProblemBuilder::Build(const Model& model, const ContactParameters& parameters,
@@ -168,6 +169,7 @@ void ContactProblemBuilder::Build(const Model& model, const ContactParameters& p
   AddContacts(model, parameters, in, problem);
   AddJointLimits(model, in, problem);
   AddJointFriction(problem);
+  holonomic_.Add(model, *in.kinematics, *in.q0, *in.v0, problem);
 }
 
 void ContactProblemBuilder::PrepareCliqueSolvers(const Model& model, const StepInputs& in) {

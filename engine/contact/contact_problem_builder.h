@@ -16,6 +16,8 @@
 //   joint friction one SapJointFrictionConstraint per coordinate with a friction limit,
 //                every step (docs/design/actuators-and-constraints.md §3), with the
 //                diagonal-of-A estimate w = 1/A_jj as the limits
+//   holonomic    one SapHolonomicConstraint per scene constraint that can act
+//                (holonomic_constraint_builder.h)
 // Each body widens settings.contact_margin for its own pairs by the distance it can cover
 // within the step, (dt + tau_d,max) max(mu_max, 1) v_b, with v_b its fastest material
 // point. This covers approach (no tunnelling at large time steps) and SAP's gliding gap
@@ -49,6 +51,7 @@
 
 #include "engine/contact/articulated_clique_solver.h"
 #include "engine/contact/contact_parameters.h"
+#include "engine/contact/holonomic_constraint_builder.h"
 #include "engine/contact/material_combination.h"
 #include "engine/geometry/collision_world.h"
 #include "engine/math/spatial.h"
@@ -114,6 +117,16 @@ class ContactProblemBuilder {
                            Eigen::VectorXd* effort) const;
   /// Whether the model has a coordinate with joint friction (Build adds its constraints).
   bool has_joint_friction() const { return !friction_dofs_.empty(); }
+
+  /// The holonomic constraints' forces of the solve `result` of the last Build
+  /// (HolonomicConstraintBuilder::Report).
+  void ReportHolonomic(const solver::ContactProblem& problem,
+                       const solver::SapSolverResult& result, double dt,
+                       Eigen::VectorXd* force) const {
+    holonomic_.Report(problem, result, dt, force);
+  }
+  /// Whether the model has holonomic constraints (Build adds them).
+  bool has_holonomic() const { return !holonomic_.empty(); }
 
   /// Records which contacts of the last Build ended the solve `result` in stiction, for the
   /// next Build's prediction (see the top of this file). Allocation free once warmed up.
@@ -277,6 +290,7 @@ class ContactProblemBuilder {
   std::vector<int> friction_constraint_;           ///< per friction_dofs_ entry: its
                                                    ///< constraint index in the last Build
   Eigen::VectorXd A_diagonal_;                     ///< (max_tree_nv) a matrix-free clique's diag(A)
+  HolonomicConstraintBuilder holonomic_;           ///< the scene's constraints
 };
 
 /// The contact frame R_WC = [t1 t2 n] of a unit normal n (right-handed; t1 is n x e with

@@ -8,13 +8,19 @@ namespace csim::geometry {
 
 CollisionFilter::CollisionFilter(const std::vector<int>& parent,
                                  const std::vector<bool>& joint_collide,
-                                 const std::vector<bool>& welded_to_world)
+                                 const std::vector<bool>& welded_to_world,
+                                 const std::vector<std::pair<int, int>>& extra_excluded)
     : fixed_(welded_to_world) {
   CSIM_CHECK(joint_collide.size() == parent.size());
   CSIM_CHECK(welded_to_world.size() == parent.size());
   for (int i = 0; i < static_cast<int>(parent.size()); ++i) {
     CSIM_CHECK(parent[i] >= -1 && parent[i] < static_cast<int>(parent.size()));
     if (!joint_collide[i]) excluded_.emplace_back(std::min(parent[i], i), std::max(parent[i], i));
+  }
+  for (const auto& [a, b] : extra_excluded) {
+    CSIM_CHECK(a >= -1 && b >= -1 && a < static_cast<int>(parent.size()) &&
+               b < static_cast<int>(parent.size()));
+    excluded_.emplace_back(std::min(a, b), std::max(a, b));
   }
   std::sort(excluded_.begin(), excluded_.end());
   excluded_.erase(std::unique(excluded_.begin(), excluded_.end()), excluded_.end());

@@ -1,7 +1,8 @@
 #pragma once
 // Which pairs of bodies may touch (scene-format.md "Shapes"): geometries of one body never
 // collide with each other; bodies joined directly by a joint do not collide unless the
-// joint says `collide: true`; two objects that are both fixed to the world (world geometry
+// joint says `collide: true`, and neither do bodies joined by a ball or weld constraint
+// unless it says `collide: true` (passed as extra pairs); two objects that are both fixed to the world (world geometry
 // and bodies welded to it through chains of fixed joints) never collide, since neither can
 // move. Visual-only geometry (collide: false) never enters the CollisionWorld at all.
 //
@@ -29,8 +30,11 @@ class CollisionFilter {
   ///                         every body without a joint a free joint to the world).
   /// @param welded_to_world  (nb) true if body i cannot move relative to the world; see
   ///                         WeldedToWorld().
+  /// @param extra_excluded   further body pairs (-1: the world) that never collide, such as
+  ///                         the bodies of a ball or weld constraint.
   CollisionFilter(const std::vector<int>& parent, const std::vector<bool>& joint_collide,
-                  const std::vector<bool>& welded_to_world);
+                  const std::vector<bool>& welded_to_world,
+                  const std::vector<std::pair<int, int>>& extra_excluded = {});
 
   /// True if geometries on body_a and body_b (either may be -1, the world) never collide.
   bool Excludes(int body_a, int body_b) const;
@@ -42,7 +46,7 @@ class CollisionFilter {
   const std::vector<std::pair<int, int>>& excluded_pairs() const { return excluded_; }
 
  private:
-  std::vector<std::pair<int, int>> excluded_;  // parent-child pairs, (min, max), sorted
+  std::vector<std::pair<int, int>> excluded_;  // parent-child and extra pairs, (min, max), sorted
   std::vector<bool> fixed_;                    // (nb) welded to the world
 };
 

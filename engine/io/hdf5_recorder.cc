@@ -170,6 +170,28 @@ void WriteScene(Hdf5File& file, const sim::RunInfo& info) {
   Describe(overrides, "", "the --set arguments, in order");
 }
 
+/// /model/constraint_*: names, types and each constraint's rows of /constraints/force.
+void WriteConstraintModel(Hdf5Group& group, const multibody::Model& model) {
+  std::vector<std::string> names, types;
+  std::vector<int32_t> first_row, row_count;
+  int row = 0;
+  for (const multibody::HolonomicConstraint& c : model.constraints) {
+    names.push_back(c.name);
+    types.push_back(multibody::HolonomicTypeName(c.type));
+    first_row.push_back(row);
+    row_count.push_back(multibody::HolonomicRows(c.type));
+    row += row_count.back();
+  }
+  Hdf5Dataset name_list = group.CreateStringList("constraint_names", names);
+  Describe(name_list, "", "constraints, in file order");
+  Hdf5Dataset type_list = group.CreateStringList("constraint_types", types);
+  Describe(type_list, "", "type of each constraint: coupler, distance, ball or weld");
+  Hdf5Dataset first = group.CreateIntList("constraint_first_row", first_row);
+  Describe(first, "1", "each constraint's first column of /constraints/force");
+  Hdf5Dataset count = group.CreateIntList("constraint_row_count", row_count);
+  Describe(count, "1", "each constraint's number of columns of /constraints/force");
+}
+
 /// /model/*; returns /model/body_names, which becomes a dimension scale.
 Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
   Hdf5Group group = file.CreateGroup("model");
@@ -210,6 +232,7 @@ Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
     Describe(limits, "mixed",
              "dry friction limit of each velocity coordinate [N or N*m], 0: none");
   }
+  if (!model.constraints.empty()) WriteConstraintModel(group, model);
   return bodies;
 }
 
@@ -220,6 +243,7 @@ struct Hdf5Recorder::Layout {
   int nq = 0, nv = 0, nb = 0;  // model sizes, checked against each row
   bool contacts = false;       // settings.output.contacts
   bool joint_friction = false; // the model has joint friction: /joints/friction_effort
+  int constraint_rows = 0;     // rows of the model's constraints: /constraints/force
   int64_t pending_contacts = 0;
 
   Hdf5Dataset status;
@@ -232,6 +256,7 @@ struct Hdf5Recorder::Layout {
   Series<int32_t> iterations;
   Series<double> momentum_error, cost, wall_time;
   Series<double> friction_effort;
+  Series<double> constraint_force;
   Series<int32_t> contact_count;
   Series<int64_t> contact_offset;
   ContactSeries<int32_t> body_a, body_b;
@@ -245,6 +270,7 @@ struct Hdf5Recorder::Layout {
     fn(kinetic), fn(potential);
     fn(iterations), fn(momentum_error), fn(cost), fn(wall_time);
     if (joint_friction) fn(friction_effort);
+    if (constraint_rows > 0) fn(constraint_force);
     if (contacts) fn(contact_count), fn(contact_offset);
   }
   /// Calls fn on every flat per-contact series (none when contacts are off).
@@ -296,6 +322,13 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
   cost = {file, "solver/cost", {}, chunk_rows, gzip, "J",
           "value of the convex cost at the solution"};
   wall_time = {file, "solver/wall_time", {}, chunk_rows, gzip, "s", "wall time of the whole step"};
+  if (constraint_rows > 0) {
+    file.CreateGroup("constraints");
+    constraint_force = {file, "constraints/force", {hsize_t(constraint_rows)}, chunk_rows, gzip,
+                        "mixed",
+                        "holonomic constraint force of the step (impulse / dt) per row "
+                        "[N or N*m], rows per /model/constraint_first_row"};
+  }
   if (!joint_friction) return;
   file.CreateGroup("joints");
   friction_effort = {file, "joints/friction_effort", {hsize_t(nv)}, chunk_rows, gzip, "mixed",
@@ -405,6 +438,7 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   layout->nb = model.num_bodies();
   layout->contacts = info.settings->output.contacts;
   layout->joint_friction = model.HasJointFriction();
+  layout->constraint_rows = multibody::TotalHolonomicRows(model.constraints);
   WriteRootAttributes(file_, info);
   layout->status = file_.CreateFixedString("status", "running", kStatusSize);
   Describe(layout->status, "", "running, completed, interrupted or failed");
@@ -471,6 +505,10 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
   if (l.joint_friction) {
     CSIM_CHECK(row.joint_friction.size() == l.nv);
     std::copy_n(row.joint_friction.data(), l.nv, l.friction_effort.Row(slot));
+  }
+  if (l.constraint_rows > 0) {
+    CSIM_CHECK(row.constraint_force.size() == l.constraint_rows);
+    std::copy_n(row.constraint_force.data(), l.constraint_rows, l.constraint_force.Row(slot));
   }
   if (!l.contacts) return;
   const int64_t count = static_cast<int64_t>(row.contacts.size());

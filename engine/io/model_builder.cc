@@ -9,6 +9,7 @@
 
 #include "engine/geometry/mass_properties.h"
 #include "engine/geometry/mesh_file.h"
+#include "engine/io/constraint_reader.h"
 #include "engine/io/load_reader.h"
 #include "engine/io/signal_reader.h"
 #include "engine/io/trajectory_reader.h"
@@ -803,6 +804,8 @@ void ResolveTables(const std::vector<JointSpec>& specs, multibody::Model& model)
 
 }  // namespace
 
+math::RigidTransform ReadScenePose(const NodeReader& node) { return ReadPose(node); }
+
 multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir,
                             const std::optional<Eigen::Vector3d>& gravity,
                             std::vector<std::string>* warnings) {
@@ -827,6 +830,7 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   model.trajectories = ReadTrajectories(root, model, &trajectory_warnings);
   ResolveTables(joints, model);
   model.loads = ReadLoads(root, model);
+  model.constraints = ReadConstraints(root, model);
   if (warnings) warnings->insert(warnings->end(), trajectory_warnings.begin(),
                                  trajectory_warnings.end());
   // One kinematics pass at the initial state serves both checks (positions do not depend

@@ -20,7 +20,8 @@
 //  6. multibody::AssignCoordinates numbers the coordinates;
 //  7. `signals`, `trajectories` (signal_reader.h, trajectory_reader.h) are read against the
 //     final joints, a `prescribed: {type: table}` joint is resolved to its trajectory's
-//     columns, and `loads` (load_reader.h) to their bodies and signals;
+//     columns, `loads` (load_reader.h) to their bodies and signals, and `constraints`
+//     (constraint_reader.h) to their bodies and joints;
 //  8. the initial kinetic energy must be finite (reported at the velocity that makes it
 //     overflow).
 // Everything rejected throws csim::InputError at the offending node.
@@ -47,5 +48,8 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
 /// without '.', '[', ']', '=', '/' or a control character (names are `--set` path elements
 /// and output names).
 std::string ReadName(const NodeReader& node, const std::string& what);
+
+/// Reads a pose `{position, rpy | quaternion}` in the scene's pose syntax as X_AB.
+math::RigidTransform ReadScenePose(const NodeReader& node);
 
 }  // namespace csim::io

@@ -55,6 +55,22 @@ void DescribeHeader(const Hdf5File& file, std::ostringstream& out) {
   Line(out, "status", status);
 }
 
+/// One line per holonomic constraint (/model/constraint_*), when the model has any.
+void DescribeConstraints(const Hdf5File& file, std::ostringstream& out) {
+  if (!file.Exists("model/constraint_names")) return;
+  const std::vector<std::string> names = file.OpenDataset("model/constraint_names").ReadStrings();
+  const std::vector<std::string> types = file.OpenDataset("model/constraint_types").ReadStrings();
+  const std::vector<int64_t> first = file.OpenDataset("model/constraint_first_row").ReadInts();
+  const std::vector<int64_t> count = file.OpenDataset("model/constraint_row_count").ReadInts();
+  Line(out, "constraints", std::to_string(names.size()));
+  for (size_t i = 0; i < names.size() && i < types.size() && i < first.size() && i < count.size();
+       ++i) {
+    Line(out, "  " + names[i], types[i] + ", rows " + std::to_string(first[i]) + " to " +
+                                   std::to_string(first[i] + count[i] - 1) +
+                                   " of /constraints/force");
+  }
+}
+
 /// Settings and model sizes.
 void DescribeSettings(const Hdf5File& file, std::ostringstream& out) {
   Line(out, "time step", NumberAttribute(file, "time_step") + " s");
@@ -70,6 +86,7 @@ void DescribeSettings(const Hdf5File& file, std::ostringstream& out) {
   const hsize_t nb = file.OpenDataset("model/body_names").rows();
   Line(out, "model", "nq " + std::to_string(nq) + ", nv " + std::to_string(nv) + ", " +
                          std::to_string(nb) + (nb == 1 ? " body" : " bodies"));
+  DescribeConstraints(file, out);
 }
 
 /// Solver statistics over rows [first, n) of /solver/*.

@@ -59,6 +59,25 @@ void CalcFrameJacobian(const Model& model, const Workspace& ws, int b,
   }
 }
 
+void CalcFrameJacobianColumns(const Model& model, const Workspace& ws, int b,
+                              const Eigen::Vector3d& p_W, int first_column,
+                              Eigen::Ref<Eigen::MatrixXd> Jw, Eigen::Ref<Eigen::MatrixXd> Jv) {
+  CSIM_CHECK(Jw.rows() == 3 && Jv.rows() == 3 && Jw.cols() == Jv.cols());
+  Jw.setZero();
+  Jv.setZero();
+  for (int i = b; i >= 0; i = model.parent[i]) {
+    const Joint& joint = model.joints[i];
+    if (joint.v_start < 0) continue;
+    const int column = joint.v_start - first_column;
+    CSIM_CHECK(column >= 0 && column + joint.nv <= Jw.cols());
+    for (int k = 0; k < joint.nv; ++k) {
+      const math::Vector6 s_W = WorldColumn(ws, i, k);
+      Jw.col(column + k) = s_W.head<3>();
+      Jv.col(column + k) = PointColumn(s_W, p_W);
+    }
+  }
+}
+
 Eigen::Vector3d CalcPointVelocity(const Model&, const Workspace& ws, int b,
                                   const Eigen::Vector3d& p_W) {
   if (b < 0) return Eigen::Vector3d::Zero();

@@ -27,6 +27,13 @@ void CalcPointJacobianColumns(const Model& model, const Workspace& ws, int b,
                               const Eigen::Vector3d& p_W, int first_column,
                               Eigen::Ref<Eigen::Matrix3Xd> J);
 
+/// The angular (Jw) and point-velocity (Jv) Jacobians of body b at p_W on the columns
+/// first_column .. first_column + Jw.cols(), both 3 x that many, world axes: w_W = Jw v and
+/// v_W = Jv v (plus prescribed motion) on those columns, as CalcPointJacobianColumns.
+void CalcFrameJacobianColumns(const Model& model, const Workspace& ws, int b,
+                              const Eigen::Vector3d& p_W, int first_column,
+                              Eigen::Ref<Eigen::MatrixXd> Jw, Eigen::Ref<Eigen::MatrixXd> Jv);
+
 /// Total world velocity [m/s] of the material point of body b at p_W, including the known
 /// motion of prescribed joints; minus J v it is the kinematic bias of a contact velocity.
 Eigen::Vector3d CalcPointVelocity(const Model& model, const Workspace& ws, int b,

@@ -17,6 +17,8 @@ Row MakeRow(const multibody::Model& model) {
   row.body_angular_velocity.setZero(3, nb);
   row.contacts.reserve(64);
   if (model.HasJointFriction()) row.joint_friction.setZero(model.nv);
+  if (!model.constraints.empty())
+    row.constraint_force.setZero(multibody::TotalHolonomicRows(model.constraints));
   return row;
 }
 

@@ -139,6 +139,55 @@ TEST_CASE("a warmed-up step with joint friction and armature allocates nothing",
     }
 }
 
+// Every constraint kind and block layout: a chain closed by a ball to the world (one tree),
+// a weld and a distance between free bodies (two trees), a coupler across two trees.
+const char* kConstrained = R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+bodies:
+  - {name: l0, mass: 0.5, geometry: [{shape: capsule, radius: 0.02, length: 0.2, pose: {position: [0, 0, -0.15]}}]}
+  - {name: l1, mass: 0.5, geometry: [{shape: capsule, radius: 0.02, length: 0.2, pose: {position: [0, 0, -0.15]}}]}
+  - {name: a, mass: 1, geometry: [{shape: sphere, radius: 0.05}], pose: {position: [1, 0, 0]}}
+  - {name: b, mass: 1, geometry: [{shape: sphere, radius: 0.05}], pose: {position: [1.2, 0, 0]}}
+  - {name: c, mass: 1, geometry: [{shape: sphere, radius: 0.05}], pose: {position: [1.2, 0, -0.5]}}
+  - {name: f, mass: 0.2, geometry: [{shape: box, size: [0.02, 0.02, 0.02]}]}
+joints:
+  - {name: j0, type: revolute, parent: world, child: l0, axis: [0, 1, 0], initial: {q: [0.5]}}
+  - {name: j1, type: revolute, parent: l0, child: l1, pose: {position: [0, 0, -0.3]},
+     axis: [0, 1, 0], initial: {q: [-1.0]}}
+  - {name: slide, type: prismatic, parent: world, child: f, axis: [1, 0, 0],
+     pose: {position: [-1, 0, 0]}}
+constraints:
+  - {type: distance, body_a: l1, point_a: [0, 0, -0.3], body_b: world, point_b: [0.1, 0, -0.5], length: 0.2}
+  - {type: weld, body_a: a, pose_a: {position: [0.2, 0, 0]}, body_b: b}
+  - {type: distance, body_a: b, body_b: c, length: 0.5, stiffness: 1000, damping: 1}
+  - {type: coupler, joint: slide, follows: j0, ratio: 0.1}
+)";
+
+TEST_CASE("a warmed-up step with holonomic constraints allocates nothing",
+          "[integrator][contact][allocation][constraints]") {
+  const io::LoadedScene scene = io::LoadSceneFromText(kConstrained, "constrained.yaml", {});
+  const multibody::Model& model = scene.model;
+  for (const TreeSolver tree : {TreeSolver::kDense, TreeSolver::kArticulated})
+    for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
+                                     ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
+      INFO("tree solver " << static_cast<int>(tree) << ", theta " << p.theta);
+      StepWorkspace ws = MakeStepWorkspace(model, tree);
+      ContactStepWorkspace cws(model);
+      multibody::State s{0.0, model.InitialQ(), model.InitialV()};
+      contact::ContactParameters cp;
+      cp.position_theta = p.theta_q;
+      for (int n = 0; n < 100; ++n)
+        REQUIRE(StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws).ok());
+      REQUIRE(cws.stats.num_constraints == 4);
+      REQUIRE(cws.constraint_force.size() == 1 + 6 + 1 + 1);
+      const std::size_t before = testing::AllocationCount();
+      for (int n = 0; n < 50; ++n) StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws);
+      CHECK(testing::AllocationCount() - before == 0);
+      CHECK(cws.constraint_force.allFinite());
+    }
+}
+
 TEST_CASE("a warmed-up contact step on two threads allocates nothing",
           "[integrator][contact][allocation][threads]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kRestingPile, "pile.yaml", {});

@@ -654,6 +654,59 @@ TEST_CASE("Hdf5Recorder: joint friction limits and efforts, only in models that 
   CHECK(H5Lexists(file.get(), "/model/joint_friction", H5P_DEFAULT) == 0);
 }
 
+TEST_CASE("Hdf5Recorder: constraint names, types, row ranges and forces, only in models that "
+          "have constraints", "[hdf5][constraints]") {
+  TempDir dir;
+  Run run;
+  multibody::HolonomicConstraint ball, rope;
+  ball.type = multibody::HolonomicType::kBall;
+  ball.name = "pin";
+  ball.body_a = -1;
+  ball.body_b = 0;
+  rope.type = multibody::HolonomicType::kDistance;
+  rope.name = "rope";
+  rope.body_a = 0;
+  rope.body_b = 1;
+  rope.length = 1.0;
+  run.model.constraints = {ball, rope};
+  const std::string path = dir.File("constraints.h5");
+  {
+    Hdf5Recorder recorder(path);
+    recorder.Begin(run.info);
+    sim::Row row = MakeRow(run.model);
+    row.constraint_force.setZero(4);
+    for (int64_t i = 0; i < 10; ++i) {
+      FillRow(i, &row);
+      row.constraint_force << i, 2.0 * i, 3.0 * i, -0.5 * i;
+      recorder.Record(row);
+    }
+    recorder.Finish(sim::RunStatus::kCompleted, "");
+  }
+  {
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadVlenStrings(file, "/model/constraint_names") == std::vector<std::string>{"pin", "rope"});
+    CHECK(ReadVlenStrings(file, "/model/constraint_types") ==
+          std::vector<std::string>{"ball", "distance"});
+    CHECK(ReadInts(file, "/model/constraint_first_row") == std::vector<int64_t>{0, 3});
+    CHECK(ReadInts(file, "/model/constraint_row_count") == std::vector<int64_t>{3, 1});
+    CHECK(Shape(file, "/constraints/force") == std::vector<hsize_t>{10, 4});
+    CHECK(StringAttribute(file, "/constraints/force", "units") == "mixed");
+    const std::vector<double> force = ReadDoubles(file, "/constraints/force");
+    for (int i = 0; i < 10; ++i) {
+      CHECK(force[4 * i + 1] == 2.0 * i);
+      CHECK(force[4 * i + 3] == -0.5 * i);
+    }
+  }
+  CHECK(RunChecker(path, true) == 0);
+  // Without constraints in the model nothing of them is written.
+  Run plain;
+  const std::string plain_path = dir.File("plain.h5");
+  WriteRun(plain, plain_path, 5, sim::RunStatus::kCompleted);
+  Hdf5Id file = OpenForReading(plain_path);
+  CHECK(H5Lexists(file.get(), "constraints", H5P_DEFAULT) == 0);
+  CHECK(H5Lexists(file.get(), "/model/constraint_names", H5P_DEFAULT) == 0);
+}
+
 TEST_CASE("Hdf5Recorder: a live file reads in SWMR mode while it is written", "[hdf5]") {
   TempDir dir;
   Run run;

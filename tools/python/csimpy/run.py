@@ -36,6 +36,7 @@ _SERIES = {
     "contact_count": "contacts/count",
     "contact_offset": "contacts/offset",
     "friction_effort": "joints/friction_effort",  # models with joint friction only
+    "constraint_force": "constraints/force",  # models with constraints only
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
@@ -108,8 +109,9 @@ class Run:
 
     Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
     iterations, momentum_error, cost, wall_time, contact_count, contact_offset,
-    friction_effort (models with joint friction).
-    Model: body_names, joint_names, joint_types, nq, nv. Settings: attrs (root
+    friction_effort (models with joint friction), constraint_force (models with
+    constraints; one constraint's columns by name with `constraint(name)`).
+    Model: body_names, joint_names, joint_types, nq, nv, constraint_names, constraint_types. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
     """
 
@@ -150,6 +152,11 @@ class Run:
         self.nv = int(f["model/nv"][()]) if "model/nv" in f else f["state/v"].shape[1]
         self._q_start = f["model/joint_q_start"][()] if "model/joint_q_start" in f else None
         self._v_start = f["model/joint_v_start"][()] if "model/joint_v_start" in f else None
+        has_constraints = "model/constraint_names" in f
+        self.constraint_names = _strings(f["model/constraint_names"]) if has_constraints else []
+        self.constraint_types = _strings(f["model/constraint_types"]) if has_constraints else []
+        self._constraint_first = f["model/constraint_first_row"][()] if has_constraints else None
+        self._constraint_count = f["model/constraint_row_count"][()] if has_constraints else None
         self.has_contacts = "contacts/count" in f
         self._n = int(f["time"].shape[0])
         self._cache = {}
@@ -315,6 +322,17 @@ class Run:
     def joint_v(self, name):
         """Columns of v that belong to one joint, (n, nv_joint)."""
         return self.v[:, self._joint_slice(name, self._v_start, self.nv)]
+
+    def constraint(self, name):
+        """Force columns of one holonomic constraint, (n, rows) [N or N m] (output-format.md
+        /constraints/force: coupler and distance 1 row, ball 3, weld 6)."""
+        try:
+            k = self.constraint_names.index(name)
+        except ValueError:
+            raise KeyError(f"no constraint {name!r}; constraints: "
+                           f"{', '.join(self.constraint_names)}") from None
+        first = int(self._constraint_first[k])
+        return self.constraint_force[:, first:first + int(self._constraint_count[k])]
 
     # ------------------------------------------------------------------ contacts
     def _require_contacts(self):

@@ -118,12 +118,11 @@ class ContactProblemBuilder {
   /// Whether the model has a coordinate with joint friction (Build adds its constraints).
   bool has_joint_friction() const { return !friction_dofs_.empty(); }
 
-  /// The holonomic constraints' forces of the solve `result` of the last Build
+  /// The holonomic constraints' impulses of the solve `result` of the last Build
   /// (HolonomicConstraintBuilder::Report).
   void ReportHolonomic(const solver::ContactProblem& problem,
-                       const solver::SapSolverResult& result, double dt,
-                       Eigen::VectorXd* force) const {
-    holonomic_.Report(problem, result, dt, force);
+                       const solver::SapSolverResult& result, Eigen::VectorXd* impulse) const {
+    holonomic_.Report(problem, result, impulse);
   }
   /// Whether the model has holonomic constraints (Build adds them).
   bool has_holonomic() const { return !holonomic_.empty(); }

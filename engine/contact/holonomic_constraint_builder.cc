@@ -219,13 +219,13 @@ bool HolonomicConstraintBuilder::AddBodyConstraint(const multibody::Model& model
 }
 
 void HolonomicConstraintBuilder::Report(const solver::ContactProblem& problem,
-                                        const solver::SapSolverResult& result, double dt,
-                                        Eigen::VectorXd* force) const {
-  force->setZero(num_rows_);
+                                        const solver::SapSolverResult& result,
+                                        Eigen::VectorXd* impulse) const {
+  impulse->setZero(num_rows_);
   for (size_t i = 0; i < constraint_.size(); ++i) {
     if (constraint_[i] < 0) continue;
     const solver::ConstraintEntry& e = problem.entry(constraint_[i]);
-    force->segment(first_row_[i], e.num_rows) = result.gamma.segment(e.row_offset, e.num_rows) / dt;
+    impulse->segment(first_row_[i], e.num_rows) = result.gamma.segment(e.row_offset, e.num_rows);
   }
 }
 

@@ -42,7 +42,7 @@ class HolonomicConstraintBuilder {
 
   /// Whether the model has constraints.
   bool empty() const { return first_row_.empty(); }
-  /// Total rows of the model's constraints (the width of /constraints/force).
+  /// Total rows of the model's constraints (the width of /constraints/impulse).
   int num_rows() const { return num_rows_; }
 
   /// Adds one SapHolonomicConstraint per model constraint that can act at (q0, v0) to
@@ -50,11 +50,12 @@ class HolonomicConstraintBuilder {
   void Add(const multibody::Model& model, const multibody::Workspace& kin,
            const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, solver::ContactProblem* problem);
 
-  /// The constraints' forces of the solve `result` of the last Add into *force (num_rows(),
-  /// the model's constraints in order, their rows in HolonomicRows order): gamma / dt [N or
-  /// N m], 0 for a constraint skipped that step. Allocation free once *force has its size.
+  /// The constraints' impulses of the solve `result` of the last Add into *impulse
+  /// (num_rows(), the model's constraints in order, their rows in HolonomicRows order): gamma
+  /// [N s or N m s], 0 for a constraint skipped that step. Allocation free once *impulse has
+  /// its size.
   void Report(const solver::ContactProblem& problem, const solver::SapSolverResult& result,
-              double dt, Eigen::VectorXd* force) const;
+              Eigen::VectorXd* impulse) const;
 
  private:
   // One side of a distance, ball or weld constraint at q0.

@@ -117,7 +117,7 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   if (cws.builder.has_joint_friction())
     cws.builder.ReportJointFriction(cws.problem, cws.result, dt, &cws.joint_friction);
   if (cws.builder.has_holonomic())
-    cws.builder.ReportHolonomic(cws.problem, cws.result, dt, &cws.constraint_force);
+    cws.builder.ReportHolonomic(cws.problem, cws.result, &cws.constraint_impulse);
 
   // 4. Positions, and the new state.
   return AdvanceState(model, params, dt, cws.result.v, state, ws, cws.warm_start);

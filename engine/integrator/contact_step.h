@@ -32,8 +32,8 @@ struct ContactStepWorkspace {
   multibody::Workspace kinematics0;            ///< kinematics at the start of the step when
                                                ///< theta != 0 (else the free motion's)
   std::vector<contact::ContactReport> contacts;///< contacts of the last step (if reported)
-  Eigen::VectorXd constraint_force;            ///< holonomic constraints' forces of the last
-                                               ///< step, one per row [N or N m]
+  Eigen::VectorXd constraint_impulse;          ///< holonomic constraints' impulses of the
+                                               ///< last step, one per row [N s or N m s]
                                                ///< (HolonomicConstraintBuilder::Report)
   Eigen::VectorXd joint_friction;              ///< (nv) joint friction effort of the last step
                                                ///< [N or N m], 0 without friction

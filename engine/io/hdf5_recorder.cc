@@ -170,7 +170,7 @@ void WriteScene(Hdf5File& file, const sim::RunInfo& info) {
   Describe(overrides, "", "the --set arguments, in order");
 }
 
-/// /model/constraint_*: names, types and each constraint's rows of /constraints/force.
+/// /model/constraint_*: names, types and each constraint's rows of /constraints/impulse.
 void WriteConstraintModel(Hdf5Group& group, const multibody::Model& model) {
   std::vector<std::string> names, types;
   std::vector<int32_t> first_row, row_count;
@@ -187,9 +187,9 @@ void WriteConstraintModel(Hdf5Group& group, const multibody::Model& model) {
   Hdf5Dataset type_list = group.CreateStringList("constraint_types", types);
   Describe(type_list, "", "type of each constraint: coupler, distance, ball or weld");
   Hdf5Dataset first = group.CreateIntList("constraint_first_row", first_row);
-  Describe(first, "1", "each constraint's first column of /constraints/force");
+  Describe(first, "1", "each constraint's first column of /constraints/impulse");
   Hdf5Dataset count = group.CreateIntList("constraint_row_count", row_count);
-  Describe(count, "1", "each constraint's number of columns of /constraints/force");
+  Describe(count, "1", "each constraint's number of columns of /constraints/impulse");
 }
 
 /// /model/*; returns /model/body_names, which becomes a dimension scale.
@@ -243,7 +243,7 @@ struct Hdf5Recorder::Layout {
   int nq = 0, nv = 0, nb = 0;  // model sizes, checked against each row
   bool contacts = false;       // settings.output.contacts
   bool joint_friction = false; // the model has joint friction: /joints/friction_effort
-  int constraint_rows = 0;     // rows of the model's constraints: /constraints/force
+  int constraint_rows = 0;     // rows of the model's constraints: /constraints/impulse
   int64_t pending_contacts = 0;
 
   Hdf5Dataset status;
@@ -256,7 +256,7 @@ struct Hdf5Recorder::Layout {
   Series<int32_t> iterations;
   Series<double> momentum_error, cost, wall_time;
   Series<double> friction_effort;
-  Series<double> constraint_force;
+  Series<double> constraint_impulse;
   Series<int32_t> contact_count;
   Series<int64_t> contact_offset;
   ContactSeries<int32_t> body_a, body_b;
@@ -270,7 +270,7 @@ struct Hdf5Recorder::Layout {
     fn(kinetic), fn(potential);
     fn(iterations), fn(momentum_error), fn(cost), fn(wall_time);
     if (joint_friction) fn(friction_effort);
-    if (constraint_rows > 0) fn(constraint_force);
+    if (constraint_rows > 0) fn(constraint_impulse);
     if (contacts) fn(contact_count), fn(contact_offset);
   }
   /// Calls fn on every flat per-contact series (none when contacts are off).
@@ -324,10 +324,10 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
   wall_time = {file, "solver/wall_time", {}, chunk_rows, gzip, "s", "wall time of the whole step"};
   if (constraint_rows > 0) {
     file.CreateGroup("constraints");
-    constraint_force = {file, "constraints/force", {hsize_t(constraint_rows)}, chunk_rows, gzip,
-                        "mixed",
-                        "holonomic constraint force of the step (impulse / dt) per row "
-                        "[N or N*m], rows per /model/constraint_first_row"};
+    constraint_impulse = {file, "constraints/impulse", {hsize_t(constraint_rows)}, chunk_rows,
+                          gzip, "mixed",
+                          "holonomic constraint impulse over the step per row [N*s or N*m*s], "
+                          "rows per /model/constraint_first_row"};
   }
   if (!joint_friction) return;
   file.CreateGroup("joints");
@@ -507,8 +507,8 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
     std::copy_n(row.joint_friction.data(), l.nv, l.friction_effort.Row(slot));
   }
   if (l.constraint_rows > 0) {
-    CSIM_CHECK(row.constraint_force.size() == l.constraint_rows);
-    std::copy_n(row.constraint_force.data(), l.constraint_rows, l.constraint_force.Row(slot));
+    CSIM_CHECK(row.constraint_impulse.size() == l.constraint_rows);
+    std::copy_n(row.constraint_impulse.data(), l.constraint_rows, l.constraint_impulse.Row(slot));
   }
   if (!l.contacts) return;
   const int64_t count = static_cast<int64_t>(row.contacts.size());

@@ -67,7 +67,7 @@ void DescribeConstraints(const Hdf5File& file, std::ostringstream& out) {
        ++i) {
     Line(out, "  " + names[i], types[i] + ", rows " + std::to_string(first[i]) + " to " +
                                    std::to_string(first[i] + count[i] - 1) +
-                                   " of /constraints/force");
+                                   " of /constraints/impulse");
   }
 }
 

@@ -59,10 +59,10 @@ struct Row {
   /// 0 on coordinates without friction, and in the initial row); empty when the model has
   /// no joint friction.
   Eigen::VectorXd joint_friction;
-  /// (rows) force of each holonomic constraint row of the step that produced the row
-  /// [N or N m] (impulse / dt, 0 in the initial row and for a constraint skipped that step);
+  /// (rows) impulse of each holonomic constraint row over the step that produced the row
+  /// [N s or N m s] (0 in the initial row and for a constraint skipped that step);
   /// empty when the model has no constraints.
-  Eigen::VectorXd constraint_force;
+  Eigen::VectorXd constraint_impulse;
 };
 
 enum class RunStatus { kRunning, kCompleted, kInterrupted, kFailed };

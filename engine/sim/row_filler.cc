@@ -18,7 +18,7 @@ Row MakeRow(const multibody::Model& model) {
   row.contacts.reserve(64);
   if (model.HasJointFriction()) row.joint_friction.setZero(model.nv);
   if (!model.constraints.empty())
-    row.constraint_force.setZero(multibody::TotalHolonomicRows(model.constraints));
+    row.constraint_impulse.setZero(multibody::TotalHolonomicRows(model.constraints));
   return row;
 }
 

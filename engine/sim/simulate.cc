@@ -89,10 +89,10 @@ class RowRecording {
   void StepCompleted(const SolverStats& solver,
                      const std::vector<contact::ContactReport>& reports,
                      const Eigen::VectorXd& joint_friction,
-                     const Eigen::VectorXd& constraint_force) {
+                     const Eigen::VectorXd& constraint_impulse) {
     row_.solver = solver;
     if (row_.joint_friction.size() > 0) row_.joint_friction = joint_friction;
-    if (row_.constraint_force.size() > 0) row_.constraint_force = constraint_force;
+    if (row_.constraint_impulse.size() > 0) row_.constraint_impulse = constraint_impulse;
     row_.contacts.resize(reports.size());
     for (size_t i = 0; i < reports.size(); ++i) {
       const contact::ContactReport& r = reports[i];
@@ -187,7 +187,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     ++step;
     state.t = step * step_settings.dt;  // no accumulated round-off in the clock
     rows.StepCompleted(monitor.StepCompleted(scratch.contact.stats), scratch.contact.contacts,
-                       scratch.contact.joint_friction, scratch.contact.constraint_force);
+                       scratch.contact.joint_friction, scratch.contact.constraint_impulse);
     if (step % settings.output.every == 0 || step == total_steps) {
       if (!rows.Record(state, step)) {
         EndRun(RunStatus::kFailed,

@@ -90,7 +90,8 @@ TEST_CASE("a distance-constraint pendulum has the revolute pendulum's period and
   for (const sim::Row& row : distance.rows) {
     if (row.step == 0 || std::abs(row.body_position(0, 0)) > 1e-3) continue;
     const double v2 = row.body_linear_velocity.col(0).squaredNorm();
-    CHECK(-row.constraint_force[0] == Approx(g + v2 / L).epsilon(1e-2));
+    CHECK(-row.constraint_impulse[0] / distance.scene.settings.time_step ==
+          Approx(g + v2 / L).epsilon(1e-2));
   }
 }
 
@@ -124,15 +125,16 @@ TEST_CASE("a weld holds its load: the weld force is the weight, the momentum err
                       (row.body_position.col(load) - p_load).norm()});
   }
   CHECK(drift < 1e-5);
-  // Rows 0-2 of a weld: the torque on B; rows 3-5: the force on B, world axes. The holder's
+  // Rows 0-2 of a weld: the angular impulse on B; rows 3-5: the impulse on B, world axes. The holder's
   // weld carries both weights, the load's weld the load's alone.
   const sim::Row& last = run.rows.back();
-  CHECK(last.constraint_force.segment<3>(3).isApprox(Eigen::Vector3d(0, 0, 5 * g), 1e-5));
-  CHECK(last.constraint_force.segment<3>(9).isApprox(Eigen::Vector3d(0, 0, 3 * g), 1e-5));
-  CHECK(last.constraint_force.segment<3>(6).norm() < 1e-5 * 3 * g);
+  const Eigen::VectorXd force = last.constraint_impulse / run.scene.settings.time_step;
+  CHECK(force.segment<3>(3).isApprox(Eigen::Vector3d(0, 0, 5 * g), 1e-5));
+  CHECK(force.segment<3>(9).isApprox(Eigen::Vector3d(0, 0, 3 * g), 1e-5));
+  CHECK(force.segment<3>(6).norm() < 1e-5 * 3 * g);
   // The holder's weld also balances the moment of the load's weight about the holder's
   // origin, r x (-3 g z) with r = p_load - (0, 0, 1): a torque 3 g (r_y, -r_x, 0).
-  CHECK(last.constraint_force.segment<3>(0).isApprox(
+  CHECK(force.segment<3>(0).isApprox(
       Eigen::Vector3d(3 * g * (p_load.y()), 0, 0), 1e-4));
 }
 
@@ -174,7 +176,7 @@ TEST_CASE("a coupler of ratio -1 keeps two pushed prismatic fingers symmetric", 
   const double expected = 2.0 * last.time * last.time / 2.0;
   CHECK(0.5 * (last.q[r] - last.q[l]) + 0.005 == Approx(expected).epsilon(2e-2));
   // The coupler's force is the push on the left finger: m_l a = 0.5 * (-2) N.
-  CHECK(last.constraint_force[0] == Approx(-1.0).epsilon(1e-3));
+  CHECK(last.constraint_impulse[0] / run.scene.settings.time_step == Approx(-1.0).epsilon(1e-3));
 }
 
 TEST_CASE("bodies welded or ball-joined to a prescribed turntable follow it: its known motion "

@@ -674,10 +674,10 @@ TEST_CASE("Hdf5Recorder: constraint names, types, row ranges and forces, only in
     Hdf5Recorder recorder(path);
     recorder.Begin(run.info);
     sim::Row row = MakeRow(run.model);
-    row.constraint_force.setZero(4);
+    row.constraint_impulse.setZero(4);
     for (int64_t i = 0; i < 10; ++i) {
       FillRow(i, &row);
-      row.constraint_force << i, 2.0 * i, 3.0 * i, -0.5 * i;
+      row.constraint_impulse << i, 2.0 * i, 3.0 * i, -0.5 * i;
       recorder.Record(row);
     }
     recorder.Finish(sim::RunStatus::kCompleted, "");
@@ -689,12 +689,12 @@ TEST_CASE("Hdf5Recorder: constraint names, types, row ranges and forces, only in
           std::vector<std::string>{"ball", "distance"});
     CHECK(ReadInts(file, "/model/constraint_first_row") == std::vector<int64_t>{0, 3});
     CHECK(ReadInts(file, "/model/constraint_row_count") == std::vector<int64_t>{3, 1});
-    CHECK(Shape(file, "/constraints/force") == std::vector<hsize_t>{10, 4});
-    CHECK(StringAttribute(file, "/constraints/force", "units") == "mixed");
-    const std::vector<double> force = ReadDoubles(file, "/constraints/force");
+    CHECK(Shape(file, "/constraints/impulse") == std::vector<hsize_t>{10, 4});
+    CHECK(StringAttribute(file, "/constraints/impulse", "units") == "mixed");
+    const std::vector<double> impulse = ReadDoubles(file, "/constraints/impulse");
     for (int i = 0; i < 10; ++i) {
-      CHECK(force[4 * i + 1] == 2.0 * i);
-      CHECK(force[4 * i + 3] == -0.5 * i);
+      CHECK(impulse[4 * i + 1] == 2.0 * i);
+      CHECK(impulse[4 * i + 3] == -0.5 * i);
     }
   }
   CHECK(RunChecker(path, true) == 0);

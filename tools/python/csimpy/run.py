@@ -36,7 +36,7 @@ _SERIES = {
     "contact_count": "contacts/count",
     "contact_offset": "contacts/offset",
     "friction_effort": "joints/friction_effort",  # models with joint friction only
-    "constraint_force": "constraints/force",  # models with constraints only
+    "constraint_impulse": "constraints/impulse",  # models with constraints only
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
@@ -109,7 +109,7 @@ class Run:
 
     Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
     iterations, momentum_error, cost, wall_time, contact_count, contact_offset,
-    friction_effort (models with joint friction), constraint_force (models with
+    friction_effort (models with joint friction), constraint_impulse (models with
     constraints; one constraint's columns by name with `constraint(name)`).
     Model: body_names, joint_names, joint_types, nq, nv, constraint_names, constraint_types. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
@@ -324,15 +324,15 @@ class Run:
         return self.v[:, self._joint_slice(name, self._v_start, self.nv)]
 
     def constraint(self, name):
-        """Force columns of one holonomic constraint, (n, rows) [N or N m] (output-format.md
-        /constraints/force: coupler and distance 1 row, ball 3, weld 6)."""
+        """Impulse columns of one holonomic constraint, (n, rows) [N s or N m s] (output-format.md
+        /constraints/impulse: coupler and distance 1 row, ball 3, weld 6)."""
         try:
             k = self.constraint_names.index(name)
         except ValueError:
             raise KeyError(f"no constraint {name!r}; constraints: "
                            f"{', '.join(self.constraint_names)}") from None
         first = int(self._constraint_first[k])
-        return self.constraint_force[:, first:first + int(self._constraint_count[k])]
+        return self.constraint_impulse[:, first:first + int(self._constraint_count[k])]
 
     # ------------------------------------------------------------------ contacts
     def _require_contacts(self):

@@ -49,19 +49,19 @@ def test_joint_friction_effort_by_name(make_run, pendulum_h5):
         csimpy.open(pendulum_h5).friction_effort  # a model without joint friction
 
 
-def test_constraint_forces_by_name(make_run, pendulum_h5):
+def test_constraint_impulses_by_name(make_run, pendulum_h5):
     path = make_run("four_bar.yaml", "four_bar", "--duration", "0.1")
     with csimpy.open(path) as run, h5py.File(path, "r") as f:
         assert run.constraint_names == ["ground_pivot"]
         assert run.constraint_types == ["ball"]
-        np.testing.assert_array_equal(run.constraint_force, f["constraints/force"][: run.n])
+        np.testing.assert_array_equal(run.constraint_impulse, f["constraints/impulse"][: run.n])
         assert run.constraint("ground_pivot").shape == (run.n, 3)
         with pytest.raises(KeyError, match="no constraint 'hinge'"):
             run.constraint("hinge")
     with csimpy.open(pendulum_h5) as run:
         assert run.constraint_names == []
-        with pytest.raises(KeyError, match="constraints/force"):
-            run.constraint_force  # a model without constraints
+        with pytest.raises(KeyError, match="constraints/impulse"):
+            run.constraint_impulse  # a model without constraints
 
 
 def test_bodies_and_joints_by_name(pendulum_h5):

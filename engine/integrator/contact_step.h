@@ -17,6 +17,7 @@
 #include "engine/integrator/step_stats.h"
 #include "engine/integrator/theta_method.h"
 #include "engine/integrator/velocity_warm_start.h"
+#include "engine/contact/pd_actuators.h"
 #include "engine/solver/contact_problem.h"
 #include "engine/solver/sap_solver.h"
 
@@ -34,6 +35,8 @@ struct ContactStepWorkspace {
   std::vector<contact::ContactReport> contacts;///< contacts of the last step (if reported)
   Eigen::VectorXd joint_friction;              ///< (nv) joint friction effort of the last step
                                                ///< [N or N m], 0 without friction
+  contact::PdActuators actuators;              ///< the PD actuators' constraints
+  contact::ActuatorOutputs actuator_outputs;   ///< what each actuator delivered in the last step
   StepStats stats;
   VelocityWarmStart warm_start;        ///< the solve's guess, carried between steps
   std::vector<bool> bodies_needing_A;  ///< per body: the build reads its block of A

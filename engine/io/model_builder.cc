@@ -9,6 +9,7 @@
 
 #include "engine/geometry/mass_properties.h"
 #include "engine/geometry/mesh_file.h"
+#include "engine/io/actuator_reader.h"
 #include "engine/io/load_reader.h"
 #include "engine/io/signal_reader.h"
 #include "engine/io/trajectory_reader.h"
@@ -827,6 +828,7 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   model.trajectories = ReadTrajectories(root, model, &trajectory_warnings);
   ResolveTables(joints, model);
   model.loads = ReadLoads(root, model);
+  model.actuators = ReadActuators(root, model);
   if (warnings) warnings->insert(warnings->end(), trajectory_warnings.begin(),
                                  trajectory_warnings.end());
   // One kinematics pass at the initial state serves both checks (positions do not depend

@@ -59,6 +59,12 @@ struct Row {
   /// 0 on coordinates without friction, and in the initial row); empty when the model has
   /// no joint friction.
   Eigen::VectorXd joint_friction;
+  /// Per actuator (Model::actuators order), what it delivered over the step that produced
+  /// the row (contact::ActuatorOutputs): effort [N m or N], q_d, v_d (NaN for force
+  /// actuators) and whether the effort limit was reached; in the initial row efforts 0 and
+  /// the targets at t = 0. Empty when the model has no actuators.
+  Eigen::VectorXd actuator_effort, actuator_q_target, actuator_v_target;
+  std::vector<int8_t> actuator_saturated;
 };
 
 enum class RunStatus { kRunning, kCompleted, kInterrupted, kFailed };

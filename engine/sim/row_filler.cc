@@ -1,5 +1,6 @@
 #include "engine/sim/row_filler.h"
 
+#include "engine/contact/pd_actuators.h"
 #include "engine/math/rotation.h"
 #include "engine/multibody/energy.h"
 #include "engine/multibody/kinematics.h"
@@ -17,6 +18,13 @@ Row MakeRow(const multibody::Model& model) {
   row.body_angular_velocity.setZero(3, nb);
   row.contacts.reserve(64);
   if (model.HasJointFriction()) row.joint_friction.setZero(model.nv);
+  if (!model.actuators.empty()) {
+    const contact::ActuatorOutputs initial = contact::MakeActuatorOutputs(model, 0.0);
+    row.actuator_effort = initial.effort;
+    row.actuator_q_target = initial.q_target;
+    row.actuator_v_target = initial.v_target;
+    row.actuator_saturated = initial.saturated;
+  }
   return row;
 }
 

@@ -36,6 +36,11 @@ _SERIES = {
     "contact_count": "contacts/count",
     "contact_offset": "contacts/offset",
     "friction_effort": "joints/friction_effort",  # models with joint friction only
+    # models with actuators only, (n, na) in /model/actuator_names order:
+    "actuator_effort": "actuators/effort",
+    "actuator_q_target": "actuators/q_target",
+    "actuator_v_target": "actuators/v_target",
+    "actuator_saturated": "actuators/saturated",
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
@@ -108,7 +113,8 @@ class Run:
 
     Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
     iterations, momentum_error, cost, wall_time, contact_count, contact_offset,
-    friction_effort (models with joint friction).
+    friction_effort (models with joint friction), actuator_effort, actuator_q_target,
+    actuator_v_target, actuator_saturated (models with actuators; `actuator(name)` picks one).
     Model: body_names, joint_names, joint_types, nq, nv. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
     """
@@ -150,6 +156,8 @@ class Run:
         self.nv = int(f["model/nv"][()]) if "model/nv" in f else f["state/v"].shape[1]
         self._q_start = f["model/joint_q_start"][()] if "model/joint_q_start" in f else None
         self._v_start = f["model/joint_v_start"][()] if "model/joint_v_start" in f else None
+        self.actuator_names = (_strings(f["model/actuator_names"])
+                               if "model/actuator_names" in f else [])
         self.has_contacts = "contacts/count" in f
         self._n = int(f["time"].shape[0])
         self._cache = {}
@@ -315,6 +323,18 @@ class Run:
     def joint_v(self, name):
         """Columns of v that belong to one joint, (n, nv_joint)."""
         return self.v[:, self._joint_slice(name, self._v_start, self.nv)]
+
+    # ------------------------------------------------------------------ actuators
+    def actuator(self, name):
+        """One actuator's recorded series by name, a dict of (n,) arrays: effort [N m or N],
+        q_target, v_target (NaN for a force actuator) and saturated (0 or 1)."""
+        try:
+            i = self.actuator_names.index(name)
+        except ValueError:
+            raise KeyError(f"no actuator {name!r}; actuators: "
+                           f"{', '.join(self.actuator_names) or 'none'}") from None
+        return {key: getattr(self, "actuator_" + key)[:, i]
+                for key in ("effort", "q_target", "v_target", "saturated")}
 
     # ------------------------------------------------------------------ contacts
     def _require_contacts(self):

@@ -111,11 +111,14 @@ void PrintModel(const io::LoadedScene& scene) {
   if (!model.actuators.empty()) std::printf("actuators: %zu\n", model.actuators.size());
   for (size_t i = 0; i < model.actuators.size(); ++i) {
     const multibody::Actuator& a = model.actuators[i];
-    std::printf("  %2zu  %-20s joint %s, v[%d], %s, effort limit %g\n", i, a.name.c_str(),
-                model.joints[a.joint].name.c_str(), a.dof,
-                a.pd ? ("kp " + std::to_string(a.kp) + ", kd " + std::to_string(a.kd)).c_str()
-                     : "force actuator",
-                a.effort_limit);
+    std::printf("  %2zu  %-20s joint %s, v[%d], ", i, a.name.c_str(),
+                model.joints[a.joint].name.c_str(), a.dof);
+    if (a.pd) {
+      std::printf("kp %g, kd %g", a.kp, a.kd);
+    } else {
+      std::printf("force actuator");
+    }
+    std::printf(", effort limit %g\n", a.effort_limit);
   }
   std::printf("world geometries: %zu\n", model.world_geometry.size());
   PrintInitialContacts(scene);

@@ -3,7 +3,7 @@
 //   1. free motion v* and the SPD matrix A (theta_method.h);
 //   2. contacts, joint limits and joint friction at q0, assembled into a convex problem
 //      around v*
-//      (contact/contact_problem_builder.h);
+//      (contact/contact_problem_builder.h), and the PD actuators (contact/pd_actuators.h);
 //   3. v = argmin of the SAP cost (solver/sap_solver.h), from the warm start
 //      (velocity_warm_start.h);
 //   4. q = q0 + dt N(q_theta) v_theta_q.

@@ -102,7 +102,8 @@ void ReadTarget(const NodeReader& node, const multibody::Model& model, Actuator*
   if (a->target < 0) target->Fail("unknown trajectory '" + name + "'");
   const multibody::JointTrajectory& trajectory = model.trajectories[a->target];
   for (size_t k = 0; k < trajectory.joints.size(); ++k)
-    if (trajectory.joints[k] == a->joint) a->target_column = trajectory.first_column[k] + a->coordinate;
+    if (trajectory.joints[k] == a->joint)
+      a->target_column = trajectory.first_column[k] + a->coordinate;
   if (a->target_column < 0) {
     target->Fail("trajectory '" + name + "' has no column for joint '" +
                  model.joints[a->joint].name + "' (add the joint to its joints)");

@@ -200,9 +200,11 @@ void WriteActuatorModel(Hdf5Group& group, const multibody::Model& model) {
   Describe(j, "1", "index of the joint each actuator drives (into joint_names)");
   Hdf5Dataset c = group.CreateIntList("actuator_coordinate", coordinate);
   Describe(c, "1", "index in v of the coordinate each actuator drives");
-  WriteFloatList(group, "actuator_kp", kp, "mixed", "proportional gain [N*m/rad or N/m], 0 for force actuators");
+  WriteFloatList(group, "actuator_kp", kp, "mixed",
+                 "proportional gain [N*m/rad or N/m], 0 for force actuators");
   WriteFloatList(group, "actuator_kd", kd, "mixed",
-                 "derivative gain at the initial state [N*m*s/rad or N*s/m], 0 for force actuators");
+                 "derivative gain at the initial state [N*m*s/rad or N*s/m], 0 for force "
+                 "actuators");
   WriteFloatList(group, "actuator_effort_limit", limit, "mixed",
                  "effort limit [N*m or N], inf: none");
 }

@@ -130,7 +130,8 @@ void DescribeActuators(const Hdf5File& file, hsize_t n, std::ostringstream& out)
     int64_t saturated_rows = 0;
     for (size_t r = 0; r * na + i < effort.size(); ++r)
       max_effort = std::max(max_effort, std::abs(effort[r * na + i]));
-    for (size_t r = 0; r * na + i < saturated.size(); ++r) saturated_rows += saturated[r * na + i] != 0;
+    for (size_t r = 0; r * na + i < saturated.size(); ++r)
+      saturated_rows += saturated[r * na + i] != 0;
     const std::string joint_name =
         joint[i] >= 0 && size_t(joint[i]) < joints.size() ? joints[joint[i]] : "?";
     const bool force = kp[i] == 0.0 && kd[i] == 0.0;

@@ -117,7 +117,7 @@ struct Model {
   control::SignalGraph signals;              ///< named signals (scene `signals:`); may be empty
   std::vector<JointTrajectory> trajectories; ///< named trajectories, in file order
   std::vector<ExternalLoad> loads;           ///< external wrenches, in file order
-  std::vector<Actuator> actuators;           ///< joint actuators (scene `actuators:`), in file order
+  std::vector<Actuator> actuators;           ///< joint actuators (scene `actuators:`)
 
   int num_bodies() const { return static_cast<int>(bodies.size()); }
   /// Index of the body with this name, or -1.

@@ -111,7 +111,8 @@ TEST_CASE("a saturated servo accelerates at exactly e / m until it enters the ba
   for (; i < run.rows.size(); ++i) {
     const sim::Row& row = run.rows[i];
     REQUIRE(std::abs(row.actuator_effort[0]) <= e * (1 + 1e-14));
-    if (row.actuator_saturated[0]) REQUIRE(std::abs(row.actuator_effort[0]) == Approx(e).epsilon(1e-14));
+    if (row.actuator_saturated[0])
+      REQUIRE(std::abs(row.actuator_effort[0]) == Approx(e).epsilon(1e-14));
   }
 }
 
@@ -243,7 +244,8 @@ joints:
 trajectories:
   ref: {joints: [ja], keyframes: [{t: 0, q: 0}, {t: 1, q: 1}]}
 actuators:
-  - {name: servo, joint: ja, kp: 100, damping_ratio: 1, effort_limit: 3, target: ref, feedforward: push}
+  - {name: servo, joint: ja, kp: 100, damping_ratio: 1, effort_limit: 3, target: ref,
+     feedforward: push}
   - {name: thruster, joint: jb, effort_limit: 4, feedforward: push}
 )", "actuators.yaml", {});
   for (const multibody::Model* model : {&run.scene.model, &scene.model}) {
@@ -257,7 +259,8 @@ actuators:
       for (int n = 0; n < 5; ++n)
         REQUIRE(integrator::StepWithContact(*model, p, {}, {}, 1e-3, true, s, ws, cws).ok());
       const std::size_t before = testing::AllocationCount();
-      for (int n = 0; n < 20; ++n) integrator::StepWithContact(*model, p, {}, {}, 1e-3, true, s, ws, cws);
+      for (int n = 0; n < 20; ++n)
+        integrator::StepWithContact(*model, p, {}, {}, 1e-3, true, s, ws, cws);
       CHECK(testing::AllocationCount() - before == 0);
     }
   }

@@ -110,7 +110,8 @@ TEST_CASE("actuators that break a rule are rejected at the node at fault",
                   "'coordinate' is for planar joints only");
   CheckRejectedAt(Scene("  - {name: act, joint: plane, coordinate: 1, kp: 1}\n"
                         "  - {name: bct, joint: plane, coordinate: 1, kd: 1}\n"),
-                  "plane, coordinate: 1, kd", "actuators 'act' and 'bct' drive the same coordinate");
+                  "plane, coordinate: 1, kd",
+                  "actuators 'act' and 'bct' drive the same coordinate");
   CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1}\n"
                         "  - {name: act, joint: plane, coordinate: 0, kp: 1}\n"),
                   "act, joint: plane", "duplicate actuator name 'act'");

@@ -108,6 +108,18 @@ void PrintModel(const io::LoadedScene& scene) {
   }
   // Prescribed and fixed joints own no slots in v, so nv counts the degrees of freedom.
   std::printf("nq = %d, nv = %d, degrees of freedom = %d\n", model.nq, model.nv, model.nv);
+  if (!model.actuators.empty()) std::printf("actuators: %zu\n", model.actuators.size());
+  for (size_t i = 0; i < model.actuators.size(); ++i) {
+    const multibody::Actuator& a = model.actuators[i];
+    std::printf("  %2zu  %-20s joint %s, v[%d], ", i, a.name.c_str(),
+                model.joints[a.joint].name.c_str(), a.dof);
+    if (a.pd) {
+      std::printf("kp %g, kd %g", a.kp, a.kd);
+    } else {
+      std::printf("force actuator");
+    }
+    std::printf(", effort limit %g\n", a.effort_limit);
+  }
   std::printf("world geometries: %zu\n", model.world_geometry.size());
   PrintInitialContacts(scene);
   for (const std::string& warning : scene.warnings) std::printf("warning: %s\n", warning.c_str());

@@ -85,6 +85,8 @@ ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
     : builder(model),
       kinematics0(multibody::MakeWorkspace(model)),
       joint_friction(Eigen::VectorXd::Zero(model.nv)),
+      actuators(model, builder.topology()),
+      actuator_outputs(contact::MakeActuatorOutputs(model, 0.0)),
       warm_start(model.nv) {}
 
 StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
@@ -101,6 +103,8 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   // 2. Collision and the contact problem at q0.
   cws.builder.Build(model, contact_parameters, ProblemInputs(model, params, dt, state, ws, cws),
                     &cws.problem);
+  if (!model.actuators.empty())  // the PD actuators' constraints (contact/pd_actuators.h)
+    cws.actuators.Add(model, state.t, dt, params.theta_q, state.q, state.v, &cws.problem);
   clock.BuildDone();
 
   // 3. The contact solve, and what the next step and the output keep of it.
@@ -118,6 +122,8 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
     cws.builder.ReportJointFriction(cws.problem, cws.result, dt, &cws.joint_friction);
   if (cws.builder.has_holonomic())
     cws.builder.ReportHolonomic(cws.problem, cws.result, &cws.constraint_impulse);
+  if (!model.actuators.empty())
+    cws.actuators.Report(model, cws.problem, cws.result, state.t, dt, &cws.actuator_outputs);
 
   // 4. Positions, and the new state.
   return AdvanceState(model, params, dt, cws.result.v, state, ws, cws.warm_start);

@@ -3,7 +3,7 @@
 //   1. free motion v* and the SPD matrix A (theta_method.h);
 //   2. contacts, joint limits and joint friction at q0, assembled into a convex problem
 //      around v*
-//      (contact/contact_problem_builder.h);
+//      (contact/contact_problem_builder.h), and the PD actuators (contact/pd_actuators.h);
 //   3. v = argmin of the SAP cost (solver/sap_solver.h), from the warm start
 //      (velocity_warm_start.h);
 //   4. q = q0 + dt N(q_theta) v_theta_q.
@@ -17,6 +17,7 @@
 #include "engine/integrator/step_stats.h"
 #include "engine/integrator/theta_method.h"
 #include "engine/integrator/velocity_warm_start.h"
+#include "engine/contact/pd_actuators.h"
 #include "engine/solver/contact_problem.h"
 #include "engine/solver/sap_solver.h"
 
@@ -37,6 +38,8 @@ struct ContactStepWorkspace {
                                                ///< (HolonomicConstraintBuilder::Report)
   Eigen::VectorXd joint_friction;              ///< (nv) joint friction effort of the last step
                                                ///< [N or N m], 0 without friction
+  contact::PdActuators actuators;              ///< the PD actuators' constraints
+  contact::ActuatorOutputs actuator_outputs;   ///< what each actuator delivered in the last step
   StepStats stats;
   VelocityWarmStart warm_start;        ///< the solve's guess, carried between steps
   std::vector<bool> bodies_needing_A;  ///< per body: the build reads its block of A

@@ -7,6 +7,7 @@
 
 #include "engine/common/check.h"
 #include "engine/integrator/implicit_gyroscopic.h"
+#include "engine/multibody/actuator_inputs.h"
 #include "engine/multibody/crba.h"
 #include "engine/multibody/external_loads.h"
 #include "engine/multibody/joint_forces.h"
@@ -20,6 +21,12 @@ namespace {
 
 using multibody::Model;
 using multibody::State;
+
+// Whether the step carries explicit generalized forces in ws.k_loads: external loads or
+// force actuators.
+bool HasExplicitForces(const Model& model) {
+  return !model.loads.empty() || multibody::HasForceActuators(model);
+}
 
 std::string FormatNumber(double x) {
   char buffer[32];
@@ -92,7 +99,7 @@ double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
   multibody::CalcBiasForces(model, ws.mb);
   multibody::CalcJointSpringDamperForces(model, ws.q_theta, ws.v_theta, &ws.k);
   ws.k -= ws.mb.bias;
-  if (!model.loads.empty()) ws.k += ws.k_loads;
+  if (HasExplicitForces(model)) ws.k += ws.k_loads;
   ws.mb.M.Diagonal(ws.scale);
   if (ws.any_articulated) ws.A_articulated.MassMatrixDiagonal(model, ws.mb, &ws.scale);
   ws.scale = ws.scale.cwiseSqrt().cwiseInverse();
@@ -176,10 +183,15 @@ StepStatus SolveFreeMotion(const Model& model, const ThetaParameters& p,
                            StepWorkspace& ws) {
   // ThetaParameters has no defaults: NaN here means a caller forgot to set them.
   CSIM_CHECK(p.theta >= 0.0 && p.theta <= 1.0 && p.theta_q >= 0.0 && p.theta_q <= 1.0);
-  // The external loads, once a step at its start (multibody/external_loads.h says why).
-  if (!model.loads.empty()) {
-    multibody::CalcKinematics(model, s0.t, s0.q, s0.v, ws.mb);
-    multibody::CalcExternalLoadForces(model, ws.mb, s0.t, &ws.k_loads);
+  // The external loads and the force actuators, once a step at its start
+  // (multibody/external_loads.h and multibody/actuator_inputs.h say why).
+  if (HasExplicitForces(model)) {
+    ws.k_loads.setZero(model.nv);
+    if (!model.loads.empty()) {
+      multibody::CalcKinematics(model, s0.t, s0.q, s0.v, ws.mb);
+      multibody::CalcExternalLoadForces(model, ws.mb, s0.t, &ws.k_loads);
+    }
+    multibody::AddForceActuatorForces(model, s0.t, &ws.k_loads);
   }
   ws.v_star = s0.v;
   ws.iterations = 0;

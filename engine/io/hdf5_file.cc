@@ -31,6 +31,7 @@ hid_t FileType(Hdf5Type type) {
     case Hdf5Type::kFloat64: return H5T_IEEE_F64LE;
     case Hdf5Type::kInt32: return H5T_STD_I32LE;
     case Hdf5Type::kInt64: return H5T_STD_I64LE;
+    case Hdf5Type::kInt8: return H5T_STD_I8LE;
   }
   return H5T_IEEE_F64LE;
 }
@@ -228,6 +229,10 @@ void Hdf5Dataset::AppendRows(const int32_t* data, hsize_t count) {
 
 void Hdf5Dataset::AppendRows(const int64_t* data, hsize_t count) {
   Append(H5T_NATIVE_INT64, data, count);
+}
+
+void Hdf5Dataset::AppendRows(const int8_t* data, hsize_t count) {
+  Append(H5T_NATIVE_INT8, data, count);
 }
 
 void Hdf5Dataset::Append(hid_t mem_type, const void* data, hsize_t count) {

@@ -131,6 +131,7 @@ class Hdf5Dataset : public Hdf5Object {
   void AppendRows(const double* data, hsize_t count);
   void AppendRows(const int32_t* data, hsize_t count);
   void AppendRows(const int64_t* data, hsize_t count);
+  void AppendRows(const int8_t* data, hsize_t count);
 
   /// Overwrites a scalar fixed-length string dataset in place (truncated to its size).
   void WriteFixedString(const std::string& value);
@@ -163,7 +164,7 @@ class Hdf5Dataset : public Hdf5Object {
 };
 
 /// Element type of a numeric dataset in the file (always little-endian).
-enum class Hdf5Type { kFloat64, kInt32, kInt64 };
+enum class Hdf5Type { kFloat64, kInt32, kInt64, kInt8 };
 
 /// Turns off HDF5's printing of its error stack to stderr on the calling thread: the
 /// wrapper reports errors itself, as IoError. Debian's HDF5 is the thread-safe build,

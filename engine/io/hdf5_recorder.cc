@@ -45,6 +45,8 @@ template <>
 constexpr Hdf5Type TypeOf<int32_t>() { return Hdf5Type::kInt32; }
 template <>
 constexpr Hdf5Type TypeOf<int64_t>() { return Hdf5Type::kInt64; }
+template <>
+constexpr Hdf5Type TypeOf<int8_t>() { return Hdf5Type::kInt8; }
 
 /// Sets the `units` and `description` attributes every dataset carries.
 void Describe(Hdf5Dataset& dataset, const char* units, const char* description) {
@@ -192,6 +194,43 @@ void WriteConstraintModel(Hdf5Group& group, const multibody::Model& model) {
   Describe(count, "1", "each constraint's number of columns of /constraints/impulse");
 }
 
+/// A float64 list `name` in `group` (an extendible 1-d dataset, as /model/joint_friction).
+void WriteFloatList(Hdf5Group& group, const char* name, const std::vector<double>& values,
+                    const char* units, const char* description) {
+  const hsize_t chunk = std::clamp<hsize_t>(values.size(), 1, kMaxChunkRows);
+  Hdf5Dataset dataset = group.CreateExtendible(name, Hdf5Type::kFloat64, {}, chunk);
+  dataset.AppendRows(values.data(), values.size());
+  Describe(dataset, units, description);
+}
+
+/// /model/actuator_*: the actuators as the run uses them (multibody/actuator.h).
+void WriteActuatorModel(Hdf5Group& group, const multibody::Model& model) {
+  std::vector<std::string> names;
+  std::vector<int32_t> joint, coordinate;
+  std::vector<double> kp, kd, limit;
+  for (const multibody::Actuator& a : model.actuators) {
+    names.push_back(a.name);
+    joint.push_back(a.joint);
+    coordinate.push_back(a.dof);
+    kp.push_back(a.kp);
+    kd.push_back(a.kd);
+    limit.push_back(a.effort_limit);
+  }
+  Hdf5Dataset n = group.CreateStringList("actuator_names", names);
+  Describe(n, "", "actuators, in scene order (the columns of /actuators/*)");
+  Hdf5Dataset j = group.CreateIntList("actuator_joint", joint);
+  Describe(j, "1", "index of the joint each actuator drives (into joint_names)");
+  Hdf5Dataset c = group.CreateIntList("actuator_coordinate", coordinate);
+  Describe(c, "1", "index in v of the coordinate each actuator drives");
+  WriteFloatList(group, "actuator_kp", kp, "mixed",
+                 "proportional gain [N*m/rad or N/m], 0 for force actuators");
+  WriteFloatList(group, "actuator_kd", kd, "mixed",
+                 "derivative gain at the initial state [N*m*s/rad or N*s/m], 0 for force "
+                 "actuators");
+  WriteFloatList(group, "actuator_effort_limit", limit, "mixed",
+                 "effort limit [N*m or N], inf: none");
+}
+
 /// /model/*; returns /model/body_names, which becomes a dimension scale.
 Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
   Hdf5Group group = file.CreateGroup("model");
@@ -233,6 +272,7 @@ Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
              "dry friction limit of each velocity coordinate [N or N*m], 0: none");
   }
   if (!model.constraints.empty()) WriteConstraintModel(group, model);
+  if (!model.actuators.empty()) WriteActuatorModel(group, model);
   return bodies;
 }
 
@@ -244,6 +284,7 @@ struct Hdf5Recorder::Layout {
   bool contacts = false;       // settings.output.contacts
   bool joint_friction = false; // the model has joint friction: /joints/friction_effort
   int constraint_rows = 0;     // rows of the model's constraints: /constraints/impulse
+  int na = 0;                  // number of actuators: /actuators/* when > 0
   int64_t pending_contacts = 0;
 
   Hdf5Dataset status;
@@ -257,6 +298,8 @@ struct Hdf5Recorder::Layout {
   Series<double> momentum_error, cost, wall_time;
   Series<double> friction_effort;
   Series<double> constraint_impulse;
+  Series<double> actuator_effort, actuator_q_target, actuator_v_target;
+  Series<int8_t> actuator_saturated;
   Series<int32_t> contact_count;
   Series<int64_t> contact_offset;
   ContactSeries<int32_t> body_a, body_b;
@@ -271,6 +314,8 @@ struct Hdf5Recorder::Layout {
     fn(iterations), fn(momentum_error), fn(cost), fn(wall_time);
     if (joint_friction) fn(friction_effort);
     if (constraint_rows > 0) fn(constraint_impulse);
+    if (na > 0) fn(actuator_effort), fn(actuator_q_target), fn(actuator_v_target);
+    if (na > 0) fn(actuator_saturated);
     if (contacts) fn(contact_count), fn(contact_offset);
   }
   /// Calls fn on every flat per-contact series (none when contacts are off).
@@ -328,6 +373,17 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
                           gzip, "mixed",
                           "holonomic constraint impulse over the step per row [N*s or N*m*s], "
                           "rows per /model/constraint_first_row"};
+  if (na > 0) {
+    file.CreateGroup("actuators");
+    const std::vector<hsize_t> shape{hsize_t(na)};
+    actuator_effort = {file, "actuators/effort", shape, chunk_rows, gzip, "mixed",
+                       "effort each actuator delivered over the step (impulse / dt) [N*m or N]"};
+    actuator_q_target = {file, "actuators/q_target", shape, chunk_rows, gzip, "mixed",
+                         "position target q_d of the step [rad or m], NaN: force actuator"};
+    actuator_v_target = {file, "actuators/v_target", shape, chunk_rows, gzip, "mixed",
+                         "velocity target v_d of the step [rad/s or m/s], NaN: force actuator"};
+    actuator_saturated = {file, "actuators/saturated", shape, chunk_rows, gzip, "1",
+                          "1 where the effort is at the effort limit"};
   }
   if (!joint_friction) return;
   file.CreateGroup("joints");
@@ -439,6 +495,7 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   layout->contacts = info.settings->output.contacts;
   layout->joint_friction = model.HasJointFriction();
   layout->constraint_rows = multibody::TotalHolonomicRows(model.constraints);
+  layout->na = static_cast<int>(model.actuators.size());
   WriteRootAttributes(file_, info);
   layout->status = file_.CreateFixedString("status", "running", kStatusSize);
   Describe(layout->status, "", "running, completed, interrupted or failed");
@@ -509,6 +566,12 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
   if (l.constraint_rows > 0) {
     CSIM_CHECK(row.constraint_impulse.size() == l.constraint_rows);
     std::copy_n(row.constraint_impulse.data(), l.constraint_rows, l.constraint_impulse.Row(slot));
+  if (l.na > 0) {
+    CSIM_CHECK(row.actuator_effort.size() == l.na && row.actuator_saturated.size() == size_t(l.na));
+    std::copy_n(row.actuator_effort.data(), l.na, l.actuator_effort.Row(slot));
+    std::copy_n(row.actuator_q_target.data(), l.na, l.actuator_q_target.Row(slot));
+    std::copy_n(row.actuator_v_target.data(), l.na, l.actuator_v_target.Row(slot));
+    std::copy_n(row.actuator_saturated.data(), l.na, l.actuator_saturated.Row(slot));
   }
   if (!l.contacts) return;
   const int64_t count = static_cast<int64_t>(row.contacts.size());

@@ -10,6 +10,7 @@
 #include "engine/geometry/mass_properties.h"
 #include "engine/geometry/mesh_file.h"
 #include "engine/io/constraint_reader.h"
+#include "engine/io/actuator_reader.h"
 #include "engine/io/load_reader.h"
 #include "engine/io/signal_reader.h"
 #include "engine/io/trajectory_reader.h"
@@ -831,6 +832,7 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   ResolveTables(joints, model);
   model.loads = ReadLoads(root, model);
   model.constraints = ReadConstraints(root, model);
+  model.actuators = ReadActuators(root, model);
   if (warnings) warnings->insert(warnings->end(), trajectory_warnings.begin(),
                                  trajectory_warnings.end());
   // One kinematics pass at the initial state serves both checks (positions do not depend

@@ -20,8 +20,9 @@
 //  6. multibody::AssignCoordinates numbers the coordinates;
 //  7. `signals`, `trajectories` (signal_reader.h, trajectory_reader.h) are read against the
 //     final joints, a `prescribed: {type: table}` joint is resolved to its trajectory's
-//     columns, `loads` (load_reader.h) to their bodies and signals, and `constraints`
-//     (constraint_reader.h) to their bodies and joints;
+//     columns, `loads` (load_reader.h) to their bodies and signals, `constraints`
+//     (constraint_reader.h) to their bodies and joints, and `actuators` (actuator_reader.h)
+//     to their joints, trajectories and signals;
 //  8. the initial kinetic energy must be finite (reported at the velocity that makes it
 //     overflow).
 // Everything rejected throws csim::InputError at the offending node.

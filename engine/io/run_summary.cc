@@ -1,6 +1,7 @@
 #include "engine/io/run_summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iomanip>
 #include <numeric>
@@ -123,6 +124,41 @@ void DescribeContacts(const Hdf5File& file, hsize_t n, std::ostringstream& out) 
                             " in all");
 }
 
+/// One line per actuator, when the model has any: its joint, gains, limit, and its largest
+/// effort and saturated rows over the n recorded rows.
+void DescribeActuators(const Hdf5File& file, hsize_t n, std::ostringstream& out) {
+  if (!file.Exists("model/actuator_names")) return;
+  const std::vector<std::string> names = file.OpenDataset("model/actuator_names").ReadStrings();
+  const std::vector<std::string> joints = file.OpenDataset("model/joint_names").ReadStrings();
+  const std::vector<int64_t> joint = file.OpenDataset("model/actuator_joint").ReadInts();
+  const std::vector<double> kp = file.OpenDataset("model/actuator_kp").ReadDoubles();
+  const std::vector<double> kd = file.OpenDataset("model/actuator_kd").ReadDoubles();
+  const std::vector<double> limit = file.OpenDataset("model/actuator_effort_limit").ReadDoubles();
+  const size_t na = names.size();
+  std::vector<double> effort;
+  std::vector<int64_t> saturated;
+  if (file.Exists("actuators/effort")) effort = file.OpenDataset("actuators/effort").ReadDoubles(n);
+  if (file.Exists("actuators/saturated"))
+    saturated = file.OpenDataset("actuators/saturated").ReadInts(n);
+  Line(out, "actuators", std::to_string(na));
+  for (size_t i = 0; i < na && i < joint.size() && i < kp.size() && i < kd.size() &&
+                     i < limit.size(); ++i) {
+    double max_effort = 0.0;
+    int64_t saturated_rows = 0;
+    for (size_t r = 0; r * na + i < effort.size(); ++r)
+      max_effort = std::max(max_effort, std::abs(effort[r * na + i]));
+    for (size_t r = 0; r * na + i < saturated.size(); ++r)
+      saturated_rows += saturated[r * na + i] != 0;
+    const std::string joint_name =
+        joint[i] >= 0 && size_t(joint[i]) < joints.size() ? joints[joint[i]] : "?";
+    const bool force = kp[i] == 0.0 && kd[i] == 0.0;
+    out << "  " << std::left << std::setw(14) << names[i] << " joint " << joint_name << ", "
+        << (force ? std::string("force actuator") : "kp " + Num(kp[i]) + ", kd " + Num(kd[i]))
+        << ", limit " << Num(limit[i]) << "; max |effort| " << Num(max_effort) << ", saturated in "
+        << saturated_rows << " rows\n";
+  }
+}
+
 /// Rows, steps, time range and the per-step statistics.
 void DescribeRows(const Hdf5File& file, std::ostringstream& out) {
   // len(/time) is the number of complete rows; every other series is sliced to it.
@@ -140,6 +176,7 @@ void DescribeRows(const Hdf5File& file, std::ostringstream& out) {
   const hsize_t first = step.front() == 0 ? 1 : 0;
   DescribeSolver(file, first, n, out);
   DescribeContacts(file, n, out);
+  DescribeActuators(file, n, out);
 }
 
 }  // namespace

@@ -196,7 +196,7 @@ std::optional<Eigen::Vector3d> ReadSettings(const NodeReader& node, sim::Setting
 void CheckTopLevel(const NodeReader& root) {
   if (!root.IsMap()) root.Fail("a scene must be a map starting with 'csim: 1'");
   root.CheckKeys({"csim", "name", "settings", "materials", "world", "bodies", "joints",
-                  "signals", "trajectories", "loads", "constraints"});
+                  "signals", "trajectories", "loads", "constraints", "actuators"});
   const NodeReader version = root.Get("csim");
   if (version.AsInt() != kFormatVersion) {
     version.Fail("unsupported scene format version " + version.node().Scalar() +
@@ -210,7 +210,7 @@ void CheckSectionKinds(const NodeReader& root) {
   for (const char* key : {"settings", "materials", "world", "signals", "trajectories"}) {
     if (auto section = root.Find(key)) section->ExpectMap();
   }
-  for (const char* key : {"bodies", "joints", "loads", "constraints"}) {
+  for (const char* key : {"bodies", "joints", "loads", "constraints", "actuators"}) {
     if (auto section = root.Find(key)) section->Items();
   }
   if (auto settings = root.Find("settings")) {

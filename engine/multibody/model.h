@@ -18,6 +18,7 @@
 #include "engine/control/trajectory.h"
 #include "engine/geometry/shape.h"
 #include "engine/multibody/holonomic_constraint.h"
+#include "engine/multibody/actuator.h"
 #include "engine/math/spatial.h"
 
 namespace csim::multibody {
@@ -118,6 +119,7 @@ struct Model {
   std::vector<JointTrajectory> trajectories; ///< named trajectories, in file order
   std::vector<ExternalLoad> loads;           ///< external wrenches, in file order
   std::vector<HolonomicConstraint> constraints;  ///< scene `constraints:`, in file order
+  std::vector<Actuator> actuators;           ///< joint actuators (scene `actuators:`)
 
   int num_bodies() const { return static_cast<int>(bodies.size()); }
   /// Index of the body with this name, or -1.

@@ -63,6 +63,12 @@ struct Row {
   /// [N s or N m s] (0 in the initial row and for a constraint skipped that step);
   /// empty when the model has no constraints.
   Eigen::VectorXd constraint_impulse;
+  /// Per actuator (Model::actuators order), what it delivered over the step that produced
+  /// the row (contact::ActuatorOutputs): effort [N m or N], q_d, v_d (NaN for force
+  /// actuators) and whether the effort limit was reached; in the initial row efforts 0 and
+  /// the targets at t = 0. Empty when the model has no actuators.
+  Eigen::VectorXd actuator_effort, actuator_q_target, actuator_v_target;
+  std::vector<int8_t> actuator_saturated;
 };
 
 enum class RunStatus { kRunning, kCompleted, kInterrupted, kFailed };

@@ -1,5 +1,6 @@
 #include "engine/sim/row_filler.h"
 
+#include "engine/contact/pd_actuators.h"
 #include "engine/math/rotation.h"
 #include "engine/multibody/energy.h"
 #include "engine/multibody/kinematics.h"
@@ -19,6 +20,13 @@ Row MakeRow(const multibody::Model& model) {
   if (model.HasJointFriction()) row.joint_friction.setZero(model.nv);
   if (!model.constraints.empty())
     row.constraint_impulse.setZero(multibody::TotalHolonomicRows(model.constraints));
+  if (!model.actuators.empty()) {
+    const contact::ActuatorOutputs initial = contact::MakeActuatorOutputs(model, 0.0);
+    row.actuator_effort = initial.effort;
+    row.actuator_q_target = initial.q_target;
+    row.actuator_v_target = initial.v_target;
+    row.actuator_saturated = initial.saturated;
+  }
   return row;
 }
 

@@ -84,15 +84,23 @@ class RowRecording {
       : model_(model), recorder_(recorder), ws_(multibody::MakeWorkspace(model)),
         row_(MakeRow(model)) {}
 
-  // A step completed with these statistics, contacts and joint friction efforts (nv); the
-  // row's contact vector keeps its capacity.
+  // A step completed with these statistics, contacts, joint friction efforts (nv),
+  // constraint impulses and actuator outputs; the row's contact vector keeps its capacity.
   void StepCompleted(const SolverStats& solver,
                      const std::vector<contact::ContactReport>& reports,
                      const Eigen::VectorXd& joint_friction,
-                     const Eigen::VectorXd& constraint_impulse) {
+                     const Eigen::VectorXd& constraint_impulse,
+                     const contact::ActuatorOutputs& actuators) {
     row_.solver = solver;
     if (row_.joint_friction.size() > 0) row_.joint_friction = joint_friction;
     if (row_.constraint_impulse.size() > 0) row_.constraint_impulse = constraint_impulse;
+    if (row_.actuator_effort.size() > 0) {
+      row_.actuator_effort = actuators.effort;
+      row_.actuator_q_target = actuators.q_target;
+      row_.actuator_v_target = actuators.v_target;
+      std::copy(actuators.saturated.begin(), actuators.saturated.end(),
+                row_.actuator_saturated.begin());
+    }
     row_.contacts.resize(reports.size());
     for (size_t i = 0; i < reports.size(); ++i) {
       const contact::ContactReport& r = reports[i];
@@ -187,7 +195,8 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     ++step;
     state.t = step * step_settings.dt;  // no accumulated round-off in the clock
     rows.StepCompleted(monitor.StepCompleted(scratch.contact.stats), scratch.contact.contacts,
-                       scratch.contact.joint_friction, scratch.contact.constraint_impulse);
+                       scratch.contact.joint_friction, scratch.contact.constraint_impulse,
+                       scratch.contact.actuator_outputs);
     if (step % settings.output.every == 0 || step == total_steps) {
       if (!rows.Record(state, step)) {
         EndRun(RunStatus::kFailed,

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -705,6 +706,83 @@ TEST_CASE("Hdf5Recorder: constraint names, types, row ranges and forces, only in
   Hdf5Id file = OpenForReading(plain_path);
   CHECK(H5Lexists(file.get(), "constraints", H5P_DEFAULT) == 0);
   CHECK(H5Lexists(file.get(), "/model/constraint_names", H5P_DEFAULT) == 0);
+}
+
+TEST_CASE("Hdf5Recorder: actuators' model and per-step outputs, only in models that have them",
+          "[hdf5][actuators]") {
+  TempDir dir;
+  Run run;
+  // A PD actuator on the revolute joint (velocity 6) and a force actuator beside it (the
+  // recorder does not ask for distinct coordinates; the loader does).
+  multibody::Actuator pd;
+  pd.name = "motor";
+  pd.joint = 1;
+  pd.dof = 6;
+  pd.pd = true;
+  pd.kp = 30;
+  pd.kd = 2;
+  pd.effort_limit = 5;
+  multibody::Actuator force = pd;
+  force.name = "thruster";
+  force.pd = false;
+  force.kp = force.kd = 0;
+  force.effort_limit = std::numeric_limits<double>::infinity();
+  run.model.actuators = {pd, force};
+  const auto write = [&](const std::string& path, double peak) {
+    Hdf5Recorder recorder(path);
+    recorder.Begin(run.info);
+    sim::Row row = MakeRow(run.model);
+    row.actuator_effort.setZero(2);
+    row.actuator_q_target.setConstant(2, std::numeric_limits<double>::quiet_NaN());
+    row.actuator_v_target = row.actuator_q_target;
+    row.actuator_saturated.assign(2, 0);
+    for (int64_t i = 0; i < 10; ++i) {
+      FillRow(i, &row);
+      row.actuator_effort << peak * static_cast<double>(i) / 9.0, -1.5 * i;
+      row.actuator_q_target[0] = 0.1 * i;
+      row.actuator_v_target[0] = 0.1;
+      row.actuator_saturated[0] = i == 9 ? 1 : 0;
+      recorder.Record(row);
+    }
+    recorder.Finish(sim::RunStatus::kCompleted, "");
+  };
+  const std::string path = dir.File("actuators.h5");
+  write(path, 5.0);
+  {
+    Hdf5Id file = OpenForReading(path);
+    CHECK(ReadVlenStrings(file, "/model/actuator_names") ==
+          std::vector<std::string>{"motor", "thruster"});
+    CHECK(ReadInts(file, "/model/actuator_joint") == std::vector<int64_t>{1, 1});
+    CHECK(ReadInts(file, "/model/actuator_coordinate") == std::vector<int64_t>{6, 6});
+    CHECK(ReadDoubles(file, "/model/actuator_kp") == std::vector<double>{30, 0});
+    CHECK(ReadDoubles(file, "/model/actuator_kd") == std::vector<double>{2, 0});
+    CHECK(ReadDoubles(file, "/model/actuator_effort_limit")[0] == 5.0);
+    CHECK(std::isinf(ReadDoubles(file, "/model/actuator_effort_limit")[1]));
+    for (const char* series : {"effort", "q_target", "v_target", "saturated"})
+      CHECK(Shape(file, std::string("/actuators/") + series) == std::vector<hsize_t>{10, 2});
+    const std::vector<double> effort = ReadDoubles(file, "/actuators/effort");
+    const std::vector<double> q_target = ReadDoubles(file, "/actuators/q_target");
+    const std::vector<int64_t> saturated = ReadInts(file, "/actuators/saturated");
+    for (int i = 0; i < 10; ++i) {
+      CHECK(effort[2 * i] == 5.0 * i / 9.0);
+      CHECK(effort[2 * i + 1] == -1.5 * i);
+      CHECK(q_target[2 * i] == 0.1 * i);
+      CHECK(std::isnan(q_target[2 * i + 1]));
+      CHECK(saturated[2 * i] == (i == 9 ? 1 : 0));
+    }
+  }
+  CHECK(RunChecker(path, true) == 0);
+  // An effort beyond its limit is what check_output.py exists to catch.
+  const std::string beyond = dir.File("beyond.h5");
+  write(beyond, 6.0);
+  CHECK(RunChecker(beyond, true) == 1);
+  // Without actuators in the model none of the datasets is written.
+  Run plain;
+  const std::string plain_path = dir.File("plain.h5");
+  WriteRun(plain, plain_path, 5, sim::RunStatus::kCompleted);
+  Hdf5Id file = OpenForReading(plain_path);
+  CHECK(H5Lexists(file.get(), "actuators", H5P_DEFAULT) == 0);
+  CHECK(H5Lexists(file.get(), "/model/actuator_names", H5P_DEFAULT) == 0);
 }
 
 TEST_CASE("Hdf5Recorder: a live file reads in SWMR mode while it is written", "[hdf5]") {

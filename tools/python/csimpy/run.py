@@ -37,6 +37,11 @@ _SERIES = {
     "contact_offset": "contacts/offset",
     "friction_effort": "joints/friction_effort",  # models with joint friction only
     "constraint_impulse": "constraints/impulse",  # models with constraints only
+    # models with actuators only, (n, na) in /model/actuator_names order:
+    "actuator_effort": "actuators/effort",
+    "actuator_q_target": "actuators/q_target",
+    "actuator_v_target": "actuators/v_target",
+    "actuator_saturated": "actuators/saturated",
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
@@ -110,8 +115,11 @@ class Run:
     Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
     iterations, momentum_error, cost, wall_time, contact_count, contact_offset,
     friction_effort (models with joint friction), constraint_impulse (models with
-    constraints; one constraint's columns by name with `constraint(name)`).
-    Model: body_names, joint_names, joint_types, nq, nv, constraint_names, constraint_types. Settings: attrs (root
+    constraints; one constraint's columns by name with `constraint(name)`), actuator_effort,
+    actuator_q_target, actuator_v_target, actuator_saturated (models with actuators;
+    `actuator(name)` picks one).
+    Model: body_names, joint_names, joint_types, nq, nv, constraint_names, constraint_types,
+    actuator_names. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
     """
 
@@ -157,6 +165,8 @@ class Run:
         self.constraint_types = _strings(f["model/constraint_types"]) if has_constraints else []
         self._constraint_first = f["model/constraint_first_row"][()] if has_constraints else None
         self._constraint_count = f["model/constraint_row_count"][()] if has_constraints else None
+        self.actuator_names = (_strings(f["model/actuator_names"])
+                               if "model/actuator_names" in f else [])
         self.has_contacts = "contacts/count" in f
         self._n = int(f["time"].shape[0])
         self._cache = {}
@@ -333,6 +343,18 @@ class Run:
                            f"{', '.join(self.constraint_names)}") from None
         first = int(self._constraint_first[k])
         return self.constraint_impulse[:, first:first + int(self._constraint_count[k])]
+
+    # ------------------------------------------------------------------ actuators
+    def actuator(self, name):
+        """One actuator's recorded series by name, a dict of (n,) arrays: effort [N m or N],
+        q_target, v_target (NaN for a force actuator) and saturated (0 or 1)."""
+        try:
+            i = self.actuator_names.index(name)
+        except ValueError:
+            raise KeyError(f"no actuator {name!r}; actuators: "
+                           f"{', '.join(self.actuator_names) or 'none'}") from None
+        return {key: getattr(self, "actuator_" + key)[:, i]
+                for key in ("effort", "q_target", "v_target", "saturated")}
 
     # ------------------------------------------------------------------ contacts
     def _require_contacts(self):

@@ -64,6 +64,21 @@ def test_constraint_impulses_by_name(make_run, pendulum_h5):
             run.constraint_impulse  # a model without constraints
 
 
+def test_actuators_by_name(make_run, pendulum_h5):
+    path = make_run("pd_arm.yaml", "pd_arm", "--duration", "0.1")
+    with csimpy.open(path) as run, h5py.File(path, "r") as f:
+        assert run.actuator_names == ["shoulder_motor", "elbow_motor", "wrist_motor"]
+        np.testing.assert_array_equal(run.actuator_effort, f["actuators/effort"][: run.n])
+        assert run.actuator_effort.shape == (run.n, 3)
+        elbow = run.actuator("elbow_motor")
+        np.testing.assert_array_equal(elbow["q_target"], f["actuators/q_target"][: run.n, 1])
+        np.testing.assert_array_equal(elbow["saturated"], f["actuators/saturated"][: run.n, 1])
+        with pytest.raises(KeyError, match="no actuator 'knee'"):
+            run.actuator("knee")
+    with pytest.raises(KeyError, match="actuators/effort"):
+        csimpy.open(pendulum_h5).actuator_effort  # a model without actuators
+
+
 def test_bodies_and_joints_by_name(pendulum_h5):
     run = csimpy.open(pendulum_h5)
     bob = run.body("bob")

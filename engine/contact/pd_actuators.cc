@@ -1,0 +1,86 @@
+#include "engine/contact/pd_actuators.h"
+
+#include <cmath>
+#include <limits>
+
+#include "engine/multibody/actuator_inputs.h"
+#include "engine/solver/sap_pd_constraint.h"
+
+namespace csim::contact {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+ActuatorOutputs MakeActuatorOutputs(const multibody::Model& model, double t) {
+  const int na = static_cast<int>(model.actuators.size());
+  ActuatorOutputs out;
+  out.effort.setZero(na);
+  out.q_target.setConstant(na, kNaN);
+  out.v_target.setConstant(na, kNaN);
+  out.saturated.assign(na, 0);
+  for (int i = 0; i < na; ++i) {
+    const multibody::Actuator& a = model.actuators[i];
+    if (a.pd) multibody::ActuatorTarget(model, a, t, &out.q_target[i], &out.v_target[i]);
+  }
+  return out;
+}
+
+PdActuators::PdActuators(const multibody::Model& model, const multibody::TreeTopology& topology) {
+  for (const multibody::Actuator& a : model.actuators) {
+    const int tree = topology.body_tree[a.joint];  // joint i is body i's inboard joint
+    tree_.push_back(tree);
+    tree_dof_.push_back(a.dof - topology.tree_v_start[tree]);
+  }
+  constraint_.assign(tree_.size(), -1);
+  q_target_.assign(tree_.size(), kNaN);
+  v_target_.assign(tree_.size(), kNaN);
+}
+
+void PdActuators::Add(const multibody::Model& model, double t0, double dt, double theta_q,
+                      const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                      solver::ContactProblem* problem) {
+  const double t1 = t0 + dt;  // targets and signals at the end of the step (§2.5)
+  for (size_t i = 0; i < tree_.size(); ++i) {
+    const multibody::Actuator& a = model.actuators[i];
+    if (!a.pd) continue;
+    solver::SapPdParameters p;
+    p.kp = a.kp;
+    p.kd = a.kd;
+    p.effort_limit = a.effort_limit;
+    p.q0 = q0[a.q_index];
+    p.v0 = v0[a.dof];
+    multibody::ActuatorTarget(model, a, t1, &p.q_target, &p.v_target);
+    p.feedforward = multibody::ActuatorFeedforward(model, a, t1);
+    p.theta_q = theta_q;
+    q_target_[i] = p.q_target;
+    v_target_[i] = p.v_target;
+    constraint_[i] = problem->num_constraints();
+    solver::AddPdActuator(problem, tree_[i], tree_dof_[i], p);
+  }
+}
+
+void PdActuators::Report(const multibody::Model& model, const solver::ContactProblem& problem,
+                         const solver::SapSolverResult& result, double t0, double dt,
+                         ActuatorOutputs* out) const {
+  for (size_t i = 0; i < tree_.size(); ++i) {
+    const multibody::Actuator& a = model.actuators[i];
+    if (!a.pd) {
+      // The explicit effort the free motion applied (multibody::AddForceActuatorForces).
+      const double u = multibody::ForceActuatorEffort(model, a, t0);
+      out->effort[i] = u;
+      out->q_target[i] = out->v_target[i] = kNaN;
+      out->saturated[i] = std::abs(multibody::ActuatorFeedforward(model, a, t0)) >= a.effort_limit;
+      continue;
+    }
+    const int k = constraint_[i];
+    const auto& pd = static_cast<const solver::SapPdConstraint&>(problem.constraint(k));
+    // The generalized impulse of the row on its coordinate is +gamma (sap_pd_constraint.h).
+    out->effort[i] = result.gamma[problem.entry(k).row_offset] / dt;
+    out->q_target[i] = q_target_[i];
+    out->v_target[i] = v_target_[i];
+    out->saturated[i] = pd.SaturatedAt(result.v[a.dof]) ? 1 : 0;
+  }
+}
+
+}  // namespace csim::contact

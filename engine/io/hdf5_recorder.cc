@@ -373,6 +373,7 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
                           gzip, "mixed",
                           "holonomic constraint impulse over the step per row [N*s or N*m*s], "
                           "rows per /model/constraint_first_row"};
+  }
   if (na > 0) {
     file.CreateGroup("actuators");
     const std::vector<hsize_t> shape{hsize_t(na)};
@@ -566,6 +567,7 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
   if (l.constraint_rows > 0) {
     CSIM_CHECK(row.constraint_impulse.size() == l.constraint_rows);
     std::copy_n(row.constraint_impulse.data(), l.constraint_rows, l.constraint_impulse.Row(slot));
+  }
   if (l.na > 0) {
     CSIM_CHECK(row.actuator_effort.size() == l.na && row.actuator_saturated.size() == size_t(l.na));
     std::copy_n(row.actuator_effort.data(), l.na, l.actuator_effort.Row(slot));

@@ -39,6 +39,8 @@ class MujocoSide {
       std::printf("MuJoCo: not run on this configuration: %s\n", e.what());
       return;
     }
+    model_ = &scene.model;
+    dt_ = scene.settings.time_step;
     budget_ = o.mujoco_budget;
     if (print_settings) std::printf("%s\n", MujocoSettingsLine(scene.settings, mjcf_options).c_str());
 #else
@@ -60,7 +62,9 @@ class MujocoSide {
   void Step() {
 #ifdef CSIM_BENCH_HAVE_MUJOCO
     StepSample s;
-    if (!runner_->Step(&s)) {
+    const multibody::Model& model = *model_;
+    const double dt = dt_;
+    if (!runner_->Step(&s, [&model, dt](double t0, double* ctrl) { ControlsAt(model, t0, dt, ctrl); })) {
       note_ = "stopped after " + std::to_string(samples_.size()) +
               " steps: MuJoCo warning (buffer full or bad state)";
       active_ = false;
@@ -82,6 +86,8 @@ class MujocoSide {
  private:
 #ifdef CSIM_BENCH_HAVE_MUJOCO
   std::unique_ptr<MujocoRunner> runner_;
+  const multibody::Model* model_ = nullptr;
+  double dt_ = 0.0;
 #endif
   bool active_ = true;
   double budget_ = 0.0, spent_ = 0.0;

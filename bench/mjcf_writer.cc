@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/multibody/actuator_inputs.h"
 #include "engine/multibody/kinematics.h"
 #include "engine/multibody/workspace.h"
 
@@ -109,7 +110,8 @@ std::string JointElement(const multibody::Joint& joint) {
 // Body b and, nested in it, its subtree. Its pose relative to its parent is the one at the
 // scene's initial configuration (kin), so MuJoCo's zero joint coordinates start there.
 void WriteBody(const multibody::Model& model, const multibody::Workspace& kin,
-               const std::vector<std::vector<int>>& children, int b, int depth,
+               const std::vector<std::vector<int>>& children,
+               const std::vector<std::string>& sites, int b, int depth,
                std::ostringstream& out) {
   const multibody::Joint& joint = model.joints[b];
   const multibody::Body& body = model.bodies[b];
@@ -129,14 +131,146 @@ void WriteBody(const multibody::Model& model, const multibody::Workspace& kin,
       << "\" fullinertia=\"" << Num(I(0, 0)) << " " << Num(I(1, 1)) << " " << Num(I(2, 2)) << " "
       << Num(I(0, 1)) << " " << Num(I(0, 2)) << " " << Num(I(1, 2)) << "\"/>\n";
   WriteGeoms(model, body.geometry, indent, out);
-  for (int c : children[b]) WriteBody(model, kin, children, c, depth + 1, out);
+  if (!sites[b].empty()) out << indent << sites[b];
+  for (int c : children[b]) WriteBody(model, kin, children, sites, c, depth + 1, out);
   out << indent << "  </body>\n";
+}
+
+
+// MuJoCo's name of body b (-1 the world).
+std::string BodyName(const multibody::Model& model, int b) {
+  return b < 0 ? "world" : model.bodies[b].name;
+}
+
+// World pose of body b (-1 the world) in kin.
+math::RigidTransform PoseOf(const multibody::Workspace& kin, int b) {
+  return b < 0 ? math::RigidTransform{} : kin.X_WB[b];
+}
+
+// The one coordinate of a revolute or prismatic joint, checked.
+const multibody::Joint& ScalarJoint(const multibody::Model& model, int j, const std::string& what) {
+  const multibody::Joint& joint = model.joints[j];
+  if (joint.type != multibody::JointType::kRevolute && joint.type != multibody::JointType::kPrismatic)
+    throw std::invalid_argument("mjcf: " + what + " is on joint '" + joint.name +
+                                "', which is not revolute or prismatic");
+  return joint;
+}
+
+// The elements the scene's `constraints:` need: sites (per body, and the world's), spatial
+// tendons, and equality constraints. MuJoCo measures every equality from the model's
+// reference configuration qpos0 = 0, which the writer makes csim's initial one: a weld's
+// relative pose and a connect's second anchor are taken there, and a joint or tendon
+// equality's polynomial is of the differences from there. So a ball or weld must hold at
+// csim's initial state (one violated there would be a different constraint in MuJoCo).
+struct ConstraintElements {
+  std::vector<std::string> body_sites;  // per body: <site> lines
+  std::string world_sites, tendons, equalities;
+};
+
+ConstraintElements WriteConstraints(const multibody::Model& model, const multibody::Workspace& kin) {
+  using multibody::HolonomicType;
+  ConstraintElements e;
+  e.body_sites.assign(model.num_bodies(), "");
+  auto add_site = [&](int b, const std::string& name, const Eigen::Vector3d& p) {
+    const std::string line = "    <site name=\"" + name + "\" pos=\"" + Vec(p) + "\"/>\n";
+    (b < 0 ? e.world_sites : e.body_sites[b]) += line;
+  };
+  constexpr double kInitialGap = 1e-8;  // [m or rad] what still counts as satisfied at t = 0
+  for (size_t i = 0; i < model.constraints.size(); ++i) {
+    const multibody::HolonomicConstraint& c = model.constraints[i];
+    const std::string what = "constraint '" + c.name + "'";
+    switch (c.type) {
+      case HolonomicType::kCoupler: {
+        // csim: q_j = ratio q_f + offset. MuJoCo: (qpos_j - 0) = a0 + a1 (qpos_f - 0) with
+        // qpos = q - q_initial, so a1 = ratio and a0 = ratio q_f0 + offset - q_j0.
+        const multibody::Joint& j = ScalarJoint(model, c.joint, what);
+        const multibody::Joint& f = ScalarJoint(model, c.follows, what);
+        const double a0 = c.ratio * f.q_initial[0] + c.offset - j.q_initial[0];
+        e.equalities += "  <joint name=\"" + c.name + "\" joint1=\"" + j.name + "\" joint2=\"" +
+                        f.name + "\" polycoef=\"" + Num(a0) + " " + Num(c.ratio) + " 0 0 0\"/>\n";
+        break;
+      }
+      case HolonomicType::kBall: {
+        const Eigen::Vector3d p_WP = PoseOf(kin, c.body_a) * c.X_AP.p;
+        const Eigen::Vector3d p_WQ = PoseOf(kin, c.body_b) * c.X_BQ.p;
+        if ((p_WP - p_WQ).norm() > kInitialGap)
+          throw std::invalid_argument("mjcf: " + what + " is violated at the initial state "
+                                      "(MuJoCo's connect takes its anchors there)");
+        e.equalities += "  <connect name=\"" + c.name + "\" body1=\"" + BodyName(model, c.body_a) +
+                        "\" body2=\"" + BodyName(model, c.body_b) + "\" anchor=\"" +
+                        Vec(c.X_AP.p) + "\"/>\n";
+        break;
+      }
+      case HolonomicType::kWeld: {
+        const math::RigidTransform X_WP = PoseOf(kin, c.body_a) * c.X_AP;
+        const math::RigidTransform X_WQ = PoseOf(kin, c.body_b) * c.X_BQ;
+        if ((X_WP.p - X_WQ.p).norm() > kInitialGap ||
+            (X_WP.R - X_WQ.R).cwiseAbs().maxCoeff() > kInitialGap)
+          throw std::invalid_argument("mjcf: " + what + " is violated at the initial state "
+                                      "(MuJoCo's weld takes its relative pose there)");
+        e.equalities += "  <weld name=\"" + c.name + "\" body1=\"" + BodyName(model, c.body_a) +
+                        "\" body2=\"" + BodyName(model, c.body_b) + "\"/>\n";
+        break;
+      }
+      case HolonomicType::kDistance: {
+        // MuJoCo 2.2.2 refuses its own distance equality; a spatial tendon through a site
+        // at P and one at Q has the length |PQ|. Rigid: a tendon equality holding that
+        // length (a0 = length - its value at qpos0). Finite stiffness: the tendon's own
+        // spring and damper (explicit in MuJoCo, in SAP's implicit row in csim).
+        const std::string sp = c.name + "_P", sq = c.name + "_Q";
+        add_site(c.body_a, sp, c.X_AP.p);
+        add_site(c.body_b, sq, c.X_BQ.p);
+        const double length0 =
+            (PoseOf(kin, c.body_a) * c.X_AP.p - PoseOf(kin, c.body_b) * c.X_BQ.p).norm();
+        std::string tendon = "  <spatial name=\"" + c.name + "\"";
+        if (std::isfinite(c.stiffness)) {
+          tendon += " stiffness=\"" + Num(c.stiffness) + "\" springlength=\"" + Num(c.length) + "\"";
+          if (c.damping != 0.0) tendon += " damping=\"" + Num(c.damping) + "\"";
+        } else {
+          e.equalities += "  <tendon name=\"" + c.name + "_eq\" tendon1=\"" + c.name +
+                          "\" polycoef=\"" + Num(c.length - length0) + " 0 0 0 0\"/>\n";
+        }
+        e.tendons += tendon + ">\n    <site site=\"" + sp + "\"/>\n    <site site=\"" + sq +
+                     "\"/>\n  </spatial>\n";
+        break;
+      }
+    }
+  }
+  return e;
+}
+
+// The <actuator> lines, in Model::actuators order (ControlsAt fills ctrl in that order).
+// A PD actuator is a `general` actuator whose force gain*ctrl + bias is
+// kp ctrl - kp qpos - kd qvel; with ctrl = ControlsAt's, that is csim's
+// -kp (q - q_d) - kd (v - v_d) + u0, and forcerange clamps the sum to +-effort_limit as
+// csim does. A velocity servo (kp = 0) has the gain kd instead. A force actuator is a motor.
+std::string WriteActuators(const multibody::Model& model) {
+  std::string out;
+  for (const multibody::Actuator& a : model.actuators) {
+    const multibody::Joint& joint = ScalarJoint(model, a.joint, "actuator '" + a.name + "'");
+    std::string line = "  <general name=\"" + a.name + "\" joint=\"" + joint.name +
+                       "\" ctrllimited=\"false\"";
+    if (a.pd) {
+      const double gain = a.kp > 0.0 ? a.kp : a.kd;
+      line += " gaintype=\"fixed\" gainprm=\"" + Num(gain) + "\" biastype=\"affine\" biasprm=\"0 " +
+              Num(-a.kp) + " " + Num(-a.kd) + "\"";
+    } else {
+      line += " gaintype=\"fixed\" gainprm=\"1\" biastype=\"none\"";
+    }
+    if (std::isfinite(a.effort_limit))
+      line += " forcelimited=\"true\" forcerange=\"" + Num(-a.effort_limit) + " " +
+              Num(a.effort_limit) + "\"";
+    out += line + "/>\n";
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settings,
                       const MjcfOptions& o) {
+  if (!model.loads.empty())
+    throw std::invalid_argument("mjcf: external loads are not supported");
   multibody::Workspace kin = multibody::MakeWorkspace(model);
   multibody::CalcKinematics(model, 0.0, model.InitialQ(), model.InitialV(), kin);
   const int nconmax = o.contacts_per_body * std::max(1, model.num_bodies());
@@ -150,12 +284,19 @@ std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settin
       << "<default><geom condim=\"3\"/></default>\n"
       << "<worldbody>\n";
   WriteGeoms(model, model.world_geometry, "", out);
+  const ConstraintElements constraints = WriteConstraints(model, kin);
+  out << constraints.world_sites;
   std::vector<std::vector<int>> children(model.num_bodies());
   for (int b = 0; b < model.num_bodies(); ++b)
     if (model.parent[b] >= 0) children[model.parent[b]].push_back(b);
   for (int b = 0; b < model.num_bodies(); ++b)
-    if (model.parent[b] < 0) WriteBody(model, kin, children, b, 0, out);
+    if (model.parent[b] < 0) WriteBody(model, kin, children, constraints.body_sites, b, 0, out);
   out << "</worldbody>\n";
+  if (!constraints.tendons.empty()) out << "<tendon>\n" << constraints.tendons << "</tendon>\n";
+  if (!constraints.equalities.empty())
+    out << "<equality>\n" << constraints.equalities << "</equality>\n";
+  const std::string actuators = WriteActuators(model);
+  if (!actuators.empty()) out << "<actuator>\n" << actuators << "</actuator>\n";
   // csim lets a body touch the world only through a free joint or a joint that says
   // `collide: true` (collision_filter.h); MuJoCo's parent filter spares the world.
   std::string excludes;
@@ -167,6 +308,23 @@ std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settin
   if (!excludes.empty()) out << "<contact>\n" << excludes << "</contact>\n";
   out << "</mujoco>\n";
   return out.str();
+}
+
+void ControlsAt(const multibody::Model& model, double t0, double dt, double* ctrl) {
+  for (size_t i = 0; i < model.actuators.size(); ++i) {
+    const multibody::Actuator& a = model.actuators[i];
+    if (!a.pd) {  // csim's explicit force of the step's start (actuator_inputs.h)
+      ctrl[i] = multibody::ForceActuatorEffort(model, a, t0);
+      continue;
+    }
+    // Targets and feed-forward at the end of the step, where csim samples them
+    // (contact/pd_actuators.h); qpos is measured from the joint's initial value.
+    double q_d = 0.0, v_d = 0.0;
+    multibody::ActuatorTarget(model, a, t0 + dt, &q_d, &v_d);
+    const double u0 = multibody::ActuatorFeedforward(model, a, t0 + dt);
+    const double q_ref = model.joints[a.joint].q_initial[a.coordinate];
+    ctrl[i] = a.kp > 0.0 ? q_d - q_ref + (a.kd * v_d + u0) / a.kp : v_d + u0 / a.kd;
+  }
 }
 
 std::string MujocoSettingsLine(const sim::Settings& s, const MjcfOptions& o) {

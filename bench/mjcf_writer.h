@@ -14,8 +14,33 @@
 // at rest. A body jointed to the world by anything but a free joint touches the world's
 // geometry only if its joint says `collide: true` in csim (collision_filter.h), so the
 // document excludes that pair otherwise (MuJoCo's own parent filter spares the world).
+// Joint armature and dry friction are MuJoCo's armature and frictionloss.
+//
+// Actuators (scene `actuators:`, one MuJoCo actuator each, in order). A PD actuator is a
+// `general` actuator with gain kp and affine bias (0, -kp, -kd), so its force is
+// kp ctrl - kp qpos - kd qvel, clamped by forcerange = +-effort_limit; ControlsAt sets
+// ctrl = q_d - q_initial + (kd v_d + u0) / kp from the targets and feed-forward at the end
+// of the step, where csim samples them. The force is then csim's
+// clamp(-kp (q - q_d) - kd (v - v_d) + u0, -e, e), the feed-forward inside the clamp as in
+// csim (a second motor or qfrc_applied would leave it outside). A velocity servo (kp = 0)
+// has the gain kd and ctrl = v_d + u0 / kd. What differs: MuJoCo evaluates the force at
+// the step's start state (explicit in q and v; only joint damping is implicit in its Euler),
+// csim at the end of the step (implicit, docs/design/actuators-and-constraints.md §2), so
+// the two agree to first order in dt and MuJoCo needs kd dt / A_jj well below 2 to be
+// stable; csim's near-rigid gain clamp (§2.3) is not reproduced. A force actuator is a
+// motor with ctrl = its clamped feed-forward at the step's start (csim's explicit force).
+//
+// Constraints (scene `constraints:`): a coupler is a joint equality (polycoef a0 = ratio
+// q_f0 + offset - q_j0, a1 = ratio, in MuJoCo's coordinates measured from the initial
+// ones); a ball is a connect (anchor P in body A); a weld is a weld (relative pose taken at
+// the initial state); a distance is a spatial tendon between two sites, held by a tendon
+// equality when rigid or by the tendon's spring and damper when its stiffness is finite
+// (MuJoCo 2.2.2 rejects its own distance equality). A ball or weld violated at the initial
+// state is refused: MuJoCo would take the violated pose as the one to hold. MuJoCo's
+// equality softness is its own (default solref, solimp), as for contacts.
+//
 // Anything else (limits, springs, planar joints, prescribed motion, free joints below a
-// body, parent and child allowed to collide) throws std::invalid_argument.
+// body, parent and child allowed to collide, external loads) throws std::invalid_argument.
 
 #include <string>
 
@@ -37,6 +62,10 @@ struct MjcfOptions {
 /// The MJCF document for `model` with `settings.time_step`.
 std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settings,
                       const MjcfOptions& options);
+
+/// MuJoCo's ctrl (one per Model::actuators entry, WriteMjcf's actuator order) for the
+/// step from t0 [s] of length dt [s].
+void ControlsAt(const multibody::Model& model, double t0, double dt, double* ctrl);
 
 /// One line stating the MuJoCo settings of WriteMjcf.
 std::string MujocoSettingsLine(const sim::Settings& settings, const MjcfOptions& options);

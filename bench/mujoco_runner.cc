@@ -40,8 +40,9 @@ MujocoRunner::~MujocoRunner() {
   if (m_ != nullptr) mj_deleteModel(m_);
 }
 
-bool MujocoRunner::Step(StepSample* sample) {
+bool MujocoRunner::Step(StepSample* sample, const Controls& controls) {
   const auto start = std::chrono::steady_clock::now();
+  if (controls && m_->nu > 0) controls(d_->time, d_->ctrl);
   mj_step(m_, d_);
   sample->seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -2,6 +2,7 @@
 // Steps an MJCF model (bench/mjcf_writer.h) in MuJoCo with mj_step and reports each
 // step's time, Newton iterations and contacts. Compiled only when libmujoco-dev is found.
 
+#include <functional>
 #include <string>
 
 #include "bench/step_series.h"
@@ -20,9 +21,12 @@ class MujocoRunner {
   MujocoRunner(const MujocoRunner&) = delete;
   MujocoRunner& operator=(const MujocoRunner&) = delete;
 
-  /// One mj_step. Returns false when MuJoCo warned that its contact or constraint buffers
-  /// overflowed or the state went bad (the step is then not comparable).
-  bool Step(StepSample* sample);
+  /// Sets the actuators' ctrl from the step's start time d->time (when `controls` is given,
+  /// inside the timed part: csim's step samples its targets too), then one mj_step.
+  /// Returns false when MuJoCo warned that its contact or constraint buffers overflowed or
+  /// the state went bad (the step is then not comparable).
+  using Controls = std::function<void(double t0, double* ctrl)>;
+  bool Step(StepSample* sample, const Controls& controls = {});
 
   /// MuJoCo's version string.
   static std::string Version();

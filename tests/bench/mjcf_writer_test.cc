@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "bench/mjcf_writer.h"
 #include "bench/mujoco_runner.h"
@@ -148,6 +149,77 @@ TEST_CASE("MJCF writer: joint armature is MuJoCo's, and the tree still follows c
   // ... and both simulators change it alike.
   CHECK(coarse.end_position < 1e-4 * coarse.travelled);
   CHECK(fine.end_position < 0.6 * coarse.end_position);
+}
+
+// Joint coordinates of a scene of revolute and prismatic joints run in csim and in MuJoCo
+// side by side for `horizon` seconds at step dt, with MuJoCo's ctrl set every step as the
+// benchmark does (ControlsAt). Returns the largest difference of any coordinate over the
+// run (MuJoCo measures from the initial value) and, in *moved, the largest excursion of a
+// coordinate from its start in csim.
+double CoordinateDifference(const std::string& path, std::vector<std::string> overrides, double dt,
+                            double horizon, double* moved) {
+  overrides.push_back("settings.time_step=" + std::to_string(dt));
+  overrides.push_back("settings.integrator=symplectic_euler");
+  const io::LoadedScene scene = io::LoadScene(path, overrides);
+  const multibody::Model& model = scene.model;
+  MujocoRunner mujoco(WriteMjcf(model, scene.settings, MjcfOptions{}));
+  const mjModel* m = mujoco.model();
+  REQUIRE(m->nv == model.nv);
+  REQUIRE(m->nu == static_cast<int>(model.actuators.size()));
+  const integrator::ThetaParameters theta{scene.settings.integrator.theta,
+                                          scene.settings.integrator.theta_q,
+                                          scene.settings.gyroscopic};
+  const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
+  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
+  integrator::ContactStepWorkspace cws(model);
+  multibody::State s{0.0, model.InitialQ(), model.InitialV()};
+  const Eigen::VectorXd q0 = s.q;
+  double difference = 0.0;
+  *moved = 0.0;
+  const int steps = static_cast<int>(std::lround(horizon / dt));
+  for (int step = 0; step < steps; ++step) {
+    REQUIRE(integrator::StepWithContact(model, theta, {}, contact, dt, false, s, ws, cws).ok());
+    s.t = (step + 1) * dt;
+    StepSample sample;
+    REQUIRE(mujoco.Step(&sample, [&](double t0, double* ctrl) { ControlsAt(model, t0, dt, ctrl); }));
+    for (int i = 0; i < model.nq; ++i) {
+      difference = std::max(difference, std::abs(s.q[i] - q0[i] - mujoco.data()->qpos[i]));
+      *moved = std::max(*moved, std::abs(s.q[i] - q0[i]));
+    }
+  }
+  return difference;
+}
+
+TEST_CASE("MJCF writer: pd_arm's servos in MuJoCo follow csim's trajectory") {
+  // scenes/pd_arm.yaml with its gains a tenth (kd from its damping ratio): slow servos that
+  // both simulators resolve, MuJoCo's explicit PD and csim's implicit one then differ at
+  // first order in dt. 0.5 s of the slow lift, with the gravity feed-forward and the
+  // trajectory's targets through ctrl: a wrong gain, sign, offset or feed-forward shows as
+  // a difference of the size of the motion.
+  const std::string path = std::string(CSIM_SOURCE_DIR) + "/scenes/pd_arm.yaml";
+  const std::vector<std::string> soft = {"actuators.shoulder_motor.kp=40",
+                                         "actuators.elbow_motor.kp=20",
+                                         "actuators.wrist_motor.kp=5"};
+  double moved = 0.0, moved_fine = 0.0;
+  const double coarse = CoordinateDifference(path, soft, 1e-3, 0.5, &moved);
+  const double fine = CoordinateDifference(path, soft, 5e-4, 0.5, &moved_fine);
+  INFO("largest joint excursion " << moved << " rad; largest difference csim - MuJoCo at dt 1e-3 / 5e-4: "
+                                  << coarse << " / " << fine << " rad");
+  CHECK(moved > 0.05);
+  CHECK(coarse < 1e-2 * moved);
+  CHECK(fine < 0.6 * coarse);
+}
+
+TEST_CASE("MJCF writer: four_bar's ball constraint holds the loop in MuJoCo as in csim") {
+  // scenes/four_bar.yaml: one ball constraint closes a parallelogram. MuJoCo's connect is
+  // soft (its default solref), csim's near-rigid, so the two agree to the constraint's
+  // give, not to round-off; a wrong anchor or body would open the loop or jam it.
+  const std::string path = std::string(CSIM_SOURCE_DIR) + "/scenes/four_bar.yaml";
+  double moved = 0.0;
+  const double difference = CoordinateDifference(path, {}, 1e-3, 1.0, &moved);
+  INFO("largest joint excursion " << moved << " rad; largest difference " << difference << " rad");
+  CHECK(moved > 0.5);
+  CHECK(difference < 0.05 * moved);
 }
 
 TEST_CASE("MJCF writer: what MuJoCo cannot be given is refused, not approximated") {

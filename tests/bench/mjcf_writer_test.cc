@@ -219,7 +219,7 @@ TEST_CASE("MJCF writer: four_bar's ball constraint holds the loop in MuJoCo as i
   const double difference = CoordinateDifference(path, {}, 1e-3, 1.0, &moved);
   INFO("largest joint excursion " << moved << " rad; largest difference " << difference << " rad");
   CHECK(moved > 0.5);
-  CHECK(difference < 0.05 * moved);
+  CHECK(difference < 5e-3 * moved);
 }
 
 TEST_CASE("MJCF writer: what MuJoCo cannot be given is refused, not approximated") {

@@ -132,8 +132,9 @@ if skipped:
 else:
     print("MuJoCo ran every scene.")
 print()
-bare = next((s for s in rows if s.endswith("arm7.yaml")), None)
-act = next((s for s in rows if s.endswith("arm7_actuated.yaml")), None)
+# The CSV's scene column is the scene's name (its file's, without .yaml).
+bare = next((s for s in alone if short(s).replace(".yaml", "") == "arm7"), None)
+act = next((s for s in alone if short(s).replace(".yaml", "") == "arm7_actuated"), None)
 if bare and act:
     print("## Actuators on a contact-free 7-dof arm")
     print()

@@ -341,6 +341,7 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
   CHECK(html.find("\"actuators\":null") != std::string::npos);
   CHECK(html.find("id=\"links\"") == std::string::npos);
   CHECK(html.find("id=\"actuator\"") == std::string::npos);
+  CHECK(html.find("id=\"effort-plot\"") == std::string::npos);
 
   // Frame 0 (thrown, in the air) and the last frame (landed, slid): 28 frames of stride 3.
   const std::string dom_first = Render(page, 0, dir / "first.png", dir);
@@ -532,7 +533,7 @@ TEST_CASE("export-html: the four-bar's ball constraint is drawn as a link", "[ht
   // No actuators: neither data nor controls.
   CHECK(json.find("\"actuators\":null") != std::string::npos);
   CHECK(html.find("id=\"actuator\"") == std::string::npos);
-  CHECK(html.find("effort-plot") == std::string::npos);
+  CHECK(html.find("id=\"effort-plot\"") == std::string::npos);
   CHECK(html.find("id=\"links\"") != std::string::npos);
 
   SECTION("the page draws three joint links and one constraint link") {

@@ -138,6 +138,65 @@ void WriteContacts(const ReplayData& d, JsonWriter& json) {
   json.Raw("}");
 }
 
+/// Joints (null without any): names and types; parent and frame origin when the links are
+/// known (ReplayData::has_links), else null.
+void WriteJoints(const ReplayData& d, JsonWriter& json) {
+  if (d.joint_names.empty()) {
+    json.Raw("null");
+    return;
+  }
+  json.Raw("{");
+  json.Key("name"), json.Strings(d.joint_names), json.Raw(",");
+  json.Key("type"), json.Strings(d.joint_types), json.Raw(",");
+  json.Key("parent");
+  d.has_links ? json.Array(d.joint_parent) : json.Raw("null");
+  json.Raw(",");
+  json.Key("position");
+  d.has_links ? json.Array(d.joint_position) : json.Raw("null");
+  json.Raw("}");
+}
+
+/// Holonomic constraints (null without any), as WriteJoints.
+void WriteConstraints(const ReplayData& d, JsonWriter& json) {
+  if (d.constraint_names.empty()) {
+    json.Raw("null");
+    return;
+  }
+  json.Raw("{");
+  json.Key("name"), json.Strings(d.constraint_names), json.Raw(",");
+  json.Key("type"), json.Strings(d.constraint_types);
+  if (d.has_links) {
+    json.Raw(",");
+    json.Key("body_a"), json.Array(d.constraint_body_a), json.Raw(",");
+    json.Key("body_b"), json.Array(d.constraint_body_b), json.Raw(",");
+    json.Key("point_a"), json.Array(d.constraint_point_a), json.Raw(",");
+    json.Key("point_b"), json.Array(d.constraint_point_b);
+  }
+  json.Raw("}");
+}
+
+/// Actuators (null without any): effort series frame-major, limits null where none.
+void WriteActuators(const ReplayData& d, JsonWriter& json) {
+  if (d.actuator_names.empty()) {
+    json.Raw("null");
+    return;
+  }
+  json.Raw("{");
+  json.Key("name"), json.Strings(d.actuator_names), json.Raw(",");
+  json.Key("joint"), json.Array(d.actuator_joint), json.Raw(",");
+  json.Key("limit"), json.Raw("[");
+  for (size_t a = 0; a < d.actuator_limit.size(); ++a) {
+    if (a > 0) json.Raw(",");
+    std::isfinite(d.actuator_limit[a]) ? json.Number(d.actuator_limit[a], kPoseDigits)
+                                       : json.Raw("null");
+  }
+  json.Raw("],");
+  json.Key("effort"), json.Array(d.actuator_effort, kPoseDigits), json.Raw(",");
+  std::vector<int32_t> saturated(d.actuator_saturated.begin(), d.actuator_saturated.end());
+  json.Key("saturated"), json.Array(saturated);
+  json.Raw("}");
+}
+
 /// The run as the JSON object viewer.js reads from #csim-data.
 std::string RunJson(const ReplayData& d, const ReplayBudget& budget) {
   std::string text;
@@ -151,7 +210,11 @@ std::string RunJson(const ReplayData& d, const ReplayBudget& budget) {
   json.Key("bodies"), json.Strings(d.body_names), json.Raw(",");
   json.Key("geometry"), WriteGeometry(d.geometry, json), json.Raw(",");
   json.Key("frames"), WriteFrames(d, json), json.Raw(",");
-  json.Key("contacts"), WriteContacts(d, json);
+  json.Key("contacts"), WriteContacts(d, json), json.Raw(",");
+  json.Key("joints"), WriteJoints(d, json), json.Raw(",");
+  json.Key("constraints"), WriteConstraints(d, json), json.Raw(",");
+  json.Key("links_note"), json.String(d.links_note), json.Raw(",");
+  json.Key("actuators"), WriteActuators(d, json);
   json.Raw("}");
   return text;
 }
@@ -191,6 +254,16 @@ void WriteFile(const std::string& path, const std::string& text) {
   }
 }
 
+/// Whether the page draws links: the joints' parents are known and some joint other than a
+/// free one, or some constraint, links bodies (viewer.js draws the same ones).
+bool DrawsLinks(const ReplayData& d) {
+  if (!d.has_links) return false;
+  if (!d.constraint_names.empty()) return true;
+  for (const std::string& type : d.joint_types)
+    if (type != "free") return true;
+  return false;
+}
+
 }  // namespace
 
 std::string RenderReplayPage(const ReplayData& data, const ReplayBudget& budget) {
@@ -205,9 +278,23 @@ std::string RenderReplayPage(const ReplayData& data, const ReplayBudget& budget)
           "<button id=\"play\" type=\"button\">Play</button>"
           "<input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" step=\"1\" value=\"0\" "
           "aria-label=\"frame\"><span id=\"time\">t = 0 s</span>"
-          "<label><input id=\"paths\" type=\"checkbox\" checked> paths</label>"
-          "<span id=\"frame-label\"></span><span id=\"info\"></span></div>\n"
-          "<div id=\"message\" hidden></div>\n<div id=\"csim-state\" hidden></div>\n";
+          "<label><input id=\"paths\" type=\"checkbox\" checked> paths</label>";
+  // Controls of the links and the effort plot, only for a model that has them.
+  if (DrawsLinks(data))
+    page += "<label><input id=\"links\" type=\"checkbox\" checked> links</label>";
+  if (!data.actuator_names.empty()) {
+    page += "<label>effort <select id=\"actuator\" aria-label=\"actuator effort\">"
+            "<option value=\"-1\">none</option>";
+    for (int a = 0; a < data.num_actuators(); ++a)
+      page += "<option value=\"" + std::to_string(a) + "\">" +
+              EscapeHtml(data.actuator_names[a]) + "</option>";
+    page += "</select></label>";
+  }
+  page += "<span id=\"frame-label\"></span><span id=\"info\"></span></div>\n";
+  if (!data.actuator_names.empty())
+    page += "<div id=\"effort\" hidden><canvas id=\"effort-plot\" width=\"360\" "
+            "height=\"160\"></canvas><div id=\"effort-label\"></div></div>\n";
+  page += "<div id=\"message\" hidden></div>\n<div id=\"csim-state\" hidden></div>\n";
   page += "<script type=\"application/json\" id=\"csim-data\">";
   page += RunJson(data, budget);
   page += "</script>\n";

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
 #include "engine/io/csim_file_check.h"
+#include "engine/io/scene_loader.h"
 
 namespace csim::app {
 namespace {
@@ -88,12 +90,14 @@ ContactIndex ReadContactIndex(const Hdf5File& file, int64_t n) {
   return index;
 }
 
-/// Estimated bytes of the frame data of `rows`: poses plus the contacts kept.
-int64_t EstimateBytes(const std::vector<int64_t>& rows, int nb, const ContactIndex& contacts,
-                      const ReplayBudget& budget) {
+/// Estimated bytes of the frame data of `rows`: poses, actuator efforts and flags (`na`),
+/// plus the contacts kept.
+int64_t EstimateBytes(const std::vector<int64_t>& rows, int nb, int na,
+                      const ContactIndex& contacts, const ReplayBudget& budget) {
   int64_t numbers = 0;
   for (int64_t row : rows) {
     numbers += 2 + 7 * static_cast<int64_t>(nb) + 3;  // time, row, poses, contact index
+    numbers += 2 * static_cast<int64_t>(na);
     if (!contacts.count.empty())
       numbers += 6 * std::min(contacts.count[row], budget.max_contacts_per_frame);
   }
@@ -101,12 +105,12 @@ int64_t EstimateBytes(const std::vector<int64_t>& rows, int nb, const ContactInd
 }
 
 /// The rows to show: at most max_frames, fewer while the estimate exceeds the budget.
-std::vector<int64_t> ChooseRows(int64_t n, int nb, const ContactIndex& contacts,
+std::vector<int64_t> ChooseRows(int64_t n, int nb, int na, const ContactIndex& contacts,
                                 const ReplayBudget& budget) {
   int64_t frames = std::min(n, std::max<int64_t>(budget.max_frames, 2));
   std::vector<int64_t> rows = DecimatedRows(n, frames);
   while (frames > 2) {
-    const int64_t bytes = EstimateBytes(rows, nb, contacts, budget);
+    const int64_t bytes = EstimateBytes(rows, nb, na, contacts, budget);
     if (bytes <= budget.max_data_bytes) break;
     const double shrink = 0.95 * static_cast<double>(budget.max_data_bytes) / bytes;
     frames = std::max<int64_t>(2, std::min<int64_t>(frames - 1, frames * shrink));
@@ -132,6 +136,92 @@ void ReadContacts(const Hdf5File& file, const ContactIndex& index, const ReplayB
     AppendSlice(point, index.offset[row], count, &data->contact_point);
     AppendSlice(force, index.offset[row], count, &data->contact_force);
     kept += count;
+  }
+}
+
+std::vector<std::string> StringsOrEmpty(const Hdf5File& file, const char* path) {
+  return file.Exists(path) ? file.OpenDataset(path).ReadStrings() : std::vector<std::string>{};
+}
+
+/// Joint parents and frames, constraint bodies and points: from the scene of the file
+/// loaded again (see the header). Leaves has_links false, with a note, when it does not
+/// load or no longer matches /model.
+void ReadLinks(const Hdf5File& file, ReplayData* data) {
+  if (!file.Exists("scene/yaml")) {
+    data->links_note = "the file has no /scene/yaml";
+    return;
+  }
+  const std::string yaml = file.OpenDataset("scene/yaml").ReadString();
+  const std::string path = file.HasAttribute("scene_file") ? file.GetStringAttribute("scene_file")
+                                                            : "scene.yaml";
+  io::LoadedScene scene;
+  try {
+    scene = io::LoadSceneFromText(yaml, path, {});
+  } catch (const InputError& e) {
+    data->links_note = std::string("its scene (/scene/yaml) no longer loads: ") + e.what();
+    return;
+  } catch (const IoError& e) {
+    data->links_note = std::string("its scene (/scene/yaml) no longer loads: ") + e.what();
+    return;
+  }
+  const multibody::Model& model = scene.model;
+  bool same = model.num_bodies() == data->num_bodies() &&
+              model.joints.size() == data->joint_names.size() &&
+              model.constraints.size() == data->constraint_names.size();
+  for (int b = 0; same && b < model.num_bodies(); ++b)
+    same = model.bodies[b].name == data->body_names[b] &&
+           model.joints[b].name == data->joint_names[b];
+  for (size_t c = 0; same && c < model.constraints.size(); ++c)
+    same = model.constraints[c].name == data->constraint_names[c];
+  if (!same) {
+    data->links_note = "its scene (/scene/yaml) loads to a model that differs from /model";
+    return;
+  }
+  for (const multibody::Joint& joint : model.joints) {
+    data->joint_parent.push_back(joint.parent);
+    data->joint_position.insert(data->joint_position.end(), joint.X_PJ.p.data(),
+                                joint.X_PJ.p.data() + 3);
+  }
+  for (const multibody::HolonomicConstraint& c : model.constraints) {
+    const bool coupler = c.type == multibody::HolonomicType::kCoupler;
+    data->constraint_body_a.push_back(coupler ? c.follows : c.body_a);
+    data->constraint_body_b.push_back(coupler ? c.joint : c.body_b);
+    const Eigen::Vector3d p_AP = coupler ? Eigen::Vector3d::Zero() : c.X_AP.p;
+    const Eigen::Vector3d p_BQ = coupler ? Eigen::Vector3d::Zero() : c.X_BQ.p;
+    data->constraint_point_a.insert(data->constraint_point_a.end(), p_AP.data(), p_AP.data() + 3);
+    data->constraint_point_b.insert(data->constraint_point_b.end(), p_BQ.data(), p_BQ.data() + 3);
+  }
+  data->has_links = true;
+}
+
+/// /model/actuator_* and the frames' rows of /actuators/effort and /actuators/saturated.
+void ReadActuators(const Hdf5File& file, int64_t n, ReplayData* data) {
+  data->actuator_names = StringsOrEmpty(file, "model/actuator_names");
+  const hsize_t na = data->actuator_names.size();
+  if (na == 0) return;
+  for (int64_t j : file.OpenDataset("model/actuator_joint").ReadInts())
+    data->actuator_joint.push_back(static_cast<int32_t>(j));
+  data->actuator_limit = file.OpenDataset("model/actuator_effort_limit").ReadDoubles();
+  const Hdf5Dataset effort = file.OpenDataset("actuators/effort");
+  const Hdf5Dataset saturated = file.OpenDataset("actuators/saturated");
+  if (data->actuator_joint.size() != na || data->actuator_limit.size() != na ||
+      effort.shape() != std::vector<hsize_t>{effort.rows(), na} ||
+      saturated.shape() != std::vector<hsize_t>{saturated.rows(), na} ||
+      effort.rows() < static_cast<hsize_t>(n) || saturated.rows() < static_cast<hsize_t>(n))
+    throw IoError("'" + file.file_name() + "': /actuators/* do not match "
+                  "/model/actuator_names and /time");
+  data->actuator_effort = ReadRows(effort, data->rows);
+  // Every row's flags (one byte each in the file): a frame is saturated when any row since
+  // the previous frame was.
+  const std::vector<int64_t> flags = saturated.ReadInts(n);
+  int64_t previous = -1;
+  for (int64_t row : data->rows) {
+    for (hsize_t a = 0; a < na; ++a) {
+      int8_t any = 0;
+      for (int64_t r = previous + 1; r <= row; ++r) any |= flags[r * na + a] != 0;
+      data->actuator_saturated.push_back(any);
+    }
+    previous = row;
   }
 }
 
@@ -180,12 +270,19 @@ ReplayData ReadReplay(const std::string& h5_path, const ReplayBudget& budget) {
     throw IoError("'" + h5_path + "': /bodies/position or /bodies/quaternion does not match "
                   "/model/body_names and /time");
 
+  data.joint_names = StringsOrEmpty(file, "model/joint_names");
+  data.joint_types = StringsOrEmpty(file, "model/joint_types");
+  data.constraint_names = StringsOrEmpty(file, "model/constraint_names");
+  data.constraint_types = StringsOrEmpty(file, "model/constraint_types");
+  const int na = static_cast<int>(StringsOrEmpty(file, "model/actuator_names").size());
   const ContactIndex contacts = ReadContactIndex(file, n);
-  data.rows = ChooseRows(n, data.num_bodies(), contacts, budget);
+  data.rows = ChooseRows(n, data.num_bodies(), na, contacts, budget);
   for (int64_t row : data.rows) data.time.push_back(time[row]);
   data.position = ReadRows(position, data.rows);
   data.quaternion = ReadRows(quaternion, data.rows);
   ReadContacts(file, contacts, budget, &data);
+  ReadActuators(file, n, &data);
+  ReadLinks(file, &data);
   return data;
 }
 

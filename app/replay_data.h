@@ -9,6 +9,15 @@
 // `max_data_bytes`. Rows are read with strided HDF5 hyperslabs, so a long run is not
 // loaded whole. A frame keeps at most `max_contacts_per_frame` contacts (the first ones
 // of its row); the page says when contacts were dropped.
+//
+// Links: /model names the joints, constraints and actuators but holds neither a joint's
+// parent and frame nor a constraint's bodies and points. Those are recovered by loading
+// the scene the file carries (/scene/yaml, overrides already applied) again, with
+// /scene_file locating its mesh files. Rejected: adding them to /model, which would leave
+// every existing file without them. When the scene no longer loads (a mesh file moved),
+// the page lists joints and constraints by name and draws no links; `links_note` says why.
+// Actuator efforts are taken at the frames' rows; a frame is marked saturated when any row
+// since the previous frame was, so that decimation never hides a saturation.
 
 #include <cstdint>
 #include <string>
@@ -45,7 +54,28 @@ struct ReplayData {
   std::vector<double> contact_point;       ///< C * 3 [m], world frame
   std::vector<double> contact_force;       ///< C * 3 [N], force on b, world frame
 
+  // Joints (/model/joint_*): joint j is the inboard joint of body j.
+  std::vector<std::string> joint_names, joint_types;  ///< nj
+  bool has_links = false;                  ///< the scene reloaded: the link fields below hold
+  std::string links_note;                  ///< why there are no links ("" when there are)
+  std::vector<int32_t> joint_parent;       ///< nj: parent body, -1 the world
+  std::vector<double> joint_position;      ///< nj * 3 [m]: joint frame origin in the parent
+  // Holonomic constraints (/model/constraint_*). A ball, weld or distance constraint links
+  // point P of body A to point Q of body B; a coupler links its `follows` body (A) to its
+  // `joint` body (B), both at their origins.
+  std::vector<std::string> constraint_names, constraint_types;  ///< nc
+  std::vector<int32_t> constraint_body_a, constraint_body_b;    ///< nc, -1 the world
+  std::vector<double> constraint_point_a;  ///< nc * 3 [m]: P in A's frame
+  std::vector<double> constraint_point_b;  ///< nc * 3 [m]: Q in B's frame
+  // Actuators (/model/actuator_*, /actuators/*).
+  std::vector<std::string> actuator_names; ///< na
+  std::vector<int32_t> actuator_joint;     ///< na: the joint (= body) each one drives
+  std::vector<double> actuator_limit;      ///< na [N m or N], inf: none
+  std::vector<double> actuator_effort;     ///< F * na [N m or N] at the frames' rows
+  std::vector<int8_t> actuator_saturated;  ///< F * na: saturated at a row since the last frame
+
   int num_bodies() const { return static_cast<int>(body_names.size()); }
+  int num_actuators() const { return static_cast<int>(actuator_names.size()); }
   int64_t num_frames() const { return static_cast<int64_t>(rows.size()); }
 };
 

@@ -11,6 +11,13 @@
 // DOM: #csim-state carries the shown frame and, per body, its recorded position and the
 // projection of that position on the view (CSS pixels from the view's top left corner),
 // so a headless browser's --dump-dom can be checked against the file.
+// Links: each joint (but a free one) is a solid dark polyline from its parent's origin (or
+// the world's) through the joint frame origin to its child's origin; each constraint a
+// dashed orange one from body A's origin through its points P and Q to body B's origin (a
+// coupler: A's origin to B's). Both are drawn over the bodies. `#csim-state` counts them.
+// Effort: the select box #actuator (or `&actuator=NAME` in the URL) plots the chosen
+// actuator's effort over the frames, its limits, the saturated frames in red and a cursor
+// at the shown frame; #csim-state carries the actuator, its effort and saturation then.
 // Frames are world z-up, as in csim. Plain ES5 + three.js, so it runs from file:// with no
 // module loader. Kept ASCII-only (it is embedded in a C++ raw string).
 (function () {
@@ -22,11 +29,13 @@
   var palette = [0xe6194b, 0x3cb44b, 0x4363d8, 0xf58231, 0x911eb4, 0x42d4f4, 0xf032e6,
                  0xbfef45, 0x469990, 0x9a6324, 0x800000, 0x808000, 0x000075, 0xffe119];
   var kBackground = 0xdde3ea, kWorldColor = 0x9aa0a6, kContactColor = 0x101010;
+  var kJointColor = 0x1d2430, kConstraintColor = 0xff8c00, kSaturatedColor = '#d62728';
 
   // --- state ------------------------------------------------------------------------
   var frame = 0, playing = false, playStart = 0, playStartTime = 0;
   var renderer = null, scene = null, camera = null, controls = null;
   var bodyNodes = [], contactNodes = [], pathNodes = null, forceScale = 0, sceneRadius = 1;
+  var linkNodes = null, jointLinks = [], constraintLinks = [], actuator = -1;
 
   // View size in CSS pixels: `&size=WxH` from the URL, else the window.
   var fixedSize = (function () {
@@ -291,6 +300,154 @@
     return count;
   }
 
+  // --- links --------------------------------------------------------------------------
+  // A polyline of `n` points drawn over the bodies, solid or dashed.
+  function linkLine(n, color, dashed) {
+    var geometry = new THREE.BufferGeometry();
+    geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+    var mat = dashed
+        ? new THREE.LineDashedMaterial({color: color, dashSize: 0.04 * sceneRadius,
+                                        gapSize: 0.025 * sceneRadius})
+        : new THREE.LineBasicMaterial({color: color});
+    mat.depthTest = false;
+    var line = new THREE.Line(geometry, mat);
+    line.renderOrder = 2;
+    line.frustumCulled = false;
+    var dot = new THREE.Mesh(new THREE.SphereBufferGeometry(0.012 * sceneRadius, 12, 8),
+                             new THREE.MeshBasicMaterial({color: color, depthTest: false}));
+    dot.renderOrder = 2;
+    var node = new THREE.Group();
+    node.add(line, dot);
+    node.userData = {line: line, dot: dot, dashed: dashed};
+    linkNodes.add(node);
+    return node;
+  }
+
+  // The joints and constraints the page draws (null parents: the scene did not reload).
+  function buildLinks() {
+    linkNodes = new THREE.Group();
+    scene.add(linkNodes);
+    var j = data.joints, c = data.constraints;
+    if (j && j.parent) {
+      for (var k = 0; k < j.name.length; ++k)
+        if (j.type[k] !== 'free') jointLinks.push({joint: k, node: linkLine(3, kJointColor, false)});
+    }
+    if (c && c.body_a) {
+      for (k = 0; k < c.name.length; ++k)
+        constraintLinks.push({constraint: k, node: linkLine(4, kConstraintColor, true)});
+    }
+  }
+
+  // Point `p_B` (array, offset o) of body b (-1: the world) in the world at frame f.
+  function worldPoint(f, b, p_B, o) {
+    var v = new THREE.Vector3();
+    if (p_B) v.fromArray(p_B, o);
+    if (b < 0) return v;
+    var p = data.frames.position, q = data.frames.quaternion, i = f * nb + b;
+    v.applyQuaternion(new THREE.Quaternion(q[4 * i + 1], q[4 * i + 2], q[4 * i + 3], q[4 * i]));
+    return v.add(new THREE.Vector3(p[3 * i], p[3 * i + 1], p[3 * i + 2]));
+  }
+
+  function setLink(node, points, dotPoint) {
+    var a = node.userData.line.geometry.attributes.position;
+    for (var k = 0; k < points.length; ++k) points[k].toArray(a.array, 3 * k);
+    a.needsUpdate = true;
+    node.userData.line.geometry.computeBoundingSphere();
+    if (node.userData.dashed) node.userData.line.computeLineDistances();
+    node.userData.dot.position.copy(dotPoint);
+  }
+
+  function showLinks(f) {
+    var j = data.joints, c = data.constraints;
+    jointLinks.forEach(function (link) {
+      var k = link.joint, parent = j.parent[k];
+      var joint = worldPoint(f, parent, j.position, 3 * k);
+      setLink(link.node, [worldPoint(f, parent, null, 0), joint, worldPoint(f, k, null, 0)], joint);
+    });
+    constraintLinks.forEach(function (link) {
+      var k = link.constraint, a = c.body_a[k], b = c.body_b[k];
+      var P = worldPoint(f, a, c.point_a, 3 * k), Q = worldPoint(f, b, c.point_b, 3 * k);
+      setLink(link.node, [worldPoint(f, a, null, 0), P, Q, worldPoint(f, b, null, 0)], Q);
+    });
+  }
+
+  // --- effort -------------------------------------------------------------------------
+  function effortUnit(a) {
+    var j = data.joints, type = j ? j.type[data.actuators.joint[a]] : '';
+    return type === 'prismatic' ? 'N' : 'N m';
+  }
+
+  // The chosen actuator's effort over the frames, its limits (dashed), saturated frames
+  // (red) and the shown frame (cursor).
+  function drawEffort(f) {
+    var box = document.getElementById('effort');
+    if (!box) return;
+    box.hidden = actuator < 0;
+    if (actuator < 0) return;
+    var A = data.actuators, na = A.name.length, times = data.frames.time;
+    var canvas = document.getElementById('effort-plot'), ctx = canvas.getContext('2d');
+    var w = canvas.width, h = canvas.height, pad = 8;
+    var lo = 0, hi = 0, limit = A.limit[actuator];
+    for (var k = 0; k < nf; ++k) {
+      lo = Math.min(lo, A.effort[k * na + actuator]);
+      hi = Math.max(hi, A.effort[k * na + actuator]);
+    }
+    if (limit !== null) { lo = Math.min(lo, -limit); hi = Math.max(hi, limit); }
+    if (hi - lo < 1e-12) { lo -= 1; hi += 1; }
+    var t0 = times[0], t1 = nf > 1 ? times[nf - 1] : t0 + 1;
+    function x(t) { return pad + (w - 2 * pad) * (t - t0) / (t1 - t0 || 1); }
+    function y(e) { return h - pad - (h - 2 * pad) * (e - lo) / (hi - lo); }
+    ctx.clearRect(0, 0, w, h);
+    ctx.fillStyle = 'rgba(255, 255, 255, 0.9)';
+    ctx.fillRect(0, 0, w, h);
+    ctx.strokeStyle = '#9aa0a6';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(pad, y(0));
+    ctx.lineTo(w - pad, y(0));
+    ctx.stroke();
+    if (limit !== null) {
+      ctx.setLineDash([4, 3]);
+      [limit, -limit].forEach(function (e) {
+        ctx.beginPath();
+        ctx.moveTo(pad, y(e));
+        ctx.lineTo(w - pad, y(e));
+        ctx.stroke();
+      });
+      ctx.setLineDash([]);
+    }
+    ctx.strokeStyle = '#4363d8';
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    for (k = 0; k < nf; ++k) {
+      var px = x(times[k]), py = y(A.effort[k * na + actuator]);
+      if (k === 0) ctx.moveTo(px, py); else ctx.lineTo(px, py);
+    }
+    ctx.stroke();
+    ctx.fillStyle = kSaturatedColor;
+    for (k = 0; k < nf; ++k)
+      if (A.saturated[k * na + actuator]) ctx.fillRect(x(times[k]) - 1.5, y(A.effort[k * na + actuator]) - 1.5, 3, 3);
+    ctx.strokeStyle = '#1d2430';
+    ctx.beginPath();
+    ctx.moveTo(x(times[f]), pad);
+    ctx.lineTo(x(times[f]), h - pad);
+    ctx.stroke();
+    var e = A.effort[f * na + actuator], saturated = A.saturated[f * na + actuator] !== 0;
+    var label = document.getElementById('effort-label');
+    label.textContent = A.name[actuator] + ': ' + e.toPrecision(4) + ' ' + effortUnit(actuator) +
+                        (limit !== null ? ' (limit ' + limit + ')' : '') +
+                        (saturated ? ', saturated since the previous frame' : '');
+    label.className = saturated ? 'saturated' : '';
+  }
+
+  function selectActuator(a) {
+    actuator = data.actuators && a >= 0 && a < data.actuators.name.length ? a : -1;
+    var select = document.getElementById('actuator');
+    if (select) select.value = String(actuator);
+    drawEffort(frame);
+    publishState(frame);
+  }
+
   // --- frames -------------------------------------------------------------------------
   function poseBodies(f) {
     var p = data.frames.position, q = data.frames.quaternion;
@@ -322,6 +479,16 @@
       span.setAttribute('data-screen-x', ((v.x + 1) / 2 * viewWidth()).toFixed(1));
       span.setAttribute('data-screen-y', ((1 - v.y) / 2 * viewHeight()).toFixed(1));
     }
+    state.setAttribute('data-joint-links', jointLinks.length);
+    state.setAttribute('data-constraint-links', constraintLinks.length);
+    if (actuator >= 0) {
+      var A = data.actuators, k = f * A.name.length + actuator;
+      state.setAttribute('data-actuator', A.name[actuator]);
+      state.setAttribute('data-effort', A.effort[k]);
+      state.setAttribute('data-saturated', A.saturated[k]);
+    } else {
+      state.setAttribute('data-actuator', '');
+    }
     state.setAttribute('data-ready', 1);
   }
 
@@ -333,6 +500,8 @@
     if (nf === 0) return;
     frame = Math.max(0, Math.min(nf - 1, f | 0));
     poseBodies(frame);
+    showLinks(frame);
+    drawEffort(frame);
     var shown = showContacts(frame);
     document.getElementById('slider').value = frame;
     document.getElementById('time').textContent = 't = ' + data.frames.time[frame].toFixed(4) + ' s';
@@ -372,7 +541,14 @@
     return m ? parseInt(m[1], 10) : null;
   }
 
+  // `&actuator=NAME` selects the actuator whose effort is plotted.
+  function actuatorFromHash() {
+    var m = /(?:^#|&)actuator=([^&]*)/.exec(window.location.hash);
+    return m && data.actuators ? data.actuators.name.indexOf(decodeURIComponent(m[1])) : -1;
+  }
+
   function applyHash() {
+    if (data.actuators) selectActuator(actuatorFromHash());
     var f = frameFromHash();
     if (f === null) return false;
     setPlaying(false);
@@ -403,6 +579,15 @@
       pathNodes.visible = paths.checked;
       render();
     });
+    var links = document.getElementById('links');
+    if (links) {
+      links.addEventListener('change', function () {
+        linkNodes.visible = links.checked;
+        render();
+      });
+    }
+    var select = document.getElementById('actuator');
+    if (select) select.addEventListener('change', function () { selectActuator(+select.value); });
     window.addEventListener('keydown', function (e) {
       if (e.key === ' ') { setPlaying(!playing); e.preventDefault(); }
       else if (e.key === 'ArrowRight') { setPlaying(false); showFrame(frame + 1); }
@@ -410,6 +595,8 @@
     });
     var info = data.scene + ' (' + data.status + '), ' + data.recorded_rows + ' rows, ' + nf +
                ' frames shown';
+    if (data.links_note && (data.joints || data.constraints))
+      info += '; joints and constraints not drawn: ' + data.links_note;
     if (forceScale > 0) info += '; force arrows: 1 m = ' + (1 / forceScale).toPrecision(3) + ' N';
     document.getElementById('info').textContent = info;
   }
@@ -424,6 +611,7 @@
     var bounds = sceneBounds();
     sceneRadius = bounds.radius;
     buildScene(bounds);
+    buildLinks();
     forceScale = chooseForceScale();
     try {
       renderer = new THREE.WebGLRenderer({antialias: true, preserveDrawingBuffer: true});

@@ -9,6 +9,10 @@
 //   screenshot must show the body's colour at the projected point, at two frames between
 //   which the box has moved, and not show it at the other frame's point;
 // - decimation keeps a long run within the frame and size budget;
+// - joints, constraints and actuators (scenes/pd_arm.yaml, scenes/four_bar.yaml) come
+//   along: the links are those of the scene, the effort series and saturation flags those
+//   of the file at the frames' rows, and the page draws the links and plots an effort on
+//   demand; a run without them gets neither data nor controls;
 // - I/O errors exit 4 and leave no page.
 // Screenshots are decoded with Python's PIL (Debian python3-pil) under /usr/bin/python3.
 
@@ -266,6 +270,51 @@ int64_t RecordedRows(const std::string& h5) {
   return static_cast<int64_t>(file.OpenDataset("time").rows());
 }
 
+/// The JSON array after `"key":` at or after `from` in `text`, as numbers (null: NaN).
+std::vector<double> JsonNumbers(const std::string& text, const std::string& key,
+                                size_t from = 0) {
+  const std::string start = "\"" + key + "\":[";
+  const size_t begin = text.find(start, from);
+  REQUIRE(begin != std::string::npos);
+  const size_t first = begin + start.size(), end = text.find(']', first);
+  REQUIRE(end != std::string::npos);
+  std::vector<double> values;
+  std::istringstream items(text.substr(first, end - first));
+  std::string item;
+  while (std::getline(items, item, ','))
+    values.push_back(item == "null" ? std::nan("") : std::stod(item));
+  return values;
+}
+
+/// The #csim-data block of a page.
+std::string PageJson(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"csim-data\">";
+  const size_t begin = html.find(open);
+  REQUIRE(begin != std::string::npos);
+  const size_t end = html.find("</script>", begin);
+  return html.substr(begin + open.size(), end - begin - open.size());
+}
+
+/// A dataset of the file, every element as a double (ReadDoubles) or an integer.
+std::vector<double> FileDoubles(const std::string& h5, const std::string& path) {
+  const auto file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadOnly);
+  return file.OpenDataset(path).ReadDoubles();
+}
+std::vector<int64_t> FileInts(const std::string& h5, const std::string& path) {
+  const auto file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadOnly);
+  return file.OpenDataset(path).ReadInts();
+}
+
+/// The attribute `name` of the #csim-state element of a dumped DOM ("" when missing).
+std::string StateAttribute(const std::string& dom, const std::string& name) {
+  std::smatch m;
+  REQUIRE(std::regex_search(dom, m, std::regex(R"re(<div id="csim-state"[^>]*>)re")));
+  auto a = Attributes(m.str());
+  return a.count(name) ? a[name] : "";
+}
+
+const std::string kScenes = std::string(CSIM_SOURCE_DIR) + "/scenes/";
+
 TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
   const std::string chromium = Chromium();
   INFO("headless Chromium is required: tools/install-deps.sh installs Debian's chromium");
@@ -287,6 +336,12 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
   CHECK(html.find(" src=") == std::string::npos);
   CHECK(html.find(" href=") == std::string::npos);
   CHECK(html.size() < 5'000'000);
+  // A free body: no links, constraints or actuators, and no controls for them.
+  CHECK(html.find("\"constraints\":null") != std::string::npos);
+  CHECK(html.find("\"actuators\":null") != std::string::npos);
+  CHECK(html.find("id=\"links\"") == std::string::npos);
+  CHECK(html.find("id=\"actuator\"") == std::string::npos);
+  CHECK(html.find("id=\"effort-plot\"") == std::string::npos);
 
   // Frame 0 (thrown, in the air) and the last frame (landed, slid): 28 frames of stride 3.
   const std::string dom_first = Render(page, 0, dir / "first.png", dir);
@@ -301,6 +356,7 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
   CHECK(last.row == rows - 1);  // decimation keeps the last row
   CHECK(last.time == Approx(0.8));
   CHECK(dom_last.find("max=\"27\"") != std::string::npos);  // the slider spans the frames
+  CHECK(StateAttribute(dom_first, "data-joint-links") == "0");
 
   SECTION("the positions shown are the file's") {
     for (const PageState* state : {&first, &last}) {
@@ -374,6 +430,142 @@ TEST_CASE("export-html: frames are decimated to the budget", "[html]") {
     CHECK(list.substr(0, 2) == "0,");
     CHECK(list.size() >= 5);
     CHECK(list.substr(list.size() - 5) == ",3000");
+  }
+}
+
+TEST_CASE("export-html: joints and actuators of the PD arm, with the effort plot", "[html]") {
+  TempDir dir;
+  const std::string h5 = dir / "pd_arm.h5", page = dir / "pd_arm.html";
+  // 1.5 s: the slow lift and the fast swing, where the shoulder saturates (pd_arm.yaml).
+  const Outcome run = Csim({"run", kScenes + "pd_arm.yaml", "-o", h5, "-q", "--duration", "1.5"},
+                           dir);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const Outcome exported = Csim({"export-html", h5, "-o", page, "--max-frames", "60"}, dir);
+  INFO(exported.err);
+  REQUIRE(exported.status == 0);
+  const std::string html = ReadText(page), json = PageJson(html);
+
+  // The links are the scene's: shoulder on the world at its origin, elbow and wrist 0.4 m
+  // along x of the link before.
+  CHECK(json.find("\"joints\":{\"name\":[\"shoulder\",\"elbow\",\"wrist\"],"
+                  "\"type\":[\"revolute\",\"revolute\",\"revolute\"],"
+                  "\"parent\":[-1,0,1],\"position\":[0,0,0,0.4,0,0,0.4,0,0]}") !=
+        std::string::npos);
+  CHECK(json.find("\"constraints\":null") != std::string::npos);
+  CHECK(json.find("\"links_note\":\"\"") != std::string::npos);
+  const size_t actuators = json.find("\"actuators\":{");
+  REQUIRE(actuators != std::string::npos);
+  CHECK(json.find("\"name\":[\"shoulder_motor\",\"elbow_motor\",\"wrist_motor\"],"
+                  "\"joint\":[0,1,2],\"limit\":[40,20,8]", actuators) == actuators + 13);
+
+  // Efforts at the frames' rows equal /actuators/effort; a frame is saturated when a row
+  // since the previous frame is.
+  const std::vector<double> rows = JsonNumbers(json, "row");
+  const std::vector<double> effort = JsonNumbers(json, "effort", actuators);
+  const std::vector<double> saturated = JsonNumbers(json, "saturated", actuators);
+  const std::vector<double> file_effort = FileDoubles(h5, "actuators/effort");
+  const std::vector<int64_t> file_saturated = FileInts(h5, "actuators/saturated");
+  REQUIRE(rows.size() > 10);
+  REQUIRE(rows.size() <= 60);
+  REQUIRE(effort.size() == 3 * rows.size());
+  REQUIRE(saturated.size() == 3 * rows.size());
+  int saturated_frames = 0;
+  for (size_t f = 0; f < rows.size(); ++f) {
+    const size_t row = static_cast<size_t>(rows[f]);
+    const size_t previous = f == 0 ? 0 : static_cast<size_t>(rows[f - 1]) + 1;
+    for (size_t a = 0; a < 3; ++a) {
+      CHECK(effort[3 * f + a] == Approx(file_effort[3 * row + a]).margin(1e-9).epsilon(1e-5));
+      bool any = false;
+      for (size_t r = previous; r <= row; ++r) any = any || file_saturated[3 * r + a] != 0;
+      CHECK(saturated[3 * f + a] == (any ? 1 : 0));
+    }
+    saturated_frames += saturated[3 * f] != 0;
+  }
+  CHECK(saturated_frames > 0);  // the shoulder hits its 40 N m limit in the fast swing
+
+  // The controls: links toggle, the actuator select box with each name, the plot.
+  CHECK(html.find("id=\"links\"") != std::string::npos);
+  CHECK(html.find("<select id=\"actuator\"") != std::string::npos);
+  for (const char* name : {"shoulder_motor", "elbow_motor", "wrist_motor"})
+    CHECK(html.find(std::string("\">") + name + "</option>") != std::string::npos);
+  CHECK(html.find("id=\"effort-plot\"") != std::string::npos);
+
+  SECTION("the page draws the joints and plots the chosen effort") {
+    REQUIRE(!Chromium().empty());
+    const int frame = static_cast<int>(rows.size()) - 1;
+    const std::string profile = dir / "profile";
+    fs::create_directories(profile);
+    const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
+                           "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update",
+                           "--user-data-dir=" + profile, "--virtual-time-budget=3000",
+                           "--dump-dom", "file://" + page + "#frame=" + std::to_string(frame) +
+                               "&actuator=elbow_motor&size=900x600"},
+                          dir);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    CHECK(StateAttribute(o.out, "data-frame") == std::to_string(frame));
+    CHECK(StateAttribute(o.out, "data-joint-links") == "3");
+    CHECK(StateAttribute(o.out, "data-constraint-links") == "0");
+    CHECK(StateAttribute(o.out, "data-actuator") == "elbow_motor");
+    CHECK(std::stod(StateAttribute(o.out, "data-effort")) ==
+          Approx(file_effort[3 * static_cast<size_t>(rows[frame]) + 1]).epsilon(1e-5));
+    CHECK(o.out.find("<div id=\"effort\" hidden") == std::string::npos);  // shown
+    CHECK(o.out.find("elbow_motor: ") != std::string::npos);               // its label
+  }
+}
+
+TEST_CASE("export-html: the four-bar's ball constraint is drawn as a link", "[html]") {
+  TempDir dir;
+  const std::string h5 = dir / "four_bar.h5", page = dir / "four_bar.html";
+  REQUIRE(Csim({"run", kScenes + "four_bar.yaml", "-o", h5, "-q", "--duration", "0.05"}, dir)
+              .status == 0);
+  const Outcome exported = Csim({"export-html", h5, "-o", page}, dir);
+  INFO(exported.err);
+  REQUIRE(exported.status == 0);
+  const std::string html = ReadText(page), json = PageJson(html);
+  // The rocker's tip (0.5 m down its -z) pinned to the ground pivot (1, 0, 0).
+  CHECK(json.find("\"constraints\":{\"name\":[\"ground_pivot\"],\"type\":[\"ball\"],"
+                  "\"body_a\":[2],\"body_b\":[-1],\"point_a\":[0,0,-0.5],"
+                  "\"point_b\":[1,0,0]}") != std::string::npos);
+  CHECK(json.find("\"parent\":[-1,0,1]") != std::string::npos);
+  // No actuators: neither data nor controls.
+  CHECK(json.find("\"actuators\":null") != std::string::npos);
+  CHECK(html.find("id=\"actuator\"") == std::string::npos);
+  CHECK(html.find("id=\"effort-plot\"") == std::string::npos);
+  CHECK(html.find("id=\"links\"") != std::string::npos);
+
+  SECTION("the page draws three joint links and one constraint link") {
+    REQUIRE(!Chromium().empty());
+    const std::string profile = dir / "profile";
+    fs::create_directories(profile);
+    const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
+                           "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update",
+                           "--user-data-dir=" + profile, "--virtual-time-budget=3000",
+                           "--dump-dom", "file://" + page + "#frame=0&size=900x600"},
+                          dir);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    CHECK(StateAttribute(o.out, "data-joint-links") == "3");
+    CHECK(StateAttribute(o.out, "data-constraint-links") == "1");
+    CHECK(StateAttribute(o.out, "data-actuator") == "");
+  }
+
+  SECTION("without /scene/yaml the joints and constraints are listed, not drawn") {
+    {
+      auto file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadWrite);
+      REQUIRE(H5Ldelete(file.id(), "/scene/yaml", H5P_DEFAULT) >= 0);
+      file.Close();
+    }
+    REQUIRE(Csim({"export-html", h5, "-o", page, "-q"}, dir).status == 0);
+    const std::string bare = PageJson(ReadText(page));
+    CHECK(bare.find("\"parent\":null,\"position\":null") != std::string::npos);
+    CHECK(bare.find("\"constraints\":{\"name\":[\"ground_pivot\"],\"type\":[\"ball\"]}") !=
+          std::string::npos);
+    CHECK(bare.find("\"links_note\":\"the file has no /scene/yaml\"") != std::string::npos);
+    CHECK(ReadText(page).find("id=\"links\"") == std::string::npos);
   }
 }
 

@@ -54,6 +54,12 @@ struct ConstraintEntry {
   double delassus = 0.0;             ///< w_k [1/kg] used by Prepare (docs/design/sap-problem.md §4)
   int point_contact = -1;            ///< its PointContactJacobian, or -1 (dense only)
   int body_jacobian = -1;            ///< its BodyJacobian, or -1 (SetBodyJacobian)
+  /// For a constraint on one coordinate (coordinate_constraint.h): that coordinate's index
+  /// inside its clique, else -1 (MarkCoordinateConstraint).
+  int coordinate = -1;
+  /// With coordinate >= 0: the kind, TypeKey<T>() of the constraint's class, so that a
+  /// solver fast path can recognise the kinds it knows without RTTI; else null.
+  const void* coordinate_kind = nullptr;
 };
 
 /// A one-clique constraint's Jacobian as W B_body (clique_solver.h): the dense block is
@@ -209,6 +215,14 @@ class ContactProblem {
     SetBodyJacobian(index, body, W);
     FinishEntry(index, delassus);
     return *stored;
+  }
+  /// Records that constraint k (one clique, every row +-e_dof^T) acts on coordinate `dof` of
+  /// its clique alone and is of kind `kind` (TypeKey<T>()): see AddCoordinateConstraint.
+  void MarkCoordinateConstraint(int k, int dof, const void* kind) {
+    ConstraintEntry& e = entries_[k];
+    CSIM_CHECK(e.num_cliques == 1 && dof >= 0 && dof < clique_size_[e.clique[0]]);
+    e.coordinate = dof;
+    e.coordinate_kind = kind;
   }
   /// Whether constraint k's Jacobian blocks are stored dense (jacobian(), jacobian_block()):
   /// not for point contacts (AddPointContact) and body contacts (AddBodyContact).

@@ -11,6 +11,7 @@
 
 #include "engine/common/check.h"
 #include "engine/solver/contact_problem.h"
+#include "engine/solver/delassus_estimate.h"
 
 namespace csim::solver {
 
@@ -25,11 +26,21 @@ void FillCoordinateRows(const T& constraint, int dof, Eigen::Ref<Eigen::MatrixXd
 
 /// Adds `constraint` on coordinate `dof` (index inside the clique) of clique `clique` to
 /// `problem` (the clique's A block must already be added). Returns the pooled constraint.
+/// Its Delassus estimate is the diagonal-of-A recipe's value on rows +-e_dof^T, w = 1/A_jj,
+/// from the inverse diagonal the clique keeps (EstimateCoordinateDelassus: bit-identical to
+/// the recipe on the dense rows, without reading them), and the entry is marked as a
+/// coordinate constraint (ContactProblem::MarkCoordinateConstraint).
 template <class T>
 T& AddCoordinateConstraint(ContactProblem* problem, int clique, int dof, const T& constraint) {
-  return problem->AddConstraintWith(
+  CSIM_CHECK(clique >= 0 && clique < problem->num_cliques() && dof >= 0 &&
+             dof < problem->clique_size(clique));
+  const double w =
+      EstimateCoordinateDelassus(constraint.num_rows(), problem->inverse_diagonal_of_A(clique)[dof]);
+  T& stored = problem->AddConstraintWith(
       clique, [&](Eigen::Map<Eigen::MatrixXd> J) { FillCoordinateRows(constraint, dof, J); },
-      constraint);
+      constraint, w);
+  problem->MarkCoordinateConstraint(problem->num_constraints() - 1, dof, TypeKey<T>());
+  return stored;
 }
 
 }  // namespace csim::solver

@@ -100,6 +100,16 @@ double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixX
   return std::sqrt(frobenius_sq) / n;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
 }
 
+double EstimateCoordinateDelassus(int num_rows, double inverse_A_jj) {
+  CSIM_CHECK(num_rows >= 1 && inverse_A_jj > 0.0);
+  // W_ab = (+-1)(+-1) / A_jj = +-inverse_A_jj exactly (the zero columns add exact zeros), and
+  // W_ab^2 = inverse_A_jj^2 whatever the signs: the generic loop's sum, term by term.
+  double frobenius_sq = 0.0;
+  for (int a = 0; a < num_rows; ++a)
+    for (int b = 0; b < num_rows; ++b) frobenius_sq += inverse_A_jj * inverse_A_jj;
+  return std::sqrt(frobenius_sq) / num_rows;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
+}
+
 double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
                                     const Eigen::Vector3d* r) {
   CSIM_CHECK(num_cliques == 1 || num_cliques == 2);

@@ -34,6 +34,14 @@ double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixX
                                            const Eigen::Ref<const Eigen::MatrixXd>* J1 = nullptr,
                                            const double* inverse_diagonal1 = nullptr);
 
+/// w for a constraint of num_rows >= 1 rows, each +-e_j^T on the same coordinate j of one
+/// clique (coordinate_constraint.h), from inverse_A_jj = 1 / A_jj (as the clique keeps it,
+/// ContactProblem::inverse_diagonal_of_A). Every entry of W is +-1/A_jj, so the recipe's
+/// value is w = 1/A_jj; it is evaluated here with the generic routines' own arithmetic (the
+/// same n^2 squares summed in the same order), so that the result is bit-identical to
+/// EstimateDelassus on the dense rows, in O(n^2) instead of O(n^2 m). Never allocates.
+double EstimateCoordinateDelassus(int num_rows, double inverse_A_jj);
+
 /// w for a 3-row point contact on one or two cliques of six velocities (w, v) whose blocks
 /// are sign R^T [-[r]x I] (PointContactJacobian in contact_problem.h): diag(A_c)^{-1} (six
 /// values, all > 0) and r_c per clique, num_cliques of them (1 or 2). Then W = R^T (sum_c M_c) R

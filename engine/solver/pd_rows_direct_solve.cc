@@ -1,0 +1,185 @@
+#include "engine/solver/pd_rows_direct_solve.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/solver/clamped_impulse_row.h"
+#include "engine/solver/sap_pd_constraint.h"
+#include "engine/solver/sap_solver.h"
+
+namespace csim::solver {
+namespace {
+
+// Grows `v` to at least n entries (never shrinks: no allocation once warmed up).
+template <class T>
+void GrowTo(std::vector<T>* v, size_t n) {
+  if (v->size() < n) v->resize(n);
+}
+
+const SapPdConstraint& PdRow(const ContactProblem& problem, int k) {
+  return static_cast<const SapPdConstraint&>(problem.constraint(k));
+}
+
+// Solves H x = b in place (b -> x) for SPD H (m x m, column-major; its lower triangle is
+// overwritten by the Cholesky factor L, H = L L^T). False when H is not numerically SPD.
+bool CholeskySolveInPlace(double* H, int m, double* b) {
+  for (int j = 0; j < m; ++j) {
+    double d = H[j + j * m];
+    for (int k = 0; k < j; ++k) d -= H[j + k * m] * H[j + k * m];
+    if (!(d > 0.0)) return false;
+    const double L_jj = std::sqrt(d);
+    H[j + j * m] = L_jj;
+    for (int i = j + 1; i < m; ++i) {
+      double s = H[i + j * m];
+      for (int k = 0; k < j; ++k) s -= H[i + k * m] * H[j + k * m];
+      H[i + j * m] = s / L_jj;
+    }
+  }
+  for (int i = 0; i < m; ++i) {  // L y = b
+    double s = b[i];
+    for (int k = 0; k < i; ++k) s -= H[i + k * m] * b[k];
+    b[i] = s / H[i + i * m];
+  }
+  for (int i = m - 1; i >= 0; --i) {  // L^T x = y
+    double s = b[i];
+    for (int k = i + 1; k < m; ++k) s -= H[k + i * m] * b[k];
+    b[i] = s / H[i + i * m];
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsPdRowsProblem(const ContactProblem& problem) {
+  if (problem.num_constraints() == 0) return false;
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const ConstraintEntry& e = problem.entry(k);
+    if (e.coordinate_kind != TypeKey<SapPdConstraint>() || !problem.has_A(e.clique[0]))
+      return false;
+    if (!std::isfinite(PdRow(problem, k).R())) return false;  // explicit (c = 0): not here
+  }
+  return true;
+}
+
+bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameters& parameters,
+                         const Eigen::Ref<const Eigen::VectorXd>& v_guess,
+                         PdRowsDirectScratch* scratch, SapSolverResult* result) {
+  using VecMap = Eigen::Map<Eigen::VectorXd>;
+  using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
+  PdRowsDirectScratch& s = *scratch;
+  const int nv = problem.num_velocities(), K = problem.num_constraints();
+  CSIM_CHECK(v_guess.size() == nv);
+  if (parameters.max_iterations < 1) return false;  // the Newton solve reports that
+
+  // The touched cliques and their blocks' offsets.
+  s.H_offset.assign(problem.num_cliques(), -1);
+  s.touched.clear();
+  size_t H_size = 0;
+  for (int k = 0; k < K; ++k) {
+    const int c = problem.entry(k).clique[0];
+    if (s.H_offset[c] >= 0) continue;
+    s.H_offset[c] = static_cast<int>(H_size);
+    H_size += static_cast<size_t>(problem.clique_size(c)) * problem.clique_size(c);
+    s.touched.push_back(c);
+  }
+  GrowTo(&s.H, H_size);
+  GrowTo(&s.x, nv);
+  GrowTo(&s.Av, nv);
+  GrowTo(&s.A_v_star, nv);
+  GrowTo(&s.jc, nv);
+  GrowTo(&s.piece, K);
+  const double* v_star = problem.v_star().data();
+
+  // H_c = A_c and x_c = A_c v*_c for each touched clique.
+  for (int c : s.touched) {
+    const int m = problem.clique_size(c), o = problem.clique_offset(c);
+    Eigen::Map<Eigen::MatrixXd>(s.H.data() + s.H_offset[c], m, m) = problem.A(c);
+    VecMap(s.A_v_star.data() + o, m).noalias() = problem.A(c) * ConstVecMap(v_star + o, m);
+    std::copy_n(s.A_v_star.data() + o, m, s.x.data() + o);
+    std::fill_n(s.jc.data() + o, m, 0.0);
+  }
+  // Each row on its piece at the guess: inside, G on the diagonal and G v_hat on the right;
+  // saturated, its bound gamma on the right (J = e_j^T, J^T gamma a scatter).
+  for (int k = 0; k < K; ++k) {
+    const ConstraintEntry& e = problem.entry(k);
+    const SapPdConstraint& pd = PdRow(problem, k);
+    const int c = e.clique[0], m = problem.clique_size(c), j = e.coordinate;
+    const int i = problem.clique_offset(c) + j;
+    const double v_c = v_guess[i];
+    double gamma = 0.0, G = 0.0;
+    pd.Calc(&v_c, &gamma, &G, &s.piece[k]);
+    if (s.piece[k] == static_cast<int>(ClampedRowPiece::kInside)) {
+      s.H[s.H_offset[c] + j + j * m] += G;
+      s.x[i] += G * pd.v_hat();
+    } else {
+      s.x[i] += gamma;
+    }
+  }
+  // v_c = H_c^{-1} x_c, clique by clique.
+  for (int c : s.touched)
+    if (!CholeskySolveInPlace(s.H.data() + s.H_offset[c], problem.clique_size(c),
+                              s.x.data() + problem.clique_offset(c)))
+      return false;
+
+  // The rows at v: each must be on its assumed piece (else v is not the minimiser).
+  result->gamma.resize(problem.num_constraint_rows());
+  result->v_c.resize(problem.num_constraint_rows());
+  double cost = 0.0;
+  for (int k = 0; k < K; ++k) {
+    const ConstraintEntry& e = problem.entry(k);
+    const int i = problem.clique_offset(e.clique[0]) + e.coordinate;
+    const double v_c = s.x[i];
+    double gamma = 0.0;
+    int piece = -1;
+    cost += PdRow(problem, k).Calc(&v_c, &gamma, nullptr, &piece);
+    if (piece != s.piece[k]) return false;
+    result->gamma[e.row_offset] = gamma;
+    result->v_c[e.row_offset] = v_c;
+    s.jc[i] += gamma;
+  }
+
+  // SAP eq. 26 and eq. 32 at v, D = diag(A)^{-1/2} (sap_stopping_criteria.h), and the cost.
+  double g2 = 0.0, p2 = 0.0, j2 = 0.0;
+  int num_velocities = 0;
+  for (int c : s.touched) {
+    const int m = problem.clique_size(c), o = problem.clique_offset(c);
+    VecMap(s.Av.data() + o, m).noalias() = problem.A(c) * ConstVecMap(s.x.data() + o, m);
+    const double* D2 = problem.inverse_diagonal_of_A(c);
+    for (int i = 0; i < m; ++i) {
+      const double Av = s.Av[o + i], jc = s.jc[o + i];
+      const double grad = Av - s.A_v_star[o + i] - jc;
+      g2 += grad * grad * D2[i];
+      p2 += Av * Av * D2[i];
+      j2 += jc * jc * D2[i];
+      cost += 0.5 * (s.x[o + i] - v_star[o + i]) * (Av - s.A_v_star[o + i]);
+    }
+    num_velocities += m;
+  }
+  const double g = std::sqrt(g2), scale = std::sqrt(std::max(p2, j2));
+  if (!std::isfinite(g) || !std::isfinite(scale) || !std::isfinite(cost)) return false;
+  if (!(g <= parameters.absolute_tolerance + parameters.relative_tolerance * scale)) return false;
+
+  // The result, as SapSolver::Finish writes it.
+  result->v = problem.v_star();
+  for (int c : s.touched) {
+    const int m = problem.clique_size(c), o = problem.clique_offset(c);
+    result->v.segment(o, m) = ConstVecMap(s.x.data() + o, m);
+  }
+  const int islands = static_cast<int>(s.touched.size());
+  SapSolverStats& stats = result->stats;
+  stats = SapSolverStats{};
+  stats.termination = SapTermination::kOptimality;
+  stats.iterations = 1;  // one Newton update (from any point on these pieces) per island
+  stats.momentum_error = scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
+  stats.cost = cost;
+  stats.num_participating_cliques = islands;
+  stats.num_participating_velocities = num_velocities;
+  stats.num_islands = islands;
+  stats.mean_island_iterations = 1.0;
+  stats.smooth_updates = islands;  // on the pieces of the guess: no active-set change
+  result->status.outcome = StepOutcome::kOk;
+  result->status.reason.clear();
+  return true;
+}
+
+}  // namespace csim::solver

@@ -1,6 +1,41 @@
 #include "engine/multibody/crba.h"
 
 namespace csim::multibody {
+namespace {
+
+// Column of M of joint i with one coordinate (a hinge or a slider, most joints of an arm):
+// the general loop's products with S_i (6 x 1) in fixed size, and M's entries written
+// through the block's map, found once, instead of a strided map per entry (the dynamic
+// 6 x n products and the maps were most of the CRBA on a 7-dof arm). The same products in
+// the same order as the general loop, so the same bits (tools/hash_outputs.sh: no scene differs).
+void OneCoordinateColumn(const Model& model, Workspace& ws, int i) {
+  const Joint& ji = model.joints[i];
+  const int k = ws.M.block_of(ji.v_start);
+  const int start = ws.M.range(k).start;
+  auto Mk = ws.M.block(k);
+  const int c = ji.v_start - start;
+  const math::Vector6 s = ws.joint[i].S.col(0);
+  math::Vector6 F;
+  F.noalias() = ws.Ic[i] * s;
+  double M_ii = s.dot(F);
+  if (ji.armature.size() == 1) M_ii += ji.armature[0];
+  Mk(c, c) = M_ii;
+  for (int j = i; model.parent[j] >= 0;) {
+    F = ws.Xup[j].transpose() * F;
+    j = model.parent[j];
+    const Joint& jj = model.joints[j];
+    if (jj.v_start < 0) continue;
+    const int r = jj.v_start - start;
+    const MotionSubspace& S_j = ws.joint[j].S;
+    for (int a = 0; a < jj.nv; ++a) {
+      const double m = S_j.col(a).dot(F);
+      Mk(r + a, c) = m;
+      Mk(c, r + a) = m;
+    }
+  }
+}
+
+}  // namespace
 
 void CalcMassMatrix(const Model& model, Workspace& ws, const std::vector<bool>* bodies) {
   const int nb = model.num_bodies();
@@ -31,6 +66,10 @@ void CalcMassMatrix(const Model& model, Workspace& ws, const std::vector<bool>* 
       M_ii.bottomLeftCorner<3, 3>().noalias() = R * I.bottomLeftCorner<3, 3>() * R.transpose();
       M_ii.topRightCorner<3, 3>() = M_ii.bottomLeftCorner<3, 3>().transpose();
       M_ii.bottomRightCorner<3, 3>().noalias() = R * I.bottomRightCorner<3, 3>() * R.transpose();
+      continue;
+    }
+    if (ji.nv == 1) {
+      OneCoordinateColumn(model, ws, i);
       continue;
     }
     F.noalias() = ws.Ic[i] * S_i;

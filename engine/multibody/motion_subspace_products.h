@@ -10,8 +10,11 @@
 //   bit for bit (the +0 must stay: x + 0 is not x for x = -0, and the compiler keeps it
 //   without -ffast-math).
 // - S^T f: the dynamic and fixed kernels make the same sums in the same order.
+// A hinge or slider (nv = 1, most joints of an arm) takes S x as s_0 x_0 + 0, the dynamic
+// kernel's one-term sum, and S^T f as the fixed-size dot product s_0 . f: the out-of-line
+// dynamic matrix-vector kernel cost more than its six products on a 7-dof arm.
 //
-// tests/multibody/motion_subspace_products_test.cc checks both claims bit for bit on
+// tests/multibody/motion_subspace_products_test.cc checks these claims bit for bit on
 // random values, zeros of both signs among them. Other joints keep the dynamic kernels.
 // (Fixed-size kernels for CalcMassMatrix's I S and S^T F give the same bits too but save
 // nothing there, so it keeps the dynamic ones.)
@@ -38,6 +41,9 @@ math::Vector6 SubspaceTimes(const MotionSubspace& S, const Rates& x) {
   if (IsSixColumn(S)) {
     out.noalias() = AsMatrix6(S) * Eigen::Map<const math::Vector6>(x.data());
     out.array() += 0.0;  // the dynamic kernel's +0 start (see the top of the file)
+  } else if (S.cols() == 1) {
+    out.noalias() = S.col(0) * x.data()[0];
+    out.array() += 0.0;  // as above
   } else {
     out.noalias() = S * x;
   }
@@ -49,6 +55,8 @@ template <typename Out>
 void SubspaceTransposeTimes(const MotionSubspace& S, const math::Vector6& f, Out&& out) {
   if (IsSixColumn(S)) {
     Eigen::Map<math::Vector6>(out.data()).noalias() = AsMatrix6(S).transpose() * f;
+  } else if (S.cols() == 1) {
+    out.data()[0] = Eigen::Map<const math::Vector6>(S.data()).dot(f);
   } else {
     out.noalias() = S.transpose() * f;
   }

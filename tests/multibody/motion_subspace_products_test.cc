@@ -71,6 +71,36 @@ TEST_CASE("fixed-size free-joint subspace products give the dynamic kernels' bit
   }
 }
 
+TEST_CASE("one-column subspace products give the dynamic kernels' bits", "[multibody]") {
+  SignedZeroValues values;
+  for (int trial = 0; trial < 20000; ++trial) {
+    MotionSubspace S(6, 1);
+    values.Fill(&S);
+    JointVector x(1);
+    values.Fill(&x);
+    Eigen::VectorXd rates(4);  // a segment of a longer vector, as in CalcInverseDynamics
+    values.Fill(&rates);
+    math::Vector6 f, a;
+    values.Fill(&f);
+    values.Fill(&a);
+
+    math::Vector6 Sx;
+    Sx.noalias() = S * x;
+    REQUIRE(SameBits(SubspaceTimes(S, x), Sx));
+
+    math::Vector6 a_dynamic = a, a_fixed = a;
+    a_dynamic.noalias() += S * rates.segment(2, 1);
+    a_fixed += SubspaceTimes(S, rates.segment(2, 1));
+    REQUIRE(SameBits(a_fixed, a_dynamic));
+
+    Eigen::VectorXd tau_dynamic(3), tau_fixed(3);
+    tau_dynamic.segment(1, 1).noalias() = S.transpose() * f;
+    tau_fixed(1) = tau_dynamic(1) + 1.0;
+    SubspaceTransposeTimes(S, f, tau_fixed.segment(1, 1));
+    REQUIRE(SameBits(tau_fixed.segment(1, 1), tau_dynamic.segment(1, 1)));
+  }
+}
+
 TEST_CASE("subspace products of joints with fewer columns keep the dynamic kernels", "[multibody]") {
   SignedZeroValues values;
   MotionSubspace S(6, 3);

@@ -32,6 +32,18 @@ PdActuators::PdActuators(const multibody::Model& model, const multibody::TreeTop
     tree_.push_back(tree);
     tree_dof_.push_back(a.dof - topology.tree_v_start[tree]);
   }
+  const int nt = static_cast<int>(model.trajectories.size());
+  trajectory_used_.assign(nt, 0);
+  trajectory_offset_.assign(nt, 0);
+  for (const multibody::Actuator& a : model.actuators)
+    if (a.pd && a.target >= 0) trajectory_used_[a.target] = 1;
+  int columns = 0;
+  for (int k = 0; k < nt; ++k) {
+    trajectory_offset_[k] = columns;
+    if (trajectory_used_[k]) columns += model.trajectories[k].table.num_columns();
+  }
+  trajectory_q_.assign(columns, kNaN);
+  trajectory_v_.assign(columns, kNaN);
   constraint_.assign(tree_.size(), -1);
   q_target_.assign(tree_.size(), kNaN);
   v_target_.assign(tree_.size(), kNaN);
@@ -41,6 +53,11 @@ void PdActuators::Add(const multibody::Model& model, double t0, double dt, doubl
                       const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
                       solver::ContactProblem* problem) {
   const double t1 = t0 + dt;  // targets and signals at the end of the step (§2.5)
+  for (size_t k = 0; k < trajectory_used_.size(); ++k)
+    if (trajectory_used_[k])
+      model.trajectories[k].table.EvaluateAll(t1, trajectory_q_.data() + trajectory_offset_[k],
+                                              trajectory_v_.data() + trajectory_offset_[k],
+                                              nullptr);
   for (size_t i = 0; i < tree_.size(); ++i) {
     const multibody::Actuator& a = model.actuators[i];
     if (!a.pd) continue;
@@ -50,7 +67,13 @@ void PdActuators::Add(const multibody::Model& model, double t0, double dt, doubl
     p.effort_limit = a.effort_limit;
     p.q0 = q0[a.q_index];
     p.v0 = v0[a.dof];
-    multibody::ActuatorTarget(model, a, t1, &p.q_target, &p.v_target);
+    if (a.target < 0) {  // multibody::ActuatorTarget, from the step's samples
+      p.q_target = a.q_hold;
+      p.v_target = 0.0;
+    } else {
+      p.q_target = trajectory_q_[trajectory_offset_[a.target] + a.target_column];
+      p.v_target = trajectory_v_[trajectory_offset_[a.target] + a.target_column];
+    }
     p.feedforward = multibody::ActuatorFeedforward(model, a, t1);
     p.theta_q = theta_q;
     q_target_[i] = p.q_target;

@@ -58,6 +58,14 @@ class PdActuators {
   std::vector<int> tree_dof_;    ///< per actuator: the coordinate's index inside the clique
   std::vector<int> constraint_;  ///< per actuator: its constraint in the last Add, -1 if none
   std::vector<double> q_target_, v_target_;  ///< per actuator: the targets of the last Add
+  /// Per trajectory of the model: 1 when some PD actuator follows one of its columns.
+  std::vector<char> trajectory_used_;
+  /// Per trajectory: offset of its columns in trajectory_q_ and trajectory_v_.
+  std::vector<int> trajectory_offset_;
+  /// Every used trajectory's q and v at the end of the step, all its columns, sampled once
+  /// per step by Trajectory::EvaluateAll (one time lookup for all its actuators, the same
+  /// values as multibody::ActuatorTarget's per-column Evaluate).
+  std::vector<double> trajectory_q_, trajectory_v_;
 };
 
 }  // namespace csim::contact

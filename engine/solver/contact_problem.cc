@@ -103,6 +103,8 @@ Eigen::Map<Eigen::MatrixXd> ContactProblem::MutableJacobian(int k, int b) {
   return {jacobian_data_.data() + e.jacobian_offset[b], e.num_rows, clique_size_[e.clique[b]]};
 }
 
+void ContactProblem::GrowJacobianData() { GrowTo(&jacobian_data_, jacobian_size_); }
+
 int ContactProblem::AppendEntry(Constraint* c, const StictionPrediction* prediction, int c0,
                                 int c1, bool dense_jacobian) {
   CSIM_CHECK(c0 >= 0 && c0 < num_cliques());

@@ -26,6 +26,7 @@
 // constraint objects in one pool per kind; Clear() resets sizes but keeps all capacity, so a
 // problem rebuilt every step with the same (or smaller) sizes does not allocate.
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <type_traits>
@@ -216,6 +217,43 @@ class ContactProblem {
     FinishEntry(index, delassus);
     return *stored;
   }
+  /// Adds a constraint on coordinate `dof` of clique `clique` alone whose row r is
+  /// c.CoordinateRowSign(r) e_dof^T (coordinate_constraint.h), with the Delassus estimate
+  /// `delassus` > 0, marked as of kind TypeKey<T>() (MarkCoordinateConstraint). The same
+  /// entry, dense rows and prepared constraint as AddConstraintWith with FillCoordinateRows
+  /// followed by MarkCoordinateConstraint, built in one pass: the rows are zeroed once and
+  /// the entry is written in place. Why: a robot's PD servos add one such row per joint
+  /// every step, and on a contact-free arm the generic path's calls were a visible share of
+  /// the actuators' cost (results/robots_bench.md).
+  template <class T>
+  T& AddCoordinateRows(int clique, int dof, const T& c, double delassus) {
+    CSIM_CHECK(clique >= 0 && clique < num_cliques() && dof >= 0 && dof < clique_size_[clique]);
+    CSIM_CHECK(delassus > 0.0);
+    T* stored = Pool<T>().Add(c);
+    const int n = stored->num_rows(), m = clique_size_[clique];
+    CSIM_CHECK(n >= 1);
+    ConstraintEntry& e = entries_.emplace_back();
+    e.constraint = stored;
+    e.prediction = PredictionOf(stored);
+    e.num_rows = n;
+    e.row_offset = num_rows_;
+    e.num_cliques = 1;
+    e.clique = {{clique, -1}};
+    e.jacobian_offset[0] = static_cast<int>(jacobian_size_);
+    const size_t size = static_cast<size_t>(n) * m;
+    jacobian_size_ += size;
+    if (jacobian_data_.size() < jacobian_size_) GrowJacobianData();
+    double* J = jacobian_data_.data() + e.jacobian_offset[0];
+    std::fill_n(J, size, 0.0);
+    for (int r = 0; r < n; ++r) J[r + static_cast<size_t>(dof) * n] = stored->CoordinateRowSign(r);
+    e.coordinate = dof;
+    e.coordinate_kind = TypeKey<T>();
+    e.delassus = delassus;
+    num_rows_ += n;
+    max_rows_ = std::max(max_rows_, n);
+    stored->Prepare(dt_, delassus);
+    return *stored;
+  }
   /// Records that constraint k (one clique, every row +-e_dof^T) acts on coordinate `dof` of
   /// its clique alone and is of kind `kind` (TypeKey<T>()): see AddCoordinateConstraint.
   void MarkCoordinateConstraint(int k, int dof, const void* kind) {
@@ -321,6 +359,8 @@ class ContactProblem {
   // c1 >= 0) and, with dense_jacobian, reserves zeroed storage for its Jacobian blocks.
   int AppendEntry(Constraint* c, const StictionPrediction* prediction, int c0, int c1,
                   bool dense_jacobian = true);
+  // Grows jacobian_data_ to at least jacobian_size_ entries (doubling, as GrowTo).
+  void GrowJacobianData();
   // Sets entry k's Delassus estimate w (the given one when positive, else the diagonal-of-A
   // recipe) and calls Prepare(dt, w).
   void FinishEntry(int k, double delassus = 0.0);

@@ -29,18 +29,15 @@ void FillCoordinateRows(const T& constraint, int dof, Eigen::Ref<Eigen::MatrixXd
 /// Its Delassus estimate is the diagonal-of-A recipe's value on rows +-e_dof^T, w = 1/A_jj,
 /// from the inverse diagonal the clique keeps (EstimateCoordinateDelassus: bit-identical to
 /// the recipe on the dense rows, without reading them), and the entry is marked as a
-/// coordinate constraint (ContactProblem::MarkCoordinateConstraint).
+/// coordinate constraint (ContactProblem::AddCoordinateRows, which writes the rows
+/// FillCoordinateRows would).
 template <class T>
 T& AddCoordinateConstraint(ContactProblem* problem, int clique, int dof, const T& constraint) {
   CSIM_CHECK(clique >= 0 && clique < problem->num_cliques() && dof >= 0 &&
              dof < problem->clique_size(clique));
   const double w =
       EstimateCoordinateDelassus(constraint.num_rows(), problem->inverse_diagonal_of_A(clique)[dof]);
-  T& stored = problem->AddConstraintWith(
-      clique, [&](Eigen::Map<Eigen::MatrixXd> J) { FillCoordinateRows(constraint, dof, J); },
-      constraint, w);
-  problem->MarkCoordinateConstraint(problem->num_constraints() - 1, dof, TypeKey<T>());
-  return stored;
+  return problem->AddCoordinateRows(clique, dof, constraint, w);
 }
 
 }  // namespace csim::solver

@@ -48,6 +48,20 @@ bool CholeskySolveInPlace(double* H, int m, double* b) {
   return true;
 }
 
+// y = A x for A (m x m, column-major), x and y of m values: the column-major sums of
+// Eigen's matrix-vector kernel in its order (y_i = 0 + A_i0 x_0 + A_i1 x_1 + ..., then + 0
+// for the kernel's y += 1 * (A x) on a zeroed y), so the same bits, without its out-of-line
+// call and blocking for a clique of a few velocities.
+void MultiplyBlock(const double* A, int m, const double* x, double* y) {
+  for (int i = 0; i < m; ++i) y[i] = 0.0;
+  for (int j = 0; j < m; ++j) {
+    const double x_j = x[j];
+    const double* A_j = A + static_cast<size_t>(j) * m;
+    for (int i = 0; i < m; ++i) y[i] = A_j[i] * x_j + y[i];
+  }
+  for (int i = 0; i < m; ++i) y[i] = y[i] + 0.0;
+}
+
 }  // namespace
 
 bool IsPdRowsProblem(const ContactProblem& problem) {
@@ -64,7 +78,6 @@ bool IsPdRowsProblem(const ContactProblem& problem) {
 bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameters& parameters,
                          const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                          PdRowsDirectScratch* scratch, SapSolverResult* result) {
-  using VecMap = Eigen::Map<Eigen::VectorXd>;
   using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
   PdRowsDirectScratch& s = *scratch;
   const int nv = problem.num_velocities(), K = problem.num_constraints();
@@ -94,7 +107,7 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   for (int c : s.touched) {
     const int m = problem.clique_size(c), o = problem.clique_offset(c);
     Eigen::Map<Eigen::MatrixXd>(s.H.data() + s.H_offset[c], m, m) = problem.A(c);
-    VecMap(s.A_v_star.data() + o, m).noalias() = problem.A(c) * ConstVecMap(v_star + o, m);
+    MultiplyBlock(problem.A(c).data(), m, v_star + o, s.A_v_star.data() + o);
     std::copy_n(s.A_v_star.data() + o, m, s.x.data() + o);
     std::fill_n(s.jc.data() + o, m, 0.0);
   }
@@ -143,7 +156,7 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   int num_velocities = 0;
   for (int c : s.touched) {
     const int m = problem.clique_size(c), o = problem.clique_offset(c);
-    VecMap(s.Av.data() + o, m).noalias() = problem.A(c) * ConstVecMap(s.x.data() + o, m);
+    MultiplyBlock(problem.A(c).data(), m, s.x.data() + o, s.Av.data() + o);
     const double* D2 = problem.inverse_diagonal_of_A(c);
     for (int i = 0; i < m; ++i) {
       const double Av = s.Av[o + i], jc = s.jc[o + i];

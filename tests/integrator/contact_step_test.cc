@@ -115,10 +115,10 @@ joints:
      axis: [0, 1, 0], armature: 0.01, friction: 0.2}
 )";
 
-TEST_CASE("a warmed-up step with joint friction and armature allocates nothing",
-          "[integrator][contact][allocation][joint-friction]") {
-  const io::LoadedScene scene = io::LoadSceneFromText(kFrictionChain, "chain.yaml", {});
-  const multibody::Model& model = scene.model;
+// For both tree solvers and both integrators (symplectic Euler, midpoint): 100 warm-up
+// steps, `warmed` on the workspace, then 50 steps that must allocate nothing, then `after`.
+template <class Warmed, class After>
+void CheckWarmedUpStepsAllocateNothing(const multibody::Model& model, Warmed warmed, After after) {
   for (const TreeSolver tree : {TreeSolver::kDense, TreeSolver::kArticulated})
     for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
                                      ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
@@ -130,13 +130,24 @@ TEST_CASE("a warmed-up step with joint friction and armature allocates nothing",
       cp.position_theta = p.theta_q;
       for (int n = 0; n < 100; ++n)
         REQUIRE(StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws).ok());
-      REQUIRE(cws.stats.num_constraints == 3);  // one friction row per hinge
+      warmed(cws);
       const std::size_t before = testing::AllocationCount();
       for (int n = 0; n < 50; ++n) StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws);
       CHECK(testing::AllocationCount() - before == 0);
-      // Each coordinate's friction effort stays within its limit.
-      CHECK(cws.joint_friction.lpNorm<Eigen::Infinity>() <= 0.2 * (1 + 1e-12));
+      after(cws);
     }
+}
+
+TEST_CASE("a warmed-up step with joint friction and armature allocates nothing",
+          "[integrator][contact][allocation][joint-friction]") {
+  const io::LoadedScene scene = io::LoadSceneFromText(kFrictionChain, "chain.yaml", {});
+  const multibody::Model& model = scene.model;
+  CheckWarmedUpStepsAllocateNothing(model, [](const ContactStepWorkspace& cws) {
+    REQUIRE(cws.stats.num_constraints == 3);  // one friction row per hinge
+  }, [](const ContactStepWorkspace& cws) {
+    // Each coordinate's friction effort stays within its limit.
+    CHECK(cws.joint_friction.lpNorm<Eigen::Infinity>() <= 0.2 * (1 + 1e-12));
+  });
 }
 
 // Every constraint kind and block layout: a chain closed by a ball to the world (one tree),
@@ -168,24 +179,10 @@ TEST_CASE("a warmed-up step with holonomic constraints allocates nothing",
           "[integrator][contact][allocation][constraints]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kConstrained, "constrained.yaml", {});
   const multibody::Model& model = scene.model;
-  for (const TreeSolver tree : {TreeSolver::kDense, TreeSolver::kArticulated})
-    for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
-                                     ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
-      INFO("tree solver " << static_cast<int>(tree) << ", theta " << p.theta);
-      StepWorkspace ws = MakeStepWorkspace(model, tree);
-      ContactStepWorkspace cws(model);
-      multibody::State s{0.0, model.InitialQ(), model.InitialV()};
-      contact::ContactParameters cp;
-      cp.position_theta = p.theta_q;
-      for (int n = 0; n < 100; ++n)
-        REQUIRE(StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws).ok());
-      REQUIRE(cws.stats.num_constraints == 4);
-      REQUIRE(cws.constraint_impulse.size() == 1 + 6 + 1 + 1);
-      const std::size_t before = testing::AllocationCount();
-      for (int n = 0; n < 50; ++n) StepWithContact(model, p, {}, cp, 1e-3, true, s, ws, cws);
-      CHECK(testing::AllocationCount() - before == 0);
-      CHECK(cws.constraint_impulse.allFinite());
-    }
+  CheckWarmedUpStepsAllocateNothing(model, [](const ContactStepWorkspace& cws) {
+    REQUIRE(cws.stats.num_constraints == 4);
+    REQUIRE(cws.constraint_impulse.size() == 1 + 6 + 1 + 1);
+  }, [](const ContactStepWorkspace& cws) { CHECK(cws.constraint_impulse.allFinite()); });
 }
 
 TEST_CASE("a warmed-up contact step on two threads allocates nothing",

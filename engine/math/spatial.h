@@ -3,8 +3,9 @@
 // (2008), ch. 2. Motion vectors are [angular; linear] = [w; v_O] with v_O the velocity of
 // the material point at the frame origin; force vectors are [moment about O; force].
 //
-// Why 6x6 matrices for transforms: clarity first. The recursive algorithms are O(n) and
-// the 6x6 products are a small fraction of a step.
+// Transforms are 6 x 6 matrices here, for clarity; the per-body loops of the dynamics use the
+// structured forms of rigid_body_inertia.h (MotionToChild, ForceToParent, InertiaToParent),
+// which give the same results for a fraction of the arithmetic.
 
 #include <Eigen/Dense>
 
@@ -48,10 +49,9 @@ Vector6 CrossForce(const Vector6& v, const Vector6& f);
 /// c [m] and rotational inertia I_c [kg m^2] about the centre of mass, all in that frame.
 Matrix6 SpatialInertia(double mass, const Eigen::Vector3d& com, const Eigen::Matrix3d& I_com);
 
-// Inline (with Skew): CalcKinematics calls MotionTransformToChild once per body every
-// step, and the Jacobians MotionToParent once per column, and out of line the calls and
-// the copies of the returned values cost more than the arithmetic. The arithmetic, and so
-// every bit, is the same.
+// Inline (with Skew): the articulated-body solver calls MotionTransformToChild once per body
+// and factorization, and the Jacobians MotionToParent once per column, and out of line the
+// calls and the copies of the returned values cost more than the arithmetic.
 
 inline Matrix6 MotionTransformToChild(const RigidTransform& X_AB) {
   // w_B = R^T w_A;  v_B = R^T (v_A - p x w_A)   (Featherstone eq. 2.24 with E = R^T, r = p)

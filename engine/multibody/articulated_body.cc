@@ -36,7 +36,7 @@ ArticulatedBodySolver::ArticulatedBodySolver(const Model& model, const std::vect
 void ArticulatedBodySolver::CarryParentAcceleration(const Workspace& ws, int b) {
   const int p = parent_in_set_[b];
   if (p >= 0) {
-    a_[b].noalias() = ws.Xup[b] * a_[p];
+    a_[b] = math::MotionToChild(ws.X_PB[b], a_[p]);
   } else {
     a_[b].setZero();  // the parent does not accelerate with x
   }
@@ -45,7 +45,7 @@ void ArticulatedBodySolver::CarryParentAcceleration(const Workspace& ws, int b) 
 bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
                                    const Eigen::VectorXd& d,
                                    const std::vector<math::Matrix6>* added_inertia) {
-  for (int b : bodies_) I_A_[b] = ws.I_B[b];
+  for (int b : bodies_) I_A_[b] = ws.I_B[b].ToMatrix();
   if (added_inertia != nullptr)
     for (int b : bodies_) I_A_[b] += (*added_inertia)[b];
   // Leaves to root: the joint's own inertia D, then what the parent sees through the joint.
@@ -91,7 +91,10 @@ bool ArticulatedBodySolver::Factor(const Model& model, const Workspace& ws,
       }
     }
     const int p = parent_in_set_[b];
-    if (p >= 0) I_A_[p].noalias() += ws.Xup[b].transpose() * I_A * ws.Xup[b];
+    if (p >= 0) {
+      const math::Matrix6 X = math::MotionTransformToChild(ws.X_PB[b]);
+      I_A_[p].noalias() += X.transpose() * I_A * X;
+    }
   }
   return true;
 }
@@ -115,7 +118,7 @@ void ArticulatedBodySolver::SolveInPlace(const Model& model, const Workspace& ws
       p_a.noalias() += U_[b] * Du;
     }
     const int p = parent_in_set_[b];
-    if (p >= 0) p_A_[p].noalias() += ws.Xup[b].transpose() * p_a;
+    if (p >= 0) p_A_[p] += math::ForceToParent(ws.X_PB[b], p_a);
   }
   // Root to leaves: accelerations.
   for (int b : bodies_) {
@@ -143,7 +146,7 @@ void ArticulatedBodySolver::MultiplyMassMatrix(const Model& model, const Workspa
     CarryParentAcceleration(ws, b);
     const Joint& joint = model.joints[b];
     if (joint.v_start >= 0) a_[b].noalias() += ws.joint[b].S * x.segment(joint.v_start, joint.nv);
-    p_A_[b].noalias() = ws.I_B[b] * a_[b];
+    p_A_[b] = ws.I_B[b] * a_[b];
   }
   // Leaves to root: each joint carries its subtree's force.
   for (auto it = bodies_.rbegin(); it != bodies_.rend(); ++it) {
@@ -156,7 +159,7 @@ void ArticulatedBodySolver::MultiplyMassMatrix(const Model& model, const Workspa
         out_b.array() += joint.armature.array() * x.segment(joint.v_start, joint.nv).array();
     }
     const int p = parent_in_set_[b];
-    if (p >= 0) p_A_[p].noalias() += ws.Xup[b].transpose() * p_A_[b];
+    if (p >= 0) p_A_[p] += math::ForceToParent(ws.X_PB[b], p_A_[b]);
   }
 }
 
@@ -167,7 +170,7 @@ void ArticulatedBodySolver::BodyVelocities(const Model& model, const Workspace& 
     math::Vector6& V_b = (*V)[b];
     const int p = parent_in_set_[b];
     if (p >= 0) {
-      V_b.noalias() = ws.Xup[b] * (*V)[p];
+      V_b = math::MotionToChild(ws.X_PB[b], (*V)[p]);
     } else {
       V_b.setZero();
     }
@@ -188,7 +191,7 @@ void ArticulatedBodySolver::AddBodyForces(const Model& model, const Workspace& w
       Eigen::Map<Eigen::VectorXd>(out + joint.v_start, joint.nv).noalias() +=
           ws.joint[b].S.transpose() * F_b;
     const int p = parent_in_set_[b];
-    if (p >= 0) (*F)[p].noalias() += ws.Xup[b].transpose() * F_b;
+    if (p >= 0) (*F)[p] += math::ForceToParent(ws.X_PB[b], F_b);
   }
 }
 
@@ -203,7 +206,8 @@ void ArticulatedBodySolver::InverseOperationalInertias(const Model& model, const
     math::Matrix6& O = (*omega)[b];
     const int p = parent_in_set_[b];
     if (p >= 0) {
-      O.noalias() = ws.Xup[b] * (*omega)[p] * ws.Xup[b].transpose();
+      const math::Matrix6 X = math::MotionTransformToChild(ws.X_PB[b]);
+      O.noalias() = X * (*omega)[p] * X.transpose();
     } else {
       O.setZero();
     }

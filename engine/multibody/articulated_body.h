@@ -17,8 +17,9 @@
 // right-hand sides), like a factorization. MultiplyMassMatrix and MassMatrixDiagonal give
 // the iteration its products with M and its scaling without forming M at all.
 //
-// Frames and conventions are CalcMassMatrix's: Xup[i] maps motion vectors from the parent's
-// coordinates to body i's, so Xup[i]^T maps forces back; I_B and S are in body coordinates.
+// Frames and conventions are CalcMassMatrix's: X_PB[i] (body i's pose in its parent) carries
+// motion vectors from the parent's coordinates to body i's (math::MotionToChild) and forces
+// back (math::ForceToParent); I_B and S are in body coordinates.
 // A joint without velocities (fixed, or prescribed: its motion is known, so it adds no
 // unknown) passes its body's articulated inertia to the parent whole. A body whose parent
 // is outside the set (the world, a welded or prescribed body) has a parent that does not
@@ -41,7 +42,7 @@ class ArticulatedBodySolver {
   /// their descendants: the set must be closed under taking children). Sizes every buffer.
   ArticulatedBodySolver(const Model& model, const std::vector<bool>& in_set);
 
-  /// Articulated inertias at the kinematics of ws (CalcKinematics; reads Xup, I_B and S)
+  /// Articulated inertias at the kinematics of ws (CalcKinematics; reads X_PB, I_B and S)
   /// with d (size nv, model order; only the set's velocities are read). Returns false when
   /// some D_i is not positive definite (then Solve must not be called). Allocation free.
   /// With added_inertia (per body, body coordinates, symmetric positive semidefinite), body
@@ -65,7 +66,7 @@ class ArticulatedBodySolver {
   /// (*V)[b] = J_b x for every body b of the set: the spatial velocity (w; v of its origin)
   /// in b's coordinates that the set's velocities x (size nv, model order) give b, J_b its
   /// body Jacobian; a parent outside the set contributes nothing. One root-to-leaves pass,
-  /// O(bodies), at the kinematics of ws (Xup, S; no Factor needed). Why: a contact on body
+  /// O(bodies), at the kinematics of ws (X_PB, S; no Factor needed). Why: a contact on body
   /// b of a tree has the Jacobian W J_b (contact_problem.h, BodyJacobian), and the contact
   /// solve forms J v for every contact of the tree at every Newton iteration; through V this
   /// costs O(bodies + contacts) where the dense rows cost O(contacts nv). V must hold model

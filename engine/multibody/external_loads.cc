@@ -27,7 +27,7 @@ void CalcExternalLoadForces(const Model& model, const Workspace& ws, double t,
         SubspaceTransposeTimes(ws.joint[i].S, w, tau_j);
         tau->segment(joint.v_start, joint.nv) += tau_j;
       }
-      if (model.parent[i] >= 0) w = ws.Xup[i].transpose() * w;
+      if (model.parent[i] >= 0) w = math::ForceToParent(ws.X_PB[i], w);
     }
   }
 }

@@ -7,7 +7,8 @@
 // velocity v. It is formed by expressing w as a spatial force on B at B's origin in B's
 // axes, [R^T n + p x R^T f; R^T f] for world axes (R the rotation of B), and carrying it
 // inward along B's path to the root like the inward pass of inverse dynamics (rnea.cc):
-// every joint i on the path receives S_i^T w_i, and w moves to the parent by Xup_i^T.
+// every joint i on the path receives S_i^T w_i, and w moves to the parent by
+// math::ForceToParent.
 //
 // Design choice: loads are explicit. They are evaluated once per step, at the step's start
 // (t_n, q_n), and enter the free motion's non-constraint forces k unchanged through the

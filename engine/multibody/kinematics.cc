@@ -31,9 +31,8 @@ void CalcKinematics(const Model& model, double t, const Eigen::VectorXd& q,
     CalcJointKinematics(joint, ws.q_j[i], ws.v_j[i], &jk);
     ws.X_PB[i] = joint.X_PJ * jk.X_JC;
     ws.X_WB[i] = p < 0 ? ws.X_PB[i] : ws.X_WB[p] * ws.X_PB[i];
-    ws.Xup[i] = math::MotionTransformToChild(ws.X_PB[i]);
     ws.V_B[i] = SubspaceTimes(jk.S, ws.v_j[i]);
-    if (p >= 0) ws.V_B[i].noalias() += ws.Xup[i] * ws.V_B[p];
+    if (p >= 0) ws.V_B[i] += math::MotionToChild(ws.X_PB[i], ws.V_B[p]);
   }
 }
 

@@ -9,7 +9,7 @@
 namespace csim::multibody {
 
 /// Fills ws joint coordinates (prescribed joints evaluated at time t [s]), per-joint
-/// kinematics, X_PB, X_WB, Xup and V_B from q (nq) and v (nv). Every other algorithm reads
+/// kinematics, X_PB, X_WB and V_B from q (nq) and v (nv). Every other algorithm reads
 /// these, so call it first. The Jacobians (jacobians.h) form a joint's world-frame motion
 /// columns from X_WB and its S when asked: storing them for every body (S_W, six motion
 /// transforms per free body) would slow the free-motion stage, which forms no Jacobian,

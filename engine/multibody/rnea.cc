@@ -42,12 +42,12 @@ void InverseDynamics(const Model& model, const Eigen::VectorXd* vdot, Workspace&
     const int p = model.parent[i];
     const JointKinematics& jk = ws.joint[i];
     math::Vector6& a = ws.A_B[i];
-    a.noalias() = ws.Xup[i] * (p < 0 ? a_world : ws.A_B[p]);
+    a = math::MotionToChild(ws.X_PB[i], p < 0 ? a_world : ws.A_B[p]);
     AddJointAcceleration(model.joints[i], vdot, ws, i, &a);
     const math::Vector6 vJ = JointVelocity(model, ws, i);
     a += jk.cJ + math::CrossMotion(ws.V_B[i], vJ);
     const math::Vector6 h = ws.I_B[i] * ws.V_B[i];
-    ws.F_B[i].noalias() = ws.I_B[i] * a;
+    ws.F_B[i] = ws.I_B[i] * a;
     ws.F_B[i] += math::CrossForce(ws.V_B[i], h);
   }
   // Inward pass: project on the joint axes and accumulate on the parent.
@@ -61,7 +61,7 @@ void InverseDynamics(const Model& model, const Eigen::VectorXd* vdot, Workspace&
             joint.armature.array() * vdot->segment(joint.v_start, joint.nv).array();
     }
     const int p = model.parent[i];
-    if (p >= 0) ws.F_B[p].noalias() += ws.Xup[i].transpose() * ws.F_B[i];
+    if (p >= 0) ws.F_B[p] += math::ForceToParent(ws.X_PB[i], ws.F_B[i]);
   }
 }
 

@@ -8,7 +8,7 @@ Workspace MakeWorkspace(const Model& model) {
   ws.I_B.resize(nb);
   for (int i = 0; i < nb; ++i) {
     const Body& b = model.bodies[i];
-    ws.I_B[i] = math::SpatialInertia(b.mass, b.com, b.inertia);
+    ws.I_B[i] = math::RigidBodyInertia::FromMassProperties(b.mass, b.com, b.inertia);
   }
   ws.q_j.resize(nb);
   ws.v_j.resize(nb);
@@ -21,9 +21,8 @@ Workspace MakeWorkspace(const Model& model) {
   ws.joint.resize(nb);
   ws.X_PB.resize(nb);
   ws.X_WB.resize(nb);
-  ws.Xup.assign(nb, math::Matrix6::Identity());
   ws.V_B.assign(nb, math::Vector6::Zero());
-  ws.Ic.assign(nb, math::Matrix6::Zero());
+  ws.Ic.resize(nb);
   ws.M = BlockDiagonalMatrix(MassMatrixBlocks(model));
   ws.A_B.assign(nb, math::Vector6::Zero());
   ws.F_B.assign(nb, math::Vector6::Zero());

@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include "engine/math/rigid_body_inertia.h"
 #include "engine/math/spatial.h"
 #include "engine/multibody/block_diagonal_matrix.h"
 #include "engine/multibody/joint_motion.h"
@@ -16,7 +17,7 @@ namespace csim::multibody {
 
 struct Workspace {
   // Constant per body, from the model.
-  std::vector<math::Matrix6> I_B;       ///< spatial inertia about B's origin, B coords
+  std::vector<math::RigidBodyInertia> I_B;  ///< spatial inertia about B's origin, B coords
 
   // CalcKinematics.
   double t = 0.0;                        ///< time the kinematics were computed at [s]
@@ -25,11 +26,10 @@ struct Workspace {
   std::vector<JointKinematics> joint;    ///< X_JC, S (in C), cJ per joint
   std::vector<math::RigidTransform> X_PB;///< body in parent body (or world) frame
   std::vector<math::RigidTransform> X_WB;///< body in world
-  std::vector<math::Matrix6> Xup;        ///< motion transform parent coords -> body coords
   std::vector<math::Vector6> V_B;        ///< spatial velocity of B, B coords [rad/s; m/s]
 
   // CalcMassMatrix.
-  std::vector<math::Matrix6> Ic;         ///< composite inertia of the subtree at B, B coords
+  std::vector<math::RigidBodyInertia> Ic;  ///< composite inertia of the subtree at B, B coords
   BlockDiagonalMatrix M;                 ///< (nv, nv) mass matrix, one block per tree
                                          ///< (MassMatrixBlocks) [kg, kg m, kg m^2]
 

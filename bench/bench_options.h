@@ -42,6 +42,9 @@ struct BenchOptions {
   std::string generator;     ///< tools/make_clutter.py (default: in the source tree)
   bool quick = false;        ///< reduced configuration (CI smoke run)
   int threads = 1;           ///< csim's contact-solve threads (csim run --threads), >= 1
+  /// Time csim's stages for the split lines and columns (--no-stage-times: off, those read
+  /// 0). The clock reads cost about 0.1 us a step, which matters for microsecond steps.
+  bool stage_times = true;
   /// > 0: stack `per_column` objects per column (make_clutter.py --columns ceil(N / P), no
   /// walls), so the columns, and the energy per object, do not grow with N.
   int per_column = 0;

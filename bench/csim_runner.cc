@@ -10,7 +10,7 @@
 
 namespace csim::bench {
 
-CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
+CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads, bool stage_times)
     : scene_(scene),
       theta_{scene.settings.integrator.theta, scene.settings.integrator.theta_q,
              scene.settings.gyroscopic},
@@ -22,6 +22,7 @@ CsimRunner::CsimRunner(const io::LoadedScene& scene, int threads)
   multibody::NormalizeQuaternions(scene.model, &state_.q);
   cws_.solver.set_parameters(scene.settings.solver);
   cws_.solver.set_num_threads(threads);
+  cws_.SetStageTiming(stage_times);
 }
 
 bool CsimRunner::Step(StepSample* sample) {

@@ -14,8 +14,9 @@ namespace csim::bench {
 class CsimRunner {
  public:
   /// Keeps a reference to `scene`, which must outlive the runner. `threads`: the solver's
-  /// (sap_solver.h; results do not depend on it).
-  explicit CsimRunner(const io::LoadedScene& scene, int threads = 1);
+  /// (sap_solver.h; results do not depend on it). `stage_times`: time the step's stages
+  /// (ContactStepWorkspace::SetStageTiming) for the samples' split.
+  explicit CsimRunner(const io::LoadedScene& scene, int threads = 1, bool stage_times = true);
 
   /// Advances one step. Returns false (and sets error()) when the step failed.
   bool Step(StepSample* sample);

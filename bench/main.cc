@@ -102,7 +102,7 @@ class MujocoSide {
 std::vector<StepSample> RunCsim(const BenchOptions& o, const io::LoadedScene& scene, int steps,
                                 bool print_settings, MujocoSide* mujoco, PairedSolve* paired,
                                 ConfigResult* r) {
-  CsimRunner csim(scene, o.threads);
+  CsimRunner csim(scene, o.threads, o.stage_times);
   if (print_settings)
     std::printf("%s; %d thread%s\n", csim.SettingsLine().c_str(), o.threads,
                 o.threads == 1 ? "" : "s (islands of the contact solve in parallel)");

@@ -242,12 +242,14 @@ void ContactProblemBuilder::AddCliques(const Model& model, const StepInputs& in,
 
 void ContactProblemBuilder::AddContacts(const Model& model, const ContactParameters& parameters,
                                         const StepInputs& in, solver::ContactProblem* problem) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = time_collision_ ? std::chrono::steady_clock::now()
+                                     : std::chrono::steady_clock::time_point{};
   world_.UpdatePoses(in.kinematics->X_WB);
   CalcExtraMargins(in);
   world_.FindContacts(parameters.contact_margin, extra_margin_, &contacts_);
-  collision_seconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (time_collision_)
+    collision_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const size_t n = contacts_.size();
   contact_constraint_.assign(n, -1);
   key_.resize(n);

@@ -147,6 +147,8 @@ class ContactProblemBuilder {
   /// Wall time of the collision query (pose update, broad and narrow phase) of the last
   /// Build [s].
   double collision_seconds() const { return collision_seconds_; }
+  /// Times the collision query of each Build (collision_seconds); off by default (0 s).
+  void set_time_collision(bool on) { time_collision_ = on; }
   /// Pair counts of the collision query of the last Build (collision_world.h).
   const geometry::CollisionCounts& collision_counts() const { return world_.counts(); }
 
@@ -266,6 +268,7 @@ class ContactProblemBuilder {
   double max_friction_ = 0.0;                      ///< over all material pairs [1]
   int max_tree_nv_ = 0;
   double collision_seconds_ = 0.0;                 ///< of the last Build [s]
+  bool time_collision_ = false;                    ///< see set_time_collision
   Eigen::Matrix3Xd J_a_, J_b_;                     ///< (3, max_tree_nv) scratch
   // Delassus estimate on articulated trees (see the top of this file).
   std::vector<int> articulated_tree_root_;         ///< the roots of those trees

@@ -89,12 +89,18 @@ ContactStepWorkspace::ContactStepWorkspace(const multibody::Model& model)
       actuator_outputs(contact::MakeActuatorOutputs(model, 0.0)),
       warm_start(model.nv) {}
 
+void ContactStepWorkspace::SetStageTiming(bool on) {
+  time_stages = on;
+  builder.set_time_collision(on);
+  solver.set_time_phases(on);
+}
+
 StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
                            const FreeMotionSettings& free_motion,
                            const contact::ContactParameters& contact_parameters, double dt,
                            bool report_contacts, multibody::State& state, StepWorkspace& ws,
                            ContactStepWorkspace& cws) {
-  StepStageClock clock;
+  StepStageClock clock(cws.time_stages);
   // 1. Free motion.
   StepStatus status = FreeMotion(model, params, free_motion, dt, state, ws, cws);
   if (!status.ok()) return status;

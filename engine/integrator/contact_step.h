@@ -26,6 +26,9 @@ namespace csim::integrator {
 /// Scratch of the constrained step; built once per model.
 struct ContactStepWorkspace {
   explicit ContactStepWorkspace(const multibody::Model& model);
+  /// Times the step's stages, the collision query and the Newton phases into `stats` and the
+  /// solve's statistics (the benchmark's split); off by default, when those times stay 0.
+  void SetStageTiming(bool on);
   contact::ContactProblemBuilder builder;
   solver::ContactProblem problem;
   solver::SapSolver solver;
@@ -43,6 +46,7 @@ struct ContactStepWorkspace {
   StepStats stats;
   VelocityWarmStart warm_start;        ///< the solve's guess, carried between steps
   std::vector<bool> bodies_needing_A;  ///< per body: the build reads its block of A
+  bool time_stages = false;            ///< see SetStageTiming
 };
 
 /// Advances `state` by dt with contact and joint limits. On failure the state is left

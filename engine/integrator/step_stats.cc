@@ -12,9 +12,10 @@ double SecondsBetween(std::chrono::steady_clock::time_point start,
 
 void StepStageClock::SolveDone(const contact::ContactProblemBuilder& builder,
                                StepStats* stats) const {
+  stats->collision_pairs = builder.collision_counts();
+  if (!enabled_) return;
   stats->free_motion_seconds = SecondsBetween(start_, free_motion_done_);
   stats->collision_seconds = builder.collision_seconds();
-  stats->collision_pairs = builder.collision_counts();
   stats->build_seconds = SecondsBetween(free_motion_done_, build_done_) - stats->collision_seconds;
   stats->solve_seconds = SecondsBetween(build_done_, Clock::now());
 }

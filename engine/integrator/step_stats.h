@@ -30,18 +30,21 @@ struct StepStats {
 };
 
 /// Reads the clock at the boundaries of a step's stages, from its construction (the step's
-/// start) on.
+/// start) on, when `enabled` (ContactStepWorkspace::SetStageTiming); else it reads none and
+/// the stage times stay 0: on a contact-free arm the reads were a tenth of the step.
 class StepStageClock {
  public:
-  StepStageClock() : start_(Clock::now()) {}
-  void FreeMotionDone() { free_motion_done_ = Clock::now(); }
-  void BuildDone() { build_done_ = Clock::now(); }
+  explicit StepStageClock(bool enabled) : enabled_(enabled), start_(Now()) {}
+  void FreeMotionDone() { free_motion_done_ = Now(); }
+  void BuildDone() { build_done_ = Now(); }
   /// At the end of the solve: the stage times into `stats`, with the collision query's own
   /// time and counts (from `builder`) taken out of the build.
   void SolveDone(const contact::ContactProblemBuilder& builder, StepStats* stats) const;
 
  private:
   using Clock = std::chrono::steady_clock;
+  Clock::time_point Now() const { return enabled_ ? Clock::now() : Clock::time_point{}; }
+  bool enabled_;
   Clock::time_point start_, free_motion_done_, build_done_;
 };
 

@@ -21,6 +21,12 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The clock when the phases are timed (SapWorkspace::time_phases), else the epoch: a clock
+// read costs about as much as a small island's assembly.
+Clock::time_point TimedNow(const SapWorkspace& ws) {
+  return ws.time_phases ? Clock::now() : Clock::time_point{};
+}
+
 // How a search along one direction ended.
 enum class SearchOutcome {
   kStep,                  // the line search found alpha
@@ -41,11 +47,11 @@ bool ComputeSearchDirection(SapWorkspace& ws, int i, const std::vector<double>& 
                             SapThreadScratch& scratch) {
   SapIslandState& s = ws.island[i];
   const Islands& is = ws.islands;
-  const Clock::time_point assembly_start = Clock::now();
+  const Clock::time_point assembly_start = TimedNow(ws);
   ws.newton.AssembleIsland(i, ws.G.data(), ws.G_offset, &scratch.newton);
   // One clock read ends the assembly and starts the factorization (there are several reads
   // per island per Newton iteration).
-  const Clock::time_point factorization_start = Clock::now();
+  const Clock::time_point factorization_start = TimedNow(ws);
   s.assembly_seconds +=
       std::chrono::duration<double>(factorization_start - assembly_start).count();
   const bool ok = ws.newton.FactorIsland(i);
@@ -66,7 +72,7 @@ bool ComputeSearchDirection(SapWorkspace& ws, int i, const std::vector<double>& 
       finite = finite && AllFinite(&ws.dv[ws.reduced_offset[c]], ws.problem->clique_size(c));
     }
   }
-  scratch.direction_done = Clock::now();
+  scratch.direction_done = TimedNow(ws);
   s.factorization_seconds +=
       std::chrono::duration<double>(scratch.direction_done - factorization_start).count();
   return ok && finite;
@@ -105,7 +111,7 @@ bool LineSearch(const SapSolverParameters& parameters, SapWorkspace& ws, int i, 
   const LineSearchResult r = LineSearchAlongDirection(parameters, {s.ell, s.ell_A, d1_0, c1, a2},
                                                       i, ws, scratch.G_trial.data());
   s.line_search_iterations += r.evaluations;
-  s.line_search_seconds += SecondsSince(start);
+  if (ws.time_phases) s.line_search_seconds += SecondsSince(start);
   *alpha = r.alpha;
   *why = r.failure;
   return r.ok;

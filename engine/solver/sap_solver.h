@@ -130,6 +130,9 @@ class SapSolver {
   /// Whether Solve tries the direct solve of a problem of PD rows alone (default true; off:
   /// always the Newton solve, for tests that compare the two).
   void set_direct_pd_solve(bool on) { direct_pd_solve_ = on; }
+  /// Times the Newton phases (assembly, factorization, line search) into the statistics;
+  /// off by default, since a clock read costs about as much as a small island's assembly.
+  void set_time_phases(bool on) { ws_.time_phases = on; }
   /// Whether the last Solve's result came from the direct solve (then num_islands() is 0:
   /// the islands below are the Newton solve's).
   bool last_solve_direct() const { return last_solve_direct_; }

@@ -35,6 +35,9 @@ struct SapThreadScratch {
 
 struct SapWorkspace {
   const ContactProblem* problem = nullptr;
+  /// Whether the Newton iterations read the clock around assembly, factorization and line
+  /// search (SapSolver::set_time_phases); off, their times in the statistics stay 0.
+  bool time_phases = false;
   // Reduced coordinates: the participating cliques stacked in problem order.
   std::vector<int> reduced_offset;  ///< per clique, -1 if not participating
   int num_reduced = 0;              ///< reduced size

@@ -244,9 +244,13 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
                                         const StepInputs& in, solver::ContactProblem* problem) {
   const auto start = time_collision_ ? std::chrono::steady_clock::now()
                                      : std::chrono::steady_clock::time_point{};
-  world_.UpdatePoses(in.kinematics->X_WB);
-  CalcExtraMargins(in);
-  world_.FindContacts(parameters.contact_margin, extra_margin_, &contacts_);
+  if (world_.num_geometries() >= 2) {
+    world_.UpdatePoses(in.kinematics->X_WB);
+    CalcExtraMargins(in);
+    world_.FindContacts(parameters.contact_margin, extra_margin_, &contacts_);
+  } else {
+    contacts_.clear();  // no pair to test (a robot without collision geometry)
+  }
   if (time_collision_)
     collision_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

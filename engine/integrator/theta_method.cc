@@ -89,10 +89,16 @@ void MassMatrixTimes(const Model& model, const Eigen::VectorXd& x, StepWorkspace
 double EvaluateResidual(const Model& model, const ThetaParameters& p, double dt,
                         const State& s0, const Eigen::VectorXd& v, bool at_v0,
                         StepWorkspace& ws, double* reference) {
-  ws.v_bar = p.theta_q * v + (1 - p.theta_q) * s0.v;
-  multibody::IntegratePositions(model, s0.q, ws.v_bar, dt, p.theta, &ws.q_end);
-  ws.q_theta = p.theta * ws.q_end + (1 - p.theta) * s0.q;
-  ws.v_theta = p.theta * v + (1 - p.theta) * s0.v;
+  if (p.theta == 0.0) {
+    // The dynamics at the step's start: no position update to evaluate them at.
+    ws.q_theta = s0.q;
+    ws.v_theta = s0.v;
+  } else {
+    ws.v_bar = p.theta_q * v + (1 - p.theta_q) * s0.v;
+    multibody::IntegratePositions(model, s0.q, ws.v_bar, dt, p.theta, &ws.q_end);
+    ws.q_theta = p.theta * ws.q_end + (1 - p.theta) * s0.q;
+    ws.v_theta = p.theta * v + (1 - p.theta) * s0.v;
+  }
   multibody::CalcKinematics(model, s0.t + p.theta * dt, ws.q_theta, ws.v_theta, ws.mb);
   // The articulated blocks of M are not formed here (FormArticulatedBlocks, once a step).
   multibody::CalcMassMatrix(model, ws.mb, ws.any_articulated ? &ws.dense_body : nullptr);

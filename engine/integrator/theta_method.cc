@@ -15,6 +15,7 @@
 #include "engine/multibody/position_update.h"
 #include "engine/multibody/rnea.h"
 #include "engine/solver/block_cholesky.h"
+#include "engine/solver/dense_cholesky.h"
 
 namespace csim::integrator {
 namespace {
@@ -35,10 +36,9 @@ std::string FormatNumber(double x) {
 }
 
 // A 6 x 6 block of A (a free body, the tree of a clutter scene) is factorized and solved by
-// the fixed-size kernels of the block Cholesky (solver::CholeskySix), which give the dynamic
-// LLT's results bit for bit (default build) at a fraction of the cost, less also than
-// Eigen::LLT<Matrix6> (its generic unblocked loop and l1 norm). Other blocks keep the
-// dynamic LLT.
+// the fixed-size kernels of the block Cholesky (solver::CholeskySix), at a fraction of the
+// cost of Eigen's LLT (its generic unblocked loop and l1 norm); other dense blocks (a small
+// tree: below ArticulatedByCost's sizes) by the plain loops of solver/dense_cholesky.h.
 bool IsSix(const StepWorkspace& ws, int k) { return ws.A.range(k).size == 6; }
 
 // Solves A x = rhs in place, block by block; the articulated blocks by one pass over their
@@ -53,8 +53,7 @@ void SolveInPlace(const Model& model, StepWorkspace& ws, Eigen::VectorXd* rhs) {
       solver::SolveLowerSix(ws.A_six[k].data(), x);
       solver::SolveLowerTransposedSix(ws.A_six[k].data(), x);
     } else {
-      auto segment = rhs->segment(b.start, b.size);
-      ws.A_llt[k].solveInPlace(segment);
+      solver::DenseCholeskySolveInPlace(ws.A_factor[k].data(), b.size, rhs->data() + b.start);
     }
   }
 }
@@ -156,8 +155,9 @@ bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, doub
       if (!FactorSixBlock(k, ws)) return false;
     } else {
       FormBlockOfA(k, ws);
-      ws.A_llt[k].compute(ws.A.block(k));
-      if (ws.A_llt[k].info() != Eigen::Success) return false;
+      ws.A_factor[k] = ws.A.block(k);  // same size every step: no allocation
+      if (!solver::DenseCholeskyInPlace(ws.A_factor[k].data(), ws.A.range(k).size))
+        return false;
     }
   }
   return true;
@@ -270,7 +270,7 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolver tree_solver) {
   const int nq = model.nq, nv = model.nv;
   ws.v_star.setZero(nv);
   ws.A = multibody::BlockDiagonalMatrix(multibody::MassMatrixBlocks(model));
-  ws.A_llt.resize(ws.A.num_blocks());
+  ws.A_factor.resize(ws.A.num_blocks());
   ws.A_six.resize(ws.A.num_blocks());
   // The block of each root (a root's velocities lie in one block: one per tree, or one for
   // all), and the bodies of each block.
@@ -294,13 +294,8 @@ StepWorkspace MakeStepWorkspace(const Model& model, TreeSolver tree_solver) {
                         (tree_solver == TreeSolver::kAuto &&
                          ArticulatedByCost(size, block_can_touch[k]));
     ws.any_articulated = ws.any_articulated || ws.articulated[k];
-    // Eigen::LLT leaves its status (info()) uninitialised until its first compute(), and
-    // copying or moving an LLT reads that status, so each factor is computed here once, in
-    // place: on an identity of its block's size, which also gives its storage that size
-    // (the step's compute() then reuses it), or on an empty matrix for a block that does
-    // not use it. The workspace can then be copied and moved like any value.
     const bool dense = !IsSix(ws, k) && !ws.articulated[k];
-    ws.A_llt[k].compute(Eigen::MatrixXd::Identity(dense ? size : 0, dense ? size : 0));
+    ws.A_factor[k].setZero(dense ? size : 0, dense ? size : 0);
   }
   ws.articulated_body.resize(nb);
   ws.dense_body.resize(nb);

@@ -74,8 +74,9 @@ struct StepWorkspace {
   Eigen::VectorXd v_star;        ///< (nv) free-motion velocity (CalcFreeMotion)
   multibody::BlockDiagonalMatrix A;  ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion),
                                      ///< one block per tree like M
-  std::vector<Eigen::LLT<Eigen::MatrixXd>> A_llt;    ///< Cholesky factor of each block k of A
-                                                     ///< that is not 6 x 6 (else unused)
+  std::vector<Eigen::MatrixXd> A_factor;  ///< lower triangle: Cholesky factor of each dense
+                                          ///< block k of A that is not 6 x 6
+                                          ///< (solver::DenseCholeskyInPlace), else empty
   std::vector<Eigen::Matrix<double, 6, 6>> A_six;    ///< lower triangle: Cholesky factor of
                                                      ///< each 6 x 6 block k of A (a free body,
                                                      ///< solver::CholeskySix), else unused

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/solver/clamped_impulse_row.h"
+#include "engine/solver/dense_cholesky.h"
 #include "engine/solver/sap_pd_constraint.h"
 #include "engine/solver/sap_solver.h"
 
@@ -18,34 +19,6 @@ void GrowTo(std::vector<T>* v, size_t n) {
 
 const SapPdConstraint& PdRow(const ContactProblem& problem, int k) {
   return static_cast<const SapPdConstraint&>(problem.constraint(k));
-}
-
-// Solves H x = b in place (b -> x) for SPD H (m x m, column-major; its lower triangle is
-// overwritten by the Cholesky factor L, H = L L^T). False when H is not numerically SPD.
-bool CholeskySolveInPlace(double* H, int m, double* b) {
-  for (int j = 0; j < m; ++j) {
-    double d = H[j + j * m];
-    for (int k = 0; k < j; ++k) d -= H[j + k * m] * H[j + k * m];
-    if (!(d > 0.0)) return false;
-    const double L_jj = std::sqrt(d);
-    H[j + j * m] = L_jj;
-    for (int i = j + 1; i < m; ++i) {
-      double s = H[i + j * m];
-      for (int k = 0; k < j; ++k) s -= H[i + k * m] * H[j + k * m];
-      H[i + j * m] = s / L_jj;
-    }
-  }
-  for (int i = 0; i < m; ++i) {  // L y = b
-    double s = b[i];
-    for (int k = 0; k < i; ++k) s -= H[i + k * m] * b[k];
-    b[i] = s / H[i + i * m];
-  }
-  for (int i = m - 1; i >= 0; --i) {  // L^T x = y
-    double s = b[i];
-    for (int k = i + 1; k < m; ++k) s -= H[k + i * m] * b[k];
-    b[i] = s / H[i + i * m];
-  }
-  return true;
 }
 
 // y = A x for A (m x m, column-major), x and y of m values: the column-major sums of
@@ -129,10 +102,12 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
     }
   }
   // v_c = H_c^{-1} x_c, clique by clique.
-  for (int c : s.touched)
-    if (!CholeskySolveInPlace(s.H.data() + s.H_offset[c], problem.clique_size(c),
-                              s.x.data() + problem.clique_offset(c)))
-      return false;
+  for (int c : s.touched) {
+    double* H = s.H.data() + s.H_offset[c];
+    const int m = problem.clique_size(c);
+    if (!DenseCholeskyInPlace(H, m)) return false;
+    DenseCholeskySolveInPlace(H, m, s.x.data() + problem.clique_offset(c));
+  }
 
   // The rows at v: each must be on its assumed piece (else v is not the minimiser).
   result->gamma.resize(problem.num_constraint_rows());

@@ -90,8 +90,12 @@ Matrix3d ContactFrame(const Vector3d& n) {
 
 ContactProblemBuilder::ContactProblemBuilder(const Model& model)
     : world_(MakeCollisionWorld(model)), topology_(multibody::CalcTreeTopology(model)) {
-  for (const geometry::CollisionObjectSpec& spec : MakeCollisionSpecs(model))
+  int colliding = 0;
+  for (const geometry::CollisionObjectSpec& spec : MakeCollisionSpecs(model)) {
     spec_material_.push_back(MaterialOf(model, spec.geometry));
+    colliding += spec.geometry.collide ? 1 : 0;
+  }
+  can_collide_ = colliding >= 2;
   max_tree_nv_ = MaxTreeVelocities(topology_);
   body_radius_.assign(model.num_bodies(), 0.0);
   extra_margin_.assign(model.num_bodies(), 0.0);
@@ -244,12 +248,12 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
                                         const StepInputs& in, solver::ContactProblem* problem) {
   const auto start = time_collision_ ? std::chrono::steady_clock::now()
                                      : std::chrono::steady_clock::time_point{};
-  if (world_.num_geometries() >= 2) {
+  if (can_collide_) {
     world_.UpdatePoses(in.kinematics->X_WB);
     CalcExtraMargins(in);
     world_.FindContacts(parameters.contact_margin, extra_margin_, &contacts_);
   } else {
-    contacts_.clear();  // no pair to test (a robot without collision geometry)
+    contacts_.clear();
   }
   if (time_collision_)
     collision_seconds_ =

@@ -269,6 +269,9 @@ class ContactProblemBuilder {
   int max_tree_nv_ = 0;
   double collision_seconds_ = 0.0;                 ///< of the last Build [s]
   bool time_collision_ = false;                    ///< see set_time_collision
+  /// Two or more geometries collide: else no pair can touch (a robot without collision
+  /// geometry), and the step skips the collision query with its poses and margins.
+  bool can_collide_ = false;
   Eigen::Matrix3Xd J_a_, J_b_;                     ///< (3, max_tree_nv) scratch
   // Delassus estimate on articulated trees (see the top of this file).
   std::vector<int> articulated_tree_root_;         ///< the roots of those trees

@@ -15,7 +15,7 @@
 #include "engine/multibody/position_update.h"
 #include "engine/multibody/rnea.h"
 #include "engine/solver/block_cholesky.h"
-#include "engine/solver/dense_cholesky.h"
+#include "engine/solver/dense_ldlt.h"
 
 namespace csim::integrator {
 namespace {
@@ -38,7 +38,7 @@ std::string FormatNumber(double x) {
 // A 6 x 6 block of A (a free body, the tree of a clutter scene) is factorized and solved by
 // the fixed-size kernels of the block Cholesky (solver::CholeskySix), at a fraction of the
 // cost of Eigen's LLT (its generic unblocked loop and l1 norm); other dense blocks (a small
-// tree: below ArticulatedByCost's sizes) by the plain loops of solver/dense_cholesky.h.
+// tree: below ArticulatedByCost's sizes) by the L D L^T loops of solver/dense_ldlt.h.
 bool IsSix(const StepWorkspace& ws, int k) { return ws.A.range(k).size == 6; }
 
 // Solves A x = rhs in place, block by block; the articulated blocks by one pass over their
@@ -53,7 +53,7 @@ void SolveInPlace(const Model& model, StepWorkspace& ws, Eigen::VectorXd* rhs) {
       solver::SolveLowerSix(ws.A_six[k].data(), x);
       solver::SolveLowerTransposedSix(ws.A_six[k].data(), x);
     } else {
-      solver::DenseCholeskySolveInPlace(ws.A_factor[k].data(), b.size, rhs->data() + b.start);
+      solver::DenseLdltSolveInPlace(ws.A_factor[k].data(), b.size, rhs->data() + b.start);
     }
   }
 }
@@ -156,7 +156,7 @@ bool FactorLinearizedDynamics(const Model& model, const ThetaParameters& p, doub
     } else {
       FormBlockOfA(k, ws);
       ws.A_factor[k] = ws.A.block(k);  // same size every step: no allocation
-      if (!solver::DenseCholeskyInPlace(ws.A_factor[k].data(), ws.A.range(k).size))
+      if (!solver::DenseLdltInPlace(ws.A_factor[k].data(), ws.A.range(k).size))
         return false;
     }
   }

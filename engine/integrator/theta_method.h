@@ -74,9 +74,9 @@ struct StepWorkspace {
   Eigen::VectorXd v_star;        ///< (nv) free-motion velocity (CalcFreeMotion)
   multibody::BlockDiagonalMatrix A;  ///< (nv, nv) SPD matrix of P-15 at v* (CalcFreeMotion),
                                      ///< one block per tree like M
-  std::vector<Eigen::MatrixXd> A_factor;  ///< lower triangle: Cholesky factor of each dense
+  std::vector<Eigen::MatrixXd> A_factor;  ///< lower triangle: L D L^T factor of each dense
                                           ///< block k of A that is not 6 x 6
-                                          ///< (solver::DenseCholeskyInPlace), else empty
+                                          ///< (solver::DenseLdltInPlace), else empty
   std::vector<Eigen::Matrix<double, 6, 6>> A_six;    ///< lower triangle: Cholesky factor of
                                                      ///< each 6 x 6 block k of A (a free body,
                                                      ///< solver::CholeskySix), else unused

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/solver/clamped_impulse_row.h"
-#include "engine/solver/dense_cholesky.h"
+#include "engine/solver/dense_ldlt.h"
 #include "engine/solver/sap_pd_constraint.h"
 #include "engine/solver/sap_solver.h"
 
@@ -105,8 +105,8 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   for (int c : s.touched) {
     double* H = s.H.data() + s.H_offset[c];
     const int m = problem.clique_size(c);
-    if (!DenseCholeskyInPlace(H, m)) return false;
-    DenseCholeskySolveInPlace(H, m, s.x.data() + problem.clique_offset(c));
+    if (!DenseLdltInPlace(H, m)) return false;
+    DenseLdltSolveInPlace(H, m, s.x.data() + problem.clique_offset(c));
   }
 
   // The rows at v: each must be on its assumed piece (else v is not the minimiser).

@@ -295,7 +295,7 @@ TEST_CASE("implicit steps of a 100-link rope stop at the round-off floor and con
 }
 
 // The free-motion solve factorizes 6 x 6 blocks of A (free bodies) with fixed-size kernels
-// and the others with the dense loops: both factors reproduce A, and the explicit step's v*
+// and the others with the dense L D L^T loops: both factors reproduce A, and the explicit step's v*
 // satisfies M (v* - v0) = dt k to round-off.
 TEST_CASE("free-motion factors reproduce every block of A, 6 x 6 or not", "[integrator][free-body]") {
   int six = 0, other = 0;
@@ -316,8 +316,10 @@ TEST_CASE("free-motion factors reproduce every block of A, 6 x 6 or not", "[inte
           LLt = L * L.transpose();
           ++six;
         } else {
-          const Eigen::MatrixXd L = ws.A_factor[k].triangularView<Eigen::Lower>();
-          LLt = L * L.transpose();
+          // L D L^T with unit L below the diagonal and 1 / D on it (solver/dense_ldlt.h).
+          const Eigen::MatrixXd& F = ws.A_factor[k];
+          const Eigen::MatrixXd L = F.triangularView<Eigen::UnitLower>();
+          LLt = L * F.diagonal().cwiseInverse().asDiagonal() * L.transpose();
           ++other;
         }
         INFO("model " << &model - models.data() << ", block " << k << " (" << A.rows() << " velocities)");

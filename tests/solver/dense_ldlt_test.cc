@@ -1,4 +1,4 @@
-// engine/solver/dense_cholesky.h: the factor reproduces the matrix, the solve inverts it, and
+// engine/solver/dense_ldlt.h: the factor reproduces the matrix, the solve inverts it, and
 // a matrix that is not positive definite is refused.
 
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 
 #include <Eigen/Dense>
 
-#include "engine/solver/dense_cholesky.h"
+#include "engine/solver/dense_ldlt.h"
 
 namespace csim::solver {
 namespace {
@@ -25,33 +25,34 @@ Eigen::MatrixXd RandomSpd(int n, std::mt19937* engine) {
   return Q * d.asDiagonal() * Q.transpose();
 }
 
-TEST_CASE("dense Cholesky: L L^T = A and the solve inverts A, sizes 1 to 24", "[solver]") {
+TEST_CASE("dense LDLT: L D L^T = A and the solve inverts A, sizes 1 to 24", "[solver]") {
   std::mt19937 engine(7);
   for (int n = 1; n <= 24; ++n) {
     const Eigen::MatrixXd A = RandomSpd(n, &engine);
     Eigen::MatrixXd F = A;
     F.triangularView<Eigen::StrictlyUpper>().setConstant(std::nan(""));  // never read
-    REQUIRE(DenseCholeskyInPlace(F.data(), n));
-    const Eigen::MatrixXd L = F.triangularView<Eigen::Lower>();
+    REQUIRE(DenseLdltInPlace(F.data(), n));
+    const Eigen::MatrixXd L = F.triangularView<Eigen::UnitLower>();
+    const Eigen::VectorXd D = F.diagonal().cwiseInverse();  // stored inverted
     INFO("n = " << n);
-    CHECK((L * L.transpose() - A).norm() <= 1e-14 * A.norm());
+    CHECK((L * D.asDiagonal() * L.transpose() - A).norm() <= 1e-14 * A.norm());
     const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
     Eigen::VectorXd b = A * x;
-    DenseCholeskySolveInPlace(F.data(), n, b.data());
+    DenseLdltSolveInPlace(F.data(), n, b.data());
     // Backward stable: the error is the condition number (1e4) times round-off.
     CHECK((b - x).norm() <= 1e4 * 1e-14 * x.norm());
   }
 }
 
-TEST_CASE("dense Cholesky refuses a matrix that is not positive definite", "[solver]") {
+TEST_CASE("dense LDLT refuses a matrix that is not positive definite", "[solver]") {
   Eigen::Matrix3d A;
   A << 1, 2, 0, 2, 1, 0, 0, 0, 1;  // eigenvalues 3, -1, 1
-  CHECK_FALSE(DenseCholeskyInPlace(A.data(), 3));
+  CHECK_FALSE(DenseLdltInPlace(A.data(), 3));
   Eigen::Matrix2d Z = Eigen::Matrix2d::Zero();
-  CHECK_FALSE(DenseCholeskyInPlace(Z.data(), 2));
+  CHECK_FALSE(DenseLdltInPlace(Z.data(), 2));
   Eigen::Matrix2d N;
   N << std::nan(""), 0, 0, 1;
-  CHECK_FALSE(DenseCholeskyInPlace(N.data(), 2));
+  CHECK_FALSE(DenseLdltInPlace(N.data(), 2));
 }
 
 }  // namespace

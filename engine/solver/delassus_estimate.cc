@@ -1,6 +1,7 @@
 #include "engine/solver/delassus_estimate.h"
 
 #include <cmath>
+#include <limits>
 
 #include "engine/common/check.h"
 
@@ -102,6 +103,11 @@ double EstimateDelassusFromInverseDiagonal(const Eigen::Ref<const Eigen::MatrixX
 
 double EstimateCoordinateDelassus(int num_rows, double inverse_A_jj) {
   CSIM_CHECK(num_rows >= 1 && inverse_A_jj > 0.0);
+  // One row (a PD servo, joint friction): sqrt(fl(x^2)) = x exactly for a positive x whose
+  // square is a normal number (round to nearest), so the loop below would return x itself.
+  const double square = inverse_A_jj * inverse_A_jj;
+  if (num_rows == 1 && square >= std::numeric_limits<double>::min() && std::isfinite(square))
+    return inverse_A_jj;
   // W_ab = (+-1)(+-1) / A_jj = +-inverse_A_jj exactly (the zero columns add exact zeros), and
   // W_ab^2 = inverse_A_jj^2 whatever the signs: the generic loop's sum, term by term.
   double frobenius_sq = 0.0;

@@ -29,6 +29,21 @@ TEST_CASE("Delassus estimate of a one-dof limit is 1/A_jj", "[solver]") {
   CHECK(EstimateDelassus(A, J2) == Approx(1.0 / 5.0).epsilon(1e-15));
 }
 
+// The coordinate recipe reads only A_jj and must give the dense recipe's bits: its one-row
+// shortcut (sqrt(x^2) = x) over many magnitudes, and its loop for two rows.
+TEST_CASE("Delassus estimate of coordinate rows is the dense recipe's, bit for bit", "[solver]") {
+  for (double A_jj = 1e-150; A_jj < 1e150; A_jj *= 7.3) {
+    for (int rows = 1; rows <= 2; ++rows) {
+      MatrixXd A = MatrixXd::Identity(3, 3);
+      A(1, 1) = A_jj;
+      MatrixXd J = MatrixXd::Zero(rows, 3);
+      for (int r = 0; r < rows; ++r) J(r, 1) = r == 0 ? 1.0 : -1.0;
+      INFO("A_jj = " << A_jj << ", rows = " << rows);
+      CHECK(EstimateCoordinateDelassus(rows, 1.0 / A_jj) == EstimateDelassus(A, J));
+    }
+  }
+}
+
 TEST_CASE("Delassus estimate of a two-clique contact sums both blocks", "[solver]") {
   // Contact between two point masses: W = I (1/m1 + 1/m2), w = sqrt(3)/3 (1/m1 + 1/m2).
   const double m1 = 1.5, m2 = 3.0;

@@ -143,10 +143,39 @@ std::vector<std::string> StringsOrEmpty(const Hdf5File& file, const char* path) 
   return file.Exists(path) ? file.OpenDataset(path).ReadStrings() : std::vector<std::string>{};
 }
 
-/// Joint parents and frames, constraint bodies and points: from the scene of the file
-/// loaded again (see the header). Leaves has_links false, with a note, when it does not
-/// load or no longer matches /model.
-void ReadLinks(const Hdf5File& file, ReplayData* data) {
+/// Joint parents and frames, constraint bodies and points from /model (see the header).
+/// Leaves has_links false, with a note, when their lengths disagree with the names.
+void ReadLinksFromModel(const Hdf5File& file, ReplayData* data) {
+  const size_t nj = data->joint_names.size(), nc = data->constraint_names.size();
+  for (int64_t parent : file.OpenDataset("model/joint_parent").ReadInts())
+    data->joint_parent.push_back(static_cast<int32_t>(parent));
+  data->joint_position = file.OpenDataset("model/joint_position").ReadDoubles();
+  if (nc > 0) {
+    for (int64_t b : file.OpenDataset("model/constraint_body_a").ReadInts())
+      data->constraint_body_a.push_back(static_cast<int32_t>(b));
+    for (int64_t b : file.OpenDataset("model/constraint_body_b").ReadInts())
+      data->constraint_body_b.push_back(static_cast<int32_t>(b));
+    data->constraint_point_a = file.OpenDataset("model/constraint_point_a").ReadDoubles();
+    data->constraint_point_b = file.OpenDataset("model/constraint_point_b").ReadDoubles();
+  }
+  const bool consistent =
+      data->joint_parent.size() == nj && data->joint_position.size() == 3 * nj &&
+      data->constraint_body_a.size() == nc && data->constraint_body_b.size() == nc &&
+      data->constraint_point_a.size() == 3 * nc && data->constraint_point_b.size() == 3 * nc;
+  if (!consistent) {
+    data->links_note = "its /model joint frames or constraint attachments do not match its names";
+    data->joint_parent.clear(), data->joint_position.clear();
+    data->constraint_body_a.clear(), data->constraint_body_b.clear();
+    data->constraint_point_a.clear(), data->constraint_point_b.clear();
+    return;
+  }
+  data->has_links = true;
+}
+
+/// The same from the scene of the file loaded again, for files written before /model held
+/// them (see the header). Leaves has_links false, with a note, when it does not load or no
+/// longer matches /model.
+void ReadLinksFromScene(const Hdf5File& file, ReplayData* data) {
   if (!file.Exists("scene/yaml")) {
     data->links_note = "the file has no /scene/yaml";
     return;
@@ -282,7 +311,11 @@ ReplayData ReadReplay(const std::string& h5_path, const ReplayBudget& budget) {
   data.quaternion = ReadRows(quaternion, data.rows);
   ReadContacts(file, contacts, budget, &data);
   ReadActuators(file, n, &data);
-  ReadLinks(file, &data);
+  if (file.Exists("model/joint_parent")) {
+    ReadLinksFromModel(file, &data);
+  } else {
+    ReadLinksFromScene(file, &data);
+  }
   return data;
 }
 

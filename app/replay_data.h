@@ -10,12 +10,12 @@
 // loaded whole. A frame keeps at most `max_contacts_per_frame` contacts (the first ones
 // of its row); the page says when contacts were dropped.
 //
-// Links: /model names the joints, constraints and actuators but holds neither a joint's
-// parent and frame nor a constraint's bodies and points. Those are recovered by loading
-// the scene the file carries (/scene/yaml, overrides already applied) again, with
-// /scene_file locating its mesh files. Rejected: adding them to /model, which would leave
-// every existing file without them. When the scene no longer loads (a mesh file moved),
-// the page lists joints and constraints by name and draws no links; `links_note` says why.
+// Links: a joint's parent and frame and a constraint's bodies and points come from /model
+// (joint_parent, joint_position, constraint_body_a|b, constraint_point_a|b). Files written
+// before /model held them get them by loading the scene the file carries (/scene/yaml,
+// overrides already applied) again, with /scene_file locating its mesh files; when that
+// scene no longer loads (a mesh file moved), the page lists joints and constraints by name
+// and draws no links, and `links_note` says why.
 // Actuator efforts are taken at the frames' rows; a frame is marked saturated when any row
 // since the previous frame was, so that decimation never hides a saturation.
 

@@ -38,12 +38,8 @@ void FillJacobian(HolonomicType type, const Vector3d& phat_W, const Vector3d& p_
 
 HolonomicConstraintBuilder::HolonomicConstraintBuilder(const multibody::Model& model,
                                                        const multibody::TreeTopology& topology)
-    : topology_(topology) {
-  for (const HolonomicConstraint& c : model.constraints) {
-    first_row_.push_back(num_rows_);
-    num_rows_ += multibody::HolonomicRows(c.type);
-  }
-  constraint_.assign(first_row_.size(), -1);
+    : topology_(topology), row_offset_(multibody::HolonomicRowOffsets(model.constraints)) {
+  constraint_.assign(model.constraints.size(), -1);
   moved_by_prescribed_.assign(model.num_bodies(), 0);
   for (int b = 0; b < model.num_bodies(); ++b)
     for (int i = b; i >= 0 && !moved_by_prescribed_[b]; i = model.parent[i])
@@ -221,11 +217,11 @@ bool HolonomicConstraintBuilder::AddBodyConstraint(const multibody::Model& model
 void HolonomicConstraintBuilder::Report(const solver::ContactProblem& problem,
                                         const solver::SapSolverResult& result,
                                         Eigen::VectorXd* impulse) const {
-  impulse->setZero(num_rows_);
+  impulse->setZero(num_rows());
   for (size_t i = 0; i < constraint_.size(); ++i) {
     if (constraint_[i] < 0) continue;
     const solver::ConstraintEntry& e = problem.entry(constraint_[i]);
-    impulse->segment(first_row_[i], e.num_rows) = result.gamma.segment(e.row_offset, e.num_rows);
+    impulse->segment(row_offset_[i], e.num_rows) = result.gamma.segment(e.row_offset, e.num_rows);
   }
 }
 

@@ -41,9 +41,9 @@ class HolonomicConstraintBuilder {
                              const multibody::TreeTopology& topology);
 
   /// Whether the model has constraints.
-  bool empty() const { return first_row_.empty(); }
+  bool empty() const { return constraint_.empty(); }
   /// Total rows of the model's constraints (the width of /constraints/impulse).
-  int num_rows() const { return num_rows_; }
+  int num_rows() const { return row_offset_.back(); }
 
   /// Adds one SapHolonomicConstraint per model constraint that can act at (q0, v0) to
   /// `problem` (its cliques already added), with the kinematics `kin` at (t0, q0, v0).
@@ -78,10 +78,11 @@ class HolonomicConstraintBuilder {
                          solver::ContactProblem* problem);
 
   multibody::TreeTopology topology_;  ///< a copy: the builder may be moved
-  std::vector<int> first_row_;       ///< per model constraint: its first output row
+  /// Per model constraint: its first output row (multibody::HolonomicRowOffsets; the last
+  /// entry the total).
+  std::vector<int> row_offset_;
   std::vector<int> constraint_;      ///< per model constraint: its index in the last Add, -1
   std::vector<char> moved_by_prescribed_;  ///< per body: a prescribed joint on its path
-  int num_rows_ = 0;
   // (3, max tree nv) Jacobians of side A and B on their trees' columns, world axes.
   Eigen::MatrixXd Jw_a_, Jv_a_, Jw_b_, Jv_b_, zero_;
   Eigen::MatrixXd bias_;             ///< (6, 1) scratch: b of the step's constraint

@@ -16,6 +16,7 @@
 #include "engine/common/io_error.h"
 #include "engine/io/dependency_versions.h"
 #include "engine/io/hdf5_geometry.h"
+#include "engine/math/rotation.h"
 
 namespace csim::io {
 namespace {
@@ -52,6 +53,21 @@ constexpr Hdf5Type TypeOf<int8_t>() { return Hdf5Type::kInt8; }
 void Describe(Hdf5Dataset& dataset, const char* units, const char* description) {
   dataset.SetAttribute("units", units);
   dataset.SetAttribute("description", description);
+}
+
+/// A string list `name` in `group` with its description (no unit); returns it.
+Hdf5Dataset WriteStringList(Hdf5Group& group, const char* name,
+                            const std::vector<std::string>& values, const char* description) {
+  Hdf5Dataset dataset = group.CreateStringList(name, values);
+  Describe(dataset, "", description);
+  return dataset;
+}
+
+/// An int32 list `name` in `group` with its units and description.
+void WriteIntList(Hdf5Group& group, const char* name, const std::vector<int32_t>& values,
+                  const char* units, const char* description) {
+  Hdf5Dataset dataset = group.CreateIntList(name, values);
+  Describe(dataset, units, description);
 }
 
 /// One time series: its extendible dataset and two buffers of one chunk of rows each,
@@ -168,30 +184,28 @@ void WriteScene(Hdf5File& file, const sim::RunInfo& info) {
   Hdf5Group scene = file.CreateGroup("scene");
   Hdf5Dataset yaml = scene.CreateString("yaml", info.scene_yaml);
   Describe(yaml, "", "exact scene text that was run, overrides applied");
-  Hdf5Dataset overrides = scene.CreateStringList("overrides", info.overrides);
-  Describe(overrides, "", "the --set arguments, in order");
+  WriteStringList(scene, "overrides", info.overrides, "the --set arguments, in order");
 }
 
 /// /model/constraint_*: names, types and each constraint's rows of /constraints/impulse.
 void WriteConstraintModel(Hdf5Group& group, const multibody::Model& model) {
   std::vector<std::string> names, types;
   std::vector<int32_t> first_row, row_count;
-  int row = 0;
-  for (const multibody::HolonomicConstraint& c : model.constraints) {
+  const std::vector<int> offsets = multibody::HolonomicRowOffsets(model.constraints);
+  for (size_t i = 0; i < model.constraints.size(); ++i) {
+    const multibody::HolonomicConstraint& c = model.constraints[i];
     names.push_back(c.name);
     types.push_back(multibody::HolonomicTypeName(c.type));
-    first_row.push_back(row);
-    row_count.push_back(multibody::HolonomicRows(c.type));
-    row += row_count.back();
+    first_row.push_back(offsets[i]);
+    row_count.push_back(offsets[i + 1] - offsets[i]);
   }
-  Hdf5Dataset name_list = group.CreateStringList("constraint_names", names);
-  Describe(name_list, "", "constraints, in file order");
-  Hdf5Dataset type_list = group.CreateStringList("constraint_types", types);
-  Describe(type_list, "", "type of each constraint: coupler, distance, ball or weld");
-  Hdf5Dataset first = group.CreateIntList("constraint_first_row", first_row);
-  Describe(first, "1", "each constraint's first column of /constraints/impulse");
-  Hdf5Dataset count = group.CreateIntList("constraint_row_count", row_count);
-  Describe(count, "1", "each constraint's number of columns of /constraints/impulse");
+  WriteStringList(group, "constraint_names", names, "constraints, in file order");
+  WriteStringList(group, "constraint_types", types,
+                  "type of each constraint: coupler, distance, ball or weld");
+  WriteIntList(group, "constraint_first_row", first_row, "1",
+               "each constraint's first column of /constraints/impulse");
+  WriteIntList(group, "constraint_row_count", row_count, "1",
+               "each constraint's number of columns of /constraints/impulse");
 }
 
 /// A float64 list `name` in `group` (an extendible 1-d dataset, as /model/joint_friction).
@@ -201,6 +215,60 @@ void WriteFloatList(Hdf5Group& group, const char* name, const std::vector<double
   Hdf5Dataset dataset = group.CreateExtendible(name, Hdf5Type::kFloat64, {}, chunk);
   dataset.AppendRows(values.data(), values.size());
   Describe(dataset, units, description);
+}
+
+/// A float64 table `name` in `group`: rows of `columns` values each, `values` row-major.
+void WriteFloatRows(Hdf5Group& group, const char* name, const std::vector<double>& values,
+                    hsize_t columns, const char* units, const char* description) {
+  const hsize_t rows = values.size() / columns;
+  const hsize_t chunk = std::clamp<hsize_t>(rows, 1, kMaxChunkRows);
+  Hdf5Dataset dataset = group.CreateExtendible(name, Hdf5Type::kFloat64, {columns}, chunk);
+  dataset.AppendRows(values.data(), rows);
+  Describe(dataset, units, description);
+}
+
+/// /model/joint_parent|position|quaternion: where each joint attaches (Joint::parent,
+/// Joint::X_PJ), so that a reader can draw the mechanism from the file alone.
+void WriteJointFrames(Hdf5Group& group, const multibody::Model& model) {
+  std::vector<int32_t> parent;
+  std::vector<double> position, quaternion;
+  for (const multibody::Joint& joint : model.joints) {
+    parent.push_back(joint.parent);
+    position.insert(position.end(), joint.X_PJ.p.data(), joint.X_PJ.p.data() + 3);
+    const Eigen::Vector4d q = math::QuaternionFromRotation(joint.X_PJ.R);
+    quaternion.insert(quaternion.end(), q.data(), q.data() + 4);
+  }
+  WriteIntList(group, "joint_parent", parent, "1",
+               "parent body of each joint (index into body_names), -1 the world");
+  WriteFloatRows(group, "joint_position", position, 3, "m",
+                 "origin of each joint's frame in its parent body's frame");
+  WriteFloatRows(group, "joint_quaternion", quaternion, 4, "1",
+                 "orientation (w, x, y, z) of each joint's frame in its parent body's frame");
+}
+
+/// /model/constraint_body_a|b and constraint_point_a|b: what each constraint joins. A
+/// coupler joins coordinates, not points: its bodies are those its two joints move (joint i
+/// moves body i), the followed one first, and its points are zero.
+void WriteConstraintAttachments(Hdf5Group& group, const multibody::Model& model) {
+  std::vector<int32_t> body_a, body_b;
+  std::vector<double> point_a, point_b;
+  for (const multibody::HolonomicConstraint& c : model.constraints) {
+    const bool coupler = c.type == multibody::HolonomicType::kCoupler;
+    body_a.push_back(coupler ? c.follows : c.body_a);
+    body_b.push_back(coupler ? c.joint : c.body_b);
+    const Eigen::Vector3d p_AP = coupler ? Eigen::Vector3d::Zero() : c.X_AP.p;
+    const Eigen::Vector3d p_BQ = coupler ? Eigen::Vector3d::Zero() : c.X_BQ.p;
+    point_a.insert(point_a.end(), p_AP.data(), p_AP.data() + 3);
+    point_b.insert(point_b.end(), p_BQ.data(), p_BQ.data() + 3);
+  }
+  WriteIntList(group, "constraint_body_a", body_a, "1",
+               "first body of each constraint (index into body_names), -1 the world");
+  WriteIntList(group, "constraint_body_b", body_b, "1",
+               "second body of each constraint (index into body_names), -1 the world");
+  WriteFloatRows(group, "constraint_point_a", point_a, 3, "m",
+                 "each constraint's point P in body_a's frame (0 for a coupler)");
+  WriteFloatRows(group, "constraint_point_b", point_b, 3, "m",
+                 "each constraint's point Q in body_b's frame (0 for a coupler)");
 }
 
 /// /model/actuator_*: the actuators as the run uses them (multibody/actuator.h).
@@ -216,12 +284,12 @@ void WriteActuatorModel(Hdf5Group& group, const multibody::Model& model) {
     kd.push_back(a.kd);
     limit.push_back(a.effort_limit);
   }
-  Hdf5Dataset n = group.CreateStringList("actuator_names", names);
-  Describe(n, "", "actuators, in scene order (the columns of /actuators/*)");
-  Hdf5Dataset j = group.CreateIntList("actuator_joint", joint);
-  Describe(j, "1", "index of the joint each actuator drives (into joint_names)");
-  Hdf5Dataset c = group.CreateIntList("actuator_coordinate", coordinate);
-  Describe(c, "1", "index in v of the coordinate each actuator drives");
+  WriteStringList(group, "actuator_names", names,
+                  "actuators, in scene order (the columns of /actuators/*)");
+  WriteIntList(group, "actuator_joint", joint, "1",
+               "index of the joint each actuator drives (into joint_names)");
+  WriteIntList(group, "actuator_coordinate", coordinate, "1",
+               "index in v of the coordinate each actuator drives");
   WriteFloatList(group, "actuator_kp", kp, "mixed",
                  "proportional gain [N*m/rad or N/m], 0 for force actuators");
   WriteFloatList(group, "actuator_kd", kd, "mixed",
@@ -244,34 +312,33 @@ Hdf5Dataset WriteModel(Hdf5File& file, const multibody::Model& model) {
     q_start.push_back(joint.q_start >= 0 ? joint.q_start : -1);
     v_start.push_back(joint.q_start >= 0 ? joint.v_start : -1);
   }
-  Hdf5Dataset names = group.CreateStringList("joint_names", joint_names);
-  Describe(names, "", "joints, in index order (joint i is the inboard joint of body i)");
-  Hdf5Dataset types = group.CreateStringList("joint_types", joint_types);
-  Describe(types, "", "type of each joint (scene-format.md)");
-  Hdf5Dataset q0 = group.CreateIntList("joint_q_start", q_start);
-  Describe(q0, "1", "offset of each joint's coordinates in q (-1: owns none)");
-  Hdf5Dataset v0 = group.CreateIntList("joint_v_start", v_start);
-  Describe(v0, "1", "offset of each joint's coordinates in v (-1: owns none)");
+  WriteStringList(group, "joint_names", joint_names,
+                  "joints, in index order (joint i is the inboard joint of body i)");
+  WriteStringList(group, "joint_types", joint_types, "type of each joint (scene-format.md)");
+  WriteIntList(group, "joint_q_start", q_start, "1",
+               "offset of each joint's coordinates in q (-1: owns none)");
+  WriteIntList(group, "joint_v_start", v_start, "1",
+               "offset of each joint's coordinates in v (-1: owns none)");
   Hdf5Dataset nq = group.CreateScalar("nq", model.nq);
   Describe(nq, "1", "number of generalised positions");
   Hdf5Dataset nv = group.CreateScalar("nv", model.nv);
   Describe(nv, "1", "number of generalised velocities");
-  Hdf5Dataset bodies = group.CreateStringList("body_names", body_names);
-  Describe(bodies, "", "bodies, in index order (world excluded)");
+  Hdf5Dataset bodies =
+      WriteStringList(group, "body_names", body_names, "bodies, in index order (world excluded)");
   if (model.HasJointFriction()) {
     // Per velocity coordinate, 0 where a joint has none (or owns no coordinates).
     std::vector<double> friction(model.nv, 0.0);
     for (const multibody::Joint& joint : model.joints)
       if (joint.v_start >= 0 && joint.friction.size() == joint.nv)
         std::copy_n(joint.friction.data(), joint.nv, friction.begin() + joint.v_start);
-    const hsize_t chunk = std::clamp<hsize_t>(friction.size(), 1, kMaxChunkRows);
-    Hdf5Dataset limits =
-        group.CreateExtendible("joint_friction", Hdf5Type::kFloat64, {}, chunk);
-    limits.AppendRows(friction.data(), friction.size());
-    Describe(limits, "mixed",
-             "dry friction limit of each velocity coordinate [N or N*m], 0: none");
+    WriteFloatList(group, "joint_friction", friction, "mixed",
+                   "dry friction limit of each velocity coordinate [N or N*m], 0: none");
   }
-  if (!model.constraints.empty()) WriteConstraintModel(group, model);
+  WriteJointFrames(group, model);
+  if (!model.constraints.empty()) {
+    WriteConstraintModel(group, model);
+    WriteConstraintAttachments(group, model);
+  }
   if (!model.actuators.empty()) WriteActuatorModel(group, model);
   return bodies;
 }

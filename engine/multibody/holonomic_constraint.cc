@@ -22,10 +22,15 @@ int HolonomicRows(HolonomicType type) {
   return 0;
 }
 
+std::vector<int> HolonomicRowOffsets(const std::vector<HolonomicConstraint>& constraints) {
+  std::vector<int> offsets{0};
+  for (const HolonomicConstraint& c : constraints)
+    offsets.push_back(offsets.back() + HolonomicRows(c.type));
+  return offsets;
+}
+
 int TotalHolonomicRows(const std::vector<HolonomicConstraint>& constraints) {
-  int rows = 0;
-  for (const HolonomicConstraint& c : constraints) rows += HolonomicRows(c.type);
-  return rows;
+  return HolonomicRowOffsets(constraints).back();
 }
 
 }  // namespace csim::multibody

@@ -28,7 +28,11 @@ const char* HolonomicTypeName(HolonomicType type);
 int HolonomicRows(HolonomicType type);
 
 struct HolonomicConstraint;
-/// Rows of all `constraints` together (each HolonomicRows of its type).
+/// Where each constraint's rows lie when all are stacked in order (the columns of
+/// /constraints/impulse, the builder's output rows): constraints.size() + 1 offsets, entry i
+/// the first row of constraint i and the last the total.
+std::vector<int> HolonomicRowOffsets(const std::vector<HolonomicConstraint>& constraints);
+/// Rows of all `constraints` together: HolonomicRowOffsets(constraints).back().
 int TotalHolonomicRows(const std::vector<HolonomicConstraint>& constraints);
 
 struct HolonomicConstraint {

@@ -553,7 +553,36 @@ TEST_CASE("export-html: the four-bar's ball constraint is drawn as a link", "[ht
     CHECK(StateAttribute(o.out, "data-actuator") == "");
   }
 
-  SECTION("without /scene/yaml the joints and constraints are listed, not drawn") {
+  // The links come from /model: a page made without the scene's text is the same page.
+  SECTION("without /scene/yaml the links still come from /model") {
+    {
+      auto file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadWrite);
+      REQUIRE(H5Ldelete(file.id(), "/scene/yaml", H5P_DEFAULT) >= 0);
+      file.Close();
+    }
+    REQUIRE(Csim({"export-html", h5, "-o", page, "-q"}, dir).status == 0);
+    CHECK(PageJson(ReadText(page)) == json);
+  }
+
+  // A file written before /model held the links: they come from its scene, loaded again,
+  // and without that scene the joints and constraints are listed, not drawn.
+  const auto drop_model_links = [&] {
+    auto file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadWrite);
+    for (const char* path : {"/model/joint_parent", "/model/joint_position",
+                             "/model/joint_quaternion", "/model/constraint_body_a",
+                             "/model/constraint_body_b", "/model/constraint_point_a",
+                             "/model/constraint_point_b"})
+      REQUIRE(H5Ldelete(file.id(), path, H5P_DEFAULT) >= 0);
+    file.Close();
+  };
+  SECTION("an older file without the links in /model gets them from its scene") {
+    drop_model_links();
+    REQUIRE(Csim({"export-html", h5, "-o", page, "-q"}, dir).status == 0);
+    CHECK(PageJson(ReadText(page)) == json);
+  }
+
+  SECTION("an older file without /scene/yaml: the joints and constraints are listed, not drawn") {
+    drop_model_links();
     {
       auto file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadWrite);
       REQUIRE(H5Ldelete(file.id(), "/scene/yaml", H5P_DEFAULT) >= 0);

@@ -32,6 +32,7 @@
 #include "engine/io/hdf5_geometry.h"
 #include "engine/io/hdf5_recorder.h"
 #include "engine/io/run_summary.h"
+#include "engine/math/rotation.h"
 #include "tests/support/allocation_counter.h"
 
 namespace csim::io {
@@ -664,41 +665,74 @@ TEST_CASE("Hdf5Recorder: constraint names, types, row ranges and forces, only in
   ball.name = "pin";
   ball.body_a = -1;
   ball.body_b = 0;
+  ball.X_BQ.p = Eigen::Vector3d(0.1, 0.2, 0.3);
   rope.type = multibody::HolonomicType::kDistance;
   rope.name = "rope";
   rope.body_a = 0;
   rope.body_b = 1;
   rope.length = 1.0;
-  run.model.constraints = {ball, rope};
+  rope.X_AP.p = Eigen::Vector3d(-1.0, 0.0, 0.5);
+  multibody::HolonomicConstraint coupler;  // joins the joints of bodies 1 (follows) and 2
+  coupler.type = multibody::HolonomicType::kCoupler;
+  coupler.name = "gear";
+  coupler.joint = 2;
+  coupler.follows = 1;
+  run.model.constraints = {ball, rope, coupler};
+  // The joints' frames: the arm's joint 0.4 m up its parent, turned a quarter about z.
+  run.model.joints[1].X_PJ = {math::RotationAboutAxis(Eigen::Vector3d::UnitZ(), M_PI / 2),
+                              Eigen::Vector3d(0.0, 0.0, 0.4)};
   const std::string path = dir.File("constraints.h5");
   {
     Hdf5Recorder recorder(path);
     recorder.Begin(run.info);
     sim::Row row = MakeRow(run.model);
-    row.constraint_impulse.setZero(4);
+    row.constraint_impulse.setZero(5);
     for (int64_t i = 0; i < 10; ++i) {
       FillRow(i, &row);
-      row.constraint_impulse << i, 2.0 * i, 3.0 * i, -0.5 * i;
+      row.constraint_impulse << i, 2.0 * i, 3.0 * i, -0.5 * i, 4.0 * i;
       recorder.Record(row);
     }
     recorder.Finish(sim::RunStatus::kCompleted, "");
   }
   {
     Hdf5Id file = OpenForReading(path);
-    CHECK(ReadVlenStrings(file, "/model/constraint_names") == std::vector<std::string>{"pin", "rope"});
+    CHECK(ReadVlenStrings(file, "/model/constraint_names") ==
+          std::vector<std::string>{"pin", "rope", "gear"});
     CHECK(ReadVlenStrings(file, "/model/constraint_types") ==
-          std::vector<std::string>{"ball", "distance"});
-    CHECK(ReadInts(file, "/model/constraint_first_row") == std::vector<int64_t>{0, 3});
-    CHECK(ReadInts(file, "/model/constraint_row_count") == std::vector<int64_t>{3, 1});
-    CHECK(Shape(file, "/constraints/impulse") == std::vector<hsize_t>{10, 4});
+          std::vector<std::string>{"ball", "distance", "coupler"});
+    CHECK(ReadInts(file, "/model/constraint_first_row") == std::vector<int64_t>{0, 3, 4});
+    CHECK(ReadInts(file, "/model/constraint_row_count") == std::vector<int64_t>{3, 1, 1});
+    CHECK(Shape(file, "/constraints/impulse") == std::vector<hsize_t>{10, 5});
     CHECK(StringAttribute(file, "/constraints/impulse", "units") == "mixed");
     const std::vector<double> impulse = ReadDoubles(file, "/constraints/impulse");
     for (int i = 0; i < 10; ++i) {
-      CHECK(impulse[4 * i + 1] == 2.0 * i);
-      CHECK(impulse[4 * i + 3] == -0.5 * i);
+      CHECK(impulse[5 * i + 1] == 2.0 * i);
+      CHECK(impulse[5 * i + 3] == -0.5 * i);
     }
+    // What each joins: the coupler's bodies are those its joints move, its points zero.
+    CHECK(ReadInts(file, "/model/constraint_body_a") == std::vector<int64_t>{-1, 0, 1});
+    CHECK(ReadInts(file, "/model/constraint_body_b") == std::vector<int64_t>{0, 1, 2});
+    CHECK(Shape(file, "/model/constraint_point_a") == std::vector<hsize_t>{3, 3});
+    CHECK(ReadDoubles(file, "/model/constraint_point_a") ==
+          std::vector<double>{0, 0, 0, -1.0, 0, 0.5, 0, 0, 0});
+    CHECK(ReadDoubles(file, "/model/constraint_point_b") ==
+          std::vector<double>{0.1, 0.2, 0.3, 0, 0, 0, 0, 0, 0});
+    // Where each joint attaches.
+    CHECK(ReadInts(file, "/model/joint_parent") == std::vector<int64_t>{-1, 0, 1, 1});
+    CHECK(Shape(file, "/model/joint_position") == std::vector<hsize_t>{4, 3});
+    const std::vector<double> position = ReadDoubles(file, "/model/joint_position");
+    CHECK(position[5] == 0.4);
+    const std::vector<double> quaternion = ReadDoubles(file, "/model/joint_quaternion");
+    REQUIRE(quaternion.size() == 16);
+    CHECK(quaternion[4] == Approx(std::sqrt(0.5)).epsilon(1e-15));  // w of the quarter turn
+    CHECK(quaternion[7] == Approx(std::sqrt(0.5)).epsilon(1e-15));  // z
   }
   CHECK(RunChecker(path, true) == 0);
+  {  // The checker wants all of the joint frames once any is there.
+    Hdf5Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(H5Ldelete(file.get(), "/model/joint_quaternion", H5P_DEFAULT) >= 0);
+  }
+  CHECK(RunChecker(path, true) != 0);
   // Without constraints in the model nothing of them is written.
   Run plain;
   const std::string plain_path = dir.File("plain.h5");

@@ -91,62 +91,73 @@ TEST_CASE("actuators are read with their defaults, gains, targets and feed-forwa
 
 TEST_CASE("actuators that break a rule are rejected at the node at fault",
           "[actuator_reader][actuators]") {
-  CheckRejectedAt(Scene("  - {name: act, joint: knee, kp: 1}\n"), "knee", "unknown joint 'knee'");
-  CheckRejectedAt(Scene("  - {name: act, joint: weld, kp: 1}\n"), "weld, kp",
-                  "joint 'weld' is fixed: an actuator drives a revolute, prismatic or planar");
-  CheckRejectedAt(Scene("  - {name: act, joint: socket, kp: 1}\n"), "socket, kp",
-                  "joint 'socket' is ball");
-  CheckRejectedAt(Scene("  - {name: act, joint: rock, kp: 1}\n"), "rock, kp",
-                  "joint 'rock' is free");
-  CheckRejectedAt(Scene("  - {name: act, joint: rail, kp: 1}\n"), "rail, kp",
-                  "joint 'rail' is prescribed");
-  CheckRejectedAt(Scene("  - {name: act, joint: plane, kp: 1}\n"), "{name: act",
-                  "missing required key 'coordinate'");
-  CheckRejectedAt(Scene("  - {name: act, joint: plane, coordinate: 3, kp: 1}\n"), "3, kp",
-                  "coordinate 3 is out of range");
-  CheckRejectedAt(Scene("  - {name: act, joint: plane, coordinate: -1, kp: 1}\n"), "-1, kp",
-                  "coordinate -1 is out of range");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, coordinate: 0, kp: 1}\n"), "0, kp",
-                  "'coordinate' is for planar joints only");
-  CheckRejectedAt(Scene("  - {name: act, joint: plane, coordinate: 1, kp: 1}\n"
-                        "  - {name: bct, joint: plane, coordinate: 1, kd: 1}\n"),
-                  "plane, coordinate: 1, kd",
-                  "actuators 'act' and 'bct' drive the same coordinate");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1}\n"
-                        "  - {name: act, joint: plane, coordinate: 0, kp: 1}\n"),
-                  "act, joint: plane", "duplicate actuator name 'act'");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: -1}\n"), "-1}",
-                  "must not be negative");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kd: .inf}\n"), ".inf",
-                  "expected a finite number");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: .nan}\n"), ".nan",
-                  "expected a finite number");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 0, kd: 0, target: moves}\n"),
-                  "0, kd", "kp and kd are both zero: the target would have no effect");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, target: moves}\n"), "moves}",
-                  "a target needs a gain");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1, effort_limit: 0.0}\n"), "0.0}",
-                  "must be positive");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1, effort_limit: -2}\n"), "-2}",
-                  "must be positive");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1, kd: 1, damping_ratio: 0.75}\n"),
-                  "0.75}", "give kd or damping_ratio, not both");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kd: 1, damping_ratio: 0.75}\n"), "0.75}",
-                  "give kd or damping_ratio, not both");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, damping_ratio: 0.75}\n"), "0.75}",
-                  "damping_ratio needs kp");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1, target: sways}\n"), "sways",
-                  "unknown trajectory 'sways'");
-  CheckRejectedAt(Scene("  - {name: act, joint: plane, coordinate: 0, kp: 1, target: moves}\n"),
-                  "moves}", "trajectory 'moves' has no column for joint 'plane'");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1, feedforward: pull}\n"), "pull",
-                  "unknown signal 'pull'");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1, feedforward: .inf}\n"), ".inf",
-                  "expected a finite number");
-  CheckRejectedAt(Scene("  - {name: act, joint: shoulder, kp: 1, gain: 2}\n"), "gain",
-                  "unknown key 'gain'");
-  CheckRejectedAt(Scene("  - {joint: shoulder, kp: 1}\n"), "{joint: shoulder",
-                  "missing required key 'name'");
+  // Each entry: the actuators, the text that marks the node at fault, and the message.
+  const struct {
+    const char* actuators;
+    const char* marker;
+    const char* message;
+  } kRejected[] = {
+      {"  - {name: act, joint: knee, kp: 1}\n",
+       "knee", "unknown joint 'knee'"},
+      {"  - {name: act, joint: weld, kp: 1}\n",
+       "weld, kp", "joint 'weld' is fixed: an actuator drives a revolute, prismatic or planar"},
+      {"  - {name: act, joint: socket, kp: 1}\n",
+       "socket, kp", "joint 'socket' is ball"},
+      {"  - {name: act, joint: rock, kp: 1}\n",
+       "rock, kp", "joint 'rock' is free"},
+      {"  - {name: act, joint: rail, kp: 1}\n",
+       "rail, kp", "joint 'rail' is prescribed"},
+      {"  - {name: act, joint: plane, kp: 1}\n",
+       "{name: act", "missing required key 'coordinate'"},
+      {"  - {name: act, joint: plane, coordinate: 3, kp: 1}\n",
+       "3, kp", "coordinate 3 is out of range"},
+      {"  - {name: act, joint: plane, coordinate: -1, kp: 1}\n",
+       "-1, kp", "coordinate -1 is out of range"},
+      {"  - {name: act, joint: shoulder, coordinate: 0, kp: 1}\n",
+       "0, kp", "'coordinate' is for planar joints only"},
+      {"  - {name: act, joint: plane, coordinate: 1, kp: 1}\n"
+       "  - {name: bct, joint: plane, coordinate: 1, kd: 1}\n",
+       "plane, coordinate: 1, kd", "actuators 'act' and 'bct' drive the same coordinate"},
+      {"  - {name: act, joint: shoulder, kp: 1}\n"
+       "  - {name: act, joint: plane, coordinate: 0, kp: 1}\n",
+       "act, joint: plane", "duplicate actuator name 'act'"},
+      {"  - {name: act, joint: shoulder, kp: -1}\n",
+       "-1}", "must not be negative"},
+      {"  - {name: act, joint: shoulder, kd: .inf}\n",
+       ".inf", "expected a finite number"},
+      {"  - {name: act, joint: shoulder, kp: .nan}\n",
+       ".nan", "expected a finite number"},
+      {"  - {name: act, joint: shoulder, kp: 0, kd: 0, target: moves}\n",
+       "0, kd", "kp and kd are both zero: the target would have no effect"},
+      {"  - {name: act, joint: shoulder, target: moves}\n",
+       "moves}", "a target needs a gain"},
+      {"  - {name: act, joint: shoulder, kp: 1, effort_limit: 0.0}\n",
+       "0.0}", "must be positive"},
+      {"  - {name: act, joint: shoulder, kp: 1, effort_limit: -2}\n",
+       "-2}", "must be positive"},
+      {"  - {name: act, joint: shoulder, kp: 1, kd: 1, damping_ratio: 0.75}\n",
+       "0.75}", "give kd or damping_ratio, not both"},
+      {"  - {name: act, joint: shoulder, kd: 1, damping_ratio: 0.75}\n",
+       "0.75}", "give kd or damping_ratio, not both"},
+      {"  - {name: act, joint: shoulder, damping_ratio: 0.75}\n",
+       "0.75}", "damping_ratio needs kp"},
+      {"  - {name: act, joint: shoulder, kp: 1, target: sways}\n",
+       "sways", "unknown trajectory 'sways'"},
+      {"  - {name: act, joint: plane, coordinate: 0, kp: 1, target: moves}\n",
+       "moves}", "trajectory 'moves' has no column for joint 'plane'"},
+      {"  - {name: act, joint: shoulder, kp: 1, feedforward: pull}\n",
+       "pull", "unknown signal 'pull'"},
+      {"  - {name: act, joint: shoulder, kp: 1, feedforward: .inf}\n",
+       ".inf", "expected a finite number"},
+      {"  - {name: act, joint: shoulder, kp: 1, gain: 2}\n",
+       "gain", "unknown key 'gain'"},
+      {"  - {joint: shoulder, kp: 1}\n",
+       "{joint: shoulder", "missing required key 'name'"},
+  };
+  for (const auto& r : kRejected) {
+    INFO(r.actuators);
+    CheckRejectedAt(Scene(r.actuators), r.marker, r.message);
+  }
 }
 
 }  // namespace

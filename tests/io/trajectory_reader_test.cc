@@ -98,43 +98,53 @@ TEST_CASE("a prescribed joint follows its table and a one-column q may be a numb
 TEST_CASE("trajectories that break a rule are rejected at the node at fault",
           "[trajectory_reader]") {
   const std::string two = "    keyframes: [{t: 0, q: [0, 0]}, {t: 1, q: [1, 1]}]\n";
-  CheckRejectedAt(Scene("  a:\n    joints: [slide, elbow]\n" + two), "elbow",
-                  "unknown joint 'elbow'");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide, socket]\n" + two), "socket]",
-                  "joint 'socket' is a ball joint");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide, slide]\n" + two), "slide]",
-                  "joint 'slide' is listed twice");
-  CheckRejectedAt(Scene("  a:\n    joints: []\n" + two), "[]", "at least one joint");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    keyframes: [{t: 0, q: 0}, {t: 0, q: 1}]\n"),
-                  "0, q: 1", "keyframe 1: t = 0 is not after keyframe 0's t = 0");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide, hinge]\n"
-                        "    keyframes: [{t: 0, q: [0, 0]}, {t: 1, q: [1, 1, 1]}]\n"),
-                  "[1, 1, 1]", "trajectory 'a': keyframe 1: q has 3 values, expected 2");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    interpolation: spline\n"
-                        "    keyframes: [{t: 0, q: 0}, {t: 1, q: 1}]\n"),
-                  "[{t: 0", "spline interpolation needs at least 3 keyframes");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    interpolation: hermite\n"
-                        "    keyframes: [{t: 0, q: 0, v: 0}, {t: 1, q: 1}]\n"),
-                  "{t: 1", "keyframe 1: hermite interpolation needs v");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    interpolation: linear\n"
-                        "    keyframes: [{t: 0, q: 0, v: 0.5}, {t: 1, q: 1}]\n"),
-                  "0.5}", "linear interpolation does not use v");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    poses: {home: [0]}\n"
-                        "    keyframes: [{t: 0, q: home}, {t: 1, q: away}]\n"),
-                  "away", "unknown pose 'away' (its poses: home)");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    poses: {home: [0, 1]}\n"
-                        "    keyframes: [{t: 0, q: home}, {t: 1, q: 1}]\n"),
-                  "[0, 1]", "pose 'home' has 2 values, expected 1");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    interpolation: cubic\n" + two), "cubic",
-                  "unknown interpolation 'cubic' (expected zoh, linear, pchip, spline or hermite)");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    end_velocity: free\n" + two), "free",
-                  "unknown end velocity 'free' (expected zero or natural)");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    units: grad\n" + two), "grad",
-                  "unknown units 'grad' (expected rad or deg)");
-  CheckRejectedAt(Scene("  a:\n    joints: [slide]\n    speed: 1\n" + two), "speed",
-                  "unknown key 'speed'");
-  CheckRejectedAt(Scene("  a.b:\n    joints: [slide]\n" + two), "a.b",
-                  "trajectory name 'a.b' must not contain '.'");
+  // Each entry: the trajectories, the text that marks the node at fault, and the message.
+  const struct {
+    std::string trajectories, marker, message;
+  } kRejected[] = {
+      {"  a:\n    joints: [slide, elbow]\n" + two,
+       "elbow", "unknown joint 'elbow'"},
+      {"  a:\n    joints: [slide, socket]\n" + two,
+       "socket]", "joint 'socket' is a ball joint"},
+      {"  a:\n    joints: [slide, slide]\n" + two,
+       "slide]", "joint 'slide' is listed twice"},
+      {"  a:\n    joints: []\n" + two,
+       "[]", "at least one joint"},
+      {"  a:\n    joints: [slide]\n    keyframes: [{t: 0, q: 0}, {t: 0, q: 1}]\n",
+       "0, q: 1", "keyframe 1: t = 0 is not after keyframe 0's t = 0"},
+      {"  a:\n    joints: [slide, hinge]\n"
+       "    keyframes: [{t: 0, q: [0, 0]}, {t: 1, q: [1, 1, 1]}]\n",
+       "[1, 1, 1]", "trajectory 'a': keyframe 1: q has 3 values, expected 2"},
+      {"  a:\n    joints: [slide]\n    interpolation: spline\n"
+       "    keyframes: [{t: 0, q: 0}, {t: 1, q: 1}]\n",
+       "[{t: 0", "spline interpolation needs at least 3 keyframes"},
+      {"  a:\n    joints: [slide]\n    interpolation: hermite\n"
+       "    keyframes: [{t: 0, q: 0, v: 0}, {t: 1, q: 1}]\n",
+       "{t: 1", "keyframe 1: hermite interpolation needs v"},
+      {"  a:\n    joints: [slide]\n    interpolation: linear\n"
+       "    keyframes: [{t: 0, q: 0, v: 0.5}, {t: 1, q: 1}]\n",
+       "0.5}", "linear interpolation does not use v"},
+      {"  a:\n    joints: [slide]\n    poses: {home: [0]}\n"
+       "    keyframes: [{t: 0, q: home}, {t: 1, q: away}]\n",
+       "away", "unknown pose 'away' (its poses: home)"},
+      {"  a:\n    joints: [slide]\n    poses: {home: [0, 1]}\n"
+       "    keyframes: [{t: 0, q: home}, {t: 1, q: 1}]\n",
+       "[0, 1]", "pose 'home' has 2 values, expected 1"},
+      {"  a:\n    joints: [slide]\n    interpolation: cubic\n" + two,
+       "cubic", "unknown interpolation 'cubic' (expected zoh, linear, pchip, spline or hermite)"},
+      {"  a:\n    joints: [slide]\n    end_velocity: free\n" + two,
+       "free", "unknown end velocity 'free' (expected zero or natural)"},
+      {"  a:\n    joints: [slide]\n    units: grad\n" + two,
+       "grad", "unknown units 'grad' (expected rad or deg)"},
+      {"  a:\n    joints: [slide]\n    speed: 1\n" + two,
+       "speed", "unknown key 'speed'"},
+      {"  a.b:\n    joints: [slide]\n" + two,
+       "a.b", "trajectory name 'a.b' must not contain '.'"},
+  };
+  for (const auto& r : kRejected) {
+    INFO(r.trajectories);
+    CheckRejectedAt(Scene(r.trajectories), r.marker, r.message);
+  }
 }
 
 TEST_CASE("a prescribed table must name a trajectory that has the joint as a column",

@@ -212,13 +212,13 @@ void ReadLinksFromScene(const Hdf5File& file, ReplayData* data) {
                                 joint.X_PJ.p.data() + 3);
   }
   for (const multibody::HolonomicConstraint& c : model.constraints) {
-    const bool coupler = c.type == multibody::HolonomicType::kCoupler;
-    data->constraint_body_a.push_back(coupler ? c.follows : c.body_a);
-    data->constraint_body_b.push_back(coupler ? c.joint : c.body_b);
-    const Eigen::Vector3d p_AP = coupler ? Eigen::Vector3d::Zero() : c.X_AP.p;
-    const Eigen::Vector3d p_BQ = coupler ? Eigen::Vector3d::Zero() : c.X_BQ.p;
-    data->constraint_point_a.insert(data->constraint_point_a.end(), p_AP.data(), p_AP.data() + 3);
-    data->constraint_point_b.insert(data->constraint_point_b.end(), p_BQ.data(), p_BQ.data() + 3);
+    const multibody::HolonomicAttachment a = multibody::AttachmentOf(c);
+    data->constraint_body_a.push_back(a.body_a);
+    data->constraint_body_b.push_back(a.body_b);
+    std::vector<double>& point_a = data->constraint_point_a;
+    std::vector<double>& point_b = data->constraint_point_b;
+    point_a.insert(point_a.end(), a.p_AP.data(), a.p_AP.data() + 3);
+    point_b.insert(point_b.end(), a.p_BQ.data(), a.p_BQ.data() + 3);
   }
   data->has_links = true;
 }

@@ -208,23 +208,24 @@ void WriteConstraintModel(Hdf5Group& group, const multibody::Model& model) {
                "each constraint's number of columns of /constraints/impulse");
 }
 
-/// A float64 list `name` in `group` (an extendible 1-d dataset, as /model/joint_friction).
-void WriteFloatList(Hdf5Group& group, const char* name, const std::vector<double>& values,
-                    const char* units, const char* description) {
-  const hsize_t chunk = std::clamp<hsize_t>(values.size(), 1, kMaxChunkRows);
-  Hdf5Dataset dataset = group.CreateExtendible(name, Hdf5Type::kFloat64, {}, chunk);
-  dataset.AppendRows(values.data(), values.size());
+/// A float64 table `name` in `group` (an extendible dataset): rows of shape `row_shape`,
+/// `values` row-major.
+void WriteFloatRows(Hdf5Group& group, const char* name, const std::vector<double>& values,
+                    const std::vector<hsize_t>& row_shape, const char* units,
+                    const char* description) {
+  hsize_t row_size = 1;
+  for (hsize_t extent : row_shape) row_size *= extent;
+  const hsize_t rows = values.size() / row_size;
+  const hsize_t chunk = std::clamp<hsize_t>(rows, 1, kMaxChunkRows);
+  Hdf5Dataset dataset = group.CreateExtendible(name, Hdf5Type::kFloat64, row_shape, chunk);
+  dataset.AppendRows(values.data(), rows);
   Describe(dataset, units, description);
 }
 
-/// A float64 table `name` in `group`: rows of `columns` values each, `values` row-major.
-void WriteFloatRows(Hdf5Group& group, const char* name, const std::vector<double>& values,
-                    hsize_t columns, const char* units, const char* description) {
-  const hsize_t rows = values.size() / columns;
-  const hsize_t chunk = std::clamp<hsize_t>(rows, 1, kMaxChunkRows);
-  Hdf5Dataset dataset = group.CreateExtendible(name, Hdf5Type::kFloat64, {columns}, chunk);
-  dataset.AppendRows(values.data(), rows);
-  Describe(dataset, units, description);
+/// A float64 list `name` in `group` (an extendible 1-d dataset, as /model/joint_friction).
+void WriteFloatList(Hdf5Group& group, const char* name, const std::vector<double>& values,
+                    const char* units, const char* description) {
+  WriteFloatRows(group, name, values, {}, units, description);
 }
 
 /// /model/joint_parent|position|quaternion: where each joint attaches (Joint::parent,
@@ -240,34 +241,31 @@ void WriteJointFrames(Hdf5Group& group, const multibody::Model& model) {
   }
   WriteIntList(group, "joint_parent", parent, "1",
                "parent body of each joint (index into body_names), -1 the world");
-  WriteFloatRows(group, "joint_position", position, 3, "m",
+  WriteFloatRows(group, "joint_position", position, {3}, "m",
                  "origin of each joint's frame in its parent body's frame");
-  WriteFloatRows(group, "joint_quaternion", quaternion, 4, "1",
+  WriteFloatRows(group, "joint_quaternion", quaternion, {4}, "1",
                  "orientation (w, x, y, z) of each joint's frame in its parent body's frame");
 }
 
-/// /model/constraint_body_a|b and constraint_point_a|b: what each constraint joins. A
-/// coupler joins coordinates, not points: its bodies are those its two joints move (joint i
-/// moves body i), the followed one first, and its points are zero.
+/// /model/constraint_body_a|b and constraint_point_a|b: what each constraint joins
+/// (multibody::AttachmentOf).
 void WriteConstraintAttachments(Hdf5Group& group, const multibody::Model& model) {
   std::vector<int32_t> body_a, body_b;
   std::vector<double> point_a, point_b;
   for (const multibody::HolonomicConstraint& c : model.constraints) {
-    const bool coupler = c.type == multibody::HolonomicType::kCoupler;
-    body_a.push_back(coupler ? c.follows : c.body_a);
-    body_b.push_back(coupler ? c.joint : c.body_b);
-    const Eigen::Vector3d p_AP = coupler ? Eigen::Vector3d::Zero() : c.X_AP.p;
-    const Eigen::Vector3d p_BQ = coupler ? Eigen::Vector3d::Zero() : c.X_BQ.p;
-    point_a.insert(point_a.end(), p_AP.data(), p_AP.data() + 3);
-    point_b.insert(point_b.end(), p_BQ.data(), p_BQ.data() + 3);
+    const multibody::HolonomicAttachment a = multibody::AttachmentOf(c);
+    body_a.push_back(a.body_a);
+    body_b.push_back(a.body_b);
+    point_a.insert(point_a.end(), a.p_AP.data(), a.p_AP.data() + 3);
+    point_b.insert(point_b.end(), a.p_BQ.data(), a.p_BQ.data() + 3);
   }
   WriteIntList(group, "constraint_body_a", body_a, "1",
                "first body of each constraint (index into body_names), -1 the world");
   WriteIntList(group, "constraint_body_b", body_b, "1",
                "second body of each constraint (index into body_names), -1 the world");
-  WriteFloatRows(group, "constraint_point_a", point_a, 3, "m",
+  WriteFloatRows(group, "constraint_point_a", point_a, {3}, "m",
                  "each constraint's point P in body_a's frame (0 for a coupler)");
-  WriteFloatRows(group, "constraint_point_b", point_b, 3, "m",
+  WriteFloatRows(group, "constraint_point_b", point_b, {3}, "m",
                  "each constraint's point Q in body_b's frame (0 for a coupler)");
 }
 

@@ -29,6 +29,11 @@ std::vector<int> HolonomicRowOffsets(const std::vector<HolonomicConstraint>& con
   return offsets;
 }
 
+HolonomicAttachment AttachmentOf(const HolonomicConstraint& c) {
+  if (c.type == HolonomicType::kCoupler) return {c.follows, c.joint};
+  return {c.body_a, c.body_b, c.X_AP.p, c.X_BQ.p};
+}
+
 int TotalHolonomicRows(const std::vector<HolonomicConstraint>& constraints) {
   return HolonomicRowOffsets(constraints).back();
 }

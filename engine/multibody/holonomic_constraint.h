@@ -35,6 +35,13 @@ std::vector<int> HolonomicRowOffsets(const std::vector<HolonomicConstraint>& con
 /// Rows of all `constraints` together: HolonomicRowOffsets(constraints).back().
 int TotalHolonomicRows(const std::vector<HolonomicConstraint>& constraints);
 
+/// What a constraint joins, as a reader draws it: two bodies (-1 the world) and a point in
+/// each body's frame [m].
+struct HolonomicAttachment {
+  int body_a = -1, body_b = -1;
+  Eigen::Vector3d p_AP = Eigen::Vector3d::Zero(), p_BQ = Eigen::Vector3d::Zero();
+};
+
 struct HolonomicConstraint {
   std::string name;  ///< the scene's `name`, or "<type><index>" when it has none
   HolonomicType type = HolonomicType::kBall;
@@ -51,5 +58,10 @@ struct HolonomicConstraint {
   double damping = 0.0;                 ///< distance [N s/m] >= 0
   bool collide = false;                 ///< ball, weld: A and B may still collide
 };
+
+/// The bodies and points `c` joins. A coupler joins coordinates, not points: its bodies are
+/// those its two joints move (joint i moves body i), the followed one first, at their
+/// origins.
+HolonomicAttachment AttachmentOf(const HolonomicConstraint& c);
 
 }  // namespace csim::multibody

@@ -5,11 +5,11 @@
 
 #include <catch2/catch.hpp>
 
-#include <random>
 
 #include "engine/math/rigid_body_inertia.h"
 #include "engine/math/rotation.h"
 #include "engine/math/spatial.h"
+#include "tests/support/random_spatial.h"
 
 namespace csim::math {
 namespace {
@@ -17,26 +17,8 @@ namespace {
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
 
-struct Random {
-  std::mt19937 engine{2026};
-  double Uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(engine); }
-  Vector3d Vector(double scale) {
-    return Vector3d(Uniform(-scale, scale), Uniform(-scale, scale), Uniform(-scale, scale));
-  }
-  Vector6 Spatial(double scale) {
-    Vector6 s;
-    s << Vector(scale), Vector(scale);
-    return s;
-  }
-  RigidTransform Transform() { return {RotationFromRpy(Vector(3.1)), Vector(2.0)}; }
-  // A turned box of mass m about its centre.
-  Matrix3d BoxInertia(double m) {
-    const Vector3d s(Uniform(0.1, 1), Uniform(0.1, 1), Uniform(0.1, 1));
-    const Vector3d d = m / 12 * Vector3d(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(),
-                                         s.x() * s.x() + s.y() * s.y());
-    const Matrix3d R = RotationFromRpy(Vector(3.1));
-    return R * d.asDiagonal() * R.transpose();
-  }
+struct Random : test::RandomSpatial {
+  Random() : RandomSpatial(2026) {}
   RigidBodyInertia Body() {
     const double m = Uniform(0.2, 5.0);
     return RigidBodyInertia::FromMassProperties(m, Vector(0.5), BoxInertia(m));

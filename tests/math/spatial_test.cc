@@ -9,10 +9,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <random>
 
 #include "engine/math/rotation.h"
 #include "engine/math/spatial.h"
+#include "tests/support/random_spatial.h"
 
 namespace csim::math {
 namespace {
@@ -21,27 +21,9 @@ using Eigen::Matrix3d;
 using Eigen::Matrix4d;
 using Eigen::Vector3d;
 
-struct Random {
-  std::mt19937 engine{1128};
-  double Uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(engine); }
-  Vector3d Vector(double scale) {
-    return Vector3d(Uniform(-scale, scale), Uniform(-scale, scale), Uniform(-scale, scale));
-  }
-  Vector6 Spatial(double scale) {
-    Vector6 s;
-    s << Vector(scale), Vector(scale);
-    return s;
-  }
-  Matrix3d Rotation() { return RotationFromRpy(Vector(3.1)); }
-  RigidTransform Transform() { return {Rotation(), Vector(2.0)}; }
-  // Rotational inertia about the centre of mass of a random box of mass m, turned.
-  Matrix3d BoxInertia(double m) {
-    const Vector3d s(Uniform(0.1, 1), Uniform(0.1, 1), Uniform(0.1, 1));
-    const Vector3d d = m / 12 * Vector3d(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(),
-                                         s.x() * s.x() + s.y() * s.y());
-    const Matrix3d R = Rotation();
-    return R * d.asDiagonal() * R.transpose();
-  }
+// The tests' random draws (seed 1128).
+struct Random : test::RandomSpatial {
+  Random() : RandomSpatial(1128) {}
 };
 
 // Velocity at point p (coordinates of the frame the motion vector is written in).

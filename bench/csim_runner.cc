@@ -60,22 +60,26 @@ bool CsimRunner::Step(StepSample* sample) {
   sample->work_by_size.fill(0.0);
   sample->work_by_iterations.fill(0.0);
   sample->work_by_kind.fill(0.0);
-  const solver::SapSolver& solver = cws_.solver;
-  for (int i = 0; i < solver.num_islands(); ++i) {
-    const int trees = solver.island_num_cliques(i), iterations = solver.island_iterations(i);
-    sample->work_by_size[WorkSizeBucket(trees)] += trees * iterations;
-    sample->work_by_iterations[WorkIterationBucket(iterations)] += trees * iterations;
-    sample->work_by_kind[0] += trees * solver.island_predicted_updates(i);
-    sample->work_by_kind[1] += trees * solver.island_active_set_updates(i);
-    sample->work_by_kind[2] += trees * solver.island_smooth_updates(i);
-  }
-  // Islands a merge replaced (SapSolverParameters::defer_separated): their work counts too.
-  for (const solver::SapSolver::MergedIsland& m : solver.merged_islands()) {
-    sample->work_by_size[WorkSizeBucket(m.cliques)] += m.cliques * m.iterations;
-    sample->work_by_iterations[WorkIterationBucket(m.iterations)] += m.cliques * m.iterations;
-    sample->work_by_kind[0] += m.cliques * m.predicted_updates;
-    sample->work_by_kind[1] += m.cliques * m.active_set_updates;
-    sample->work_by_kind[2] += m.cliques * m.smooth_updates;
+  // The Newton islands' work; a step the servos' direct solve took ran none
+  // (contact/pd_actuators.h), and the solver's islands are then an earlier step's.
+  if (!cws_.actuators.last_step_direct()) {
+    const solver::SapSolver& solver = cws_.solver;
+    for (int i = 0; i < solver.num_islands(); ++i) {
+      const int trees = solver.island_num_cliques(i), iterations = solver.island_iterations(i);
+      sample->work_by_size[WorkSizeBucket(trees)] += trees * iterations;
+      sample->work_by_iterations[WorkIterationBucket(iterations)] += trees * iterations;
+      sample->work_by_kind[0] += trees * solver.island_predicted_updates(i);
+      sample->work_by_kind[1] += trees * solver.island_active_set_updates(i);
+      sample->work_by_kind[2] += trees * solver.island_smooth_updates(i);
+    }
+    // Islands a merge replaced (SapSolverParameters::defer_separated): their work counts too.
+    for (const solver::SapSolver::MergedIsland& m : solver.merged_islands()) {
+      sample->work_by_size[WorkSizeBucket(m.cliques)] += m.cliques * m.iterations;
+      sample->work_by_iterations[WorkIterationBucket(m.iterations)] += m.cliques * m.iterations;
+      sample->work_by_kind[0] += m.cliques * m.predicted_updates;
+      sample->work_by_kind[1] += m.cliques * m.active_set_updates;
+      sample->work_by_kind[2] += m.cliques * m.smooth_updates;
+    }
   }
   // At the step's end state, in a workspace of its own (outside the timed step): the
   // step's M is at its start, and the articulated trees' blocks of it are never formed.

@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "engine/multibody/actuator_inputs.h"
+#include "engine/solver/clamped_impulse_row.h"
+#include "engine/solver/delassus_estimate.h"
 #include "engine/solver/sap_pd_constraint.h"
 
 namespace csim::contact {
@@ -47,37 +49,81 @@ PdActuators::PdActuators(const multibody::Model& model, const multibody::TreeTop
   constraint_.assign(tree_.size(), -1);
   q_target_.assign(tree_.size(), kNaN);
   v_target_.assign(tree_.size(), kNaN);
+  row_.assign(tree_.size(), -1);
+  for (size_t i = 0; i < tree_.size(); ++i)
+    if (model.actuators[i].pd) row_[i] = num_pd_++;
+  rows_.resize(num_pd_);
 }
 
-void PdActuators::Add(const multibody::Model& model, double t0, double dt, double theta_q,
-                      const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
-                      solver::ContactProblem* problem) {
-  const double t1 = t0 + dt;  // targets and signals at the end of the step (§2.5)
+void PdActuators::SampleTrajectories(const multibody::Model& model, double t1) {
   for (size_t k = 0; k < trajectory_used_.size(); ++k)
     if (trajectory_used_[k])
       model.trajectories[k].table.EvaluateAll(t1, trajectory_q_.data() + trajectory_offset_[k],
                                               trajectory_v_.data() + trajectory_offset_[k],
                                               nullptr);
+}
+
+solver::SapPdParameters PdActuators::StepParameters(const multibody::Model& model, int i,
+                                                    double t1, double theta_q,
+                                                    const Eigen::VectorXd& q0,
+                                                    const Eigen::VectorXd& v0) {
+  const multibody::Actuator& a = model.actuators[i];
+  solver::SapPdParameters p;
+  p.kp = a.kp;
+  p.kd = a.kd;
+  p.effort_limit = a.effort_limit;
+  p.q0 = q0[a.q_index];
+  p.v0 = v0[a.dof];
+  if (a.target < 0) {  // multibody::ActuatorTarget, from the step's samples
+    p.q_target = a.q_hold;
+    p.v_target = 0.0;
+  } else {
+    p.q_target = trajectory_q_[trajectory_offset_[a.target] + a.target_column];
+    p.v_target = trajectory_v_[trajectory_offset_[a.target] + a.target_column];
+  }
+  p.feedforward = multibody::ActuatorFeedforward(model, a, t1);
+  p.theta_q = theta_q;
+  q_target_[i] = p.q_target;
+  v_target_[i] = p.v_target;
+  return p;
+}
+
+bool PdActuators::SolveDirectly(const multibody::Model& model, double t0, double dt,
+                                double theta_q, const Eigen::VectorXd& q0,
+                                const Eigen::VectorXd& v0, const solver::ContactProblem& problem,
+                                const solver::SapSolverParameters& parameters,
+                                const Eigen::VectorXd& v_guess, solver::SapSolverResult* result) {
+  last_step_direct_ = false;
+  if (!direct_solve_ || num_pd_ == 0) return false;
+  const double t1 = t0 + dt;  // targets and signals at the end of the step (§2.5)
+  SampleTrajectories(model, t1);
   for (size_t i = 0; i < tree_.size(); ++i) {
-    const multibody::Actuator& a = model.actuators[i];
-    if (!a.pd) continue;
-    solver::SapPdParameters p;
-    p.kp = a.kp;
-    p.kd = a.kd;
-    p.effort_limit = a.effort_limit;
-    p.q0 = q0[a.q_index];
-    p.v0 = v0[a.dof];
-    if (a.target < 0) {  // multibody::ActuatorTarget, from the step's samples
-      p.q_target = a.q_hold;
-      p.v_target = 0.0;
-    } else {
-      p.q_target = trajectory_q_[trajectory_offset_[a.target] + a.target_column];
-      p.v_target = trajectory_v_[trajectory_offset_[a.target] + a.target_column];
-    }
-    p.feedforward = multibody::ActuatorFeedforward(model, a, t1);
-    p.theta_q = theta_q;
-    q_target_[i] = p.q_target;
-    v_target_[i] = p.v_target;
+    if (row_[i] < 0) continue;
+    const int clique = tree_[i], coordinate = tree_dof_[i];
+    if (!problem.has_A(clique)) return false;
+    // The Delassus estimate AddCoordinateConstraint gives the row (coordinate_constraint.h).
+    const double w =
+        solver::EstimateCoordinateDelassus(1, problem.inverse_diagonal_of_A(clique)[coordinate]);
+    const solver::PdRowCoefficients c =
+        solver::CalcPdRow(StepParameters(model, static_cast<int>(i), t1, theta_q, q0, v0), dt, w);
+    if (c.is_explicit) return false;
+    rows_[row_[i]] = {clique, coordinate, c.v_hat, c.R, c.impulse_limit};
+  }
+  last_step_direct_ = solver::SolvePdRowsDirectly(problem, rows_.data(), num_pd_, parameters,
+                                                  v_guess, &direct_, result);
+  return last_step_direct_;
+}
+
+void PdActuators::Add(const multibody::Model& model, double t0, double dt, double theta_q,
+                      const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                      solver::ContactProblem* problem) {
+  last_step_direct_ = false;
+  const double t1 = t0 + dt;  // targets and signals at the end of the step (§2.5)
+  SampleTrajectories(model, t1);
+  for (size_t i = 0; i < tree_.size(); ++i) {
+    if (row_[i] < 0) continue;
+    const solver::SapPdParameters p =
+        StepParameters(model, static_cast<int>(i), t1, theta_q, q0, v0);
     constraint_[i] = problem->num_constraints();
     solver::AddPdActuator(problem, tree_[i], tree_dof_[i], p);
   }
@@ -96,12 +142,18 @@ void PdActuators::Report(const multibody::Model& model, const solver::ContactPro
       out->saturated[i] = std::abs(multibody::ActuatorFeedforward(model, a, t0)) >= a.effort_limit;
       continue;
     }
-    const int k = constraint_[i];
-    const auto& pd = static_cast<const solver::SapPdConstraint&>(problem.constraint(k));
-    // The generalized impulse of the row on its coordinate is +gamma (sap_pd_constraint.h).
-    out->effort[i] = result.gamma[problem.entry(k).row_offset] / dt;
     out->q_target[i] = q_target_[i];
     out->v_target[i] = v_target_[i];
+    // The generalized impulse of the row on its coordinate is +gamma (sap_pd_constraint.h).
+    if (last_step_direct_) {
+      const int r = row_[i];
+      out->effort[i] = direct_.gamma[r] / dt;
+      out->saturated[i] = direct_.piece[r] != static_cast<int>(solver::ClampedRowPiece::kInside);
+      continue;
+    }
+    const int k = constraint_[i];
+    const auto& pd = static_cast<const solver::SapPdConstraint&>(problem.constraint(k));
+    out->effort[i] = result.gamma[problem.entry(k).row_offset] / dt;
     out->saturated[i] = pd.SaturatedAt(result.v[a.dof]) ? 1 : 0;
   }
 }

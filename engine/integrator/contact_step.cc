@@ -106,23 +106,38 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
   if (!status.ok()) return status;
   clock.FreeMotionDone();
 
-  // 2. Collision and the contact problem at q0.
+  // 2. Collision and the contact problem at q0, with the PD actuators' constraints
+  // (contact/pd_actuators.h) unless they are the step's only ones: those are first tried by
+  // their direct solve in stage 3.
   cws.builder.Build(model, contact_parameters, ProblemInputs(model, params, dt, state, ws, cws),
                     &cws.problem);
-  if (!model.actuators.empty())  // the PD actuators' constraints (contact/pd_actuators.h)
+  const bool servos_only = !model.actuators.empty() && cws.problem.num_constraints() == 0;
+  if (!model.actuators.empty() && !servos_only)
     cws.actuators.Add(model, state.t, dt, params.theta_q, state.q, state.v, &cws.problem);
   clock.BuildDone();
 
   // 3. The contact solve, and what the next step and the output keep of it.
   const bool extrapolate =
       cws.solver.parameters().warm_start == solver::WarmStart::kExtrapolated;
-  status = cws.solver.Solve(cws.problem, cws.warm_start.Guess(state.v, extrapolate), &cws.result);
+  const Eigen::VectorXd& guess = cws.warm_start.Guess(state.v, extrapolate);
+  const bool direct =
+      servos_only && cws.actuators.SolveDirectly(model, state.t, dt, params.theta_q, state.q,
+                                                 state.v, cws.problem, cws.solver.parameters(),
+                                                 guess, &cws.result);
+  if (direct) {
+    status = cws.result.status;
+  } else {
+    if (servos_only)
+      cws.actuators.Add(model, state.t, dt, params.theta_q, state.q, state.v, &cws.problem);
+    status = cws.solver.Solve(cws.problem, guess, &cws.result);
+  }
   clock.SolveDone(cws.builder, &cws.stats);
   cws.warm_start.Forget();  // until this step succeeds
   if (!status.ok()) return DescribeSolveFailure(status, state.t, cws.result, contact_parameters);
 
   cws.builder.RememberStiction(cws.problem, cws.result);  // the next step's predictions
-  RecordSolveStats(ws, cws.problem, cws.result.stats, &cws.stats);
+  RecordSolveStats(ws, direct ? cws.actuators.num_pd_rows() : cws.problem.num_constraints(),
+                   cws.result.stats, &cws.stats);
   if (report_contacts) cws.builder.Report(cws.problem, cws.result, dt, &cws.contacts);
   if (cws.builder.has_joint_friction())
     cws.builder.ReportJointFriction(cws.problem, cws.result, dt, &cws.joint_friction);

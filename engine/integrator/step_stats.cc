@@ -20,10 +20,10 @@ void StepStageClock::SolveDone(const contact::ContactProblemBuilder& builder,
   stats->solve_seconds = SecondsBetween(build_done_, Clock::now());
 }
 
-void RecordSolveStats(const StepWorkspace& ws, const solver::ContactProblem& problem,
+void RecordSolveStats(const StepWorkspace& ws, int num_constraints,
                       const solver::SapSolverStats& solve, StepStats* stats) {
   stats->free_motion_iterations = ws.iterations;
-  stats->num_constraints = problem.num_constraints();
+  stats->num_constraints = num_constraints;
   const bool constrained = stats->num_constraints > 0;
   stats->iterations = constrained ? solve.iterations : ws.iterations;
   stats->momentum_error = constrained ? solve.momentum_error : ws.momentum_error;

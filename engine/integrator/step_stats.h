@@ -48,8 +48,9 @@ class StepStageClock {
   Clock::time_point start_, free_motion_done_, build_done_;
 };
 
-/// The statistics of a successful step: the free motion's (ws) and the solve's of `problem`.
-void RecordSolveStats(const StepWorkspace& ws, const solver::ContactProblem& problem,
+/// The statistics of a successful step: the free motion's (ws) and those of the solve of its
+/// `num_constraints` constraints (contacts, limits, rows of every kind).
+void RecordSolveStats(const StepWorkspace& ws, int num_constraints,
                       const solver::SapSolverStats& solve, StepStats* stats);
 
 }  // namespace csim::integrator

@@ -5,7 +5,6 @@
 
 #include "engine/solver/clamped_impulse_row.h"
 #include "engine/solver/dense_ldlt.h"
-#include "engine/solver/sap_pd_constraint.h"
 #include "engine/solver/sap_solver.h"
 
 namespace csim::solver {
@@ -17,44 +16,34 @@ void GrowTo(std::vector<T>* v, size_t n) {
   if (v->size() < n) v->resize(n);
 }
 
-const SapPdConstraint& PdRow(const ContactProblem& problem, int k) {
-  return static_cast<const SapPdConstraint&>(problem.constraint(k));
-}
-
 // y = A x for A (m x m, column-major), x and y of m values: the column-major sums of
 // Eigen's matrix-vector kernel in its order (y_i = 0 + A_i0 x_0 + A_i1 x_1 + ..., then + 0
 // for the kernel's y += 1 * (A x) on a zeroed y), so the same bits, without its out-of-line
-// call and blocking for a clique of a few velocities.
+// call and blocking for a clique of a few velocities. The sums are kept in a local array up
+// to 16 velocities: through y itself, which might alias A, every column would store them.
 void MultiplyBlock(const double* A, int m, const double* x, double* y) {
-  for (int i = 0; i < m; ++i) y[i] = 0.0;
+  constexpr int kLocal = 16;
+  double local[kLocal];
+  double* sum = m <= kLocal ? local : y;
+  for (int i = 0; i < m; ++i) sum[i] = 0.0;
   for (int j = 0; j < m; ++j) {
     const double x_j = x[j];
     const double* A_j = A + static_cast<size_t>(j) * m;
-    for (int i = 0; i < m; ++i) y[i] = A_j[i] * x_j + y[i];
+    for (int i = 0; i < m; ++i) sum[i] = A_j[i] * x_j + sum[i];
   }
-  for (int i = 0; i < m; ++i) y[i] = y[i] + 0.0;
+  for (int i = 0; i < m; ++i) y[i] = sum[i] + 0.0;
 }
 
 }  // namespace
 
-bool IsPdRowsProblem(const ContactProblem& problem) {
-  if (problem.num_constraints() == 0) return false;
-  for (int k = 0; k < problem.num_constraints(); ++k) {
-    const ConstraintEntry& e = problem.entry(k);
-    if (e.coordinate_kind != TypeKey<SapPdConstraint>() || !problem.has_A(e.clique[0]))
-      return false;
-    if (!std::isfinite(PdRow(problem, k).R())) return false;  // explicit (c = 0): not here
-  }
-  return true;
-}
-
-bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameters& parameters,
+bool SolvePdRowsDirectly(const ContactProblem& problem, const PdRow* rows, int num_rows,
+                         const SapSolverParameters& parameters,
                          const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                          PdRowsDirectScratch* scratch, SapSolverResult* result) {
   using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
   PdRowsDirectScratch& s = *scratch;
-  const int nv = problem.num_velocities(), K = problem.num_constraints();
-  CSIM_CHECK(v_guess.size() == nv);
+  const int nv = problem.num_velocities(), K = num_rows;
+  CSIM_CHECK(v_guess.size() == nv && problem.num_constraints() == 0 && K > 0);
   if (parameters.max_iterations < 1) return false;  // the Newton solve reports that
 
   // The touched cliques and their blocks' offsets.
@@ -62,7 +51,8 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   s.touched.clear();
   size_t H_size = 0;
   for (int k = 0; k < K; ++k) {
-    const int c = problem.entry(k).clique[0];
+    const int c = rows[k].clique;
+    CSIM_CHECK(problem.has_A(c));
     if (s.H_offset[c] >= 0) continue;
     s.H_offset[c] = static_cast<int>(H_size);
     H_size += static_cast<size_t>(problem.clique_size(c)) * problem.clique_size(c);
@@ -74,6 +64,7 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   GrowTo(&s.A_v_star, nv);
   GrowTo(&s.jc, nv);
   GrowTo(&s.piece, K);
+  GrowTo(&s.gamma, K);
   const double* v_star = problem.v_star().data();
 
   // H_c = A_c and x_c = A_c v*_c for each touched clique.
@@ -87,18 +78,17 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   // Each row on its piece at the guess: inside, G on the diagonal and G v_hat on the right;
   // saturated, its bound gamma on the right (J = e_j^T, J^T gamma a scatter).
   for (int k = 0; k < K; ++k) {
-    const ConstraintEntry& e = problem.entry(k);
-    const SapPdConstraint& pd = PdRow(problem, k);
-    const int c = e.clique[0], m = problem.clique_size(c), j = e.coordinate;
+    const PdRow& row = rows[k];
+    const int c = row.clique, m = problem.clique_size(c), j = row.coordinate;
     const int i = problem.clique_offset(c) + j;
-    const double v_c = v_guess[i];
-    double gamma = 0.0, G = 0.0;
-    pd.Calc(&v_c, &gamma, &G, &s.piece[k]);
-    if (s.piece[k] == static_cast<int>(ClampedRowPiece::kInside)) {
-      s.H[s.H_offset[c] + j + j * m] += G;
-      s.x[i] += G * pd.v_hat();
+    const ClampedRowValues at_guess =
+        EvaluateClampedRow(v_guess[i], row.v_hat, row.R, -row.impulse_limit, row.impulse_limit);
+    s.piece[k] = static_cast<int>(at_guess.piece);
+    if (at_guess.piece == ClampedRowPiece::kInside) {
+      s.H[s.H_offset[c] + j + j * m] += at_guess.G;
+      s.x[i] += at_guess.G * row.v_hat;
     } else {
-      s.x[i] += gamma;
+      s.x[i] += at_guess.gamma;
     }
   }
   // v_c = H_c^{-1} x_c, clique by clique.
@@ -110,20 +100,16 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   }
 
   // The rows at v: each must be on its assumed piece (else v is not the minimiser).
-  result->gamma.resize(problem.num_constraint_rows());
-  result->v_c.resize(problem.num_constraint_rows());
   double cost = 0.0;
   for (int k = 0; k < K; ++k) {
-    const ConstraintEntry& e = problem.entry(k);
-    const int i = problem.clique_offset(e.clique[0]) + e.coordinate;
-    const double v_c = s.x[i];
-    double gamma = 0.0;
-    int piece = -1;
-    cost += PdRow(problem, k).Calc(&v_c, &gamma, nullptr, &piece);
-    if (piece != s.piece[k]) return false;
-    result->gamma[e.row_offset] = gamma;
-    result->v_c[e.row_offset] = v_c;
-    s.jc[i] += gamma;
+    const PdRow& row = rows[k];
+    const int i = problem.clique_offset(row.clique) + row.coordinate;
+    const ClampedRowValues at_v =
+        EvaluateClampedRow(s.x[i], row.v_hat, row.R, -row.impulse_limit, row.impulse_limit);
+    if (static_cast<int>(at_v.piece) != s.piece[k]) return false;
+    cost += at_v.cost;
+    s.gamma[k] = at_v.gamma;
+    s.jc[i] += at_v.gamma;
   }
 
   // SAP eq. 26 and eq. 32 at v, D = diag(A)^{-1/2} (sap_stopping_criteria.h), and the cost.
@@ -148,6 +134,7 @@ bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameter
   if (!(g <= parameters.absolute_tolerance + parameters.relative_tolerance * scale)) return false;
 
   // The result, as SapSolver::Finish writes it.
+  // (gamma and v_c, per row of the problem's own constraints: there are none to write.)
   result->v = problem.v_star();
   for (int c : s.touched) {
     const int m = problem.clique_size(c), o = problem.clique_offset(c);

@@ -1,7 +1,8 @@
 #pragma once
 // A direct solve for a problem whose only constraints are PD actuator rows
-// (docs/design/actuators-and-constraints.md §2, §7): the fast path of SapSolver::Solve for a
-// robot arm whose servos are its step's only constraints.
+// (docs/design/actuators-and-constraints.md §2, §7): the fast path of a step whose servos are
+// its only constraints (contact::PdActuators::SolveDirectly), taken before any of them is
+// added to the problem as a SapPdConstraint.
 //
 // Every such row is v_c = v_j on one coordinate, a clamped row (clamped_impulse_row.h) with
 // three quadratic pieces. On a fixed assignment of pieces the cost (SAP eq. 24) is one
@@ -18,7 +19,9 @@
 // full solve.
 // Why not in the Newton loop: for seven rows on a seven-dof arm, setting up the islands, the
 // Newton-system supports and the generic per-constraint products costs more than the
-// factorization itself; here one dense Cholesky of each touched clique's block is the work.
+// factorization itself; here one dense L D L^T of each touched clique's block is the work.
+// Why before the rows enter the problem: forming seven constraint objects, their entries and
+// Jacobian rows cost as much again as the solve (results/robots_bench.md).
 // Rejected: the unconstrained (all-inside) minimiser alone, which misses every step where a
 // servo holds its effort limit.
 //
@@ -33,9 +36,20 @@
 
 namespace csim::solver {
 
-struct SapSolverResult;  // sap_solver.h, which holds a PdRowsDirectScratch
+struct SapSolverResult;  // sap_solver.h
 
-/// Scratch of SolvePdRowsDirectly.
+/// One implicit PD row of the direct solve: v_c = v_j on one coordinate, the clamped row of
+/// clamped_impulse_row.h with bounds +-impulse_limit (a SapPdConstraint's after Prepare, or
+/// CalcPdRow's, with c > 0).
+struct PdRow {
+  int clique = 0;      ///< the clique of the coordinate (its A block must be stored)
+  int coordinate = 0;  ///< the coordinate's index inside the clique
+  double v_hat = 0.0;  ///< [rad/s or m/s]
+  double R = 1.0;      ///< [1/(kg m^2) or 1/kg] > 0, finite
+  double impulse_limit = 0.0;  ///< dt e [N m s or N s] > 0, may be +inf
+};
+
+/// Scratch of SolvePdRowsDirectly, and the rows' values at the solution.
 struct PdRowsDirectScratch {
   std::vector<int> H_offset;   ///< per clique: offset of its block in H, -1 if untouched
   std::vector<int> touched;    ///< the touched cliques, in problem order
@@ -44,20 +58,20 @@ struct PdRowsDirectScratch {
   std::vector<double> Av;      ///< per velocity: A v, then scratch
   std::vector<double> A_v_star;  ///< per velocity: A v*
   std::vector<double> jc;      ///< per velocity: J^T gamma
-  std::vector<int> piece;      ///< per constraint: the assumed piece (ClampedRowPiece)
+  std::vector<int> piece;      ///< per row: its piece (ClampedRowPiece), assumed then found
+  std::vector<double> gamma;   ///< per row: its impulse at the solution [N m s or N s]
 };
 
-/// Whether every constraint of `problem` is an implicit PD row (SapPdConstraint with c > 0)
-/// on a clique whose A block is stored: the problems SolvePdRowsDirectly handles.
-bool IsPdRowsProblem(const ContactProblem& problem);
-
-/// Tries the direct solve of `problem` (IsPdRowsProblem) with the pieces at v_guess
-/// (num_velocities). On success writes `result` as SapSolver::Solve would (v, gamma, v_c,
-/// status kOk, stats: one Newton update per touched clique, each clique its own island, the
-/// cost and momentum error at v) and returns true; returns false, `result` unspecified,
-/// when some row ends off its assumed piece or SAP eq. 26 fails. Does not allocate once the
-/// scratch has grown.
-bool SolvePdRowsDirectly(const ContactProblem& problem, const SapSolverParameters& parameters,
+/// Tries the direct solve of `problem` (its cliques, A blocks and v*; it must hold no
+/// constraint) with the `num_rows` rows at `rows` added, with the pieces at v_guess
+/// (num_velocities). On success writes `result` as SapSolver::Solve would for the problem
+/// with the rows (v, status kOk, stats: one Newton update per touched clique, each clique its
+/// own island, the cost and momentum error at v; not gamma and v_c, which are per row of the
+/// problem's own constraints) and the rows' impulses and pieces in `scratch`, and returns true; returns false,
+/// `result` unspecified, when some row ends off its assumed piece or SAP eq. 26 fails. Does
+/// not allocate once the scratch has grown.
+bool SolvePdRowsDirectly(const ContactProblem& problem, const PdRow* rows, int num_rows,
+                         const SapSolverParameters& parameters,
                          const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                          PdRowsDirectScratch* scratch, SapSolverResult* result);
 

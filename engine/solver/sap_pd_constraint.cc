@@ -26,27 +26,23 @@ SapPdConstraint::SapPdConstraint(const SapPdParameters& parameters) : parameters
   CSIM_CHECK(SapPdParametersError(parameters) == nullptr);
 }
 
-void SapPdConstraint::Prepare(double dt, double delassus) {
+PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus) {
   CSIM_CHECK(dt > 0.0 && delassus > 0.0);
-  const SapPdParameters& p = parameters_;
-  dt_ = dt;
-  kp_ = p.kp;
-  kd_ = p.kd;
-  gains_clamped_ = false;
-  impulse_limit_ = dt * p.effort_limit;
+  PdRowCoefficients row;
+  row.kp = p.kp;
+  row.kd = p.kd;
+  row.impulse_limit = dt * p.effort_limit;
   // The position the scheme reaches with v = 0 (docs/design/actuators-and-constraints.md
   // §2.1), so that y(v) = y(0) - c v.
   const double q_at_zero_velocity = p.q0 + dt * (1.0 - p.theta_q) * p.v0;
-  double c = dt * p.theta_q * kp_ + kd_;
-  explicit_ = c == 0.0;
-  if (explicit_) {
+  double c = dt * p.theta_q * row.kp + row.kd;
+  row.is_explicit = c == 0.0;
+  if (row.is_explicit) {
     // §2.4: y does not depend on v; the actuator is a clamped explicit impulse.
-    const double y = -kp_ * (q_at_zero_velocity - p.q_target) + p.feedforward;
-    explicit_gamma_ = dt * std::clamp(y, -p.effort_limit, p.effort_limit);
-    explicit_saturated_ = std::abs(y) > p.effort_limit;
-    R_ = std::numeric_limits<double>::infinity();
-    v_hat_ = 0.0;
-    return;
+    const double y = -row.kp * (q_at_zero_velocity - p.q_target) + p.feedforward;
+    row.explicit_gamma = dt * std::clamp(y, -p.effort_limit, p.effort_limit);
+    row.explicit_saturated = std::abs(y) > p.effort_limit;
+    return row;
   }
   // §2.3: scale both gains by R / R_nr when R = 1 / (dt c) falls below the near-rigid floor.
   constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
@@ -55,26 +51,32 @@ void SapPdConstraint::Prepare(double dt, double delassus) {
   const double R_gains = 1.0 / (dt * c);
   if (R_gains < R_near_rigid) {
     const double scale = R_gains / R_near_rigid;
-    kp_ *= scale;
-    kd_ *= scale;
-    c = dt * p.theta_q * kp_ + kd_;
-    gains_clamped_ = true;
+    row.kp *= scale;
+    row.kd *= scale;
+    c = dt * p.theta_q * row.kp + row.kd;
+    row.gains_clamped = true;
   }
-  R_ = 1.0 / (dt * c);
-  CSIM_CHECK(R_ > 0.0 && std::isfinite(R_));
+  row.R = 1.0 / (dt * c);
+  CSIM_CHECK(row.R > 0.0 && std::isfinite(row.R));
   // §2.2: y(v) = c (v_hat - v).
-  v_hat_ = (p.feedforward - kp_ * (q_at_zero_velocity - p.q_target) + kd_ * p.v_target) / c;
+  row.v_hat = (p.feedforward - row.kp * (q_at_zero_velocity - p.q_target) + row.kd * p.v_target) / c;
+  return row;
+}
+
+void SapPdConstraint::Prepare(double dt, double delassus) {
+  dt_ = dt;
+  row_ = CalcPdRow(parameters_, dt, delassus);
 }
 
 double SapPdConstraint::Calc(const double* v_c, double* gamma, double* G, int* piece) const {
-  if (explicit_) {
-    gamma[0] = explicit_gamma_;
+  if (row_.is_explicit) {
+    gamma[0] = row_.explicit_gamma;
     if (G != nullptr) G[0] = 0.0;
     if (piece != nullptr) *piece = 0;
-    return -explicit_gamma_ * v_c[0];
+    return -row_.explicit_gamma * v_c[0];
   }
   const ClampedRowValues row =
-      EvaluateClampedRow(v_c[0], v_hat_, R_, -impulse_limit_, impulse_limit_);
+      EvaluateClampedRow(v_c[0], row_.v_hat, row_.R, -row_.impulse_limit, row_.impulse_limit);
   gamma[0] = row.gamma;
   if (G != nullptr) G[0] = row.G;
   if (piece != nullptr) *piece = static_cast<int>(row.piece);
@@ -96,9 +98,9 @@ double SapPdConstraint::EffortAt(double v_c) const {
 }
 
 bool SapPdConstraint::SaturatedAt(double v_c) const {
-  if (explicit_) return explicit_saturated_;
-  const double Y = (v_hat_ - v_c) / R_;
-  return ClampedRowPieceOf(Y, -impulse_limit_, impulse_limit_) != ClampedRowPiece::kInside;
+  if (row_.is_explicit) return row_.explicit_saturated;
+  const double Y = (row_.v_hat - v_c) / row_.R;
+  return ClampedRowPieceOf(Y, -row_.impulse_limit, row_.impulse_limit) != ClampedRowPiece::kInside;
 }
 
 }  // namespace csim::solver

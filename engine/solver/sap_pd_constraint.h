@@ -50,6 +50,26 @@ struct SapPdParameters {
 /// reports its own located errors; this is the constraint's precondition.
 const char* SapPdParametersError(const SapPdParameters& p);
 
+/// A PD row for one step: the effective gains after the near-rigid clamp and the clamped row
+/// they make (Prepare's values; CalcPdRow).
+struct PdRowCoefficients {
+  double kp = 0.0;              ///< Kp after the clamp [N m/rad or N/m]
+  double kd = 0.0;              ///< Kd after the clamp [N m s/rad or N s/m]
+  bool gains_clamped = false;   ///< whether the clamp scaled the gains down
+  bool is_explicit = false;     ///< c = 0: gamma is explicit_gamma at every v_c
+  double explicit_gamma = 0.0;  ///< [N m s or N s], when is_explicit
+  bool explicit_saturated = false;  ///< |y| > e, when is_explicit
+  /// R = 1 / (dt c) [1/(kg m^2) or 1/kg]; +inf when is_explicit.
+  double R = std::numeric_limits<double>::infinity();
+  double v_hat = 0.0;           ///< [rad/s or m/s] (c > 0)
+  double impulse_limit = std::numeric_limits<double>::infinity();  ///< dt e [N m s or N s]
+};
+
+/// The row of `p` for a step of dt [s] > 0 with the Delassus estimate w = delassus > 0
+/// [1/(kg m^2) or 1/kg] (w = 1/A_jj): SapPdConstraint::Prepare, for callers that solve the
+/// rows themselves (pd_rows_direct_solve.h). Precondition: SapPdParametersError(p) == nullptr.
+PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus);
+
 /// SAP PD actuator constraint with an effort limit (one row).
 class SapPdConstraint final : public Constraint {
  public:
@@ -75,13 +95,13 @@ class SapPdConstraint final : public Constraint {
   bool SaturatedAt(double v_c) const;
 
   /// Whether Prepare scaled the gains down (the near-rigid regime).
-  bool gains_clamped() const { return gains_clamped_; }
-  double effective_kp() const { return kp_; }  ///< Kp after the clamp, valid after Prepare()
-  double effective_kd() const { return kd_; }  ///< Kd after the clamp, valid after Prepare()
+  bool gains_clamped() const { return row_.gains_clamped; }
+  double effective_kp() const { return row_.kp; }  ///< Kp after the clamp, valid after Prepare()
+  double effective_kd() const { return row_.kd; }  ///< Kd after the clamp, valid after Prepare()
   /// R = 1 / (dt c) [1/(kg m^2) or 1/kg]; +inf for an explicit constraint (c = 0).
-  double R() const { return R_; }
-  double v_hat() const { return v_hat_; }  ///< [rad/s or m/s], valid after Prepare() (c > 0)
-  double impulse_limit() const { return impulse_limit_; }  ///< dt e [N m s or N s]
+  double R() const { return row_.R; }
+  double v_hat() const { return row_.v_hat; }  ///< [rad/s or m/s], valid after Prepare() (c > 0)
+  double impulse_limit() const { return row_.impulse_limit; }  ///< dt e [N m s or N s]
   const SapPdParameters& parameters() const { return parameters_; }
   /// Row 0 is the coordinate's velocity (coordinate_constraint.h).
   double CoordinateRowSign(int) const { return 1.0; }
@@ -89,15 +109,7 @@ class SapPdConstraint final : public Constraint {
  private:
   SapPdParameters parameters_;
   double dt_ = 0.0;
-  double kp_ = 0.0;
-  double kd_ = 0.0;
-  bool gains_clamped_ = false;
-  bool explicit_ = false;       // c = 0: gamma is explicit_gamma_ at every v_c
-  double explicit_gamma_ = 0.0;
-  bool explicit_saturated_ = false;
-  double R_ = 1.0;
-  double v_hat_ = 0.0;
-  double impulse_limit_ = std::numeric_limits<double>::infinity();
+  PdRowCoefficients row_;
 };
 
 /// Adds a PD actuator on coordinate `dof` (index inside the clique) of clique `clique` to

@@ -23,10 +23,6 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
                             SapSolverResult* result) {
   CSIM_CHECK(v_guess.size() == problem.num_velocities());
   ws_.islands.num_islands = 0;  // until SetupIslands (num_islands() without constraints)
-  // PD rows alone: the direct solve when it lands on SAP's minimiser (pd_rows_direct_solve.h).
-  last_solve_direct_ = direct_pd_solve_ && IsPdRowsProblem(problem) &&
-                       SolvePdRowsDirectly(problem, parameters_, v_guess, &direct_, result);
-  if (last_solve_direct_) return result->status;
   SetupSapWorkspace(problem, num_threads(), &ws_);
   prediction_.Setup(ws_);
   LoadGuess(v_guess, &ws_);

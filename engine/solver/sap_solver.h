@@ -15,10 +15,6 @@
 //      and each island's stopping criterion                           (sap_stopping_criteria.h)
 //   5. while deferred contacts touch at the solution: merge their islands, solve those again
 //   6. the result and the statistics.
-// A problem whose only constraints are implicit PD rows is first tried by a direct solve
-// (pd_rows_direct_solve.h: one factorization per touched clique, on the pieces at the guess,
-// accepted only at SAP's minimiser with SAP eq. 26 met); the steps above run when it is not
-// accepted.
 // `iterations` is the largest island's count, i.e. the Newton rounds until the last island
 // stopped (as for one problem).
 //
@@ -44,7 +40,6 @@
 #include "engine/solver/active_set_prediction.h"
 #include "engine/solver/contact_problem.h"
 #include "engine/solver/deferred_contacts.h"
-#include "engine/solver/pd_rows_direct_solve.h"
 #include "engine/solver/sap_solver_parameters.h"
 #include "engine/solver/sap_termination.h"
 #include "engine/solver/sap_workspace.h"
@@ -127,15 +122,9 @@ class SapSolver {
   StepStatus Solve(const ContactProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                    SapSolverResult* result);
 
-  /// Whether Solve tries the direct solve of a problem of PD rows alone (default true; off:
-  /// always the Newton solve, for tests that compare the two).
-  void set_direct_pd_solve(bool on) { direct_pd_solve_ = on; }
   /// Times the Newton phases (assembly, factorization, line search) into the statistics;
   /// off by default, since a clock read costs about as much as a small island's assembly.
   void set_time_phases(bool on) { ws_.time_phases = on; }
-  /// Whether the last Solve's result came from the direct solve (then num_islands() is 0:
-  /// the islands below are the Newton solve's).
-  bool last_solve_direct() const { return last_solve_direct_; }
 
   /// The islands of the last Solve, for statistics (where the Newton work goes): their
   /// number (0 when the problem had no constraint), and for island i < num_islands() its
@@ -173,9 +162,6 @@ class SapSolver {
   ActiveSetPrediction prediction_;
   DeferredContacts deferred_;
   std::vector<int> schedule_;  // islands in the order they are handed out to the threads
-  bool direct_pd_solve_ = true;     // see set_direct_pd_solve
-  bool last_solve_direct_ = false;  // see last_solve_direct
-  PdRowsDirectScratch direct_;      // the direct solve's scratch
 };
 
 }  // namespace csim::solver

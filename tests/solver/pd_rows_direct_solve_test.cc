@@ -34,7 +34,8 @@ MatrixXd ArmInertia(int m, unsigned seed) {
 
 // Two cliques (a 7-dof arm with a servo per joint, a 3-dof one with servos on two joints) and
 // an unconstrained third; `limit` is the even joints' servos' effort limit [N m], `error` the target
-// offsets' scale [rad].
+// offsets' scale [rad]. The servos are SapPdConstraints of `problem`; the same rows for the
+// direct solve are DirectProblem's.
 void BuildProblem(double limit, double error, ContactProblem* problem) {
   problem->Clear(kDt);
   problem->AddClique(ArmInertia(7, 1));
@@ -60,22 +61,49 @@ void BuildProblem(double limit, double error, ContactProblem* problem) {
   add(1, 2, 50.0, 2.0 * error);
 }
 
+// The problem's cliques and v* without its rows, and its rows as the direct solve takes them
+// (each SapPdConstraint's clamped row after Prepare).
+struct DirectProblem {
+  ContactProblem cliques;
+  std::vector<PdRow> rows;
+};
+
+void Split(const ContactProblem& problem, DirectProblem* out) {
+  out->cliques.Clear(problem.dt());
+  for (int c = 0; c < problem.num_cliques(); ++c) out->cliques.AddClique(problem.A(c));
+  out->cliques.SetFreeMotionVelocity(problem.v_star());
+  out->rows.clear();
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const auto& pd = static_cast<const SapPdConstraint&>(problem.constraint(k));
+    const ConstraintEntry& e = problem.entry(k);
+    out->rows.push_back({e.clique[0], e.coordinate, pd.v_hat(), pd.R(), pd.impulse_limit()});
+  }
+}
+
+// The direct solve of `problem`'s rows, and the Newton solve of the problem with them.
 struct Solves {
   SapSolverResult direct, newton;
+  VectorXd direct_gamma;  // the rows' impulses, in problem order
   bool taken = false;
 };
 
+bool SolveDirect(const DirectProblem& d, const VectorXd& guess, PdRowsDirectScratch* scratch,
+                 SapSolverResult* result) {
+  return SolvePdRowsDirectly(d.cliques, d.rows.data(), static_cast<int>(d.rows.size()),
+                             SapSolverParameters{}, guess, scratch, result);
+}
+
 Solves SolveBoth(const ContactProblem& problem, const VectorXd& guess) {
   Solves out;
-  SapSolver direct;
-  REQUIRE(direct.Solve(problem, guess, &out.direct).ok());
-  out.taken = direct.last_solve_direct();
+  DirectProblem d;
+  Split(problem, &d);
+  PdRowsDirectScratch scratch;
+  out.taken = SolveDirect(d, guess, &scratch, &out.direct);
+  out.direct_gamma = Eigen::Map<const VectorXd>(scratch.gamma.data(), problem.num_constraints());
   SapSolverParameters tight;
   tight.relative_tolerance = 1e-14;
   SapSolver newton(tight);
-  newton.set_direct_pd_solve(false);
   REQUIRE(newton.Solve(problem, guess, &out.newton).ok());
-  REQUIRE_FALSE(newton.last_solve_direct());
   return out;
 }
 
@@ -91,10 +119,9 @@ int NumSaturated(const ContactProblem& problem, const SapSolverResult& r) {
 
 void CheckAgree(const ContactProblem& problem, const Solves& s) {
   CHECK((s.direct.v - s.newton.v).lpNorm<Eigen::Infinity>() <= 1e-12);
-  // Impulses [N m s] relative to the largest.
+  // Impulses [N m s] relative to the largest (one row each, in problem order).
   const double scale = std::max(1.0, s.newton.gamma.lpNorm<Eigen::Infinity>());
-  CHECK((s.direct.gamma - s.newton.gamma).lpNorm<Eigen::Infinity>() <= 1e-12 * scale);
-  CHECK((s.direct.v_c - s.newton.v_c).lpNorm<Eigen::Infinity>() <= 1e-12);
+  CHECK((s.direct_gamma - s.newton.gamma).lpNorm<Eigen::Infinity>() <= 1e-12 * scale);
   CHECK(s.direct.stats.momentum_error <= 1e-12);
   CHECK(s.direct.stats.cost == Approx(s.newton.stats.cost).epsilon(1e-10));
   CHECK(s.direct.stats.termination == SapTermination::kOptimality);
@@ -107,7 +134,6 @@ TEST_CASE("PD rows direct solve: taken in the band, agrees with the Newton solve
           "[robots][actuators]") {
   ContactProblem problem;
   BuildProblem(/*limit=*/1e3, /*error=*/0.01, &problem);
-  REQUIRE(IsPdRowsProblem(problem));
   const Solves s = SolveBoth(problem, problem.v_star());
   CHECK(s.taken);
   CHECK(NumSaturated(problem, s.newton) == 0);
@@ -121,7 +147,6 @@ TEST_CASE("PD rows direct solve: taken with saturated servos, agrees with the Ne
   ContactProblem problem;
   BuildProblem(/*limit=*/2.0, /*error=*/0.2, &problem);
   SapSolver newton;
-  newton.set_direct_pd_solve(false);
   SapSolverResult exact;
   REQUIRE(newton.Solve(problem, problem.v_star(), &exact).ok());
   const int saturated = NumSaturated(problem, exact);
@@ -133,53 +158,35 @@ TEST_CASE("PD rows direct solve: taken with saturated servos, agrees with the Ne
   CheckAgree(problem, s);
 }
 
-TEST_CASE("PD rows direct solve: falls back to the Newton solve off the guess's pieces",
-          "[robots][actuators]") {
+TEST_CASE("PD rows direct solve: declined off the guess's pieces", "[robots][actuators]") {
   ContactProblem problem;
   BuildProblem(/*limit=*/2.0, /*error=*/0.2, &problem);
   // A guess far away: every row on a saturated piece that does not hold at the solution.
   const VectorXd guess = VectorXd::Constant(12, 50.0);
-  SapSolver with_direct, without;
-  without.set_direct_pd_solve(false);
-  SapSolverResult a, b;
-  REQUIRE(with_direct.Solve(problem, guess, &a).ok());
-  CHECK_FALSE(with_direct.last_solve_direct());
-  REQUIRE(without.Solve(problem, guess, &b).ok());
-  CHECK(a.v == b.v);  // the same Newton solve, bit for bit
-  CHECK(a.gamma == b.gamma);
-  CHECK(a.stats.iterations == b.stats.iterations);
-}
-
-TEST_CASE("PD rows direct solve: not for other kinds or explicit servos", "[robots]") {
-  ContactProblem problem;
-  problem.Clear(kDt);
-  problem.AddClique(ArmInertia(2, 4));
-  problem.SetFreeMotionVelocity(VectorXd::Zero(2));
-  CHECK_FALSE(IsPdRowsProblem(problem));  // no constraint
-  SapPdParameters p;
-  p.kp = 10.0;
-  p.kd = 0.0;
-  p.theta_q = 0.0;  // c = 0: an explicit force
-  AddPdActuator(&problem, 0, 1, p);
-  CHECK_FALSE(IsPdRowsProblem(problem));
+  DirectProblem d;
+  Split(problem, &d);
+  PdRowsDirectScratch scratch;
+  SapSolverResult result;
+  CHECK_FALSE(SolveDirect(d, guess, &scratch, &result));
 }
 
 TEST_CASE("PD rows direct solve: no allocation once warmed up", "[robots]") {
   ContactProblem problem;
   BuildProblem(1e3, 0.01, &problem);
-  SapSolver solver;
+  PdRowsDirectScratch scratch;
   SapSolverResult result;
   const VectorXd guess = problem.v_star();
-  REQUIRE(solver.Solve(problem, guess, &result).ok());
-  REQUIRE(solver.last_solve_direct());
+  DirectProblem d;
+  Split(problem, &d);
+  REQUIRE(SolveDirect(d, guess, &scratch, &result));
   std::size_t allocations = 0;
   for (int n = 0; n < 5; ++n) {
     BuildProblem(1e3, 0.01 * (n + 1), &problem);  // allocates its temporaries: not counted
+    Split(problem, &d);
     const std::size_t before = testing::AllocationCount();
-    const bool ok = solver.Solve(problem, guess, &result).ok();
+    const bool taken = SolveDirect(d, guess, &scratch, &result);
     allocations += testing::AllocationCount() - before;
-    REQUIRE(ok);
-    REQUIRE(solver.last_solve_direct());
+    REQUIRE(taken);
   }
   CHECK(allocations == 0);
 }

@@ -249,8 +249,10 @@ void NewtonSystem::FindSupports() {
   for (int k = 0; k < p.num_constraints(); ++k) {
     const ConstraintEntry& e = p.entry(k);
     // A body contact (no stored block) is assembled through its CliqueSolver, or, in an
-    // island that cannot use it, from its formed block by the dense products.
-    const bool generic = p.has_dense_jacobian(k) && !IsFreeBodyContact(p, k);
+    // island that cannot use it, from its formed block by the dense products; contacts on
+    // free bodies and small trees by their fixed-size kernels.
+    const bool generic =
+        p.has_dense_jacobian(k) && !IsFreeBodyContact(p, k) && !IsSmallThreeRow(p, k);
     long dense = 0, sparse = 0;  // multiplications of J_a^T G J_b over all (a, b) blocks
     for (int b = 0; b < 2; ++b) {
       if (generic && b < e.num_cliques) {
@@ -468,6 +470,58 @@ void NewtonSystem::AddPointContactBlocks(const ContactProblem& p, int k, const d
   }
 }
 
+bool NewtonSystem::IsSmallThreeRow(const ContactProblem& p, int k) {
+  const ConstraintEntry& e = p.entry(k);
+  if (e.num_rows != 3 || !p.has_dense_jacobian(k)) return false;
+  for (int b = 0; b < e.num_cliques; ++b)
+    if (p.clique_size(e.clique[b]) > kSmallCliqueSize) return false;
+  return true;
+}
+
+bool NewtonSystem::AddSmallThreeRowBlocks(const ContactProblem& p, int k, const double* G_data) {
+  if (!IsSmallThreeRow(p, k)) return false;
+  const ConstraintEntry& e = p.entry(k);
+  constexpr int kMaxSize = kSmallCliqueSize;
+  int m[2] = {0, 0};
+  const double* J[2] = {nullptr, nullptr};
+  for (int b = 0; b < e.num_cliques; ++b) {
+    m[b] = p.clique_size(e.clique[b]);
+    J[b] = p.jacobian_block(k, b);
+  }
+  // G J_b, column j = G J_b(:, j), each entry summed over r = 0, 1, 2 in order.
+  double GJ[2][3 * kMaxSize];
+  const double* G = G_data;  // 3 x 3, column-major
+  for (int b = 0; b < e.num_cliques; ++b) {
+    for (int j = 0; j < m[b]; ++j) {
+      const double* J_j = J[b] + 3 * j;
+      for (int r = 0; r < 3; ++r)
+        GJ[b][r + 3 * j] = G[r] * J_j[0] + G[r + 3] * J_j[1] + G[r + 6] * J_j[2];
+    }
+  }
+  // Block (a, b) += J_a^T (G J_b): entry (i, j) = J_a(:, i) . GJ_b(:, j), stored rows(a) x
+  // cols(b) or transposed (AddAt).
+  const auto add = [&](BlockCholesky::Slot slot, int a, int b) {
+    double* target = block_.data() + slot.offset;
+    for (int j = 0; j < m[b]; ++j) {
+      const double* g = GJ[b] + 3 * j;
+      for (int i = 0; i < m[a]; ++i) {
+        const double* J_i = J[a] + 3 * i;
+        const double h = J_i[0] * g[0] + J_i[1] * g[1] + J_i[2] * g[2];
+        if (slot.transposed) {
+          target[j + i * m[b]] += h;
+        } else {
+          target[i + j * m[a]] += h;
+        }
+      }
+    }
+  };
+  add(slots_[k][0], 0, 0);
+  if (e.num_cliques == 1) return true;
+  add(slots_[k][1], 1, 1);
+  add(slots_[k][2], 0, 1);
+  return true;
+}
+
 bool NewtonSystem::IsFreeBodyContact(const ContactProblem& p, int k) {
   const ConstraintEntry& e = p.entry(k);
   if (e.num_rows != 3 || !p.has_dense_jacobian(k)) return false;
@@ -502,6 +556,7 @@ void NewtonSystem::AssembleSparseIsland(int i, const double* G_data,
       AddContactBlocks(p, k, G_data + G_offset[k]);
       continue;
     }
+    if (AddSmallThreeRowBlocks(p, k, G_data + G_offset[k])) continue;
     if (AddSupported(p, k, G_data + G_offset[k], scratch)) continue;
     const ConstraintEntry& e = p.entry(k);
     const ConstMap G(G_data + G_offset[k], e.num_rows, e.num_rows);

@@ -104,6 +104,16 @@ class NewtonSystem {
   void AddPointContactBlocks(const ContactProblem& p, int k, const double* G_data);
   // Three rows on cliques of six velocities (a contact between free bodies).
   static bool IsFreeBodyContact(const ContactProblem& p, int k);
+  // The blocks of constraint k when it has three dense rows on cliques of at most six
+  // velocities (a contact on a small tree, or between one and a free body), with loops on
+  // fixed-size storage; false (nothing added) otherwise. Why: at these sizes the generic
+  // path's dynamic products cost more in dispatch than in arithmetic. Its sums run in the
+  // generic path's order, so the blocks have the same bits.
+  bool AddSmallThreeRowBlocks(const ContactProblem& p, int k, const double* G_data);
+  static constexpr int kSmallCliqueSize = 6;
+  // Three dense rows on cliques of at most kSmallCliqueSize velocities (the free bodies'
+  // among them): the constraints AddSmallThreeRowBlocks takes.
+  static bool IsSmallThreeRow(const ContactProblem& p, int k);
   // Scratch view of size rows x cols.
   static Eigen::Map<Eigen::MatrixXd> ScratchView(std::vector<double>* buffer, int rows, int cols);
   // Adds `block` (rows(a) x cols(b) of H) at `slot`, transposing if the slot says so.

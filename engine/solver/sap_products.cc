@@ -40,8 +40,18 @@ void ConstraintVelocity(const SapWorkspace& ws, int k, const double* v, double* 
   for (int b = 0; b < e.num_cliques; ++b) {
     const int c = e.clique[b];
     const double* v_c_b = v + ws.reduced_offset[c];
-    if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
+    const int m = p.clique_size(c);
+    if (e.num_rows == 3 && m == 6) {  // contact on a free body: fixed size
       vc_k.noalias() += ContactBlockMap(p.jacobian_block(k, b)) * Vector6Map(v_c_b);
+    } else if (e.num_rows == 3 && m < 6) {
+      // A contact on a small tree: J v row by row, each sum over the columns in order from
+      // 0, then added (Eigen's matrix-vector kernel's sums, without its call).
+      const double* J = p.jacobian_block(k, b);
+      for (int r = 0; r < 3; ++r) {
+        double sum = 0.0;
+        for (int j = 0; j < m; ++j) sum += J[r + 3 * j] * v_c_b[j];
+        vc_k[r] += sum;
+      }
     } else {
       vc_k.noalias() += p.jacobian(k, b) * ConstVecMap(v_c_b, p.clique_size(c));
     }
@@ -70,10 +80,16 @@ void AddJTransposeTimes(const SapWorkspace& ws, int k, const double* gamma, doub
   for (int b = 0; b < e.num_cliques; ++b) {
     const int c = e.clique[b];
     double* out_b = out + ws.reduced_offset[c];
-    if (e.num_rows == 3 && p.clique_size(c) == 6) {  // contact on a free body: fixed size
+    const int m = p.clique_size(c);
+    if (e.num_rows == 3 && m == 6) {  // contact on a free body: fixed size
       Eigen::Map<Eigen::Matrix<double, 6, 1>>(out_b).noalias() +=
           ContactBlockMap(p.jacobian_block(k, b)).transpose() *
           Eigen::Map<const Eigen::Vector3d>(gamma + e.row_offset);
+    } else if (e.num_rows == 3 && m < 6) {
+      // A contact on a small tree: each velocity's J(:, j) . gamma, then added.
+      const double* J = p.jacobian_block(k, b);
+      const double* g = gamma + e.row_offset;
+      for (int j = 0; j < m; ++j) out_b[j] += J[3 * j] * g[0] + J[3 * j + 1] * g[1] + J[3 * j + 2] * g[2];
     } else {
       VecMap(out_b, p.clique_size(c)).noalias() += p.jacobian(k, b).transpose() * gamma_k;
     }

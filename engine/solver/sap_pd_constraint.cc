@@ -48,15 +48,15 @@ PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus
   constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
   const double beta = p.near_rigid_threshold;
   const double R_near_rigid = beta * beta / kFourPiSquared * delassus;
-  const double R_gains = 1.0 / (dt * c);
-  if (R_gains < R_near_rigid) {
-    const double scale = R_gains / R_near_rigid;
+  row.R = 1.0 / (dt * c);
+  if (row.R < R_near_rigid) {
+    const double scale = row.R / R_near_rigid;
     row.kp *= scale;
     row.kd *= scale;
     c = dt * p.theta_q * row.kp + row.kd;
     row.gains_clamped = true;
+    row.R = 1.0 / (dt * c);
   }
-  row.R = 1.0 / (dt * c);
   CSIM_CHECK(row.R > 0.0 && std::isfinite(row.R));
   // §2.2: y(v) = c (v_hat - v).
   row.v_hat = (p.feedforward - row.kp * (q_at_zero_velocity - p.q_target) + row.kd * p.v_target) / c;

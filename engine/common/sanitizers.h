@@ -1,9 +1,12 @@
 #pragma once
-// Whether this translation unit is compiled with AddressSanitizer (CMake's CSIM_SANITIZE
-// builds every target with it and UBSan). The few places that behave differently under
-// it say why where they test it.
+// Whether this program runs under AddressSanitizer: its translation unit is compiled with it,
+// or it belongs to CMake's CSIM_SANITIZE build (CSIM_SANITIZE_BUILD), whose programs all link
+// ASan's runtime although the test sources are not instrumented (tests/CMakeLists.txt). The
+// few places that behave differently under it say why where they test it.
 
-#if defined(__SANITIZE_ADDRESS__)  // GCC
+#if defined(CSIM_SANITIZE_BUILD)
+#define CSIM_ADDRESS_SANITIZER 1
+#elif defined(__SANITIZE_ADDRESS__)  // GCC
 #define CSIM_ADDRESS_SANITIZER 1
 #elif defined(__has_feature)       // Clang
 #if __has_feature(address_sanitizer)

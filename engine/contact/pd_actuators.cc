@@ -5,7 +5,7 @@
 
 #include "engine/multibody/actuator_inputs.h"
 #include "engine/solver/clamped_impulse_row.h"
-#include "engine/solver/delassus_estimate.h"
+#include "engine/solver/coordinate_constraint.h"
 #include "engine/solver/sap_pd_constraint.h"
 
 namespace csim::contact {
@@ -101,9 +101,8 @@ bool PdActuators::SolveDirectly(const multibody::Model& model, double t0, double
     if (row_[i] < 0) continue;
     const int clique = tree_[i], coordinate = tree_dof_[i];
     if (!problem.has_A(clique)) return false;
-    // The Delassus estimate AddCoordinateConstraint gives the row (coordinate_constraint.h).
-    const double w =
-        solver::EstimateCoordinateDelassus(1, problem.inverse_diagonal_of_A(clique)[coordinate]);
+    // The Delassus estimate AddCoordinateConstraint gives the row.
+    const double w = solver::CoordinateDelassus(problem, clique, coordinate, 1);
     const solver::PdRowCoefficients c =
         solver::CalcPdRow(StepParameters(model, static_cast<int>(i), t1, theta_q, q0, v0), dt, w);
     if (c.is_explicit) return false;

@@ -24,19 +24,25 @@ void FillCoordinateRows(const T& constraint, int dof, Eigen::Ref<Eigen::MatrixXd
   for (int r = 0; r < constraint.num_rows(); ++r) J(r, dof) = constraint.CoordinateRowSign(r);
 }
 
+/// The Delassus estimate of a constraint of num_rows rows +-e_dof^T on coordinate `dof` of
+/// clique `clique` of `problem`: the diagonal-of-A recipe's value w = 1/A_jj, from the inverse
+/// diagonal the clique keeps (EstimateCoordinateDelassus: bit-identical to the recipe on the
+/// dense rows, without reading them).
+inline double CoordinateDelassus(const ContactProblem& problem, int clique, int dof,
+                                 int num_rows) {
+  return EstimateCoordinateDelassus(num_rows, problem.inverse_diagonal_of_A(clique)[dof]);
+}
+
 /// Adds `constraint` on coordinate `dof` (index inside the clique) of clique `clique` to
 /// `problem` (the clique's A block must already be added). Returns the pooled constraint.
-/// Its Delassus estimate is the diagonal-of-A recipe's value on rows +-e_dof^T, w = 1/A_jj,
-/// from the inverse diagonal the clique keeps (EstimateCoordinateDelassus: bit-identical to
-/// the recipe on the dense rows, without reading them), and the entry is marked as a
-/// coordinate constraint (ContactProblem::AddCoordinateRows, which writes the rows
+/// Its Delassus estimate is CoordinateDelassus, and the entry is marked as a coordinate
+/// constraint (ContactProblem::AddCoordinateRows, which writes the rows
 /// FillCoordinateRows would).
 template <class T>
 T& AddCoordinateConstraint(ContactProblem* problem, int clique, int dof, const T& constraint) {
   CSIM_CHECK(clique >= 0 && clique < problem->num_cliques() && dof >= 0 &&
              dof < problem->clique_size(clique));
-  const double w =
-      EstimateCoordinateDelassus(constraint.num_rows(), problem->inverse_diagonal_of_A(clique)[dof]);
+  const double w = CoordinateDelassus(*problem, clique, dof, constraint.num_rows());
   return problem->AddCoordinateRows(clique, dof, constraint, w);
 }
 

@@ -67,9 +67,9 @@ struct PdRowsDirectScratch {
 /// (num_velocities). On success writes `result` as SapSolver::Solve would for the problem
 /// with the rows (v, status kOk, stats: one Newton update per touched clique, each clique its
 /// own island, the cost and momentum error at v; not gamma and v_c, which are per row of the
-/// problem's own constraints) and the rows' impulses and pieces in `scratch`, and returns true; returns false,
-/// `result` unspecified, when some row ends off its assumed piece or SAP eq. 26 fails. Does
-/// not allocate once the scratch has grown.
+/// problem's own constraints) and the rows' impulses and pieces in `scratch`, and returns
+/// true; returns false, `result` unspecified, when some row ends off its assumed piece or
+/// SAP eq. 26 fails. Does not allocate once the scratch has grown.
 bool SolvePdRowsDirectly(const ContactProblem& problem, const PdRow* rows, int num_rows,
                          const SapSolverParameters& parameters,
                          const Eigen::Ref<const Eigen::VectorXd>& v_guess,

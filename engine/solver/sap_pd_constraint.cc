@@ -59,7 +59,8 @@ PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus
   }
   CSIM_CHECK(row.R > 0.0 && std::isfinite(row.R));
   // §2.2: y(v) = c (v_hat - v).
-  row.v_hat = (p.feedforward - row.kp * (q_at_zero_velocity - p.q_target) + row.kd * p.v_target) / c;
+  row.v_hat =
+      (p.feedforward - row.kp * (q_at_zero_velocity - p.q_target) + row.kd * p.v_target) / c;
   return row;
 }
 

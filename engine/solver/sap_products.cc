@@ -89,7 +89,8 @@ void AddJTransposeTimes(const SapWorkspace& ws, int k, const double* gamma, doub
       // A contact on a small tree: each velocity's J(:, j) . gamma, then added.
       const double* J = p.jacobian_block(k, b);
       const double* g = gamma + e.row_offset;
-      for (int j = 0; j < m; ++j) out_b[j] += J[3 * j] * g[0] + J[3 * j + 1] * g[1] + J[3 * j + 2] * g[2];
+      for (int j = 0; j < m; ++j)
+        out_b[j] += J[3 * j] * g[0] + J[3 * j + 1] * g[1] + J[3 * j + 2] * g[2];
     } else {
       VecMap(out_b, p.clique_size(c)).noalias() += p.jacobian(k, b).transpose() * gamma_k;
     }

@@ -75,7 +75,8 @@ actuators:
 )", "explicit.yaml", {});
   const multibody::Model& model = scene.model;
   const integrator::ThetaParameters p{0.0, 0.0, integrator::Gyroscopic::kImplicit};
-  integrator::StepWorkspace ws = integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
+  integrator::StepWorkspace ws =
+      integrator::MakeStepWorkspace(model, integrator::TreeSolver::kAuto);
   integrator::ContactStepWorkspace cws(model);
   multibody::State state{0.0, model.InitialQ(), model.InitialV()};
   const double q0 = state.q[0];

@@ -15,7 +15,9 @@ namespace csim::test {
 struct RandomSpatial {
   explicit RandomSpatial(unsigned seed) : engine(seed) {}
   std::mt19937 engine;
-  double Uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(engine); }
+  double Uniform(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(engine);
+  }
   Eigen::Vector3d Vector(double scale) {
     return Eigen::Vector3d(Uniform(-scale, scale), Uniform(-scale, scale), Uniform(-scale, scale));
   }

@@ -396,7 +396,7 @@ def main():
     parser.add_argument("--csim", nargs="+",
                         default=[os.path.join(REPO, "build", "app", "csim")],
                         help="csim executables, each run on the same cases (e.g. "
-                             "build/app/csim build-san/app/csim)")
+                             "build/app/csim build/sanitized/csim)")
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--cases", type=int, default=200, help="cases per kind")
     parser.add_argument("--seed", type=int, default=1)

@@ -1,6 +1,6 @@
 // End-to-end tests of the csim executable against docs/cli.md: each test runs the real
-// binary (CSIM_EXECUTABLE) in a fresh temporary directory and checks its exit status,
-// its stderr/stdout and the HDF5 file it leaves (with tools/check_output.py and h5py
+// binary (CsimProgram(), tests/support/build_variant.h) in a fresh temporary directory and
+// checks its exit status, its stderr/stdout and the HDF5 file it leaves (with tools/check_output.py and h5py
 // under /usr/bin/python3, as a user's notebook would read it).
 
 #include <fcntl.h>
@@ -22,12 +22,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/common/sanitizers.h"
 #include "engine/common/version.h"
+#include "tests/support/build_variant.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using csim::testing::CsimProgram;
 
 // A fresh directory under /tmp, removed with everything in it at the end of the test.
 class TempDir {
@@ -128,7 +129,7 @@ Outcome RunProgram(const std::vector<std::string>& argv, const TempDir& cwd) {
 
 // Runs csim with `args` in `cwd`.
 Outcome Csim(const std::vector<std::string>& args, const TempDir& cwd) {
-  std::vector<std::string> argv{CSIM_EXECUTABLE};
+  std::vector<std::string> argv{CsimProgram()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunProgram(argv, cwd);
 }
@@ -138,7 +139,7 @@ Outcome Csim(const std::vector<std::string>& args, const TempDir& cwd) {
 std::pair<std::string, Outcome> CsimAfter(const std::string& setup,
                                           const std::vector<std::string>& args,
                                           const TempDir& cwd) {
-  std::string command = setup + "exec '" + std::string(CSIM_EXECUTABLE) + "'";
+  std::string command = setup + "exec '" + std::string(CsimProgram()) + "'";
   for (const std::string& a : args) command += " '" + a + "'";  // no quotes in test paths
   return {command, RunProgram({"/bin/sh", "-c", command}, cwd)};
 }
@@ -149,7 +150,7 @@ std::pair<std::string, Outcome> CsimAfter(const std::string& setup,
 /// operator new ends the process with a report when memory runs out instead of throwing
 /// std::bad_alloc. The tests of such limits run in the normal build only.
 bool SkipAddressSpaceLimit() {
-  if (!csim::kAddressSanitizer) return false;
+  if (!csim::testing::UnderAddressSanitizer()) return false;
   WARN("skipped under AddressSanitizer: csim cannot run under `ulimit -v`");
   return true;
 }
@@ -612,7 +613,7 @@ TEST_CASE("a damaged output file that crashes libhdf5 is an I/O error, not a cra
       "p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)\n"
       "print(p.returncode); sys.stdout.write(p.stderr.decode())\n";
   const Outcome piped =
-      RunProgram({"/usr/bin/python3", "-c", kClosedPipe, CSIM_EXECUTABLE, "info", good}, dir);
+      RunProgram({"/usr/bin/python3", "-c", kClosedPipe, CsimProgram(), "info", good}, dir);
   INFO(piped.out << piped.err);
   CHECK(piped.status == 0);
   CHECK(Contains(piped.out, "-" + std::to_string(SIGPIPE) + "\n"));
@@ -709,7 +710,7 @@ TEST_CASE("a step that needs more memory than the system gives fails the run cle
 // and returns the exit status; the output is left at dir/long.h5.
 int InterruptLongRun(const TempDir& dir, int signo) {
   const std::string out = dir / "long.h5";
-  const pid_t pid = Spawn({CSIM_EXECUTABLE, "run", Scene("pendulum.yaml"), "--duration", "1e6",
+  const pid_t pid = Spawn({CsimProgram(), "run", Scene("pendulum.yaml"), "--duration", "1e6",
                            "--no-progress", "-o", out},
                           dir.path().string(), dir / "long.out", dir / "long.err");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -741,7 +742,7 @@ TEST_CASE("SIGTERM during a long contact solve abandons that step, keeps the fil
   TempDir dir;
   WriteFile(dir / "heap.yaml", HeapOfSpheres(300));
   const std::string out = dir / "heap.h5";
-  const pid_t pid = Spawn({CSIM_EXECUTABLE, "run", dir / "heap.yaml", "--no-progress", "-o", out},
+  const pid_t pid = Spawn({CsimProgram(), "run", dir / "heap.yaml", "--no-progress", "-o", out},
                           dir.path().string(), dir / "heap.out", dir / "heap.err");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!fs::exists(out) && std::chrono::steady_clock::now() < deadline) {

@@ -34,6 +34,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/io/hdf5_file.h"
+#include "tests/support/build_variant.h"
 
 namespace {
 
@@ -88,7 +89,7 @@ Outcome Run(const std::vector<std::string>& argv, const TempDir& dir) {
 }
 
 Outcome Csim(std::vector<std::string> args, const TempDir& dir) {
-  args.insert(args.begin(), CSIM_EXECUTABLE);
+  args.insert(args.begin(), csim::testing::CsimProgram());
   return Run(args, dir);
 }
 

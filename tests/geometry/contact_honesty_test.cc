@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/common/sanitizers.h"
+#include "tests/support/build_variant.h"
 #include "tests/geometry/contact_honesty_sweep.h"
 #include "tests/geometry/reference_signed_distance.h"
 #include "tests/geometry/contact_test_shapes.h"
@@ -23,7 +23,7 @@ constexpr double kMargin = 1e-3;
 // The sanitized build (much slower: results/sanitizers.md) runs the same draw's first 250
 // pairs per kind: it is there for memory and undefined-behaviour errors, which any pair
 // exercises.
-constexpr int kPairsPerKind = kAddressSanitizer ? 250 : 2000;
+const int kPairsPerKind = csim::testing::UnderAddressSanitizer() ? 250 : 2000;
 
 TEST_CASE("Reference signed distance: closed forms", "[collision][honesty]") {
   // Two unit boxes, one turned 45 degrees about z and lifted: face-corner distance.

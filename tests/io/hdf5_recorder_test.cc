@@ -34,6 +34,7 @@
 #include "engine/io/run_summary.h"
 #include "engine/math/rotation.h"
 #include "tests/support/allocation_counter.h"
+#include "tests/support/build_variant.h"
 
 namespace csim::io {
 namespace {
@@ -979,7 +980,7 @@ TEST_CASE("Hdf5Recorder: a second writer of the same file fails and changes noth
   }
   SECTION("a csim run in another process; readers are not blocked") {
     const std::string log = dir.File("second.txt");
-    const std::string command = std::string("'") + CSIM_EXECUTABLE + "' run '" +
+    const std::string command = std::string("'") + csim::testing::CsimProgram() + "' run '" +
                                 CSIM_SOURCE_DIR + "/scenes/pendulum.yaml' -q -o '" + path +
                                 "' > '" + log + "' 2>&1";
     const int status = std::system(command.c_str());

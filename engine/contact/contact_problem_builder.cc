@@ -9,6 +9,7 @@
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/material_combination.h"
 #include "engine/multibody/jacobians.h"
+#include "engine/solver/dense_ldlt.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
 #include "engine/solver/sap_hunt_crossley_constraint.h"
 #include "engine/solver/sap_joint_friction_constraint.h"
@@ -60,9 +61,10 @@ void RotateToContactFrame(const Matrix3d& R_WC, const Eigen::Ref<const Eigen::Ma
     Eigen::Map<Eigen::Matrix<double, 3, 6>> out6(out.data());
     out6.noalias() = R_WC.transpose() * J.leftCols<6>();
     if (negate) out6 = -out6;
-  } else {
-    out.noalias() = R_WC.transpose() * J;
-    if (negate) out = -out;
+  } else {  // a small tree's block: column by column, fixed-size products
+    const Matrix3d R_CW = negate ? Matrix3d(-R_WC.transpose()) : Matrix3d(R_WC.transpose());
+    for (int j = 0; j < J.cols(); ++j)
+      Eigen::Map<Vector3d>(out.data() + 3 * j).noalias() = R_CW * J.col(j);
   }
 }
 
@@ -150,6 +152,7 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
   clique_solver_active_.assign(topology_.num_trees(), 0);
   no_diagonal_terms_.setZero(model.nv);
   for (auto* J : {&J_a_, &J_b_}) J->setZero(3, max_tree_nv_);
+  A_inverse_JT_.setZero(max_tree_nv_, 3);
   A_diagonal_.setZero(max_tree_nv_);
   J_limit_.setZero(2, max_tree_nv_);
   for (int b = 0; b < model.num_bodies(); ++b) {
@@ -296,6 +299,16 @@ void ContactProblemBuilder::CalcExtraMargins(const StepInputs& in) {
 
 void ContactProblemBuilder::TreeBlock(const Model& model, const StepInputs& in, int b,
                                       const Vector3d& p_W, Eigen::Ref<Eigen::Matrix3Xd> J) const {
+  if (free_root_[b]) {
+    // A lone free body's velocities are its angular velocity and its origin's velocity in
+    // world axes (multibody/joint_motion.cc): column k moves the point at e_k x r, or e_k,
+    // with r from the body's origin. The same as the general loop below, without its six
+    // spatial transforms.
+    const Vector3d r = p_W - in.kinematics->X_WB[b].p;
+    J.leftCols<3>() << 0.0, r.z(), -r.y(), -r.z(), 0.0, r.x(), r.y(), -r.x(), 0.0;
+    J.rightCols<3>().setIdentity();
+    return;
+  }
   multibody::CalcPointJacobianColumns(model, *in.kinematics, b, p_W,
                                       topology_.tree_v_start[topology_.body_tree[b]], J);
 }
@@ -390,13 +403,6 @@ double ContactProblemBuilder::TreeContactDelassus(const Model& model, const Step
   const bool on_a = tree_a >= 0 && articulated_tree_body_[c.body_a];
   const bool on_b = tree_b >= 0 && articulated_tree_body_[c.body_b];
   if (!on_a && !on_b) return 0.0;
-  if (!omega_current_) {
-    const Eigen::VectorXd& d = in.A_diagonal_terms ? *in.A_diagonal_terms : no_diagonal_terms_;
-    omega_valid_ = tree_solver_.Factor(model, *in.kinematics, d);
-    if (omega_valid_) tree_solver_.InverseOperationalInertias(model, *in.kinematics, &omega_);
-    omega_current_ = true;
-  }
-  if (!omega_valid_) return 0.0;  // the recipe's estimate (A itself is checked elsewhere)
   Matrix3d W = Matrix3d::Zero();
   // A lone free body's side: Drake's diagonal-of-A term (its clique is its tree).
   const auto diagonal_term = [&](int tree, const Eigen::Ref<const Eigen::Matrix3Xd>& J) {
@@ -404,17 +410,46 @@ double ContactProblemBuilder::TreeContactDelassus(const Model& model, const Step
         problem.inverse_diagonal_of_A(tree));
     W.noalias() += J.leftCols<6>() * inverse_diagonal.asDiagonal() * J.leftCols<6>().transpose();
   };
+  // An articulated tree's side: J A_t^-1 J^T from the free motion's factor of a small tree's
+  // block, else from omega_, whose recursions pass once a step over every such tree.
+  const auto tree_term = [&](int body, int tree, const Eigen::Ref<const Eigen::Matrix3Xd>& J) {
+    if (AddDenseTreeDelassus(in, body, tree, J, &W)) return true;
+    if (!omega_current_) {
+      const Eigen::VectorXd& d = in.A_diagonal_terms ? *in.A_diagonal_terms : no_diagonal_terms_;
+      omega_valid_ = tree_solver_.Factor(model, *in.kinematics, d);
+      if (omega_valid_) tree_solver_.InverseOperationalInertias(model, *in.kinematics, &omega_);
+      omega_current_ = true;
+    }
+    if (!omega_valid_) return false;  // the recipe's estimate (A itself is checked elsewhere)
+    W += BodyDelassus(in, body, c.p_WC);
+    return true;
+  };
   if (on_a) {
-    W += BodyDelassus(in, c.body_a, c.p_WC);
+    if (!tree_term(c.body_a, tree_a, Ja)) return 0.0;
   } else if (tree_a >= 0) {
     diagonal_term(tree_a, Ja);
   }
   if (on_b) {
-    W += BodyDelassus(in, c.body_b, c.p_WC);
+    if (!tree_term(c.body_b, tree_b, Jb)) return 0.0;
   } else if (tree_b >= 0) {
     diagonal_term(tree_b, Jb);
   }
   return W.norm() / 3.0;
+}
+
+bool ContactProblemBuilder::AddDenseTreeDelassus(const StepInputs& in, int body, int tree,
+                                                const Eigen::Ref<const Eigen::Matrix3Xd>& J,
+                                                Matrix3d* W) {
+  const int n = topology_.tree_nv[tree];
+  if (in.A_factor == nullptr || J.cols() != n) return false;
+  if (in.articulated_body != nullptr && (*in.articulated_body)[body]) return false;
+  const Eigen::MatrixXd& factor = (*in.A_factor)[in.A->block_of(topology_.tree_v_start[tree])];
+  if (factor.rows() != n) return false;  // not factored densely (a six block, or articulated)
+  auto Y = A_inverse_JT_.topRows(n);
+  Y = J.transpose();
+  for (int k = 0; k < 3; ++k) solver::DenseLdltSolveInPlace(factor.data(), n, Y.col(k).data());
+  W->noalias() += J * Y;
+  return true;
 }
 
 solver::SapFrictionConeParameters ContactProblemBuilder::SapParametersFor(

@@ -26,8 +26,10 @@
 // constraint when it returns. Bodies at rest keep the plain margin, so a settled pile pays nothing.
 // Delassus estimate w of a contact on an articulated tree (one that is not a lone free body):
 // [P]'s per-tree recipe (docs/design/sap-problem.md §4), W = sum over the contact's trees of
-// J_t A_t^-1 J_t^T, with each body's J_b A^-1 J_b^T from the articulated-body factor in
-// O(bodies) a step (ArticulatedBodySolver::InverseOperationalInertias); a lone free body's
+// J_t A_t^-1 J_t^T: on a tree the free motion factored densely (below the articulated-body
+// threshold), from that factor and the contact's point Jacobian; on the others, with each
+// body's J_b A^-1 J_b^T from the articulated-body factor in O(bodies) a step
+// (ArticulatedBodySolver::InverseOperationalInertias). A lone free body's
 // side keeps Drake's diagonal-of-A term, as do contacts between free bodies (the clutter)
 // and joint limits. Why not Drake's recipe there: diag(A) in joint coordinates misjudges a
 // long chain's contacts by several times (a mid-chain joint carries half the rope), and w
@@ -93,6 +95,11 @@ struct StepInputs {
   /// A's M was formed at *kinematics (theta = 0): the contact solve may then factor such a
   /// tree's Newton block by the recursions too (articulated_clique_solver.h).
   bool A_at_kinematics = false;
+  /// Per block of A: the free motion's L D L^T factor of a dense block
+  /// (integrator::StepWorkspace::A_factor; empty for the other blocks), for the Delassus
+  /// estimate of contacts on small trees; null means none, and the articulated-body
+  /// recursions give that estimate for every tree.
+  const std::vector<Eigen::MatrixXd>* A_factor = nullptr;
 };
 
 class ContactProblemBuilder {
@@ -209,6 +216,11 @@ class ContactProblemBuilder {
                        solver::ContactProblem* problem) const;
   // Body b's term J_b A^-1 J_b^T at world point p (3 x 3, world axes) from omega_.
   Eigen::Matrix3d BodyDelassus(const StepInputs& in, int b, const Eigen::Vector3d& p_W) const;
+  // Adds J A_t^-1 J^T to *W for a contact point on `tree` with point Jacobian J (its tree
+  // block, world axes) when the free motion factored that tree's block of A densely
+  // (StepInputs::A_factor) and J was formed; returns false, adding nothing, otherwise.
+  bool AddDenseTreeDelassus(const StepInputs& in, int body, int tree,
+                            const Eigen::Ref<const Eigen::Matrix3Xd>& J, Eigen::Matrix3d* W);
   void AddJointLimits(const multibody::Model& model, const StepInputs& in,
                       solver::ContactProblem* problem) const;
   // One SapJointFrictionConstraint per entry of friction_dofs_, noting its index in
@@ -273,6 +285,7 @@ class ContactProblemBuilder {
   /// geometry), and the step skips the collision query with its poses and margins.
   bool can_collide_ = false;
   Eigen::Matrix3Xd J_a_, J_b_;                     ///< (3, max_tree_nv) scratch
+  Eigen::Matrix<double, Eigen::Dynamic, 3> A_inverse_JT_;  ///< (max_tree_nv, 3) scratch
   // Delassus estimate on articulated trees (see the top of this file).
   std::vector<int> articulated_tree_root_;         ///< the roots of those trees
   std::vector<bool> articulated_tree_body_;        ///< per body: in a tree that is not a lone

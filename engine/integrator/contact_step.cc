@@ -41,7 +41,7 @@ contact::StepInputs ProblemInputs(const multibody::Model& model, const ThetaPara
   }
   return {dt,       kinematics0,          &state.q,
           &state.v, &ws.v_star,           &ws.A,
-          &ws.A_diagonal_terms, &ws.articulated_body, A_at_kinematics};
+          &ws.A_diagonal_terms, &ws.articulated_body, A_at_kinematics, &ws.A_factor};
 }
 
 // The failed solve's status, with when it happened and, where one helps, what to try.

@@ -478,6 +478,24 @@ bool NewtonSystem::IsSmallThreeRow(const ContactProblem& p, int k) {
   return true;
 }
 
+namespace {
+
+// target(i * row_step + j * column_step) += J_a(:, i) . GJ_b(:, j) for an MA-column J_a and
+// an MB-column GJ_b, both 3 rows, column-major (AddSmallThreeRowBlocks).
+template <int MA, int MB>
+void AddJTransposeGJ(const double* J_a, const double* GJ_b, int row_step, int column_step,
+                     double* target) {
+  for (int j = 0; j < MB; ++j) {
+    const double* g = GJ_b + 3 * j;
+    for (int i = 0; i < MA; ++i) {
+      const double* J_i = J_a + 3 * i;
+      target[i * row_step + j * column_step] += J_i[0] * g[0] + J_i[1] * g[1] + J_i[2] * g[2];
+    }
+  }
+}
+
+}  // namespace
+
 bool NewtonSystem::AddSmallThreeRowBlocks(const ContactProblem& p, int k, const double* G_data) {
   if (!IsSmallThreeRow(p, k)) return false;
   const ConstraintEntry& e = p.entry(k);
@@ -499,19 +517,19 @@ bool NewtonSystem::AddSmallThreeRowBlocks(const ContactProblem& p, int k, const 
     }
   }
   // Block (a, b) += J_a^T (G J_b): entry (i, j) = J_a(:, i) . GJ_b(:, j), stored rows(a) x
-  // cols(b) or transposed (AddAt).
+  // cols(b) or transposed (AddAt). The sizes of a small tree and of a free body get loops of
+  // fixed length, which the compiler unrolls.
   const auto add = [&](BlockCholesky::Slot slot, int a, int b) {
     double* target = block_.data() + slot.offset;
+    const int row_step = slot.transposed ? m[b] : 1, column_step = slot.transposed ? 1 : m[a];
+    if (m[a] == 3 && m[b] == 6) return AddJTransposeGJ<3, 6>(J[a], GJ[b], row_step, column_step, target);
+    if (m[a] == 6 && m[b] == 6) return AddJTransposeGJ<6, 6>(J[a], GJ[b], row_step, column_step, target);
+    if (m[a] == 3 && m[b] == 3) return AddJTransposeGJ<3, 3>(J[a], GJ[b], row_step, column_step, target);
     for (int j = 0; j < m[b]; ++j) {
       const double* g = GJ[b] + 3 * j;
       for (int i = 0; i < m[a]; ++i) {
         const double* J_i = J[a] + 3 * i;
-        const double h = J_i[0] * g[0] + J_i[1] * g[1] + J_i[2] * g[2];
-        if (slot.transposed) {
-          target[j + i * m[b]] += h;
-        } else {
-          target[i + j * m[a]] += h;
-        }
+        target[i * row_step + j * column_step] += J_i[0] * g[0] + J_i[1] * g[1] + J_i[2] * g[2];
       }
     }
   };

@@ -1,8 +1,9 @@
 // The Delassus estimate w of contacts on articulated trees (contact_problem_builder.h):
 // with settings.delassus_estimate = articulated, a contact's w must be [P]'s per-tree
 // recipe, ||sum_t J_t A_t^-1 J_t^T||_F / 3, with the exact inverse of the tree's block of A
-// (here from a dense Cholesky, independent of the articulated-body recursion the builder
-// uses) and, on a lone free body's side, Drake's diag(A)^-1; with `diagonal`, Drake's recipe
+// (here from Eigen's dense Cholesky, independent of both ways the builder has: the free
+// motion's L D L^T factor of a small tree's block, and the articulated-body recursions,
+// which every tree gets with TreeSolver::kArticulated) and, on a lone free body's side, Drake's diag(A)^-1; with `diagonal`, Drake's recipe
 // everywhere (docs/design/sap-problem.md §4). Scene: a ball-jointed chain of three capsules lying
 // on the floor, a free sphere resting on its last link, and a hinged arm whose tip rests on the
 // chain's first link (a contact between two articulated trees).
@@ -40,9 +41,9 @@ joints:
 )";
 
 struct Built {
-  explicit Built(io::LoadedScene loaded)
+  Built(io::LoadedScene loaded, integrator::TreeSolver tree_solver)
       : scene(std::move(loaded)),
-        ws(integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto)),
+        ws(integrator::MakeStepWorkspace(scene.model, tree_solver)),
         cws(scene.model) {}
   io::LoadedScene scene;
   integrator::StepWorkspace ws;
@@ -51,11 +52,11 @@ struct Built {
 
 // One symplectic Euler step (theta 0: A is M(q0) plus its diagonal terms, at the problem's
 // configuration) of the scene with the given estimate; cws.problem is that step's problem.
-std::unique_ptr<Built> StepOnce(const std::string& estimate) {
+std::unique_ptr<Built> StepOnce(const std::string& estimate, integrator::TreeSolver tree_solver) {
   std::string text = kScene;
   text.replace(text.find("ESTIMATE"), 8, estimate);
   io::LoadedScene scene = io::LoadSceneFromText(text, "tree_delassus.yaml", {});
-  auto b = std::make_unique<Built>(std::move(scene));
+  auto b = std::make_unique<Built>(std::move(scene), tree_solver);
   ContactParameters parameters;
   parameters.delassus_estimate = b->scene.settings.delassus_estimate;
   multibody::State s{0.0, b->scene.model.InitialQ(), b->scene.model.InitialV()};
@@ -66,13 +67,19 @@ std::unique_ptr<Built> StepOnce(const std::string& estimate) {
 }
 
 TEST_CASE("contacts on articulated trees get the per-tree Delassus estimate", "[contact][delassus]") {
-  const std::unique_ptr<Built> articulated = StepOnce("articulated");
-  const std::unique_ptr<Built> diagonal = StepOnce("diagonal");
+  const std::unique_ptr<Built> articulated = StepOnce("articulated", integrator::TreeSolver::kAuto);
+  const std::unique_ptr<Built> diagonal = StepOnce("diagonal", integrator::TreeSolver::kAuto);
+  // The same step with every tree on the recursions: its cliques are matrix-free, so the
+  // expected estimate comes from the first problem's blocks of A (the same q0).
+  const std::unique_ptr<Built> recursions =
+      StepOnce("articulated", integrator::TreeSolver::kArticulated);
   REQUIRE(articulated->scene.settings.delassus_estimate == DelassusEstimate::kArticulated);
   REQUIRE(diagonal->scene.settings.delassus_estimate == DelassusEstimate::kDiagonal);
   const solver::ContactProblem& p = articulated->cws.problem;
   const solver::ContactProblem& q = diagonal->cws.problem;
+  const solver::ContactProblem& r = recursions->cws.problem;
   REQUIRE(p.num_constraints() == q.num_constraints());
+  REQUIRE(p.num_constraints() == r.num_constraints());
   int world_tree = 0, tree_free = 0, tree_tree = 0;
   double largest_ratio = 1.0;
   for (int k = 0; k < p.num_constraints(); ++k) {
@@ -93,6 +100,7 @@ TEST_CASE("contacts on articulated trees get the per-tree Delassus estimate", "[
     const double expected = W.norm() / 3.0;
     INFO("constraint " << k << " on " << e.num_cliques << " cliques");
     CHECK(std::abs(e.delassus - expected) <= 1e-12 * expected);
+    CHECK(std::abs(r.entry(k).delassus - expected) <= 1e-12 * expected);
     // Drake's recipe on the same constraint, from the same blocks.
     const double recipe = e.num_cliques == 1
                               ? solver::EstimateDelassus(q.A(e.clique[0]), q.DenseJacobian(k, 0))

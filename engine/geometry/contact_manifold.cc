@@ -26,6 +26,9 @@ double Cross2(const Eigen::Vector2d& a, const Eigen::Vector2d& b) {
   return a.x() * b.y() - a.y() * b.x();
 }
 
+// The index after i in a cycle of n (i < n), without an integer division.
+int Next(int i, int n) { return i + 1 < n ? i + 1 : 0; }
+
 // How far the planar point p lies inside the clip line through c0 along `edge` (left is
 // inside), scaled by |edge|.
 double InsideMeasure(const Eigen::Vector2d& c0, const Eigen::Vector2d& edge,
@@ -59,14 +62,14 @@ struct PlanarFeature {
     for (int i = 0; i < n; ++i) {
       x[i] = plane.Project(f.p_W[i]);
       z[i] = plane.n.dot(f.p_W[i]);
-      m += f.p_W[i].cross(f.p_W[(i + 1) % n]);
+      m += f.p_W[i].cross(f.p_W[Next(i, n)]);
     }
     q = f.p_W[0];
     if (n >= 3 && SignedArea() < 0.0) Reverse();  // counter-clockwise in (u, v)
   }
   double SignedArea() const {
     double area = 0.0;
-    for (int i = 0; i < n; ++i) area += Cross2(x[i], x[(i + 1) % n]);
+    for (int i = 0; i < n; ++i) area += Cross2(x[i], x[Next(i, n)]);
     return 0.5 * area;
   }
   void Reverse() {
@@ -95,7 +98,7 @@ struct RawPoints {
     if (!(phi < margin) || n == kMaxRaw) return;
     const Eigen::Vector3d mid = 0.5 * (p_A + p_B);
     for (int i = 0; i < n; ++i) {
-      if ((p[i].p_WC - mid).norm() < kDuplicateDistance) return;
+      if ((p[i].p_WC - mid).squaredNorm() < kDuplicateDistance * kDuplicateDistance) return;
     }
     p[n++] = {mid, phi};
   }
@@ -111,16 +114,18 @@ void AddLifted(const ContactPlane& plane, const PlanarFeature& a, const PlanarFe
 void ClipPolygons(const ContactPlane& plane, const PlanarFeature& clip,
                   const PlanarFeature& subject, const PlanarFeature& a, const PlanarFeature& b,
                   double margin, RawPoints* raw) {
-  std::array<Eigen::Vector2d, kMaxRaw> poly, next;
+  std::array<Eigen::Vector2d, kMaxRaw> buffers[2];
+  Eigen::Vector2d* poly = buffers[0].data();
+  Eigen::Vector2d* next = buffers[1].data();
   int count = subject.n;
-  std::copy(subject.x.begin(), subject.x.begin() + count, poly.begin());
+  std::copy(subject.x.begin(), subject.x.begin() + count, poly);
   for (int e = 0; e < clip.n && count > 0; ++e) {
-    const Eigen::Vector2d c0 = clip.x[e], edge = clip.x[(e + 1) % clip.n] - c0;
+    const Eigen::Vector2d c0 = clip.x[e], edge = clip.x[Next(e, clip.n)] - c0;
     const double eps = InsideAllowance(edge);
     int out = 0;
     for (int i = 0; i < count; ++i) {
       const Eigen::Vector2d& p = poly[i];
-      const Eigen::Vector2d& q = poly[(i + 1) % count];
+      const Eigen::Vector2d& q = poly[Next(i, count)];
       const double fp = InsideMeasure(c0, edge, p), fq = InsideMeasure(c0, edge, q);
       const bool p_in = fp >= -eps, q_in = fq >= -eps;
       if (p_in && out < kMaxRaw) next[out++] = p;
@@ -139,7 +144,7 @@ void ClipSegment(const ContactPlane& plane, const PlanarFeature& segment,
   const Eigen::Vector2d p0 = segment.x[0], d = segment.x[1] - segment.x[0];
   double t0 = 0.0, t1 = 1.0;
   for (int e = 0; e < polygon.n; ++e) {
-    const Eigen::Vector2d c0 = polygon.x[e], edge = polygon.x[(e + 1) % polygon.n] - c0;
+    const Eigen::Vector2d c0 = polygon.x[e], edge = polygon.x[Next(e, polygon.n)] - c0;
     const double f0 = InsideMeasure(c0, edge, p0), f1 = InsideMeasure(c0, edge, p0 + d);
     const double eps = InsideAllowance(edge);
     if (f0 < -eps && f1 < -eps) return;

@@ -63,14 +63,22 @@ void PdActuators::SampleTrajectories(const multibody::Model& model, double t1) {
                                               nullptr);
 }
 
+solver::SapPdParameters PdActuators::GainParameters(const multibody::Model& model, int i,
+                                                    double theta_q) {
+  const multibody::Actuator& a = model.actuators[i];
+  solver::SapPdParameters p;
+  p.kp = a.kp;
+  p.kd = a.kd;
+  p.theta_q = theta_q;
+  return p;
+}
+
 solver::SapPdParameters PdActuators::StepParameters(const multibody::Model& model, int i,
                                                     double t1, double theta_q,
                                                     const Eigen::VectorXd& q0,
                                                     const Eigen::VectorXd& v0) {
   const multibody::Actuator& a = model.actuators[i];
-  solver::SapPdParameters p;
-  p.kp = a.kp;
-  p.kd = a.kd;
+  solver::SapPdParameters p = GainParameters(model, i, theta_q);
   p.effort_limit = a.effort_limit;
   p.q0 = q0[a.q_index];
   p.v0 = v0[a.dof];
@@ -82,7 +90,6 @@ solver::SapPdParameters PdActuators::StepParameters(const multibody::Model& mode
     p.v_target = trajectory_v_[trajectory_offset_[a.target] + a.target_column];
   }
   p.feedforward = multibody::ActuatorFeedforward(model, a, t1);
-  p.theta_q = theta_q;
   q_target_[i] = p.q_target;
   v_target_[i] = p.v_target;
   return p;
@@ -97,14 +104,24 @@ bool PdActuators::SolveDirectly(const multibody::Model& model, double t0, double
   if (!direct_solve_ || num_pd_ == 0) return false;
   const double t1 = t0 + dt;  // targets and signals at the end of the step (§2.5)
   SampleTrajectories(model, t1);
+  if (dt != gain_terms_dt_ || theta_q != gain_terms_theta_q_) {
+    gain_terms_.resize(tree_.size());  // once: the size never changes
+    for (size_t i = 0; i < tree_.size(); ++i)
+      if (row_[i] >= 0)
+        gain_terms_[i] =
+            solver::CalcPdRowGainTerms(GainParameters(model, static_cast<int>(i), theta_q), dt);
+    gain_terms_dt_ = dt;
+    gain_terms_theta_q_ = theta_q;
+  }
   for (size_t i = 0; i < tree_.size(); ++i) {
     if (row_[i] < 0) continue;
     const int clique = tree_[i], coordinate = tree_dof_[i];
     if (!problem.has_A(clique)) return false;
     // The Delassus estimate AddCoordinateConstraint gives the row.
     const double w = solver::CoordinateDelassus(problem, clique, coordinate, 1);
-    const solver::PdRowCoefficients c =
-        solver::CalcPdRow(StepParameters(model, static_cast<int>(i), t1, theta_q, q0, v0), dt, w);
+    const solver::SapPdParameters p =
+        StepParameters(model, static_cast<int>(i), t1, theta_q, q0, v0);
+    const solver::PdRowCoefficients c = solver::CalcPdRow(p, dt, w, gain_terms_[i]);
     if (c.is_explicit) return false;
     rows_[row_[i]] = {clique, coordinate, c.v_hat, c.R, c.impulse_limit};
   }

@@ -81,6 +81,9 @@ class PdActuators {
  private:
   // Samples the used trajectories at t1 [s] (the end of the step) into trajectory_q_|v_.
   void SampleTrajectories(const multibody::Model& model, double t1);
+  // Actuator i's (a PD one) gains and theta_q, the rest of its parameters left default.
+  static solver::SapPdParameters GainParameters(const multibody::Model& model, int i,
+                                                double theta_q);
   // Actuator i's (a PD one) constraint parameters for the step, from the samples at t1.
   solver::SapPdParameters StepParameters(const multibody::Model& model, int i, double t1,
                                          double theta_q, const Eigen::VectorXd& q0,
@@ -103,6 +106,10 @@ class PdActuators {
   bool last_step_direct_ = false;  ///< see last_step_direct
   std::vector<solver::PdRow> rows_;  ///< SolveDirectly's rows, one per PD actuator in order
   std::vector<int> row_;             ///< per actuator: its row in rows_, -1 for force ones
+  /// Per PD actuator: its row's gain terms (solver::CalcPdRowGainTerms) for the step
+  /// gain_terms_dt_ [s] and gain_terms_theta_q_, made again only when those change.
+  std::vector<solver::PdRowGainTerms> gain_terms_;
+  double gain_terms_dt_ = 0.0, gain_terms_theta_q_ = -1.0;
   solver::PdRowsDirectScratch direct_;  ///< SolveDirectly's scratch and its rows' impulses
 };
 

@@ -16,10 +16,12 @@ int Size(int n) {
 
 // Column by column (left-looking): column j takes the updates L_ik (L_jk D_k) of the
 // columns before it as axpys down contiguous columns, then is divided by its pivot D_jj.
-// D_jj stays on the diagonal until the end, where the updates no longer read it.
+// D_jj stays on the diagonal until the end, where the updates no longer read it; a fixed
+// size keeps the pivots' inverses meanwhile, so each is divided once.
 template <int N>
 bool Factor(double* a, int n_dynamic) {
   const int n = Size<N>(n_dynamic);
+  double inverse_pivot[N > 0 ? N : 1];
   for (int j = 0; j < n; ++j) {
     double* a_j = a + static_cast<std::size_t>(j) * n;
     for (int k = 0; k < j; ++k) {
@@ -30,11 +32,12 @@ bool Factor(double* a, int n_dynamic) {
     const double d = a_j[j];
     if (!(d > 0.0)) return false;
     const double inverse = 1.0 / d;
+    if (N > 0) inverse_pivot[N > 0 ? j : 0] = inverse;
     for (int i = j + 1; i < n; ++i) a_j[i] *= inverse;
   }
   for (int j = 0; j < n; ++j) {
     double& D_jj = a[j + static_cast<std::size_t>(j) * n];
-    D_jj = 1.0 / D_jj;
+    D_jj = N > 0 ? inverse_pivot[N > 0 ? j : 0] : 1.0 / D_jj;
   }
   return true;
 }

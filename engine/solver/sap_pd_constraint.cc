@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/common/check.h"
 #include "engine/solver/clamped_impulse_row.h"
@@ -26,7 +27,22 @@ SapPdConstraint::SapPdConstraint(const SapPdParameters& parameters) : parameters
   CSIM_CHECK(SapPdParametersError(parameters) == nullptr);
 }
 
+PdRowGainTerms CalcPdRowGainTerms(const SapPdParameters& p, double dt) {
+  constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
+  PdRowGainTerms terms;
+  terms.c = dt * p.theta_q * p.kp + p.kd;
+  terms.R = terms.c != 0.0 ? 1.0 / (dt * terms.c) : std::numeric_limits<double>::infinity();
+  const double beta = p.near_rigid_threshold;
+  terms.near_rigid_per_delassus = beta * beta / kFourPiSquared;
+  return terms;
+}
+
 PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus) {
+  return CalcPdRow(p, dt, delassus, CalcPdRowGainTerms(p, dt));
+}
+
+PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus,
+                            const PdRowGainTerms& terms) {
   CSIM_CHECK(dt > 0.0 && delassus > 0.0);
   PdRowCoefficients row;
   row.kp = p.kp;
@@ -35,7 +51,7 @@ PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus
   // The position the scheme reaches with v = 0 (docs/design/actuators-and-constraints.md
   // §2.1), so that y(v) = y(0) - c v.
   const double q_at_zero_velocity = p.q0 + dt * (1.0 - p.theta_q) * p.v0;
-  double c = dt * p.theta_q * row.kp + row.kd;
+  double c = terms.c;
   row.is_explicit = c == 0.0;
   if (row.is_explicit) {
     // §2.4: y does not depend on v; the actuator is a clamped explicit impulse.
@@ -45,10 +61,8 @@ PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus
     return row;
   }
   // §2.3: scale both gains by R / R_nr when R = 1 / (dt c) falls below the near-rigid floor.
-  constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
-  const double beta = p.near_rigid_threshold;
-  const double R_near_rigid = beta * beta / kFourPiSquared * delassus;
-  row.R = 1.0 / (dt * c);
+  const double R_near_rigid = terms.near_rigid_per_delassus * delassus;
+  row.R = terms.R;
   if (row.R < R_near_rigid) {
     const double scale = row.R / R_near_rigid;
     row.kp *= scale;

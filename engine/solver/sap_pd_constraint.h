@@ -70,6 +70,21 @@ struct PdRowCoefficients {
 /// rows themselves (pd_rows_direct_solve.h). Precondition: SapPdParametersError(p) == nullptr.
 PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus);
 
+/// What CalcPdRow computes from the gains, theta_q, beta and dt alone, for a caller that
+/// makes a servo's row every step with the same ones (contact::PdActuators): c = dt theta_q
+/// Kp + Kd, R = 1 / (dt c) before the clamp, and beta^2 / (4 pi^2), the near-rigid floor
+/// per unit Delassus estimate.
+struct PdRowGainTerms {
+  double c = 0.0;
+  double R = 0.0;
+  double near_rigid_per_delassus = 0.0;
+};
+PdRowGainTerms CalcPdRowGainTerms(const SapPdParameters& p, double dt);
+/// CalcPdRow with its gain terms given, `terms` = CalcPdRowGainTerms(p, dt): the same row,
+/// bit for bit, without their divisions.
+PdRowCoefficients CalcPdRow(const SapPdParameters& p, double dt, double delassus,
+                            const PdRowGainTerms& terms);
+
 /// SAP PD actuator constraint with an effort limit (one row).
 class SapPdConstraint final : public Constraint {
  public:

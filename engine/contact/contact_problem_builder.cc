@@ -413,7 +413,7 @@ double ContactProblemBuilder::TreeContactDelassus(const Model& model, const Step
   // An articulated tree's side: J A_t^-1 J^T from the free motion's factor of a small tree's
   // block, else from omega_, whose recursions pass once a step over every such tree.
   const auto tree_term = [&](int body, int tree, const Eigen::Ref<const Eigen::Matrix3Xd>& J) {
-    if (AddDenseTreeDelassus(in, body, tree, J, &W)) return true;
+    if (AddDenseTreeDelassus(in, tree, J, &W)) return true;
     if (!omega_current_) {
       const Eigen::VectorXd& d = in.A_diagonal_terms ? *in.A_diagonal_terms : no_diagonal_terms_;
       omega_valid_ = tree_solver_.Factor(model, *in.kinematics, d);
@@ -437,14 +437,14 @@ double ContactProblemBuilder::TreeContactDelassus(const Model& model, const Step
   return W.norm() / 3.0;
 }
 
-bool ContactProblemBuilder::AddDenseTreeDelassus(const StepInputs& in, int body, int tree,
+bool ContactProblemBuilder::AddDenseTreeDelassus(const StepInputs& in, int tree,
                                                 const Eigen::Ref<const Eigen::Matrix3Xd>& J,
                                                 Matrix3d* W) {
   const int n = topology_.tree_nv[tree];
   if (in.A_factor == nullptr || J.cols() != n) return false;
-  if (in.articulated_body != nullptr && (*in.articulated_body)[body]) return false;
   const Eigen::MatrixXd& factor = (*in.A_factor)[in.A->block_of(topology_.tree_v_start[tree])];
-  if (factor.rows() != n) return false;  // not factored densely (a six block, or articulated)
+  // An articulated block or a six block has no dense factor (it is empty).
+  if (factor.rows() != n) return false;
   auto Y = A_inverse_JT_.topRows(n);
   Y = J.transpose();
   for (int k = 0; k < 3; ++k) solver::DenseLdltSolveInPlace(factor.data(), n, Y.col(k).data());

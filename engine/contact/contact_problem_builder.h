@@ -219,7 +219,7 @@ class ContactProblemBuilder {
   // Adds J A_t^-1 J^T to *W for a contact point on `tree` with point Jacobian J (its tree
   // block, world axes) when the free motion factored that tree's block of A densely
   // (StepInputs::A_factor) and J was formed; returns false, adding nothing, otherwise.
-  bool AddDenseTreeDelassus(const StepInputs& in, int body, int tree,
+  bool AddDenseTreeDelassus(const StepInputs& in, int tree,
                             const Eigen::Ref<const Eigen::Matrix3Xd>& J, Eigen::Matrix3d* W);
   void AddJointLimits(const multibody::Model& model, const StepInputs& in,
                       solver::ContactProblem* problem) const;

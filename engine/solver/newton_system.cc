@@ -480,14 +480,17 @@ bool NewtonSystem::IsSmallThreeRow(const ContactProblem& p, int k) {
 
 namespace {
 
-// target(i * row_step + j * column_step) += J_a(:, i) . GJ_b(:, j) for an MA-column J_a and
-// an MB-column GJ_b, both 3 rows, column-major (AddSmallThreeRowBlocks).
+// target(i * row_step + j * column_step) += J_a(:, i) . GJ_b(:, j) for an m_a-column J_a and
+// an m_b-column GJ_b, both 3 rows, column-major (AddSmallThreeRowBlocks). The column counts
+// are MA and MB when those are positive (loops of fixed length, which the compiler unrolls),
+// else m_a and m_b.
 template <int MA, int MB>
-void AddJTransposeGJ(const double* J_a, const double* GJ_b, int row_step, int column_step,
-                     double* target) {
-  for (int j = 0; j < MB; ++j) {
+void AddJTransposeGJ(const double* J_a, const double* GJ_b, int m_a, int m_b, int row_step,
+                     int column_step, double* target) {
+  const int columns_a = MA > 0 ? MA : m_a, columns_b = MB > 0 ? MB : m_b;
+  for (int j = 0; j < columns_b; ++j) {
     const double* g = GJ_b + 3 * j;
-    for (int i = 0; i < MA; ++i) {
+    for (int i = 0; i < columns_a; ++i) {
       const double* J_i = J_a + 3 * i;
       target[i * row_step + j * column_step] += J_i[0] * g[0] + J_i[1] * g[1] + J_i[2] * g[2];
     }
@@ -516,22 +519,20 @@ bool NewtonSystem::AddSmallThreeRowBlocks(const ContactProblem& p, int k, const 
         GJ[b][r + 3 * j] = G[r] * J_j[0] + G[r + 3] * J_j[1] + G[r + 6] * J_j[2];
     }
   }
-  // Block (a, b) += J_a^T (G J_b): entry (i, j) = J_a(:, i) . GJ_b(:, j), stored rows(a) x
-  // cols(b) or transposed (AddAt). The sizes of a small tree and of a free body get loops of
-  // fixed length, which the compiler unrolls.
+  // Block (a, b) += J_a^T (G J_b), stored rows(a) x cols(b) or transposed (AddAt); the
+  // sizes of a small tree and of a free body with fixed-length loops.
   const auto add = [&](BlockCholesky::Slot slot, int a, int b) {
     double* target = block_.data() + slot.offset;
     const int row_step = slot.transposed ? m[b] : 1, column_step = slot.transposed ? 1 : m[a];
-    if (m[a] == 3 && m[b] == 6) return AddJTransposeGJ<3, 6>(J[a], GJ[b], row_step, column_step, target);
-    if (m[a] == 6 && m[b] == 6) return AddJTransposeGJ<6, 6>(J[a], GJ[b], row_step, column_step, target);
-    if (m[a] == 3 && m[b] == 3) return AddJTransposeGJ<3, 3>(J[a], GJ[b], row_step, column_step, target);
-    for (int j = 0; j < m[b]; ++j) {
-      const double* g = GJ[b] + 3 * j;
-      for (int i = 0; i < m[a]; ++i) {
-        const double* J_i = J[a] + 3 * i;
-        target[i * row_step + j * column_step] += J_i[0] * g[0] + J_i[1] * g[1] + J_i[2] * g[2];
-      }
-    }
+    const double* J_a = J[a];
+    const double* GJ_b = GJ[b];
+    if (m[a] == 3 && m[b] == 6)
+      return AddJTransposeGJ<3, 6>(J_a, GJ_b, 3, 6, row_step, column_step, target);
+    if (m[a] == 6 && m[b] == 6)
+      return AddJTransposeGJ<6, 6>(J_a, GJ_b, 6, 6, row_step, column_step, target);
+    if (m[a] == 3 && m[b] == 3)
+      return AddJTransposeGJ<3, 3>(J_a, GJ_b, 3, 3, row_step, column_step, target);
+    AddJTransposeGJ<0, 0>(J_a, GJ_b, m[a], m[b], row_step, column_step, target);
   };
   add(slots_[k][0], 0, 0);
   if (e.num_cliques == 1) return true;

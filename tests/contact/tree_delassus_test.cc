@@ -3,10 +3,11 @@
 // recipe, ||sum_t J_t A_t^-1 J_t^T||_F / 3, with the exact inverse of the tree's block of A
 // (here from Eigen's dense Cholesky, independent of both ways the builder has: the free
 // motion's L D L^T factor of a small tree's block, and the articulated-body recursions,
-// which every tree gets with TreeSolver::kArticulated) and, on a lone free body's side, Drake's diag(A)^-1; with `diagonal`, Drake's recipe
-// everywhere (docs/design/sap-problem.md §4). Scene: a ball-jointed chain of three capsules lying
-// on the floor, a free sphere resting on its last link, and a hinged arm whose tip rests on the
-// chain's first link (a contact between two articulated trees).
+// which every tree gets with TreeSolver::kArticulated) and, on a lone free body's side,
+// Drake's diag(A)^-1; with `diagonal`, Drake's recipe everywhere (docs/design/sap-problem.md
+// §4). Scene: a ball-jointed chain of three capsules lying on the floor, a free sphere
+// resting on its last link, and a hinged arm whose tip rests on the chain's first link (a
+// contact between two articulated trees).
 
 #include <catch2/catch.hpp>
 

@@ -5,8 +5,8 @@
 namespace csim::solver {
 namespace {
 
-// The loops below with the size a compile-time constant N when N > 0 (fully unrolled by the
-// compiler), or the run-time n when N = 0. Small trees (a robot arm: a few to a dozen
+// The loops below with the size a compile-time constant N when N > 0 (fully unrolled, by
+// the pragmas), or the run-time n when N = 0. Small trees (a robot arm: a few to a dozen
 // velocities) take the fixed sizes, where the loop control would cost as much as the
 // arithmetic.
 template <int N>
@@ -18,15 +18,22 @@ int Size(int n) {
 // columns before it as axpys down contiguous columns, then is divided by its pivot D_jj.
 // D_jj stays on the diagonal until the end, where the updates no longer read it; a fixed
 // size keeps the pivots' inverses meanwhile, so each is divided once.
+// The unroll pragmas (here and in Solve) make a fixed size straight-line code: GCC does not
+// fully unroll these nested triangular loops on its own, and their control then costs more
+// than their arithmetic (about 2.8 times the instructions at n = 7). Unrolling does not reorder
+// the sums: the bits are the same.
 template <int N>
 bool Factor(double* a, int n_dynamic) {
   const int n = Size<N>(n_dynamic);
   double inverse_pivot[N > 0 ? N : 1];
+#pragma GCC unroll 12
   for (int j = 0; j < n; ++j) {
     double* a_j = a + static_cast<std::size_t>(j) * n;
+#pragma GCC unroll 12
     for (int k = 0; k < j; ++k) {
       const double* a_k = a + static_cast<std::size_t>(k) * n;
       const double t = a_k[j] * a_k[k];  // L_jk D_k
+#pragma GCC unroll 12
       for (int i = j; i < n; ++i) a_j[i] -= a_k[i] * t;
     }
     const double d = a_j[j];
@@ -45,15 +52,20 @@ bool Factor(double* a, int n_dynamic) {
 template <int N>
 void Solve(const double* f, int n_dynamic, double* x) {
   const int n = Size<N>(n_dynamic);
+#pragma GCC unroll 12
   for (int j = 0; j < n; ++j) {  // L y = x, by columns of L (unit diagonal)
     const double* L_j = f + static_cast<std::size_t>(j) * n;
     const double y_j = x[j];
+#pragma GCC unroll 12
     for (int i = j + 1; i < n; ++i) x[i] -= L_j[i] * y_j;
   }
+#pragma GCC unroll 12
   for (int j = 0; j < n; ++j) x[j] *= f[j + static_cast<std::size_t>(j) * n];  // D^-1
+#pragma GCC unroll 12
   for (int i = n - 1; i >= 0; --i) {  // L^T z = y: row i of L^T is column i of L
     const double* L_i = f + static_cast<std::size_t>(i) * n;
     double s = x[i];
+#pragma GCC unroll 12
     for (int k = i + 1; k < n; ++k) s -= L_i[k] * x[k];
     x[i] = s;
   }

@@ -19,12 +19,14 @@ void GrowTo(std::vector<T>* v, size_t n) {
 // y = A x for A (m x m, column-major), x and y of m values: the column-major sums of
 // Eigen's matrix-vector kernel in its order (y_i = 0 + A_i0 x_0 + A_i1 x_1 + ..., then + 0
 // for the kernel's y += 1 * (A x) on a zeroed y), so the same bits, without its out-of-line
-// call and blocking for a clique of a few velocities. The sums are kept in a local array up
-// to 16 velocities: through y itself, which might alias A, every column would store them.
-void MultiplyBlock(const double* A, int m, const double* x, double* y) {
-  constexpr int kLocal = 16;
-  double local[kLocal];
-  double* sum = m <= kLocal ? local : y;
+// call and blocking for a clique of a few velocities. The sums are kept in a local array
+// (through y, which might alias A, every column would store them), with the size a
+// compile-time constant N for the small cliques (as dense_ldlt.cc, unrolled), or the
+// run-time m when N = 0.
+template <int N>
+void MultiplyBlock(const double* A, int m_dynamic, const double* x, double* y) {
+  const int m = N > 0 ? N : m_dynamic;
+  double sum[N > 0 ? N : 1];
   for (int i = 0; i < m; ++i) sum[i] = 0.0;
   for (int j = 0; j < m; ++j) {
     const double x_j = x[j];
@@ -32,6 +34,36 @@ void MultiplyBlock(const double* A, int m, const double* x, double* y) {
     for (int i = 0; i < m; ++i) sum[i] = A_j[i] * x_j + sum[i];
   }
   for (int i = 0; i < m; ++i) y[i] = sum[i] + 0.0;
+}
+
+// The larger cliques: the same sums, stored in y column by column.
+template <>
+void MultiplyBlock<0>(const double* A, int m, const double* x, double* y) {
+  for (int i = 0; i < m; ++i) y[i] = 0.0;
+  for (int j = 0; j < m; ++j) {
+    const double x_j = x[j];
+    const double* A_j = A + static_cast<size_t>(j) * m;
+    for (int i = 0; i < m; ++i) y[i] = A_j[i] * x_j + y[i];
+  }
+  for (int i = 0; i < m; ++i) y[i] = y[i] + 0.0;
+}
+
+void MultiplyBlock(const double* A, int m, const double* x, double* y) {
+  switch (m) {
+    case 1: return MultiplyBlock<1>(A, m, x, y);
+    case 2: return MultiplyBlock<2>(A, m, x, y);
+    case 3: return MultiplyBlock<3>(A, m, x, y);
+    case 4: return MultiplyBlock<4>(A, m, x, y);
+    case 5: return MultiplyBlock<5>(A, m, x, y);
+    case 6: return MultiplyBlock<6>(A, m, x, y);
+    case 7: return MultiplyBlock<7>(A, m, x, y);
+    case 8: return MultiplyBlock<8>(A, m, x, y);
+    case 9: return MultiplyBlock<9>(A, m, x, y);
+    case 10: return MultiplyBlock<10>(A, m, x, y);
+    case 11: return MultiplyBlock<11>(A, m, x, y);
+    case 12: return MultiplyBlock<12>(A, m, x, y);
+    default: return MultiplyBlock<0>(A, m, x, y);
+  }
 }
 
 }  // namespace

@@ -22,6 +22,13 @@ enum class DelassusEstimate {
   kDiagonal,     ///< `diagonal`: Drake's diagonal-of-A recipe everywhere (docs/design/sap-problem.md §4)
 };
 
+/// settings.contact_surface: how a hydroelastic contact surface's polygons become
+/// constraints (docs/design/hydroelastic.md).
+enum class ContactSurfaceKind {
+  kPolygon,   ///< `polygon`: one point constraint per polygon, at its area centroid
+  kTriangle,  ///< `triangle`: one per triangle of the fan about each polygon's centroid
+};
+
 /// The contact keys of the scene's settings, field for key.
 struct ContactSettings {
   ContactModel contact_model = ContactModel::kSap;
@@ -30,6 +37,7 @@ struct ContactSettings {
   double stiction_tolerance = 1.0e-4;  ///< v_s [m/s] of the Hunt & Crossley models
   double contact_margin = 1.0e-3;      ///< [m] pairs closer than this enter with phi0 > 0
   DelassusEstimate delassus_estimate = DelassusEstimate::kArticulated;
+  ContactSurfaceKind contact_surface = ContactSurfaceKind::kPolygon;
 };
 
 /// What ContactProblemBuilder::Build reads: the scene's contact settings and the

@@ -23,6 +23,25 @@ struct Material {
   double dissipation_time = 0.0;      ///< tau_d [s] of the sap model
   double hunt_crossley = 0.0;         ///< d [s/m] of the Hunt & Crossley models
   double friction = 0.5;              ///< Coulomb coefficient mu [1]
+  /// E [Pa] of the pressure field p = E * extent of a compliant hydroelastic geometry;
+  /// 0: not given (a compliant geometry of this material is an error).
+  double hydroelastic_modulus = 0.0;
+};
+
+/// How a geometry takes part in hydroelastic contact (scene-format.md "Hydroelastic
+/// contact", docs/design/hydroelastic.md).
+enum class Compliance {
+  kNone,       ///< point contact only (no `hydroelastic:` block)
+  kRigid,      ///< a surface triangle mesh: a compliant body's pressure field meets it
+  kCompliant,  ///< a tetrahedral mesh with a pressure field
+};
+
+/// A geometry's `hydroelastic:` block.
+struct HydroelasticProperties {
+  Compliance compliance = Compliance::kNone;
+  double resolution_hint = 0.0;  ///< [m] target edge length of its mesh; 0: not given
+  double margin = 0.0;           ///< [m] compliant only: the skirt of p < 0 around it
+  double slab_thickness = 0.0;   ///< [m] compliant halfspace only: H of p = (E / H) depth
 };
 
 /// A convex polyhedron read from a mesh file, already scaled, in the geometry frame.
@@ -42,6 +61,7 @@ struct Geometry {
   math::RigidTransform X_BG;           ///< geometry frame G in the body frame B
   int material = -1;                   ///< index into Model::materials; -1: built-in default
   bool collide = true;                 ///< false: visual only
+  HydroelasticProperties hydroelastic;  ///< point contact only unless given
 };
 
 }  // namespace csim::geometry

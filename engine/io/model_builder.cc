@@ -27,8 +27,13 @@ using multibody::Body;
 using multibody::Joint;
 using multibody::JointType;
 
-/// Material name -> index into Model::materials.
-using MaterialIndex = std::map<std::string, int>;
+/// A material as a geometry's reader needs it.
+struct MaterialRef {
+  int index = -1;                     ///< into Model::materials
+  double hydroelastic_modulus = 0.0;  ///< [Pa]; 0: not given
+};
+/// Material name -> MaterialRef.
+using MaterialIndex = std::map<std::string, MaterialRef>;
 
 /// A body as read from the file, before topological sorting.
 struct BodySpec {
@@ -134,23 +139,25 @@ MaterialIndex ReadMaterials(const NodeReader& root, multibody::Model& model) {
   const auto section = root.Find("materials");
   if (!section) return index;
   for (const auto& [key, value] : section->Entries()) {
-    value.CheckKeys({"stiffness", "dissipation_time", "hunt_crossley", "friction"});
+    value.CheckKeys(
+        {"stiffness", "dissipation_time", "hunt_crossley", "friction", "hydroelastic_modulus"});
     geometry::Material m;
     m.name = ReadName(key, "material");
     m.stiffness = value.Has("stiffness") ? value.Get("stiffness").AsPositive(true) : m.stiffness;
     m.dissipation_time = value.NonNegativeOr("dissipation_time", m.dissipation_time);
     m.hunt_crossley = value.NonNegativeOr("hunt_crossley", m.hunt_crossley);
     m.friction = value.NonNegativeOr("friction", m.friction);
-    index[m.name] = static_cast<int>(model.materials.size());
+    m.hydroelastic_modulus = value.PositiveOr("hydroelastic_modulus", m.hydroelastic_modulus);
+    index[m.name] = {static_cast<int>(model.materials.size()), m.hydroelastic_modulus};
     if (m.name == "default") model.default_material = static_cast<int>(model.materials.size());
     model.materials.push_back(m);
   }
   return index;
 }
 
-/// Keys a geometry of each shape may have, besides shape/pose/material/collide.
+/// Keys a geometry of each shape may have, besides shape/pose/material/collide/hydroelastic.
 std::vector<std::string> ShapeKeys(ShapeType type) {
-  std::vector<std::string> keys = {"shape", "pose", "material", "collide"};
+  std::vector<std::string> keys = {"shape", "pose", "material", "collide", "hydroelastic"};
   switch (type) {
     case ShapeType::kSphere: keys.push_back("radius"); break;
     case ShapeType::kBox: keys.push_back("size"); break;
@@ -209,6 +216,56 @@ void ReadShapeSize(const NodeReader& g, const std::string& scene_dir, Geometry* 
   }
 }
 
+/// Reads a geometry's `hydroelastic:` block into out->hydroelastic (scene-format.md
+/// "Hydroelastic contact"): which keys a shape and compliance take, and that a compliant
+/// geometry's material (material_name, "" for the built-in default) gives its modulus.
+void ReadHydroelastic(const NodeReader& h, ShapeType type, double modulus,
+                      const std::string& material_name, Geometry* out) {
+  h.ExpectMap();
+  h.CheckKeys({"compliance", "resolution_hint", "margin", "slab_thickness"});
+  geometry::HydroelasticProperties& p = out->hydroelastic;
+  const NodeReader compliance = h.Get("compliance");
+  const std::string kind = compliance.AsString();
+  if (kind == "compliant") {
+    p.compliance = geometry::Compliance::kCompliant;
+  } else if (kind == "rigid") {
+    p.compliance = geometry::Compliance::kRigid;
+  } else {
+    compliance.Fail("unknown compliance '" + kind + "' (expected compliant or rigid)");
+  }
+  const bool compliant = p.compliance == geometry::Compliance::kCompliant;
+  const char* shape = geometry::ShapeTypeName(type);
+  // The shapes whose mesh is a tessellation of a curved surface need a target edge length;
+  // a box, a mesh and a halfspace have their own.
+  const bool curved = type == ShapeType::kSphere || type == ShapeType::kEllipsoid ||
+                      type == ShapeType::kCylinder || type == ShapeType::kCapsule;
+  if (auto hint = h.Find("resolution_hint")) {
+    if (!curved) hint->Fail(std::string("resolution_hint does not apply to a ") + shape);
+    p.resolution_hint = hint->AsPositive();
+  } else if (curved) {
+    h.Fail(std::string("a hydroelastic ") + shape + " needs resolution_hint [m]");
+  }
+  if (auto margin = h.Find("margin")) {
+    if (!compliant) margin->Fail("margin applies to compliant geometry only");
+    p.margin = margin->AsPositive();
+  }
+  if (auto slab = h.Find("slab_thickness")) {
+    if (!compliant || type != ShapeType::kHalfspace)
+      slab->Fail("slab_thickness applies to a compliant halfspace only");
+    p.slab_thickness = slab->AsPositive();
+  } else if (compliant && type == ShapeType::kHalfspace) {
+    h.Fail("a compliant halfspace needs slab_thickness [m] (the depth over which its pressure "
+           "rises to hydroelastic_modulus)");
+  }
+  if (compliant && !(modulus > 0.0)) {
+    compliance.Fail(material_name.empty()
+                        ? std::string("compliant geometry needs a material with "
+                                      "hydroelastic_modulus [Pa]")
+                        : "compliant geometry needs hydroelastic_modulus [Pa] in its material '" +
+                              material_name + "'");
+  }
+}
+
 Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int default_material,
                       const std::string& scene_dir) {
   g.ExpectMap();
@@ -219,10 +276,18 @@ Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int d
   if (auto pose = g.Find("pose")) out.X_BG = ReadPose(*pose);
   out.collide = g.BoolOr("collide", true);
   out.material = default_material;
+  double modulus = default_material >= 0 ? materials.at("default").hydroelastic_modulus : 0.0;
+  std::string material_name = default_material >= 0 ? "default" : "";
   if (auto m = g.Find("material")) {
     const auto it = materials.find(m->AsString());
     if (it == materials.end()) m->Fail("unknown material '" + m->AsString() + "'");
-    out.material = it->second;
+    out.material = it->second.index;
+    modulus = it->second.hydroelastic_modulus;
+    material_name = it->first;
+  }
+  if (auto h = g.Find("hydroelastic")) {
+    if (!out.collide) h->Fail("a visual-only geometry (collide: false) takes no hydroelastic");
+    ReadHydroelastic(*h, out.type, modulus, material_name, &out);
   }
   return out;
 }

@@ -156,8 +156,8 @@ void CheckStepCount(const NodeReader& node, const sim::Settings& s) {
 std::optional<Eigen::Vector3d> ReadSettings(const NodeReader& node, sim::Settings& s) {
   node.CheckKeys({"time_step", "duration", "gravity", "integrator", "contact_model",
                   "near_rigid_threshold", "stiction_sigma", "stiction_tolerance",
-                  "contact_margin", "delassus_estimate", "tree_solver", "gyroscopic", "solver",
-                  "output"});
+                  "contact_margin", "delassus_estimate", "contact_surface", "tree_solver",
+                  "gyroscopic", "solver", "output"});
   s.time_step = node.PositiveOr("time_step", s.time_step);
   s.duration = node.PositiveOr("duration", s.duration);
   CheckStepCount(node, s);
@@ -176,6 +176,10 @@ std::optional<Eigen::Vector3d> ReadSettings(const NodeReader& node, sim::Setting
              {{"articulated", contact::DelassusEstimate::kArticulated},
               {"diagonal", contact::DelassusEstimate::kDiagonal}},
              &s.delassus_estimate);
+  ReadChoice(node, "contact_surface", "contact surface",
+             {{"polygon", contact::ContactSurfaceKind::kPolygon},
+              {"triangle", contact::ContactSurfaceKind::kTriangle}},
+             &s.contact_surface);
   ReadChoice(node, "tree_solver", "tree solver",
              {{"auto", integrator::TreeSolver::kAuto},
               {"dense", integrator::TreeSolver::kDense},

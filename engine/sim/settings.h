@@ -39,8 +39,8 @@ struct OutputSettings {
 };
 
 /// The contact keys (contact_model, near_rigid_threshold, stiction_sigma,
-/// stiction_tolerance, contact_margin, delassus_estimate) sit directly under `settings` in
-/// the scene, so they are inherited rather than a member.
+/// stiction_tolerance, contact_margin, delassus_estimate, contact_surface) sit directly under
+/// `settings` in the scene, so they are inherited rather than a member.
 struct Settings : contact::ContactSettings {
   double time_step = 1.0e-3;      ///< dt [s] > 0
   double duration = 1.0;          ///< simulated time [s] > 0

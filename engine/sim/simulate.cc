@@ -167,6 +167,7 @@ contact::ContactParameters ContactParametersFor(const Settings& settings) {
   p.contact_model = settings.contact_model;
   p.position_theta = settings.integrator.theta_q;
   p.delassus_estimate = settings.delassus_estimate;
+  p.contact_surface = settings.contact_surface;
   return p;
 }
 

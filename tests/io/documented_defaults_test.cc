@@ -93,6 +93,7 @@ const std::map<std::string, Field>& SettingsFields() {
       {"stiction_tolerance", [](auto& s, auto&) { return Str(s.stiction_tolerance); }},
       {"contact_margin", [](auto& s, auto&) { return Str(s.contact_margin); }},
       {"delassus_estimate", [](auto& s, auto&) { return Str(s.delassus_estimate); }},
+      {"contact_surface", [](auto& s, auto&) { return Str(s.contact_surface); }},
       {"tree_solver", [](auto& s, auto&) { return Str(s.tree_solver); }},
       {"gyroscopic", [](auto& s, auto&) { return Str(s.gyroscopic); }},
       {"solver.relative_tolerance",

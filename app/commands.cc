@@ -126,6 +126,13 @@ void PrintModel(const io::LoadedScene& scene) {
   for (int b : contact::BodiesFilteredFromWorld(model))
     std::printf("note: body '%s' is jointed to the world without `collide: true`, so it never "
                 "touches the world's geometry\n", model.bodies[b].name.c_str());
+  const std::vector<std::string> fallback = contact::HydroelasticFallbackPairs(model);
+  constexpr size_t kMaxListed = 20;
+  for (size_t i = 0; i < std::min(fallback.size(), kMaxListed); ++i)
+    std::printf("note: point contact, not a hydroelastic surface, between %s\n",
+                fallback[i].c_str());
+  if (fallback.size() > kMaxListed)
+    std::printf("note: ... and %zu more pairs with point contact\n", fallback.size() - kMaxListed);
 }
 
 /// A shorthand option of `run` and the settings key it overrides.

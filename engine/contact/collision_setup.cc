@@ -53,6 +53,38 @@ std::vector<int> BodiesFilteredFromWorld(const multibody::Model& model) {
   return bodies;
 }
 
+std::vector<std::string> HydroelasticFallbackPairs(const multibody::Model& model) {
+  using geometry::Compliance;
+  const std::vector<geometry::CollisionObjectSpec> specs = MakeCollisionSpecs(model);
+  const geometry::CollisionFilter filter = MakeCollisionFilter(model);
+  const auto name = [&](const geometry::CollisionObjectSpec& s) {
+    return std::string(geometry::ShapeTypeName(s.geometry.type)) + " of " +
+           (s.body < 0 ? std::string("the world") : "'" + model.bodies[s.body].name + "'");
+  };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    for (size_t j = i + 1; j < specs.size(); ++j) {
+      const geometry::Geometry& a = specs[i].geometry;
+      const geometry::Geometry& b = specs[j].geometry;
+      if (!a.collide || !b.collide || specs[i].body == specs[j].body) continue;
+      if (a.hydroelastic.compliance == Compliance::kNone &&
+          b.hydroelastic.compliance == Compliance::kNone)
+        continue;
+      if (filter.Excludes(specs[i].body, specs[j].body)) continue;
+      if (geometry::HasContactSurface(a.hydroelastic, a.type, b.hydroelastic, b.type)) continue;
+      const char* reason =
+          a.hydroelastic.compliance == Compliance::kNone ||
+                  b.hydroelastic.compliance == Compliance::kNone
+              ? "only one side is hydroelastic"
+          : a.type == geometry::ShapeType::kHalfspace && b.type == geometry::ShapeType::kHalfspace
+              ? "two halfspaces"
+              : "both rigid";
+      out.push_back(name(specs[i]) + " and " + name(specs[j]) + ": " + reason);
+    }
+  }
+  return out;
+}
+
 geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model) {
   return geometry::CollisionWorld(MakeCollisionSpecs(model), MakeCollisionFilter(model));
 }

@@ -3,6 +3,7 @@
 // geometry (world geometry first, then each body's, in body order) and the filter built
 // from the forest's topology.
 
+#include <string>
 #include <vector>
 
 #include "engine/geometry/collision_world.h"
@@ -21,6 +22,12 @@ geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model);
 /// `collide: true`, while the world has collision geometry: by the filter rule they never
 /// touch the world's geometry (the ground), which is easy to overlook in a scene.
 std::vector<int> BodiesFilteredFromWorld(const multibody::Model& model);
+
+/// Pairs of colliding geometries the filter allows of which at least one has a
+/// `hydroelastic:` block but which keep point contact (geometry::HasContactSurface false:
+/// rigid against rigid, hydroelastic against plain, two halfspaces), as "A (body) and B
+/// (body): reason" lines for `csim check`. O(geometries^2), for inspection only.
+std::vector<std::string> HydroelasticFallbackPairs(const multibody::Model& model);
 
 /// The collision world of `model`.
 geometry::CollisionWorld MakeCollisionWorld(const multibody::Model& model);

@@ -98,6 +98,7 @@ ContactProblemBuilder::ContactProblemBuilder(const Model& model)
     colliding += spec.geometry.collide ? 1 : 0;
   }
   can_collide_ = colliding >= 2;
+  hydro_ = HydroelasticContacts(model, spec_material_);
   max_tree_nv_ = MaxTreeVelocities(topology_);
   body_radius_.assign(model.num_bodies(), 0.0);
   extra_margin_.assign(model.num_bodies(), 0.0);
@@ -254,9 +255,17 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
   if (can_collide_) {
     world_.UpdatePoses(in.kinematics->X_WB);
     CalcExtraMargins(in);
-    world_.FindContacts(parameters.contact_margin, extra_margin_, &contacts_);
+    if (hydro_.empty()) {
+      world_.FindContacts(parameters.contact_margin, extra_margin_, &contacts_);
+      polygon_.assign(contacts_.size(), -1);
+    } else {
+      world_.FindContacts(parameters.contact_margin, extra_margin_, &point_contacts_);
+      hydro_.Calc(world_, parameters);
+      MergeContacts();
+    }
   } else {
     contacts_.clear();
+    polygon_.clear();
   }
   if (time_collision_)
     collision_seconds_ =
@@ -286,6 +295,28 @@ void ContactProblemBuilder::AddContacts(const Model& model, const ContactParamet
     bias_C_.resize(n);
   }
   for (size_t i = 0; i < n; ++i) AddContact(model, parameters, in, static_cast<int>(i), problem);
+}
+
+void ContactProblemBuilder::MergeContacts() {
+  // Both lists are sorted by geometry pair, and a pair is in one or the other: a merge by
+  // pair keeps contacts_ sorted as AddContacts needs.
+  const std::vector<geometry::PointContact>& polygons = hydro_.contacts();
+  contacts_.clear();
+  polygon_.clear();
+  size_t p = 0, h = 0;
+  const auto pair_less = [](const geometry::PointContact& x, const geometry::PointContact& y) {
+    return x.geometry_a != y.geometry_a ? x.geometry_a < y.geometry_a : x.geometry_b < y.geometry_b;
+  };
+  while (p < point_contacts_.size() || h < polygons.size()) {
+    if (h == polygons.size() ||
+        (p < point_contacts_.size() && pair_less(point_contacts_[p], polygons[h]))) {
+      contacts_.push_back(point_contacts_[p++]);
+      polygon_.push_back(-1);
+    } else {
+      contacts_.push_back(polygons[h]);
+      polygon_.push_back(static_cast<int>(h++));
+    }
+  }
 }
 
 void ContactProblemBuilder::CalcExtraMargins(const StepInputs& in) {
@@ -340,7 +371,9 @@ void ContactProblemBuilder::AddContact(const Model& model, const ContactParamete
   // outside every tree has a known velocity, which needs no Jacobian either.
   const bool factored = tree_a != tree_b && (tree_a < 0 || free_root_[c.body_a]) &&
                         (tree_b < 0 || free_root_[c.body_b]);
-  const CombinedMaterial m = CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
+  const CombinedMaterial m =
+      polygon_[i] >= 0 ? hydro_.polygon_contacts()[polygon_[i]].material
+                       : CombineMaterials(spec_material_[c.geometry_a], spec_material_[c.geometry_b]);
   const int body = factored ? -1 : CliqueSolverBody(c, tree_a, tree_b);
   if (IsBodyContact(c, body, parameters)) {
     const double w = TreeContactDelassus(model, in, c, tree_a, tree_b, J_a_.leftCols(0),
@@ -459,7 +492,7 @@ solver::SapFrictionConeParameters ContactProblemBuilder::SapParametersFor(
   p.stiffness = m.stiffness;
   p.dissipation_time = m.dissipation_time;
   p.phi0 = contacts_[i].phi0;
-  p.near_rigid_threshold = parameters.near_rigid_threshold;
+  p.near_rigid_threshold = NearRigidThreshold(parameters, i);
   p.stiction_sigma = parameters.stiction_sigma;
   p.bias_velocity = bias_C_[i];
   p.was_stuck = was_stuck_[i];
@@ -488,7 +521,7 @@ solver::SapHuntCrossleyParameters ContactProblemBuilder::HuntCrossleyParametersF
   p.stiction_sigma = parameters.contact_model == ContactModel::kLaggedRegularized
                          ? parameters.stiction_sigma
                          : 0.0;
-  p.near_rigid_threshold = parameters.near_rigid_threshold;
+  p.near_rigid_threshold = NearRigidThreshold(parameters, i);
   p.bias_velocity = bias_C_[i];
   p.was_stuck = was_stuck_[i];
   return p;
@@ -631,6 +664,11 @@ void ContactProblemBuilder::Report(const solver::ContactProblem& problem,
     r.phi0 = c.phi0;
     r.force_on_b_W = R_WC_[i] * gamma / dt;
     r.slip_speed = v_c.head<2>().norm();
+    if (polygon_[i] >= 0) {
+      const PolygonContact& p = hydro_.polygon_contacts()[polygon_[i]];
+      r.surface = p.surface;
+      r.area = p.area;
+    }
     out->push_back(r);
   }
 }

@@ -53,6 +53,7 @@
 
 #include "engine/contact/articulated_clique_solver.h"
 #include "engine/contact/contact_parameters.h"
+#include "engine/contact/hydroelastic_contacts.h"
 #include "engine/contact/holonomic_constraint_builder.h"
 #include "engine/contact/material_combination.h"
 #include "engine/geometry/collision_world.h"
@@ -76,6 +77,10 @@ struct ContactReport {
   double phi0 = 0.0;                                   ///< signed distance at q0 [m]
   Eigen::Vector3d force_on_b_W = Eigen::Vector3d::Zero();  ///< gamma / dt in world [N]
   double slip_speed = 0.0;                             ///< |v_t| at the solution [m/s]
+  /// A hydroelastic polygon's contact surface in hydroelastic().surfaces() and its area
+  /// [m^2]; -1 and 0 for a point contact.
+  int surface = -1;
+  double area = 0.0;
 };
 
 /// Inputs of one build: the state at the start of the step and the free motion.
@@ -148,8 +153,13 @@ class ContactProblemBuilder {
   void BodiesNeedingA(const std::vector<bool>& articulated_body, bool A_at_kinematics,
                       std::vector<bool>* need) const;
 
-  /// Point contacts of the last Build, in the geometry layer's order.
+  /// Point contacts of the last Build, in the geometry layer's order (by geometry pair),
+  /// hydroelastic polygons included (hydroelastic_contacts.h).
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
+  /// For contact i of contacts(): its polygon in hydroelastic().polygon_contacts(), or -1.
+  int polygon_of_contact(int i) const { return polygon_[i]; }
+  /// The contact surfaces of the last Build.
+  const HydroelasticContacts& hydroelastic() const { return hydro_; }
   const multibody::TreeTopology& topology() const { return topology_; }
   /// Wall time of the collision query (pose update, broad and narrow phase) of the last
   /// Build [s].
@@ -247,11 +257,24 @@ class ContactProblemBuilder {
   multibody::TreeTopology topology_;
   std::vector<geometry::Material> spec_material_;  ///< material of each collision spec
   std::vector<geometry::PointContact> contacts_;   ///< of the last Build
+  /// Per contact of the last Build: its polygon in hydro_.polygon_contacts(), -1 for a
+  /// point contact of the narrow phase.
+  std::vector<int> polygon_;
+  std::vector<geometry::PointContact> point_contacts_;  ///< the narrow phase's, before merging
+  HydroelasticContacts hydro_;                     ///< the contact surfaces' polygons
   std::vector<int> contact_constraint_;            ///< constraint index per contact, -1 skipped
   std::vector<Eigen::Matrix3d> R_WC_;              ///< contact frames [t1 t2 n] per contact
   std::vector<Eigen::Vector3d> bias_C_;            ///< v_b per contact, contact frame
   /// Fills extra_margin_ for the step (see the top of this file).
   void CalcExtraMargins(const StepInputs& in);
+  /// contacts_ and polygon_ from the narrow phase's point_contacts_ and hydro_'s polygons.
+  void MergeContacts();
+  /// beta of contact i: the setting's, or its polygon's share of its patch's
+  /// (hydroelastic_contacts.h).
+  double NearRigidThreshold(const ContactParameters& parameters, int i) const {
+    return polygon_[i] >= 0 ? hydro_.polygon_contacts()[polygon_[i]].near_rigid_threshold
+                            : parameters.near_rigid_threshold;
+  }
 
   /// Identity of a point contact across steps: its geometry pair and its index within the
   /// pair's manifold (the geometry layer emits a pair's points contiguously, in a

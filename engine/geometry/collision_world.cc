@@ -42,6 +42,8 @@ struct CollisionWorld::Impl {
     ContactShape shape;
     math::RigidTransform X_WG;     // filled by UpdatePoses()
     Eigen::Vector3d lo, hi;        // tight world bounds at X_WG [m]
+    HydroelasticProperties hydroelastic;
+    double inflation = 0.0;        // [m] a compliant geometry's hydroelastic margin
   };
 
   int num_specs = 0;
@@ -57,6 +59,7 @@ struct CollisionWorld::Impl {
   std::vector<std::pair<int, int>> sorted_pairs;  // SortPairs' scratch
   std::vector<int> pair_first;                    // SortPairs' scratch
   CollisionCounts counts;                         // of the last FindContacts()
+  std::vector<GeometryPair> hydroelastic_pairs;   // of the last FindContacts()
 
   bool Allowed(int i, int j) const {
     return !filter.Excludes(entries[i].body, entries[j].body);
@@ -76,7 +79,8 @@ struct CollisionWorld::Impl {
 void CollisionWorld::Impl::AddSweptPairs(double margin, const std::vector<double>& extra) {
   for (int k = 0; k < static_cast<int>(swept.size()); ++k) {
     const Entry& e = entries[swept[k]];
-    const Eigen::Vector3d pad = Eigen::Vector3d::Constant(0.5 * margin + Extra(extra, swept[k]));
+    const Eigen::Vector3d pad =
+        Eigen::Vector3d::Constant(0.5 * margin + Extra(extra, swept[k]) + e.inflation);
     sweep.SetBox(k, e.lo - pad, e.hi + pad);
   }
   boxes.clear();
@@ -96,7 +100,8 @@ void CollisionWorld::Impl::AddHalfspacePairs(double margin, const std::vector<do
       if (i == h || e.shape.type() == ShapeType::kHalfspace || !Allowed(h, i)) continue;
       const Eigen::Vector3d centre = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
       const double lowest = n.dot(centre - entries[h].X_WG.p) - n.cwiseAbs().dot(half);
-      if (lowest < margin + Extra(extra, i)) pairs.emplace_back(std::min(h, i), std::max(h, i));
+      const double reach = margin + Extra(extra, i) + e.inflation + entries[h].inflation;
+      if (lowest < reach) pairs.emplace_back(std::min(h, i), std::max(h, i));
     }
   }
 }
@@ -114,8 +119,10 @@ CollisionWorld::CollisionWorld(const std::vector<CollisionObjectSpec>& specs,
     w.visual_poses.push_back(spec.geometry.X_BG);
     if (!spec.geometry.collide) continue;
     w.entry_of_geometry[g] = static_cast<int>(w.entries.size());
+    const HydroelasticProperties& h = spec.geometry.hydroelastic;
     w.entries.push_back({g, spec.body, spec.geometry.X_BG, ContactShape(spec.geometry),
-                         spec.geometry.X_BG, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero()});
+                         spec.geometry.X_BG, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(), h,
+                         h.compliance == Compliance::kCompliant ? h.margin : 0.0});
   }
   for (int i = 0; i < static_cast<int>(w.entries.size()); ++i) {
     Impl::Entry& e = w.entries[i];
@@ -148,6 +155,10 @@ void CollisionWorld::UpdatePoses(const std::vector<math::RigidTransform>& X_WB) 
 
 const CollisionCounts& CollisionWorld::counts() const { return impl_->counts; }
 
+const std::vector<GeometryPair>& CollisionWorld::hydroelastic_pairs() const {
+  return impl_->hydroelastic_pairs;
+}
+
 const math::RigidTransform& CollisionWorld::geometry_pose(int g) const {
   CSIM_CHECK(g >= 0 && g < impl_->num_specs);
   const int e = impl_->entry_of_geometry[g];
@@ -172,10 +183,15 @@ void CollisionWorld::FindContacts(double margin, const std::vector<double>& extr
   SortPairs(static_cast<int>(w.entries.size()), &w.pairs, &w.pair_first, &w.sorted_pairs);
   CollisionCounts& counts = w.counts;
   counts = CollisionCounts{};
-  counts.narrow_phase_pairs = static_cast<int>(w.pairs.size());
+  w.hydroelastic_pairs.clear();
   for (const auto& [i, j] : w.pairs) {
     const Impl::Entry& a = w.entries[i];
     const Impl::Entry& b = w.entries[j];
+    if (HasContactSurface(a.hydroelastic, a.shape.type(), b.hydroelastic, b.shape.type())) {
+      w.hydroelastic_pairs.push_back({a.geometry, b.geometry, a.body, b.body});
+      continue;
+    }
+    ++counts.narrow_phase_pairs;
     const size_t first = out->size();
     const double pair_margin = margin + w.Extra(extra, i) + w.Extra(extra, j);
     CalcPairContacts(a.shape, a.X_WG, b.shape, b.X_WG, pair_margin, out);

@@ -39,6 +39,15 @@ struct CollisionObjectSpec {
   int body = -1;      ///< body index, -1 for geometry welded to the world
 };
 
+/// Two geometries whose contact is a hydroelastic contact surface (shape.h
+/// HasContactSurface): FindContacts lists them instead of running the narrow phase.
+struct GeometryPair {
+  int geometry_a = -1;  ///< spec index, geometry_a < geometry_b
+  int geometry_b = -1;
+  int body_a = -1;      ///< body carrying A; -1 for the world
+  int body_b = -1;
+};
+
 /// What the last FindContacts() did, for profiling: how the collision time of a scene
 /// splits into pairs (csim_bench prints these per step).
 struct CollisionCounts {
@@ -86,6 +95,13 @@ class CollisionWorld {
   /// body (size of the largest body index + 1), entries >= 0.
   void FindContacts(double margin, const std::vector<double>& extra_margin,
                     std::vector<PointContact>* out);
+
+  /// The candidate pairs of the last FindContacts() that touch through a hydroelastic
+  /// contact surface, sorted by (geometry_a, geometry_b): the broad phase and the filter
+  /// passed them (a compliant geometry's bounds widened by its hydroelastic margin), and
+  /// the caller computes their surfaces (engine/hydroelastic/). No point contact is made
+  /// for them.
+  const std::vector<GeometryPair>& hydroelastic_pairs() const;
 
   /// The pair counts of the last FindContacts() (zeros before the first).
   const CollisionCounts& counts() const;

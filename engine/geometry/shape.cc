@@ -15,4 +15,12 @@ const char* ShapeTypeName(ShapeType type) {
   return "unknown";
 }
 
+bool HasContactSurface(const HydroelasticProperties& a, ShapeType type_a,
+                       const HydroelasticProperties& b, ShapeType type_b) {
+  if (a.compliance == Compliance::kNone || b.compliance == Compliance::kNone) return false;
+  if (a.compliance != Compliance::kCompliant && b.compliance != Compliance::kCompliant)
+    return false;  // rigid against rigid: point contact
+  return !(type_a == ShapeType::kHalfspace && type_b == ShapeType::kHalfspace);
+}
+
 }  // namespace csim::geometry

@@ -2,12 +2,17 @@
 // Collision and visual geometry of the scene format (scene-format.md "Shapes"). Every shape
 // is centred on its geometry frame; lengths in metres.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "engine/math/spatial.h"
+
+namespace csim::hydroelastic {
+struct HydroelasticGeometry;  // engine/hydroelastic/hydroelastic_geometry.h
+}  // namespace csim::hydroelastic
 
 namespace csim::geometry {
 
@@ -44,6 +49,12 @@ struct HydroelasticProperties {
   double slab_thickness = 0.0;   ///< [m] compliant halfspace only: H of p = (E / H) depth
 };
 
+/// True when two geometries touch through a hydroelastic contact surface rather than point
+/// contact: both have a `hydroelastic:` block, at least one is compliant, and they are not
+/// two halfspaces (scene-format.md "Hydroelastic contact").
+bool HasContactSurface(const HydroelasticProperties& a, ShapeType type_a,
+                       const HydroelasticProperties& b, ShapeType type_b);
+
 /// A convex polyhedron read from a mesh file, already scaled, in the geometry frame.
 struct ConvexMesh {
   std::string file;                                 ///< resolved path it was read from
@@ -62,6 +73,10 @@ struct Geometry {
   int material = -1;                   ///< index into Model::materials; -1: built-in default
   bool collide = true;                 ///< false: visual only
   HydroelasticProperties hydroelastic;  ///< point contact only unless given
+  /// Its tetrahedral mesh and pressure field, or its surface mesh, built once by the loader
+  /// when `hydroelastic` is given (engine/hydroelastic/, a layer above this one: declared
+  /// only); shared by copies of the model.
+  std::shared_ptr<const hydroelastic::HydroelasticGeometry> hydroelastic_mesh;
 };
 
 }  // namespace csim::geometry

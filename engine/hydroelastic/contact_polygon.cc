@@ -4,7 +4,8 @@ namespace csim::hydroelastic {
 
 bool AppendContactPolygon(ClipPolygon* polygon_F, const Eigen::Vector3d& nhat_F,
                           const Eigen::Vector3d& grad_F, double offset, double g_a, double g_b,
-                          const math::RigidTransform& X_WF, ContactSurface* surface) {
+                          double norm_a, double norm_b, const math::RigidTransform& X_WF,
+                          ContactSurface* surface) {
   RemoveNearDuplicateVertices(polygon_F);
   if (polygon_F->size < 3) return false;
   double area = 0.0;
@@ -23,6 +24,8 @@ bool AppendContactPolygon(ClipPolygon* polygon_F, const Eigen::Vector3d& nhat_F,
   polygon.pressure = grad_F.dot(centroid_F) + offset;
   polygon.gradient_a = g_a;
   polygon.gradient_b = g_b;
+  polygon.gradient_norm_a = norm_a;
+  polygon.gradient_norm_b = norm_b;
   for (int i = 0; i < polygon_F->size; ++i) {
     const Eigen::Vector3d& x_F = polygon_F->v[i];
     surface->vertices.push_back(X_WF * x_F);

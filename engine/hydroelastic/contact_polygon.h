@@ -30,10 +30,12 @@ inline bool IsAlongGradient(const Eigen::Vector3d& nhat, const Eigen::Vector3d& 
 ///   grad_F, offset  the pressure on the polygon, p(x_F) = grad_F . x_F + offset [Pa/m, Pa],
 ///               evaluated at the vertices and the area centroid;
 ///   g_a, g_b    the gradients along the normal of contact_surface.h [Pa/m];
+///   norm_a, norm_b  |grad p_A| and |grad p_B| [Pa/m], +inf for a rigid side;
 ///   X_WF        pose of F in the world.
 /// Returns whether a polygon was appended.
 bool AppendContactPolygon(ClipPolygon* polygon_F, const Eigen::Vector3d& nhat_F,
                           const Eigen::Vector3d& grad_F, double offset, double g_a, double g_b,
-                          const math::RigidTransform& X_WF, ContactSurface* surface);
+                          double norm_a, double norm_b, const math::RigidTransform& X_WF,
+                          ContactSurface* surface);
 
 }  // namespace csim::hydroelastic

@@ -24,6 +24,10 @@ struct ContactPolygon {
   double pressure = 0.0;    ///< p at the centroid [Pa] (p_A = p_B there)
   double gradient_a = 0.0;  ///< g_a [Pa/m], see above; +inf when A is rigid
   double gradient_b = 0.0;  ///< g_b [Pa/m]; +inf when B is rigid
+  /// |grad p_A| and |grad p_B| [Pa/m] of the two fields where the polygon lies (+inf for a
+  /// rigid body): the scale g_a and g_b are negligible against (docs/design/hydroelastic.md §3).
+  double gradient_norm_a = 0.0;
+  double gradient_norm_b = 0.0;
 };
 
 /// The polygons of one pair of geometries at one configuration.

@@ -73,7 +73,8 @@ void AppendSoftSoftSurface(const PressureField& field_A, const Bvh& bvh_A,
     TetVertices tet_B = TetOf(field_B.mesh, pair.b);
     for (Vector3d& x : tet_B) x = X_AB * x;
     ClipPolygonByTet(tet_B, &polygon);
-    AppendContactPolygon(&polygon, nhat, a, alpha, -a.dot(nhat), b.dot(nhat), X_WA, surface);
+    AppendContactPolygon(&polygon, nhat, a, alpha, -a.dot(nhat), b.dot(nhat), a.norm(), b.norm(),
+                         X_WA, surface);
   }
 }
 
@@ -99,7 +100,8 @@ void AppendSoftCompliantHalfspaceSurface(const PressureField& field_A, const Bvh
     SliceAtEqualPressure(TetOf(field_A.mesh, t), a, alpha, b, beta, &polygon, &nhat);
     if (polygon.size == 0) continue;
     ClipPolygonByHalfspace(nB, d, &polygon);
-    AppendContactPolygon(&polygon, nhat, a, alpha, -a.dot(nhat), b.dot(nhat), X_WA, surface);
+    AppendContactPolygon(&polygon, nhat, a, alpha, -a.dot(nhat), b.dot(nhat), a.norm(), b.norm(),
+                         X_WA, surface);
   }
 }
 

@@ -44,7 +44,7 @@ void AppendSoftRigidMeshSurface(const PressureField& field_A, const Bvh& bvh_A,
                       mesh_A.vertices[v[3]]},
                      &polygon);
     AppendContactPolygon(&polygon, -n_B, grad_A, field_A.offset[pair.a], grad_A.dot(n_B),
-                         kInfinity, X_WA, surface);
+                         kInfinity, grad_A.norm(), kInfinity, X_WA, surface);
   }
 }
 
@@ -68,8 +68,8 @@ void AppendCompliantHalfspaceRigidMeshSurface(const CompliantHalfspace& halfspac
     if (!IsAlongGradient(n_B, grad_A)) continue;
     ClipPolygon polygon = ReversedTriangle(mesh_B, f, X_BB);
     ClipPolygonByHalfspace(nA, d, &polygon);
-    AppendContactPolygon(&polygon, -n_B, grad_A, offset_A, grad_A.dot(n_B), kInfinity, X_WB,
-                         surface);
+    AppendContactPolygon(&polygon, -n_B, grad_A, offset_A, grad_A.dot(n_B), kInfinity,
+                         grad_A.norm(), kInfinity, X_WB, surface);
   }
 }
 

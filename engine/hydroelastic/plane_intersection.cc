@@ -28,8 +28,9 @@ void AppendSoftRigidHalfspaceSurface(const PressureField& field_A, const Bvh& bv
                      mesh.vertices[v[3]]},
                     nhat, -d, &polygon);
     const Vector3d& grad_A = field_A.gradient[t];
-    AppendContactPolygon(&polygon, nhat, grad_A, field_A.offset[t], grad_A.dot(n_B),
-                         std::numeric_limits<double>::infinity(), X_WA, surface);
+    constexpr double kRigid = std::numeric_limits<double>::infinity();
+    AppendContactPolygon(&polygon, nhat, grad_A, field_A.offset[t], grad_A.dot(n_B), kRigid,
+                         grad_A.norm(), kRigid, X_WA, surface);
   }
 }
 

@@ -351,6 +351,8 @@ struct Hdf5Recorder::Layout {
   int constraint_rows = 0;     // rows of the model's constraints: /constraints/impulse
   int na = 0;                  // number of actuators: /actuators/* when > 0
   int64_t pending_contacts = 0;
+  bool surfaces = false;       // contacts recorded and the model has hydroelastic geometry
+  int64_t pending_surfaces = 0;
 
   Hdf5Dataset status;
   Hdf5Dataset body_names;
@@ -369,6 +371,11 @@ struct Hdf5Recorder::Layout {
   Series<int64_t> contact_offset;
   ContactSeries<int32_t> body_a, body_b;
   ContactSeries<double> point, normal, signed_distance, force, slip_speed;
+  Series<int32_t> surface_count;
+  Series<int64_t> surface_offset;
+  ContactSeries<int32_t> surface_body_a, surface_body_b, surface_contact_count;
+  ContactSeries<int64_t> surface_first_contact;
+  ContactSeries<double> surface_area, surface_centroid, surface_force, surface_moment;
 
   /// Calls fn on every time series but /time (which is always written last).
   template <typename Fn>
@@ -382,6 +389,14 @@ struct Hdf5Recorder::Layout {
     if (na > 0) fn(actuator_effort), fn(actuator_q_target), fn(actuator_v_target);
     if (na > 0) fn(actuator_saturated);
     if (contacts) fn(contact_count), fn(contact_offset);
+    if (surfaces) fn(surface_count), fn(surface_offset);
+  }
+  /// Calls fn on every flat per-surface series (none without surfaces).
+  template <typename Fn>
+  void ForEachSurfaceSeries(Fn fn) {
+    if (!surfaces) return;
+    fn(surface_body_a), fn(surface_body_b), fn(surface_first_contact), fn(surface_contact_count);
+    fn(surface_area), fn(surface_centroid), fn(surface_force), fn(surface_moment);
   }
   /// Calls fn on every flat per-contact series (none when contacts are off).
   template <typename Fn>
@@ -398,10 +413,12 @@ struct Hdf5Recorder::Layout {
     time.dataset().Abandon();
     ForEachSeriesButTime([](auto& series) { series.dataset().Abandon(); });
     ForEachContactSeries([](auto& series) { series.dataset().Abandon(); });
+    ForEachSurfaceSeries([](auto& series) { series.dataset().Abandon(); });
   }
 
   void CreateSeries(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip);
+  void CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void AttachScales();
 };
 
@@ -473,6 +490,27 @@ void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows, in
   force = {file, "contacts/force", {3}, gzip, "N",
            "contact force on b (impulse / dt), world frame; a feels the opposite"};
   slip_speed = {file, "contacts/slip_speed", {}, gzip, "m/s", "tangential speed at the solution"};
+}
+
+void Hdf5Recorder::Layout::CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip) {
+  file.CreateGroup("hydroelastic");
+  surface_count = {file, "hydroelastic/count", {}, chunk_rows, gzip, "1",
+                   "hydroelastic contact surfaces of the step"};
+  surface_offset = {file, "hydroelastic/offset", {}, chunk_rows, gzip, "1",
+                    "index of the row's first surface in the flat /hydroelastic datasets"};
+  surface_body_a = {file, "hydroelastic/body_a", {}, gzip, "1", "body index of side a, -1 for world"};
+  surface_body_b = {file, "hydroelastic/body_b", {}, gzip, "1", "body index of side b, -1 for world"};
+  surface_first_contact = {file, "hydroelastic/first_contact", {}, gzip, "1",
+                           "index in the flat /contacts datasets of the surface's first polygon"};
+  surface_contact_count = {file, "hydroelastic/contact_count", {}, gzip, "1",
+                           "polygons of the surface: consecutive /contacts entries"};
+  surface_area = {file, "hydroelastic/area", {}, gzip, "m^2", "area of the kept polygons"};
+  surface_centroid = {file, "hydroelastic/centroid", {3}, gzip, "m",
+                      "area centroid of the surface, world frame"};
+  surface_force = {file, "hydroelastic/force", {3}, gzip, "N",
+                   "total force on b (sum of its polygons' /contacts/force), world frame"};
+  surface_moment = {file, "hydroelastic/moment", {3}, gzip, "N*m",
+                    "total moment on b about the centroid, world frame"};
 }
 
 void Hdf5Recorder::Layout::AttachScales() {
@@ -574,6 +612,8 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   const int gzip = info.settings->output.compression;
   layout->CreateSeries(file_, chunk_rows_, gzip);
   if (layout->contacts) layout->CreateContacts(file_, chunk_rows_, gzip);
+  layout->surfaces = layout->contacts && model.HasHydroelasticGeometry();
+  if (layout->surfaces) layout->CreateSurfaces(file_, chunk_rows_, gzip);
   layout->AttachScales();
   layout_ = std::move(layout);
 
@@ -653,6 +693,23 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
     l.force.Push(c.force);
     l.slip_speed.Push(c.slip_speed);
   }
+  if (l.surfaces) {
+    const int64_t surfaces = static_cast<int64_t>(row.surfaces.size());
+    *l.surface_count.Row(slot) = static_cast<int32_t>(surfaces);
+    *l.surface_offset.Row(slot) = recorded_surfaces_;
+    for (const sim::SurfaceRow& s : row.surfaces) {
+      l.surface_body_a.Push(s.body_a);
+      l.surface_body_b.Push(s.body_b);
+      l.surface_first_contact.Push(recorded_contacts_ + s.first_contact);
+      l.surface_contact_count.Push(s.num_contacts);
+      l.surface_area.Push(s.area);
+      l.surface_centroid.Push(s.centroid);
+      l.surface_force.Push(s.force);
+      l.surface_moment.Push(s.moment);
+    }
+    recorded_surfaces_ += surfaces;
+    l.pending_surfaces += surfaces;
+  }
   recorded_contacts_ += count;
   l.pending_contacts += count;
 }
@@ -666,13 +723,16 @@ void Hdf5Recorder::FlushRows() {
   // the same rows a second time.
   const int64_t rows = std::exchange(pending_rows_, 0);
   const int64_t contacts = std::exchange(l.pending_contacts, 0);
+  const int64_t surfaces = std::exchange(l.pending_surfaces, 0);
   last_flush_ = Clock::now();
   if (rows == 0) return;
   l.ForEachContactSeries([&](auto& series) { series.Swap(); });
+  l.ForEachSurfaceSeries([&](auto& series) { series.Swap(); });
   l.ForEachSeriesButTime([&](auto& series) { series.Swap(); });
   l.time.Swap();
   back_rows_ = rows;
   back_contacts_ = contacts;
+  back_surfaces_ = surfaces;
   submitted_rows_ += rows;
   writer_->Submit();
 }
@@ -682,6 +742,7 @@ void Hdf5Recorder::WriteBackBuffers() {
   // so a reader that slices to len(/time) only sees complete rows.
   Layout& l = *layout_;
   l.ForEachContactSeries([&](auto& series) { series.WriteBack(back_contacts_); });
+  l.ForEachSurfaceSeries([&](auto& series) { series.WriteBack(back_surfaces_); });
   l.ForEachSeriesButTime([&](auto& series) { series.WriteBack(back_rows_); });
   l.time.WriteBack(back_rows_);
   flushed_rows_ += back_rows_;

@@ -123,8 +123,10 @@ class Hdf5Recorder final : public sim::Recorder {
   int64_t submitted_rows_ = 0;     // rows handed to the writer (written or in flight)
   int64_t back_rows_ = 0;          // rows and contacts of the write in flight
   int64_t back_contacts_ = 0;
+  int64_t back_surfaces_ = 0;
   int64_t flushed_rows_ = 0;       // rows the writer has written and flushed
   int64_t recorded_contacts_ = 0;  // contacts of every recorded row: the next offset
+  int64_t recorded_surfaces_ = 0;  // hydroelastic surfaces of every recorded row: likewise
   std::chrono::steady_clock::time_point last_flush_;
   int lock_fd_ = -1;               // descriptor holding the lock on path_, -1: none
   bool write_failed_ = false;      // a background write threw (set on the writer thread)

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -9,6 +10,7 @@
 
 #include "engine/geometry/mass_properties.h"
 #include "engine/geometry/mesh_file.h"
+#include "engine/hydroelastic/hydroelastic_geometry.h"
 #include "engine/io/constraint_reader.h"
 #include "engine/io/actuator_reader.h"
 #include "engine/io/load_reader.h"
@@ -264,6 +266,11 @@ void ReadHydroelastic(const NodeReader& h, ShapeType type, double modulus,
                         : "compliant geometry needs hydroelastic_modulus [Pa] in its material '" +
                               material_name + "'");
   }
+  // The mesh and field, or the surface, once for the whole run.
+  auto mesh = std::make_shared<hydroelastic::HydroelasticGeometry>();
+  std::string error;
+  if (!hydroelastic::MakeHydroelasticGeometry(*out, modulus, mesh.get(), &error)) h.Fail(error);
+  out->hydroelastic_mesh = std::move(mesh);
 }
 
 Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int default_material,

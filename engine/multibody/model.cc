@@ -70,6 +70,18 @@ Eigen::VectorXd Model::InitialV() const {
   return v;
 }
 
+bool Model::HasHydroelasticGeometry() const {
+  const auto any = [](const std::vector<geometry::Geometry>& list) {
+    for (const geometry::Geometry& g : list)
+      if (g.collide && g.hydroelastic.compliance != geometry::Compliance::kNone) return true;
+    return false;
+  };
+  if (any(world_geometry)) return true;
+  for (const Body& b : bodies)
+    if (any(b.geometry)) return true;
+  return false;
+}
+
 bool Model::HasJointFriction() const {
   for (const Joint& joint : joints)
     if ((joint.friction.array() > 0.0).any()) return true;

@@ -133,6 +133,8 @@ struct Model {
   Eigen::VectorXd InitialV() const;
   /// True if some coordinate has joint friction (Joint::friction > 0).
   bool HasJointFriction() const;
+  /// Whether some colliding geometry has a `hydroelastic:` block (contact surfaces possible).
+  bool HasHydroelasticGeometry() const;
 };
 
 /// Assigns q_start/v_start to joints that own coordinates, in joint order, and sets

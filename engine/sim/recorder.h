@@ -41,6 +41,18 @@ struct ContactRow {
   double slip_speed = 0.0;        ///< [m/s]
 };
 
+/// One hydroelastic contact surface of a row (/hydroelastic/* in output-format.md): the
+/// sums over its polygons' contacts, which are contacts[first_contact, + num_contacts).
+struct SurfaceRow {
+  int body_a = -1, body_b = -1;   ///< body indices, -1 world
+  int first_contact = 0;          ///< index into the row's contacts
+  int num_contacts = 0;           ///< its polygons (>= 1)
+  double area = 0.0;              ///< [m^2]
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();  ///< area centroid, world [m]
+  Eigen::Vector3d force = Eigen::Vector3d::Zero();     ///< on b, world [N]
+  Eigen::Vector3d moment = Eigen::Vector3d::Zero();    ///< on b about the centroid, world [N m]
+};
+
 /// One recorded row. Filled by the run loop into preallocated storage; valid only during
 /// Recorder::Record.
 struct Row {
@@ -55,6 +67,7 @@ struct Row {
   double potential_energy = 0.0;          ///< [J] gravity + joint springs
   SolverStats solver;
   std::vector<ContactRow> contacts;       ///< empty until contact exists
+  std::vector<SurfaceRow> surfaces;       ///< hydroelastic contact surfaces, in contact order
   /// (nv) joint friction effort of the step that produced the row [N or N m] (impulse / dt,
   /// 0 on coordinates without friction, and in the initial row); empty when the model has
   /// no joint friction.

@@ -17,6 +17,7 @@ Row MakeRow(const multibody::Model& model) {
   row.body_linear_velocity.setZero(3, nb);
   row.body_angular_velocity.setZero(3, nb);
   row.contacts.reserve(64);
+  row.surfaces.reserve(8);
   if (model.HasJointFriction()) row.joint_friction.setZero(model.nv);
   if (!model.constraints.empty())
     row.constraint_impulse.setZero(multibody::TotalHolonomicRows(model.constraints));

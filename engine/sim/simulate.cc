@@ -102,10 +102,29 @@ class RowRecording {
                 row_.actuator_saturated.begin());
     }
     row_.contacts.resize(reports.size());
+    row_.surfaces.clear();
     for (size_t i = 0; i < reports.size(); ++i) {
       const contact::ContactReport& r = reports[i];
       row_.contacts[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W,
                           r.slip_speed};
+      // A surface's polygons are consecutive contacts.
+      if (r.surface < 0) continue;
+      if (i == 0 || reports[i - 1].surface != r.surface) {
+        SurfaceRow& s = row_.surfaces.emplace_back();
+        s.body_a = r.body_a;
+        s.body_b = r.body_b;
+        s.first_contact = static_cast<int>(i);
+      }
+      SurfaceRow& s = row_.surfaces.back();
+      ++s.num_contacts;
+      s.area += r.area;
+      s.centroid += r.area * r.p_WC;
+      s.force += r.force_on_b_W;
+    }
+    for (SurfaceRow& s : row_.surfaces) {
+      s.centroid /= s.area;
+      for (int k = s.first_contact; k < s.first_contact + s.num_contacts; ++k)
+        s.moment += (row_.contacts[k].point - s.centroid).cross(row_.contacts[k].force);
     }
   }
 

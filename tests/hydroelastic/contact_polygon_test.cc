@@ -28,7 +28,7 @@ TEST_CASE("Contact polygon: a square in a turned frame, pressures from the linea
   surface.vertices.push_back(Vector3d::Zero());  // an earlier polygon's vertex
   surface.vertex_pressure.push_back(0.0);
   REQUIRE(AppendContactPolygon(&polygon, Vector3d::UnitZ(), Vector3d(100, 0, 0), 10.0, 7.0, 8.0,
-                               X_WF, &surface));
+                               100.0, 9.0, X_WF, &surface));
   REQUIRE(surface.polygons.size() == 1);
   const ContactPolygon& p = surface.polygons[0];
   CHECK(p.first_vertex == 1);
@@ -39,6 +39,8 @@ TEST_CASE("Contact polygon: a square in a turned frame, pressures from the linea
   CHECK(p.pressure == Approx(110.0).epsilon(1e-15));
   CHECK(p.gradient_a == 7.0);
   CHECK(p.gradient_b == 8.0);
+  CHECK(p.gradient_norm_a == 100.0);
+  CHECK(p.gradient_norm_b == 9.0);
   CHECK((surface.vertices[3] - X_WF * Vector3d(2, 1, 0.5)).norm() < 1e-14);
   CHECK(surface.vertex_pressure[3] == Approx(210.0).epsilon(1e-15));
   CHECK(surface.vertex_pressure[4] == Approx(10.0).epsilon(1e-15));
@@ -52,14 +54,14 @@ TEST_CASE("Contact polygon: degenerate polygons are not appended", "[hydroelasti
   polygon.v[0] = Vector3d(0, 0, 0);
   polygon.v[1] = Vector3d(1, 0, 0);
   polygon.v[2] = Vector3d(1, 1e-14, 0);
-  CHECK(!AppendContactPolygon(&polygon, Vector3d::UnitZ(), Vector3d::Zero(), 0, 1, 1,
+  CHECK(!AppendContactPolygon(&polygon, Vector3d::UnitZ(), Vector3d::Zero(), 0, 1, 1, 1, 1,
                               math::RigidTransform(), &surface));
   // Collinear: zero area.
   polygon.size = 3;
   polygon.v[0] = Vector3d(0, 0, 0);
   polygon.v[1] = Vector3d(1, 0, 0);
   polygon.v[2] = Vector3d(2, 0, 0);
-  CHECK(!AppendContactPolygon(&polygon, Vector3d::UnitZ(), Vector3d::Zero(), 0, 1, 1,
+  CHECK(!AppendContactPolygon(&polygon, Vector3d::UnitZ(), Vector3d::Zero(), 0, 1, 1, 1, 1,
                               math::RigidTransform(), &surface));
   CHECK(surface.polygons.empty());
   CHECK(surface.vertices.empty());

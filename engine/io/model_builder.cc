@@ -11,6 +11,8 @@
 #include "engine/geometry/mass_properties.h"
 #include "engine/geometry/mesh_file.h"
 #include "engine/hydroelastic/hydroelastic_geometry.h"
+#include "engine/hydroelastic/rigid_surfaces.h"
+#include "engine/hydroelastic/vtk_volume_file.h"
 #include "engine/io/constraint_reader.h"
 #include "engine/io/actuator_reader.h"
 #include "engine/io/load_reader.h"
@@ -166,7 +168,7 @@ std::vector<std::string> ShapeKeys(ShapeType type) {
     case ShapeType::kCylinder:
     case ShapeType::kCapsule: keys.insert(keys.end(), {"radius", "length"}); break;
     case ShapeType::kEllipsoid: keys.push_back("radii"); break;
-    case ShapeType::kMesh: keys.insert(keys.end(), {"file", "scale"}); break;
+    case ShapeType::kMesh: keys.insert(keys.end(), {"file", "volume", "scale"}); break;
     case ShapeType::kHalfspace: break;
   }
   return keys;
@@ -190,20 +192,46 @@ Eigen::Vector3d ReadPositive3(const NodeReader& node) {
   return v;
 }
 
-void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out) {
-  const NodeReader file = g.Get("file");
+/// A file name of the scene, relative to the scene's folder.
+std::string ScenePath(const NodeReader& file, const std::string& scene_dir) {
+  std::string path = file.AsString();
+  if (!path.empty() && path[0] != '/' && !scene_dir.empty()) path = scene_dir + "/" + path;
+  return path;
+}
+
+/// A mesh's `file` (OBJ or STL) and/or `volume` (tetrahedral VTK, read into *volume): without
+/// `file`, the volume's boundary is the mesh (its hull for point contact, its solid for the
+/// mass properties).
+void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out,
+              hydroelastic::VolumeMesh* volume) {
+  const auto file = g.Find("file");
+  const auto volume_file = g.Find("volume");
+  if (!file && !volume_file)
+    g.Fail("a mesh needs file (an OBJ or STL surface) or volume (a tetrahedral VTK file)");
   Eigen::Vector3d scale = Eigen::Vector3d::Ones();
   if (auto s = g.Find("scale")) {
     scale = s->IsScalar() ? Eigen::Vector3d::Constant(s->AsPositive()) : ReadPositive3(*s);
   }
-  std::string path = file.AsString();
-  if (!path.empty() && path[0] != '/' && !scene_dir.empty()) path = scene_dir + "/" + path;
-  std::string error;
-  if (!geometry::ReadMeshFile(path, scale, &out->mesh, &error)) file.Fail(error);
+  if (file) {
+    std::string error;
+    if (!geometry::ReadMeshFile(ScenePath(*file, scene_dir), scale, &out->mesh, &error))
+      file->Fail(error);
+  }
+  if (volume_file) {
+    const std::string path = ScenePath(*volume_file, scene_dir);
+    *volume = hydroelastic::ReadVtkVolumeMesh(path, scale);  // errors located in the file
+    if (!file) {
+      const hydroelastic::SurfaceMesh boundary = hydroelastic::BoundarySurface(*volume);
+      out->mesh.file = path;
+      out->mesh.vertices = boundary.vertices;
+      out->mesh.triangles = boundary.triangles;
+    }
+  }
 }
 
 /// Reads the size parameters of `out->type` into out->size (or out->mesh).
-void ReadShapeSize(const NodeReader& g, const std::string& scene_dir, Geometry* out) {
+void ReadShapeSize(const NodeReader& g, const std::string& scene_dir, Geometry* out,
+                   hydroelastic::VolumeMesh* volume) {
   switch (out->type) {
     case ShapeType::kSphere: out->size[0] = g.Get("radius").AsPositive(); break;
     case ShapeType::kBox: out->size = ReadPositive3(g.Get("size")); break;
@@ -213,7 +241,7 @@ void ReadShapeSize(const NodeReader& g, const std::string& scene_dir, Geometry* 
       out->size[1] = g.Get("length").AsPositive();
       break;
     case ShapeType::kEllipsoid: out->size = ReadPositive3(g.Get("radii")); break;
-    case ShapeType::kMesh: ReadMesh(g, scene_dir, out); break;
+    case ShapeType::kMesh: ReadMesh(g, scene_dir, out, volume); break;
     case ShapeType::kHalfspace: break;
   }
 }
@@ -222,7 +250,8 @@ void ReadShapeSize(const NodeReader& g, const std::string& scene_dir, Geometry* 
 /// "Hydroelastic contact"): which keys a shape and compliance take, and that a compliant
 /// geometry's material (material_name, "" for the built-in default) gives its modulus.
 void ReadHydroelastic(const NodeReader& h, ShapeType type, double modulus,
-                      const std::string& material_name, Geometry* out) {
+                      const std::string& material_name, const hydroelastic::VolumeMesh& volume,
+                      Geometry* out) {
   h.ExpectMap();
   h.CheckKeys({"compliance", "resolution_hint", "margin", "slab_thickness"});
   geometry::HydroelasticProperties& p = out->hydroelastic;
@@ -269,7 +298,12 @@ void ReadHydroelastic(const NodeReader& h, ShapeType type, double modulus,
   // The mesh and field, or the surface, once for the whole run.
   auto mesh = std::make_shared<hydroelastic::HydroelasticGeometry>();
   std::string error;
-  if (!hydroelastic::MakeHydroelasticGeometry(*out, modulus, mesh.get(), &error)) h.Fail(error);
+  const bool made =
+      compliant && !volume.tets.empty()
+          ? hydroelastic::MakeHydroelasticGeometryFromVolume(volume, modulus, p.margin, mesh.get(),
+                                                             &error)
+          : hydroelastic::MakeHydroelasticGeometry(*out, modulus, mesh.get(), &error);
+  if (!made) h.Fail(error);
   out->hydroelastic_mesh = std::move(mesh);
 }
 
@@ -279,7 +313,8 @@ Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int d
   Geometry out;
   out.type = ReadShapeType(g.Get("shape"));
   g.CheckKeys(ShapeKeys(out.type));
-  ReadShapeSize(g, scene_dir, &out);
+  hydroelastic::VolumeMesh volume;  // a mesh's `volume`, if given
+  ReadShapeSize(g, scene_dir, &out, &volume);
   if (auto pose = g.Find("pose")) out.X_BG = ReadPose(*pose);
   out.collide = g.BoolOr("collide", true);
   out.material = default_material;
@@ -294,7 +329,10 @@ Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int d
   }
   if (auto h = g.Find("hydroelastic")) {
     if (!out.collide) h->Fail("a visual-only geometry (collide: false) takes no hydroelastic");
-    ReadHydroelastic(*h, out.type, modulus, material_name, &out);
+    ReadHydroelastic(*h, out.type, modulus, material_name, volume, &out);
+  } else if (!volume.tets.empty()) {
+    g.Get("volume").Fail("volume (a tetrahedral mesh) is for a compliant hydroelastic mesh; "
+                         "add hydroelastic: {compliance: compliant}, or give file instead");
   }
   return out;
 }

@@ -8,6 +8,8 @@
 
 #include "engine/contact/initial_overlap.h"
 #include "engine/geometry/mesh_convexity.h"
+#include "engine/hydroelastic/compliant_meshes.h"
+#include "engine/hydroelastic/hydroelastic_geometry.h"
 
 namespace csim::io {
 namespace {
@@ -145,6 +147,59 @@ void AddMeshWarnings(const NodeReader& root, const multibody::Model& model,
   }
 }
 
+// ---- Hydroelastic meshes -----------------------------------------------------------------
+
+// The longest edge [m] that still resolves compliant geometry g's pressure field, a quarter of
+// its smallest dimension, and the edge it has; none (0, 0) where the field is exact at any
+// tet size (box, convex mesh) or nothing is meshed.
+std::pair<double, double> CoarsenessOf(const Geometry& g) {
+  using geometry::ShapeType;
+  const hydroelastic::HydroelasticGeometry& h = *g.hydroelastic_mesh;
+  const double hint = g.hydroelastic.resolution_hint;
+  switch (g.type) {
+    case ShapeType::kSphere:
+    case ShapeType::kEllipsoid: {
+      const double smallest = 2.0 * (g.type == ShapeType::kSphere ? g.size[0] : g.size.minCoeff());
+      const hydroelastic::MeshCoarseness c = hydroelastic::CheckMeshCoarseness(h.field.mesh, smallest);
+      return {c.limit, c.longest_boundary_edge};
+    }
+    // Their rim edges are shorter than the hint by construction: the hint is the measure.
+    case ShapeType::kCylinder: return {0.25 * std::min(2.0 * g.size[0], g.size[1]), hint};
+    case ShapeType::kCapsule: return {0.5 * g.size[0], hint};
+    case ShapeType::kMesh: {
+      if (g.mesh.file.size() < 4 || g.mesh.file.substr(g.mesh.file.size() - 4) != ".vtk")
+        return {0.0, 0.0};  // a convex starburst: exact
+      Eigen::Vector3d lo = h.field.mesh.vertices[0], hi = lo;
+      for (const Eigen::Vector3d& v : h.field.mesh.vertices) {
+        lo = lo.cwiseMin(v);
+        hi = hi.cwiseMax(v);
+      }
+      const hydroelastic::MeshCoarseness c =
+          hydroelastic::CheckMeshCoarseness(h.field.mesh, (hi - lo).minCoeff());
+      return {c.limit, c.longest_boundary_edge};
+    }
+    default: return {0.0, 0.0};
+  }
+}
+
+void AddHydroelasticWarnings(const NodeReader& root, const multibody::Model& model,
+                             std::vector<std::string>* out) {
+  for (const Site& s : CollisionSites(model)) {
+    const Geometry& g = *s.geometry;
+    if (!g.collide || g.hydroelastic.compliance != geometry::Compliance::kCompliant ||
+        g.hydroelastic_mesh == nullptr || !g.hydroelastic_mesh->IsCompliantMesh())
+      continue;
+    const auto [limit, edge] = CoarsenessOf(g);
+    if (!(edge > limit)) continue;
+    out->push_back(FormatLocated(
+        LocateGeometry(root, model, s.body, s.index),
+        GeometryName(model, s.body, s.index) + ": its compliant mesh is coarse: edges of " +
+            Num(edge) + " m, over a quarter of its smallest dimension (" + Num(limit) +
+            " m); its contact force will follow the facets (a sphere rolls like a die). "
+            "Lower resolution_hint (docs/design/hydroelastic.md §2)"));
+  }
+}
+
 // ---- Overlaps -----------------------------------------------------------------------------
 
 std::string OverlapWarning(const multibody::Model& model, const std::vector<Site>& sites,
@@ -187,6 +242,7 @@ void AddOverlapWarnings(const NodeReader& root, const multibody::Model& model,
 std::vector<std::string> FindSceneWarnings(const NodeReader& root, const multibody::Model& model) {
   std::vector<std::string> out;
   AddMeshWarnings(root, model, &out);
+  AddHydroelasticWarnings(root, model, &out);
   AddOverlapWarnings(root, model, &out);
   return out;
 }

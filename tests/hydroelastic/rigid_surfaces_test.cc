@@ -95,7 +95,7 @@ TEST_CASE("rigid capsule lies at distance R from its segment", "[rigid_surfaces]
   CHECK(CheckClosedOutward(mesh) == Approx(volume).epsilon(0.02));
 }
 
-TEST_CASE("rigid convex mesh keeps its triangles; a half-space has no mesh", "[rigid_surfaces]") {
+TEST_CASE("rigid convex mesh keeps its triangles, and a half-space has no mesh", "[rigid_surfaces]") {
   geometry::Geometry g;
   g.type = geometry::ShapeType::kMesh;
   g.mesh.vertices = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};

@@ -1,11 +1,15 @@
 // The scene format's hydroelastic keys (docs/scene-format.md "Hydroelastic contact"): what
 // loads, and each rejected input at the node at fault.
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
+#include "engine/common/input_error.h"
 #include "engine/geometry/shape.h"
+#include "engine/hydroelastic/hydroelastic_geometry.h"
 #include "engine/io/scene_loader.h"
 #include "tests/support/scene_errors.h"
 
@@ -95,6 +99,54 @@ TEST_CASE("bad hydroelastic input is rejected at the node at fault", "[hydroelas
                   "resolution:", "resolution");
   CheckRejectedAt("csim: 1\nsettings: {contact_surface: polygons}\n", "polygons",
                   "unknown contact surface 'polygons' (expected polygon or triangle)");
+}
+
+// A unit cube as five tetrahedra (every vertex on the boundary), legacy VTK.
+const char* kCubeVtk =
+    "# vtk DataFile Version 3.0\ncube\nASCII\nDATASET UNSTRUCTURED_GRID\n"
+    "POINTS 8 double\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n"
+    "CELLS 5 25\n4 0 1 2 4\n4 3 1 2 7\n4 5 1 4 7\n4 6 2 4 7\n4 1 2 4 7\n"
+    "CELL_TYPES 5\n10\n10\n10\n10\n10\n";
+
+TEST_CASE("a compliant mesh from a tetrahedral volume file carries its extent field",
+          "[hydroelastic_keys]") {
+  const std::string vtk = "hydroelastic_keys_cube.vtk";
+  std::ofstream(vtk) << kCubeVtk;
+  const LoadedScene scene = LoadSceneFromText(
+      Scene(kPad, "      - {shape: mesh, volume: " + vtk + ", scale: 0.1, material: pad,\n"
+                  "         hydroelastic: {compliance: compliant}}\n"),
+      "test.yaml", {});
+  const geometry::Geometry& g = scene.model.bodies.back().geometry[0];
+  REQUIRE(g.hydroelastic_mesh != nullptr);
+  const hydroelastic::PressureField& field = g.hydroelastic_mesh->field;
+  // The five all-boundary tets are split at their centroids, the only interior vertices.
+  CHECK(field.mesh.tets.size() == 20);
+  double largest = 0.0, total = 0.0;
+  for (double p : field.pressure) largest = std::max(largest, p);
+  for (int t = 0; t < static_cast<int>(field.mesh.tets.size()); ++t)
+    total += hydroelastic::TetVolume(field.mesh, t);
+  CHECK(largest == Approx(1.0e5).epsilon(1e-12));     // E at the deepest vertex
+  CHECK(total == Approx(1e-3).epsilon(1e-12));         // the scaled cube's volume
+  CHECK(g.mesh.triangles.size() == 12);                // its boundary, for point contact
+  // The volume is for a compliant mesh only.
+  CheckRejectedAt(Scene(kPad, "      - {shape: mesh, volume: " + vtk + "}\n"), vtk,
+                  "volume (a tetrahedral mesh) is for a compliant hydroelastic mesh");
+  std::remove(vtk.c_str());
+}
+
+TEST_CASE("a compliant sphere meshed coarser than a quarter of its diameter is warned about",
+          "[hydroelastic_keys]") {
+  const auto warned = [](const std::string& hint) {
+    const LoadedScene scene = LoadSceneFromText(
+        Scene(kPad, "      - {shape: sphere, radius: 0.05, material: pad, hydroelastic: "
+                    "{compliance: compliant, resolution_hint: " + hint + "}}\n"),
+        "test.yaml", {});
+    for (const std::string& w : scene.warnings)
+      if (w.find("its compliant mesh is coarse") != std::string::npos) return true;
+    return false;
+  };
+  CHECK(warned("0.05"));   // 32 tets: surface edges of about pi R / 4
+  CHECK(!warned("0.01"));  // 512 tets
 }
 
 }  // namespace

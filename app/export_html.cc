@@ -138,6 +138,36 @@ void WriteContacts(const ReplayData& d, JsonWriter& json) {
   json.Raw("}");
 }
 
+/// Hydroelastic contact surfaces (null without /hydroelastic): per frame the surfaces'
+/// centroids, net forces and moments, and their polygons (null when not recorded) with
+/// the pressure at each vertex.
+void WriteSurfaces(const ReplayData& d, JsonWriter& json) {
+  if (!d.has_surfaces) {
+    json.Raw("null");
+    return;
+  }
+  json.Raw("{");
+  json.Key("offset"), json.Array(d.surface_offset), json.Raw(",");
+  json.Key("count"), json.Array(d.surface_count), json.Raw(",");
+  json.Key("centroid"), json.Array(d.surface_centroid, kPoseDigits), json.Raw(",");
+  json.Key("force"), json.Array(d.surface_force, kContactDigits), json.Raw(",");
+  json.Key("moment"), json.Array(d.surface_moment, kContactDigits), json.Raw(",");
+  json.Key("polygons");
+  if (d.has_polygons) {
+    json.Raw("{");
+    json.Key("offset"), json.Array(d.polygon_offset), json.Raw(",");
+    json.Key("count"), json.Array(d.polygon_count), json.Raw(",");
+    json.Key("total"), json.Array(d.polygon_total), json.Raw(",");
+    json.Key("vertex_count"), json.Array(d.polygon_vertex_count), json.Raw(",");
+    json.Key("vertex"), json.Array(d.vertex_position, kPoseDigits), json.Raw(",");
+    json.Key("pressure"), json.Array(d.vertex_pressure, kContactDigits);
+    json.Raw("}");
+  } else {
+    json.Raw("null");
+  }
+  json.Raw("}");
+}
+
 /// Joints (null without any): names and types; parent and frame origin when the links are
 /// known (ReplayData::has_links), else null.
 void WriteJoints(const ReplayData& d, JsonWriter& json) {
@@ -211,6 +241,7 @@ std::string RunJson(const ReplayData& d, const ReplayBudget& budget) {
   json.Key("geometry"), WriteGeometry(d.geometry, json), json.Raw(",");
   json.Key("frames"), WriteFrames(d, json), json.Raw(",");
   json.Key("contacts"), WriteContacts(d, json), json.Raw(",");
+  json.Key("surfaces"), WriteSurfaces(d, json), json.Raw(",");
   json.Key("joints"), WriteJoints(d, json), json.Raw(",");
   json.Key("constraints"), WriteConstraints(d, json), json.Raw(",");
   json.Key("links_note"), json.String(d.links_note), json.Raw(",");

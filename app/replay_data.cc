@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
@@ -53,24 +54,42 @@ std::vector<double> ReadRows(const Hdf5Dataset& dataset, const std::vector<int64
   return values;
 }
 
+/// Reads rows [first, first + count) of a flat dataset, (M,) or (M, k), as doubles and
+/// appends them to `out`.
+void AppendRows(const Hdf5Dataset& dataset, int64_t first, int64_t count,
+                std::vector<double>* out) {
+  if (count == 0) return;
+  const std::vector<hsize_t>& shape = dataset.shape();
+  if (shape.empty() || shape.size() > 2 || first < 0 ||
+      static_cast<hsize_t>(first + count) > dataset.rows())
+    dataset.Fail("read contact rows of");
+  const size_t old_size = out->size();
+  out->resize(old_size + count * dataset.row_size());
+  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
+  const hsize_t block[2] = {static_cast<hsize_t>(count), shape.size() == 2 ? shape[1] : 1};
+  const int rank = static_cast<int>(shape.size());
+  Hdf5Id file_space(H5Dget_space(dataset.id()));
+  Hdf5Id memory_space(H5Screate_simple(rank, block, nullptr));
+  if (!file_space.valid() || !memory_space.valid() ||
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, block, nullptr) < 0 ||
+      H5Dread(dataset.id(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
+              H5P_DEFAULT, out->data() + old_size) < 0)
+    dataset.Fail("read contact rows of");
+}
+
 /// Reads rows [first, first + count) of a 2-D (M, 3) dataset and appends them to `out`.
 void AppendSlice(const Hdf5Dataset& dataset, int64_t first, int64_t count,
                  std::vector<double>* out) {
   if (count == 0) return;
-  if (dataset.shape().size() != 2 || dataset.shape()[1] != 3 ||
-      static_cast<hsize_t>(first + count) > dataset.rows())
-    dataset.Fail("read contact rows of");
-  const size_t old_size = out->size();
-  out->resize(old_size + 3 * count);
-  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
-  const hsize_t shape[2] = {static_cast<hsize_t>(count), 3};
-  Hdf5Id file_space(H5Dget_space(dataset.id()));
-  Hdf5Id memory_space(H5Screate_simple(2, shape, nullptr));
-  if (!file_space.valid() || !memory_space.valid() ||
-      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, shape, nullptr) < 0 ||
-      H5Dread(dataset.id(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
-              H5P_DEFAULT, out->data() + old_size) < 0)
-    dataset.Fail("read contact rows of");
+  if (dataset.shape().size() != 2 || dataset.shape()[1] != 3) dataset.Fail("read contact rows of");
+  AppendRows(dataset, first, count, out);
+}
+
+/// Rows [first, first + count) of a flat integer dataset (AppendRows).
+std::vector<int64_t> IntRows(const Hdf5Dataset& dataset, int64_t first, int64_t count) {
+  std::vector<double> values;
+  AppendRows(dataset, first, count, &values);
+  return std::vector<int64_t>(values.begin(), values.end());
 }
 
 /// Per-row contact counts and offsets of the first n rows (empty without /contacts).
@@ -90,27 +109,55 @@ ContactIndex ReadContactIndex(const Hdf5File& file, int64_t n) {
   return index;
 }
 
+/// Per-row hydroelastic surface counts and offsets of the first n rows (empty without
+/// /hydroelastic), and whether the file holds their polygons.
+struct SurfaceIndex {
+  std::vector<int64_t> count, offset;
+  bool polygons = false;
+};
+
+SurfaceIndex ReadSurfaceIndex(const Hdf5File& file, int64_t n) {
+  SurfaceIndex index;
+  if (!file.Exists("hydroelastic/count") || !file.Exists("hydroelastic/offset")) return index;
+  index.count = file.OpenDataset("hydroelastic/count").ReadInts(n);
+  index.offset = file.OpenDataset("hydroelastic/offset").ReadInts(n);
+  if (static_cast<int64_t>(index.count.size()) < n ||
+      static_cast<int64_t>(index.offset.size()) < n)
+    throw IoError("'" + file.file_name() + "': /hydroelastic/count is shorter than /time");
+  index.polygons = file.Exists("hydroelastic/vertex_position");
+  return index;
+}
+
+/// Numbers a polygon is estimated to take: its vertex count and some six vertices of
+/// position and pressure (the row's polygons are not read before the rows are chosen).
+constexpr int64_t kNumbersPerPolygon = 1 + 6 * 4;
+
 /// Estimated bytes of the frame data of `rows`: poses, actuator efforts and flags (`na`),
-/// plus the contacts kept.
+/// plus the contacts, surfaces and polygons kept.
 int64_t EstimateBytes(const std::vector<int64_t>& rows, int nb, int na,
-                      const ContactIndex& contacts, const ReplayBudget& budget) {
+                      const ContactIndex& contacts, const SurfaceIndex& surfaces,
+                      const ReplayBudget& budget) {
   int64_t numbers = 0;
   for (int64_t row : rows) {
     numbers += 2 + 7 * static_cast<int64_t>(nb) + 3;  // time, row, poses, contact index
     numbers += 2 * static_cast<int64_t>(na);
-    if (!contacts.count.empty())
-      numbers += 6 * std::min(contacts.count[row], budget.max_contacts_per_frame);
+    if (contacts.count.empty()) continue;
+    const int64_t kept = std::min(contacts.count[row], budget.max_contacts_per_frame);
+    numbers += 6 * kept;
+    if (surfaces.count.empty()) continue;
+    numbers += 5 + 9 * surfaces.count[row];  // indices, centroids, forces, moments
+    if (surfaces.polygons) numbers += kNumbersPerPolygon * kept;  // polygons <= contacts
   }
   return numbers * kBytesPerNumber;
 }
 
 /// The rows to show: at most max_frames, fewer while the estimate exceeds the budget.
 std::vector<int64_t> ChooseRows(int64_t n, int nb, int na, const ContactIndex& contacts,
-                                const ReplayBudget& budget) {
+                                const SurfaceIndex& surfaces, const ReplayBudget& budget) {
   int64_t frames = std::min(n, std::max<int64_t>(budget.max_frames, 2));
   std::vector<int64_t> rows = DecimatedRows(n, frames);
   while (frames > 2) {
-    const int64_t bytes = EstimateBytes(rows, nb, na, contacts, budget);
+    const int64_t bytes = EstimateBytes(rows, nb, na, contacts, surfaces, budget);
     if (bytes <= budget.max_data_bytes) break;
     const double shrink = 0.95 * static_cast<double>(budget.max_data_bytes) / bytes;
     frames = std::max<int64_t>(2, std::min<int64_t>(frames - 1, frames * shrink));
@@ -135,6 +182,68 @@ void ReadContacts(const Hdf5File& file, const ContactIndex& index, const ReplayB
     data->contact_total.push_back(static_cast<int32_t>(total));
     AppendSlice(point, index.offset[row], count, &data->contact_point);
     AppendSlice(force, index.offset[row], count, &data->contact_force);
+    kept += count;
+  }
+}
+
+/// The flat datasets of the surfaces' polygons (output.contact_surfaces).
+struct PolygonDatasets {
+  explicit PolygonDatasets(const Hdf5File& file)
+      : contact_count(file.OpenDataset("hydroelastic/contact_count")),
+        first_polygon(file.OpenDataset("hydroelastic/first_polygon")),
+        vertex_offset(file.OpenDataset("hydroelastic/polygon_vertex_offset")),
+        vertex_count(file.OpenDataset("hydroelastic/polygon_vertex_count")),
+        position(file.OpenDataset("hydroelastic/vertex_position")),
+        pressure(file.OpenDataset("hydroelastic/vertex_pressure")) {}
+  Hdf5Dataset contact_count, first_polygon, vertex_offset, vertex_count, position, pressure;
+};
+
+/// The polygons of the surfaces [first, first + count) of the file (a frame's row), the
+/// first max_contacts_per_frame of them: they are consecutive from the first surface's
+/// first polygon, and their vertices from that polygon's first vertex.
+void ReadPolygons(const PolygonDatasets& file, int64_t first, int64_t count,
+                  const ReplayBudget& budget, ReplayData* data) {
+  int64_t total = 0;
+  for (int64_t c : IntRows(file.contact_count, first, count)) total += c;
+  const int64_t kept = std::min(total, budget.max_contacts_per_frame);
+  const int64_t first_kept = data->polygon_offset.empty()
+                                 ? 0
+                                 : data->polygon_offset.back() + data->polygon_count.back();
+  data->polygon_offset.push_back(first_kept);
+  data->polygon_count.push_back(static_cast<int32_t>(kept));
+  data->polygon_total.push_back(static_cast<int32_t>(total));
+  if (kept == 0) return;
+  const int64_t polygon = IntRows(file.first_polygon, first, 1)[0];
+  const int64_t vertex = IntRows(file.vertex_offset, polygon, 1)[0];
+  int64_t vertices = 0;
+  for (int64_t n : IntRows(file.vertex_count, polygon, kept)) {
+    data->polygon_vertex_count.push_back(static_cast<int32_t>(n));
+    vertices += n;
+  }
+  AppendSlice(file.position, vertex, vertices, &data->vertex_position);
+  AppendRows(file.pressure, vertex, vertices, &data->vertex_pressure);
+}
+
+/// Copies the hydroelastic surfaces of the chosen rows, and their polygons when recorded.
+void ReadSurfaces(const Hdf5File& file, const SurfaceIndex& index, const ReplayBudget& budget,
+                  ReplayData* data) {
+  data->has_surfaces = !index.count.empty();
+  data->has_polygons = data->has_surfaces && index.polygons;
+  if (!data->has_surfaces) return;
+  const Hdf5Dataset centroid = file.OpenDataset("hydroelastic/centroid");
+  const Hdf5Dataset force = file.OpenDataset("hydroelastic/force");
+  const Hdf5Dataset moment = file.OpenDataset("hydroelastic/moment");
+  std::optional<PolygonDatasets> polygons;
+  if (data->has_polygons) polygons.emplace(file);
+  int64_t kept = 0;
+  for (int64_t row : data->rows) {
+    const int64_t first = index.offset[row], count = index.count[row];
+    data->surface_offset.push_back(kept);
+    data->surface_count.push_back(static_cast<int32_t>(count));
+    AppendSlice(centroid, first, count, &data->surface_centroid);
+    AppendSlice(force, first, count, &data->surface_force);
+    AppendSlice(moment, first, count, &data->surface_moment);
+    if (polygons) ReadPolygons(*polygons, first, count, budget, data);
     kept += count;
   }
 }
@@ -305,11 +414,13 @@ ReplayData ReadReplay(const std::string& h5_path, const ReplayBudget& budget) {
   data.constraint_types = StringsOrEmpty(file, "model/constraint_types");
   const int na = static_cast<int>(StringsOrEmpty(file, "model/actuator_names").size());
   const ContactIndex contacts = ReadContactIndex(file, n);
-  data.rows = ChooseRows(n, data.num_bodies(), na, contacts, budget);
+  const SurfaceIndex surfaces = ReadSurfaceIndex(file, n);
+  data.rows = ChooseRows(n, data.num_bodies(), na, contacts, surfaces, budget);
   for (int64_t row : data.rows) data.time.push_back(time[row]);
   data.position = ReadRows(position, data.rows);
   data.quaternion = ReadRows(quaternion, data.rows);
   ReadContacts(file, contacts, budget, &data);
+  ReadSurfaces(file, surfaces, budget, &data);
   ReadActuators(file, n, &data);
   if (file.Exists("model/joint_parent")) {
     ReadLinksFromModel(file, &data);

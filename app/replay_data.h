@@ -18,6 +18,9 @@
 // and draws no links, and `links_note` says why.
 // Actuator efforts are taken at the frames' rows; a frame is marked saturated when any row
 // since the previous frame was, so that decimation never hides a saturation.
+// Hydroelastic contact surfaces (/hydroelastic): every surface of a frame's row, with its
+// polygons when the file holds them (output.contact_surfaces); a polygon is one contact,
+// so a frame keeps at most `max_contacts_per_frame` polygons (the first ones of its row).
 
 #include <cstdint>
 #include <string>
@@ -53,6 +56,19 @@ struct ReplayData {
   std::vector<int32_t> contact_total;      ///< F: contacts of the row in the file
   std::vector<double> contact_point;       ///< C * 3 [m], world frame
   std::vector<double> contact_force;       ///< C * 3 [N], force on b, world frame
+  bool has_surfaces = false;               ///< the file has /hydroelastic
+  std::vector<int64_t> surface_offset;     ///< F: first surface of the frame below
+  std::vector<int32_t> surface_count;      ///< F: surfaces of the frame's row
+  std::vector<double> surface_centroid;    ///< S * 3 [m], area centroid, world frame
+  std::vector<double> surface_force;       ///< S * 3 [N], total force on b, world frame
+  std::vector<double> surface_moment;      ///< S * 3 [N m], on b about the centroid
+  bool has_polygons = false;               ///< the file has the surfaces' polygons
+  std::vector<int64_t> polygon_offset;     ///< F: first polygon of the frame below
+  std::vector<int32_t> polygon_count;      ///< F: polygons kept for the frame
+  std::vector<int32_t> polygon_total;      ///< F: polygons of the row in the file
+  std::vector<int32_t> polygon_vertex_count;  ///< P: vertices of each kept polygon, in order
+  std::vector<double> vertex_position;     ///< V * 3 [m], world frame, polygon by polygon
+  std::vector<double> vertex_pressure;     ///< V [Pa]
 
   // Joints (/model/joint_*): joint j is the inboard joint of body j.
   std::vector<std::string> joint_names, joint_types;  ///< nj

@@ -18,6 +18,14 @@
 // Effort: the select box #actuator (or `&actuator=NAME` in the URL) plots the chosen
 // actuator's effort over the frames, its limits, the saturated frames in red and a cursor
 // at the shown frame; #csim-state carries the actuator, its effort and saturation then.
+// Hydroelastic surfaces (data.surfaces, from /hydroelastic): each surface of the frame is a
+// purple arrow of its net force on body b at its area centroid (the contact arrows' scale)
+// and a teal arrow of its moment about that centroid (right-hand rule; as long as the force
+// that makes that moment at a lever of a tenth of the scene's radius, so a moment of
+// round-off stays invisible), and, when the file holds the polygons, its patch: the
+// polygons filled, coloured by the pressure at their vertices from blue (0) through yellow
+// to red (the page's largest pressure), outlined, drawn over the bodies. `#csim-state`
+// counts the surfaces and polygons shown.
 // Frames are world z-up, as in csim. Plain ES5 + three.js, so it runs from file:// with no
 // module loader. Kept ASCII-only (it is embedded in a C++ raw string).
 (function () {
@@ -30,12 +38,14 @@
                  0xbfef45, 0x469990, 0x9a6324, 0x800000, 0x808000, 0x000075, 0xffe119];
   var kBackground = 0xdde3ea, kWorldColor = 0x9aa0a6, kContactColor = 0x101010;
   var kJointColor = 0x1d2430, kConstraintColor = 0xff8c00, kSaturatedColor = '#d62728';
+  var kSurfaceForceColor = 0x7b2cbf, kMomentColor = 0x00897b, kPatchEdgeColor = 0x1d2430;
 
   // --- state ------------------------------------------------------------------------
   var frame = 0, playing = false, playStart = 0, playStartTime = 0;
   var renderer = null, scene = null, camera = null, controls = null;
   var bodyNodes = [], contactNodes = [], pathNodes = null, forceScale = 0, sceneRadius = 1;
   var linkNodes = null, jointLinks = [], constraintLinks = [], actuator = -1;
+  var surfaceNodes = [], patchMesh = null, momentScale = 0, maxPressure = 0;
 
   // View size in CSS pixels: `&size=WxH` from the URL, else the window.
   var fixedSize = (function () {
@@ -251,13 +261,40 @@
     pathNodes = paths;
   }
 
-  // Force arrows: the largest force shown is drawn half a scene radius long.
+  // Largest norm of the 3-vectors packed in `values`.
+  function maxNorm(values) {
+    var m = 0;
+    for (var k = 0; k < values.length; k += 3)
+      m = Math.max(m, Math.sqrt(values[k] * values[k] + values[k + 1] * values[k + 1] + values[k + 2] * values[k + 2]));
+    return m;
+  }
+
+  // Force arrows: the largest force shown (a contact's or a surface's net force) is drawn
+  // half a scene radius long.
   function chooseForceScale() {
-    var c = data.contacts, fmax = 0;
-    if (!c) return 0;
-    for (var k = 0; k < c.force.length; k += 3)
-      fmax = Math.max(fmax, Math.sqrt(c.force[k] * c.force[k] + c.force[k + 1] * c.force[k + 1] + c.force[k + 2] * c.force[k + 2]));
+    var c = data.contacts, s = data.surfaces;
+    var fmax = Math.max(c ? maxNorm(c.force) : 0, s ? maxNorm(s.force) : 0);
     return fmax > 0 ? 0.5 * sceneRadius / fmax : 0;
+  }
+
+  // An arrow drawn over the bodies (its direction and length set per frame).
+  function overlayArrow(color) {
+    var arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1, color);
+    [arrow.line.material, arrow.cone.material].forEach(function (m) { m.depthTest = false; });
+    arrow.renderOrder = arrow.line.renderOrder = arrow.cone.renderOrder = 1;
+    return arrow;
+  }
+
+  // Points `arrow` along `v` (packed at index j of `values`), `scale` long per unit;
+  // hidden when too short to see.
+  function setArrow(arrow, values, j, scale) {
+    var v = new THREE.Vector3(values[j], values[j + 1], values[j + 2]);
+    var length = v.length() * scale;
+    arrow.visible = length > 1e-6 * sceneRadius;
+    if (!arrow.visible) return;
+    arrow.setDirection(v.normalize());
+    arrow.setLength(length, Math.min(0.3 * length, 0.08 * sceneRadius),
+                    Math.min(0.15 * length, 0.04 * sceneRadius));
   }
 
   function contactNode(k) {
@@ -287,16 +324,103 @@
       var node = contactNode(k), j = 3 * (first + k);
       node.visible = true;
       node.position.set(c.point[j], c.point[j + 1], c.point[j + 2]);
-      var force = new THREE.Vector3(c.force[j], c.force[j + 1], c.force[j + 2]);
-      var length = force.length() * forceScale, arrow = node.userData.arrow;
-      arrow.visible = length > 1e-6 * sceneRadius;
-      if (arrow.visible) {
-        arrow.setDirection(force.normalize());
-        arrow.setLength(length, Math.min(0.3 * length, 0.08 * sceneRadius),
-                        Math.min(0.15 * length, 0.04 * sceneRadius));
-      }
+      setArrow(node.userData.arrow, c.force, j, forceScale);
     }
     for (k = count; k < contactNodes.length; ++k) contactNodes[k].visible = false;
+    return count;
+  }
+
+  // --- hydroelastic surfaces ----------------------------------------------------------
+  // Moment arrows: a moment is drawn as long as the force that makes it at a lever of a
+  // tenth of the scene's radius. The pressure scale's top: the page's largest pressure.
+  function chooseSurfaceScales() {
+    var s = data.surfaces;
+    if (!s) return;
+    momentScale = forceScale / (0.1 * sceneRadius);
+    if (s.polygons) s.polygons.pressure.forEach(function (p) { maxPressure = Math.max(maxPressure, p); });
+  }
+
+  function surfaceNode(k) {
+    while (surfaceNodes.length <= k) {
+      var node = new THREE.Group();
+      var dot = new THREE.Mesh(new THREE.SphereBufferGeometry(0.015 * sceneRadius, 12, 8),
+                               new THREE.MeshBasicMaterial({color: kSurfaceForceColor,
+                                                            depthTest: false}));
+      var force = overlayArrow(kSurfaceForceColor), moment = overlayArrow(kMomentColor);
+      node.renderOrder = dot.renderOrder = 1;
+      node.add(dot, force, moment);
+      node.userData = {force: force, moment: moment};
+      scene.add(node);
+      surfaceNodes.push(node);
+    }
+    return surfaceNodes[k];
+  }
+
+  // Colour of pressure p on the page's scale: blue, yellow, red.
+  function pressureColor(p) {
+    var t = maxPressure > 0 ? Math.max(0, Math.min(1, p / maxPressure)) : 0;
+    if (t < 0.5) return [0.23 + 1.54 * t, 0.30 + 1.2 * t, 0.75 - 1.1 * t];
+    return [1.0 - 0.3 * (t - 0.5), 0.9 - 1.6 * (t - 0.5), 0.2 - 0.2 * (t - 0.5)];
+  }
+
+  // The patch of frame f: each polygon a fan of triangles from its first vertex, with the
+  // colours of its vertices' pressures, and its outline. Returns the number of polygons
+  // drawn.
+  function showPatches(f) {
+    var P = data.surfaces && data.surfaces.polygons;
+    if (patchMesh) {
+      scene.remove(patchMesh);
+      patchMesh.geometry.dispose();
+      patchMesh.children[0].geometry.dispose();
+      patchMesh = null;
+    }
+    if (!P || P.count[f] === 0) return 0;
+    var first = P.offset[f], vertex = 0, positions = [], colors = [], edges = [];
+    function point(v, out) { out.push(P.vertex[3 * v], P.vertex[3 * v + 1], P.vertex[3 * v + 2]); }
+    for (var k = 0; k < first; ++k) vertex += P.vertex_count[k];
+    for (k = first; k < first + P.count[f]; ++k) {
+      var n = P.vertex_count[k];
+      for (var i = 0; i < n; ++i) {
+        point(vertex + i, edges);
+        point(vertex + (i + 1) % n, edges);
+        if (i === 0 || i + 1 === n) continue;
+        [vertex, vertex + i, vertex + i + 1].forEach(function (v) {
+          point(v, positions);
+          Array.prototype.push.apply(colors, pressureColor(P.pressure[v]));
+        });
+      }
+      vertex += n;
+    }
+    var geometry = new THREE.BufferGeometry();
+    geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(positions), 3));
+    geometry.setAttribute('color', new THREE.BufferAttribute(new Float32Array(colors), 3));
+    // Over the bodies (a patch lies on their faces) and under the arrows (renderOrder 1).
+    var mat = new THREE.MeshBasicMaterial({vertexColors: THREE.VertexColors,
+                                           side: THREE.DoubleSide, depthTest: false});
+    patchMesh = new THREE.Mesh(geometry, mat);
+    patchMesh.renderOrder = 0.5;
+    var outline = new THREE.BufferGeometry();
+    outline.setAttribute('position', new THREE.BufferAttribute(new Float32Array(edges), 3));
+    var lines = new THREE.LineSegments(outline, new THREE.LineBasicMaterial({
+      color: kPatchEdgeColor, depthTest: false}));
+    lines.renderOrder = 0.6;
+    patchMesh.add(lines);
+    scene.add(patchMesh);
+    return P.count[f];
+  }
+
+  // Surfaces of frame f: their net force and moment at the centroid, and their patches.
+  // Returns the number of surfaces shown.
+  function showSurfaces(f) {
+    var s = data.surfaces, count = s ? s.count[f] : 0, first = s ? s.offset[f] : 0;
+    for (var k = 0; k < count; ++k) {
+      var node = surfaceNode(k), j = 3 * (first + k);
+      node.visible = true;
+      node.position.set(s.centroid[j], s.centroid[j + 1], s.centroid[j + 2]);
+      setArrow(node.userData.force, s.force, j, forceScale);
+      setArrow(node.userData.moment, s.moment, j, momentScale);
+    }
+    for (k = count; k < surfaceNodes.length; ++k) surfaceNodes[k].visible = false;
     return count;
   }
 
@@ -480,6 +604,10 @@
       span.setAttribute('data-screen-y', ((1 - v.y) / 2 * viewHeight()).toFixed(1));
     }
     state.setAttribute('data-joint-links', jointLinks.length);
+    var S = data.surfaces;
+    state.setAttribute('data-surfaces', S ? S.count[f] : 0);
+    state.setAttribute('data-polygons', S && S.polygons ? S.polygons.count[f] : 0);
+    state.setAttribute('data-patch-drawn', patchMesh ? 1 : 0);
     state.setAttribute('data-constraint-links', constraintLinks.length);
     if (actuator >= 0) {
       var A = data.actuators, k = f * A.name.length + actuator;
@@ -502,13 +630,19 @@
     poseBodies(frame);
     showLinks(frame);
     drawEffort(frame);
-    var shown = showContacts(frame);
+    var shown = showContacts(frame), surfaces = showSurfaces(frame), polygons = showPatches(frame);
     document.getElementById('slider').value = frame;
     document.getElementById('time').textContent = 't = ' + data.frames.time[frame].toFixed(4) + ' s';
     var label = 'frame ' + frame + ' / ' + (nf - 1) + ' (step row ' + data.frames.row[frame] + ')';
     if (data.contacts) {
       label += ', contacts ' + shown;
       if (data.contacts.total[frame] > shown) label += ' of ' + data.contacts.total[frame];
+    }
+    if (data.surfaces) {
+      label += ', surfaces ' + surfaces;
+      var P = data.surfaces.polygons;
+      if (P) label += ' (' + polygons + (P.total[frame] > polygons ? ' of ' + P.total[frame] : '') +
+                      ' polygons)';
     }
     document.getElementById('frame-label').textContent = label;
     render();
@@ -598,6 +732,11 @@
     if (data.links_note && (data.joints || data.constraints))
       info += '; joints and constraints not drawn: ' + data.links_note;
     if (forceScale > 0) info += '; force arrows: 1 m = ' + (1 / forceScale).toPrecision(3) + ' N';
+    if (momentScale > 0)
+      info += '; moment arrows: 1 m = ' + (1 / momentScale).toPrecision(3) + ' N m';
+    if (maxPressure > 0)
+      info += '; pressure: blue 0, yellow ' + (maxPressure / 2).toPrecision(3) + ', red ' +
+              maxPressure.toPrecision(3) + ' Pa';
     document.getElementById('info').textContent = info;
   }
 
@@ -613,6 +752,7 @@
     buildScene(bounds);
     buildLinks();
     forceScale = chooseForceScale();
+    chooseSurfaceScales();
     try {
       renderer = new THREE.WebGLRenderer({antialias: true, preserveDrawingBuffer: true});
     } catch (e) {

@@ -50,6 +50,8 @@ void HydroelasticContacts::Calc(const geometry::CollisionWorld& world,
   contacts_.clear();
   polygon_contacts_.clear();
   surfaces_.clear();
+  vertices_.clear();
+  vertex_pressure_.clear();
   for (const geometry::GeometryPair& pair : world.hydroelastic_pairs()) {
     const hydroelastic::HydroelasticGeometry* a = spec_geometry_[pair.geometry_a];
     const hydroelastic::HydroelasticGeometry* b = spec_geometry_[pair.geometry_b];
@@ -104,14 +106,18 @@ void HydroelasticContacts::AppendSurface(const geometry::GeometryPair& pair,
     p.near_rigid_threshold = parameters.near_rigid_threshold;
     p.surface = static_cast<int>(surfaces_.size());
     p.area = f.area;
+    p.first_vertex = static_cast<int>(vertices_.size());
+    p.num_vertices = f.num_vertices;
+    vertices_.insert(vertices_.end(), surface_.vertices.begin() + f.first_vertex,
+                     surface_.vertices.begin() + f.first_vertex + f.num_vertices);
+    vertex_pressure_.insert(vertex_pressure_.end(),
+                            surface_.vertex_pressure.begin() + f.first_vertex,
+                            surface_.vertex_pressure.begin() + f.first_vertex + f.num_vertices);
     polygon_contacts_.push_back(p);
     total_stiffness += p.material.stiffness;
-    record.area += f.area;
-    record.centroid += f.area * f.centroid;
   }
   record.num_contacts = static_cast<int>(contacts_.size()) - record.first_contact;
   if (record.num_contacts == 0) return;  // every face skipped: no surface to report
-  record.centroid /= record.area;
   for (int k = record.first_contact; k < record.first_contact + record.num_contacts; ++k) {
     PolygonContact& p = polygon_contacts_[k];
     p.near_rigid_threshold *= std::sqrt(total_stiffness / p.material.stiffness);

@@ -36,20 +36,23 @@ namespace csim::contact {
 
 /// One polygon's contact parameters: what replaces the pair's combined materials.
 struct PolygonContact {
-  CombinedMaterial material;    ///< stiffness k = A g [N/m]; tau_d, d, mu as above
-  double near_rigid_threshold;  ///< beta_k [1], see the top of this file
-  int surface;                  ///< index into HydroelasticContacts::surfaces()
-  double area;                  ///< of the polygon [m^2]
+  CombinedMaterial material;          ///< stiffness k = A g [N/m]; tau_d, d, mu as above
+  double near_rigid_threshold = 0.0;  ///< beta_k [1], see the top of this file
+  int surface = -1;                   ///< index into HydroelasticContacts::surfaces()
+  double area = 0.0;                  ///< of the polygon [m^2]
+  /// Its vertices: HydroelasticContacts::vertices()[first_vertex, + num_vertices), >= 3,
+  /// counter-clockwise about the contact's normal (from A into B).
+  int first_vertex = 0;
+  int num_vertices = 0;
 };
 
-/// One contact surface of the last Calc, for the output.
+/// One contact surface of the last Calc: which polygons are its contacts. Its area,
+/// centroid and force are summed from the step's contact reports (sim/simulate.cc).
 struct SurfaceRecord {
   int geometry_a = -1, geometry_b = -1;  ///< spec indices, geometry_a < geometry_b
   int body_a = -1, body_b = -1;          ///< -1 for the world
   int first_contact = 0;                 ///< its polygons' contacts: [first, first + count)
   int num_contacts = 0;                  ///< of Calc's contacts(), >= 1
-  double area = 0.0;                     ///< [m^2] of the kept polygons
-  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();  ///< area centroid, world [m]
 };
 
 class HydroelasticContacts {
@@ -70,6 +73,11 @@ class HydroelasticContacts {
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
   const std::vector<PolygonContact>& polygon_contacts() const { return polygon_contacts_; }
   const std::vector<SurfaceRecord>& surfaces() const { return surfaces_; }
+  /// The kept polygons' vertices, world [m], polygon after polygon (PolygonContact::
+  /// first_vertex), and the pressure there [Pa]: the polygon's own linear field, the one
+  /// whose value at the centroid is p0 (hydroelastic::ContactSurface::vertex_pressure).
+  const std::vector<Eigen::Vector3d>& vertices() const { return vertices_; }
+  const std::vector<double>& vertex_pressure() const { return vertex_pressure_; }
 
  private:
   // Appends surface_'s kept polygons for `pair`.
@@ -83,6 +91,8 @@ class HydroelasticContacts {
   std::vector<geometry::PointContact> contacts_;
   std::vector<PolygonContact> polygon_contacts_;
   std::vector<SurfaceRecord> surfaces_;
+  std::vector<Eigen::Vector3d> vertices_;
+  std::vector<double> vertex_pressure_;
 };
 
 }  // namespace csim::contact

@@ -353,6 +353,8 @@ struct Hdf5Recorder::Layout {
   int64_t pending_contacts = 0;
   bool surfaces = false;       // contacts recorded and the model has hydroelastic geometry
   int64_t pending_surfaces = 0;
+  bool polygons = false;       // surfaces recorded and settings.output.contact_surfaces
+  int64_t pending_polygons = 0, pending_vertices = 0;
 
   Hdf5Dataset status;
   Hdf5Dataset body_names;
@@ -376,6 +378,9 @@ struct Hdf5Recorder::Layout {
   ContactSeries<int32_t> surface_body_a, surface_body_b, surface_contact_count;
   ContactSeries<int64_t> surface_first_contact;
   ContactSeries<double> surface_area, surface_centroid, surface_force, surface_moment;
+  ContactSeries<int64_t> surface_first_polygon, polygon_vertex_offset;
+  ContactSeries<int32_t> polygon_vertex_count;
+  ContactSeries<double> vertex_position, vertex_pressure;
 
   /// Calls fn on every time series but /time (which is always written last).
   template <typename Fn>
@@ -397,6 +402,17 @@ struct Hdf5Recorder::Layout {
     if (!surfaces) return;
     fn(surface_body_a), fn(surface_body_b), fn(surface_first_contact), fn(surface_contact_count);
     fn(surface_area), fn(surface_centroid), fn(surface_force), fn(surface_moment);
+    if (polygons) fn(surface_first_polygon);
+  }
+  /// Calls fn on every flat per-polygon series (none without polygons).
+  template <typename Fn>
+  void ForEachPolygonSeries(Fn fn) {
+    if (polygons) fn(polygon_vertex_offset), fn(polygon_vertex_count);
+  }
+  /// Calls fn on every flat per-vertex series (none without polygons).
+  template <typename Fn>
+  void ForEachVertexSeries(Fn fn) {
+    if (polygons) fn(vertex_position), fn(vertex_pressure);
   }
   /// Calls fn on every flat per-contact series (none when contacts are off).
   template <typename Fn>
@@ -414,11 +430,14 @@ struct Hdf5Recorder::Layout {
     ForEachSeriesButTime([](auto& series) { series.dataset().Abandon(); });
     ForEachContactSeries([](auto& series) { series.dataset().Abandon(); });
     ForEachSurfaceSeries([](auto& series) { series.dataset().Abandon(); });
+    ForEachPolygonSeries([](auto& series) { series.dataset().Abandon(); });
+    ForEachVertexSeries([](auto& series) { series.dataset().Abandon(); });
   }
 
   void CreateSeries(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip);
+  void CreatePolygons(Hdf5File& file, int gzip);
   void AttachScales();
 };
 
@@ -511,6 +530,21 @@ void Hdf5Recorder::Layout::CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, in
                    "total force on b (sum of its polygons' /contacts/force), world frame"};
   surface_moment = {file, "hydroelastic/moment", {3}, gzip, "N*m",
                     "total moment on b about the centroid, world frame"};
+}
+
+void Hdf5Recorder::Layout::CreatePolygons(Hdf5File& file, int gzip) {
+  surface_first_polygon = {file, "hydroelastic/first_polygon", {}, gzip, "1",
+                           "index in the flat polygon datasets of the surface's first polygon "
+                           "(its contact_count polygons are consecutive)"};
+  polygon_vertex_offset = {file, "hydroelastic/polygon_vertex_offset", {}, gzip, "1",
+                           "index of the polygon's first vertex in the flat vertex datasets"};
+  polygon_vertex_count = {file, "hydroelastic/polygon_vertex_count", {}, gzip, "1",
+                          "vertices of the polygon (>= 3), counter-clockwise about its "
+                          "contact's normal"};
+  vertex_position = {file, "hydroelastic/vertex_position", {3}, gzip, "m",
+                     "polygon vertex, world frame"};
+  vertex_pressure = {file, "hydroelastic/vertex_pressure", {}, gzip, "Pa",
+                     "pressure at the vertex: the polygon's linear pressure field"};
 }
 
 void Hdf5Recorder::Layout::AttachScales() {
@@ -614,6 +648,8 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   if (layout->contacts) layout->CreateContacts(file_, chunk_rows_, gzip);
   layout->surfaces = layout->contacts && model.HasHydroelasticGeometry();
   if (layout->surfaces) layout->CreateSurfaces(file_, chunk_rows_, gzip);
+  layout->polygons = layout->surfaces && info.settings->output.contact_surfaces;
+  if (layout->polygons) layout->CreatePolygons(file_, gzip);
   layout->AttachScales();
   layout_ = std::move(layout);
 
@@ -693,25 +729,47 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
     l.force.Push(c.force);
     l.slip_speed.Push(c.slip_speed);
   }
-  if (l.surfaces) {
-    const int64_t surfaces = static_cast<int64_t>(row.surfaces.size());
-    *l.surface_count.Row(slot) = static_cast<int32_t>(surfaces);
-    *l.surface_offset.Row(slot) = recorded_surfaces_;
-    for (const sim::SurfaceRow& s : row.surfaces) {
-      l.surface_body_a.Push(s.body_a);
-      l.surface_body_b.Push(s.body_b);
-      l.surface_first_contact.Push(recorded_contacts_ + s.first_contact);
-      l.surface_contact_count.Push(s.num_contacts);
-      l.surface_area.Push(s.area);
-      l.surface_centroid.Push(s.centroid);
-      l.surface_force.Push(s.force);
-      l.surface_moment.Push(s.moment);
-    }
-    recorded_surfaces_ += surfaces;
-    l.pending_surfaces += surfaces;
-  }
+  if (l.surfaces) BufferSurfaces(row, slot);
   recorded_contacts_ += count;
   l.pending_contacts += count;
+}
+
+void Hdf5Recorder::BufferSurfaces(const sim::Row& row, int64_t slot) {
+  Layout& l = *layout_;
+  const int64_t surfaces = static_cast<int64_t>(row.surfaces.size());
+  *l.surface_count.Row(slot) = static_cast<int32_t>(surfaces);
+  *l.surface_offset.Row(slot) = recorded_surfaces_;
+  int64_t polygons = 0;  // of the row so far: one per contact of its surfaces
+  for (const sim::SurfaceRow& s : row.surfaces) {
+    l.surface_body_a.Push(s.body_a);
+    l.surface_body_b.Push(s.body_b);
+    l.surface_first_contact.Push(recorded_contacts_ + s.first_contact);
+    l.surface_contact_count.Push(s.num_contacts);
+    l.surface_area.Push(s.area);
+    l.surface_centroid.Push(s.centroid);
+    l.surface_force.Push(s.force);
+    l.surface_moment.Push(s.moment);
+    if (l.polygons) l.surface_first_polygon.Push(recorded_polygons_ + polygons);
+    polygons += s.num_contacts;
+  }
+  recorded_surfaces_ += surfaces;
+  l.pending_surfaces += surfaces;
+  if (!l.polygons) return;
+  CSIM_CHECK(static_cast<int64_t>(row.polygon_vertex_count.size()) == polygons);
+  int64_t vertices = 0;
+  for (int n : row.polygon_vertex_count) {
+    l.polygon_vertex_offset.Push(recorded_vertices_ + vertices);
+    l.polygon_vertex_count.Push(n);
+    vertices += n;
+  }
+  CSIM_CHECK(static_cast<int64_t>(row.vertex_position.size()) == vertices &&
+             static_cast<int64_t>(row.vertex_pressure.size()) == vertices);
+  for (const Eigen::Vector3d& p : row.vertex_position) l.vertex_position.Push(p);
+  for (double p : row.vertex_pressure) l.vertex_pressure.Push(p);
+  recorded_polygons_ += polygons;
+  recorded_vertices_ += vertices;
+  l.pending_polygons += polygons;
+  l.pending_vertices += vertices;
 }
 
 void Hdf5Recorder::FlushRows() {
@@ -724,24 +782,32 @@ void Hdf5Recorder::FlushRows() {
   const int64_t rows = std::exchange(pending_rows_, 0);
   const int64_t contacts = std::exchange(l.pending_contacts, 0);
   const int64_t surfaces = std::exchange(l.pending_surfaces, 0);
+  const int64_t polygons = std::exchange(l.pending_polygons, 0);
+  const int64_t vertices = std::exchange(l.pending_vertices, 0);
   last_flush_ = Clock::now();
   if (rows == 0) return;
   l.ForEachContactSeries([&](auto& series) { series.Swap(); });
   l.ForEachSurfaceSeries([&](auto& series) { series.Swap(); });
+  l.ForEachPolygonSeries([&](auto& series) { series.Swap(); });
+  l.ForEachVertexSeries([&](auto& series) { series.Swap(); });
   l.ForEachSeriesButTime([&](auto& series) { series.Swap(); });
   l.time.Swap();
   back_rows_ = rows;
   back_contacts_ = contacts;
   back_surfaces_ = surfaces;
+  back_polygons_ = polygons;
+  back_vertices_ = vertices;
   submitted_rows_ += rows;
   writer_->Submit();
 }
 
 void Hdf5Recorder::WriteBackBuffers() {
-  // On the writer thread. Order: contacts before the rows pointing at them, /time last,
-  // so a reader that slices to len(/time) only sees complete rows.
+  // On the writer thread. Order: contacts, vertices and polygons before what points at
+  // them, /time last, so a reader that slices to len(/time) only sees complete rows.
   Layout& l = *layout_;
   l.ForEachContactSeries([&](auto& series) { series.WriteBack(back_contacts_); });
+  l.ForEachVertexSeries([&](auto& series) { series.WriteBack(back_vertices_); });
+  l.ForEachPolygonSeries([&](auto& series) { series.WriteBack(back_polygons_); });
   l.ForEachSurfaceSeries([&](auto& series) { series.WriteBack(back_surfaces_); });
   l.ForEachSeriesButTime([&](auto& series) { series.WriteBack(back_rows_); });
   l.time.WriteBack(back_rows_);

@@ -100,6 +100,8 @@ class Hdf5Recorder final : public sim::Recorder {
   void WriteBackBuffers();
   /// Copies one row into buffer slot `slot`.
   void BufferRow(const sim::Row& row, int64_t slot);
+  /// BufferRow's part for the row's hydroelastic surfaces and, when recorded, polygons.
+  void BufferSurfaces(const sim::Row& row, int64_t slot);
   /// Closes every dataset, then the file (throws IoError if closing fails).
   void CloseFile();
   /// Reopens the closed file without SWMR to record a failed run's reason and status.
@@ -124,9 +126,13 @@ class Hdf5Recorder final : public sim::Recorder {
   int64_t back_rows_ = 0;          // rows and contacts of the write in flight
   int64_t back_contacts_ = 0;
   int64_t back_surfaces_ = 0;
+  int64_t back_polygons_ = 0;
+  int64_t back_vertices_ = 0;
   int64_t flushed_rows_ = 0;       // rows the writer has written and flushed
   int64_t recorded_contacts_ = 0;  // contacts of every recorded row: the next offset
   int64_t recorded_surfaces_ = 0;  // hydroelastic surfaces of every recorded row: likewise
+  int64_t recorded_polygons_ = 0;  // their polygons (output.contact_surfaces): likewise
+  int64_t recorded_vertices_ = 0;  // the polygons' vertices: likewise
   std::chrono::steady_clock::time_point last_flush_;
   int lock_fd_ = -1;               // descriptor holding the lock on path_, -1: none
   bool write_failed_ = false;      // a background write threw (set on the writer thread)

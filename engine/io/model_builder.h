@@ -1,6 +1,8 @@
 #pragma once
 // Turns the `materials`, `world`, `bodies`, `joints`, `signals`, `trajectories` and `loads`
 // sections of a scene into a validated multibody::Model (scene-format.md; model.h for the tree conventions).
+// Materials and each geometry list (shapes, meshes, hydroelastic blocks) are read by
+// geometry_reader.h.
 //
 // Rules applied here, in this order:
 //  1. materials are numbered in file order; `default_material` is the one named `default`;

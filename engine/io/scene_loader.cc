@@ -125,11 +125,16 @@ void ReadSolver(const NodeReader& node, solver::SapSolverParameters& s) {
 }
 
 void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
-  node.CheckKeys({"file", "every", "contacts", "compression"});
+  node.CheckKeys({"file", "every", "contacts", "contact_surfaces", "compression"});
   o.file = node.StringOr("file", o.file);
   o.every = node.IntOr("every", o.every);
   if (o.every < 1) node.Get("every").Fail("every must be >= 1");
   o.contacts = node.BoolOr("contacts", o.contacts);
+  o.contact_surfaces = node.BoolOr("contact_surfaces", o.contact_surfaces);
+  // The polygons are recorded as the surfaces' /contacts entries: nothing to attach them to.
+  if (o.contact_surfaces && !o.contacts)
+    node.Get("contact_surfaces")
+        .Fail("contact_surfaces needs contacts: true (each polygon is one recorded contact)");
   o.compression = node.IntOr("compression", o.compression);
   if (o.compression < 0 || o.compression > 9)
     node.Get("compression").Fail("compression must be a gzip level from 0 (none) to 9");

@@ -68,6 +68,12 @@ struct Row {
   SolverStats solver;
   std::vector<ContactRow> contacts;       ///< empty until contact exists
   std::vector<SurfaceRow> surfaces;       ///< hydroelastic contact surfaces, in contact order
+  /// The surfaces' polygons, with settings.output.contact_surfaces (else empty): one per
+  /// contact of `surfaces`, surface after surface (surface s's polygon j is its contact
+  /// s.first_contact + j), each a run of consecutive vertices.
+  std::vector<int> polygon_vertex_count;         ///< (P) >= 3, counter-clockwise about the normal
+  std::vector<Eigen::Vector3d> vertex_position;  ///< (V) world [m]
+  std::vector<double> vertex_pressure;           ///< (V) [Pa], the polygon's linear field there
   /// (nv) joint friction effort of the step that produced the row [N or N m] (impulse / dt,
   /// 0 on coordinates without friction, and in the initial row); empty when the model has
   /// no joint friction.

@@ -35,6 +35,9 @@ struct OutputSettings {
   std::string file;       ///< output path; the loader sets "<name>.h5" when absent
   int every = 1;          ///< record every N-th step (first and last always recorded)
   bool contacts = true;   ///< record per-step contact data
+  /// Also record each hydroelastic polygon's vertices and vertex pressures (needs
+  /// `contacts`; /hydroelastic/polygon_* and vertex_* in output-format.md).
+  bool contact_surfaces = false;
   int compression = 1;    ///< gzip level 0-9 of the time series (with shuffle); 0: none
 };
 

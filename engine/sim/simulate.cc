@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/common/check.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/integrator/theta_method.h"
 #include "engine/multibody/position_update.h"
@@ -80,17 +81,20 @@ StepStatus TakeStep(const multibody::Model& model, const StepSettings& s,
 // row carries until the next step completes.
 class RowRecording {
  public:
-  RowRecording(const multibody::Model& model, Recorder& recorder)
+  // `record_polygons`: settings.output.contact_surfaces.
+  RowRecording(const multibody::Model& model, Recorder& recorder, bool record_polygons)
       : model_(model), recorder_(recorder), ws_(multibody::MakeWorkspace(model)),
-        row_(MakeRow(model)) {}
+        row_(MakeRow(model)), record_polygons_(record_polygons) {}
 
   // A step completed with these statistics, contacts, joint friction efforts (nv),
-  // constraint impulses and actuator outputs; the row's contact vector keeps its capacity.
+  // constraint impulses and actuator outputs, and the contact surfaces the contacts'
+  // polygons belong to; the row's vectors keep their capacity.
   void StepCompleted(const SolverStats& solver,
                      const std::vector<contact::ContactReport>& reports,
                      const Eigen::VectorXd& joint_friction,
                      const Eigen::VectorXd& constraint_impulse,
-                     const contact::ActuatorOutputs& actuators) {
+                     const contact::ActuatorOutputs& actuators,
+                     const contact::HydroelasticContacts& hydroelastic) {
     row_.solver = solver;
     if (row_.joint_friction.size() > 0) row_.joint_friction = joint_friction;
     if (row_.constraint_impulse.size() > 0) row_.constraint_impulse = constraint_impulse;
@@ -102,12 +106,33 @@ class RowRecording {
                 row_.actuator_saturated.begin());
     }
     row_.contacts.resize(reports.size());
-    row_.surfaces.clear();
     for (size_t i = 0; i < reports.size(); ++i) {
       const contact::ContactReport& r = reports[i];
       row_.contacts[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W,
                           r.slip_speed};
-      // A surface's polygons are consecutive contacts.
+    }
+    SumSurfaces(reports);
+    if (record_polygons_) CopyPolygons(reports, hydroelastic);
+  }
+
+  // Records `state` as step `step`; returns false (recording nothing) when it is not
+  // representable: a state can be finite while its energy overflows.
+  bool Record(const multibody::State& state, int64_t step) {
+    row_.step = step;
+    FillRow(model_, state, ws_, &row_);
+    if (!std::isfinite(row_.kinetic_energy) || !std::isfinite(row_.potential_energy)) return false;
+    recorder_.Record(row_);
+    return true;
+  }
+
+ private:
+  // row_.surfaces from the step's contacts: a surface's polygons are consecutive contacts
+  // (reports of one `surface`), summed into its area, area centroid, force, and moment
+  // about that centroid.
+  void SumSurfaces(const std::vector<contact::ContactReport>& reports) {
+    row_.surfaces.clear();
+    for (size_t i = 0; i < reports.size(); ++i) {
+      const contact::ContactReport& r = reports[i];
       if (r.surface < 0) continue;
       if (i == 0 || reports[i - 1].surface != r.surface) {
         SurfaceRow& s = row_.surfaces.emplace_back();
@@ -128,21 +153,39 @@ class RowRecording {
     }
   }
 
-  // Records `state` as step `step`; returns false (recording nothing) when it is not
-  // representable: a state can be finite while its energy overflows.
-  bool Record(const multibody::State& state, int64_t step) {
-    row_.step = step;
-    FillRow(model_, state, ws_, &row_);
-    if (!std::isfinite(row_.kinetic_energy) || !std::isfinite(row_.potential_energy)) return false;
-    recorder_.Record(row_);
-    return true;
+  // The polygons of row_.surfaces, from the contact surfaces of the step's build. A
+  // surface's reports are all of its polygons, in order (the builder drops a contact only
+  // when neither body can move, which holds for the whole pair), so its polygon j is
+  // polygon first_contact + j of HydroelasticContacts.
+  void CopyPolygons(const std::vector<contact::ContactReport>& reports,
+                    const contact::HydroelasticContacts& hydroelastic) {
+    row_.polygon_vertex_count.clear();
+    row_.vertex_position.clear();
+    row_.vertex_pressure.clear();
+    for (const SurfaceRow& s : row_.surfaces) {
+      const contact::SurfaceRecord& record =
+          hydroelastic.surfaces()[reports[s.first_contact].surface];
+      CSIM_CHECK(record.num_contacts == s.num_contacts);
+      for (int j = 0; j < s.num_contacts; ++j) {
+        const contact::PolygonContact& p =
+            hydroelastic.polygon_contacts()[record.first_contact + j];
+        row_.polygon_vertex_count.push_back(p.num_vertices);
+        const auto first = p.first_vertex, end = p.first_vertex + p.num_vertices;
+        row_.vertex_position.insert(row_.vertex_position.end(),
+                                    hydroelastic.vertices().begin() + first,
+                                    hydroelastic.vertices().begin() + end);
+        row_.vertex_pressure.insert(row_.vertex_pressure.end(),
+                                    hydroelastic.vertex_pressure().begin() + first,
+                                    hydroelastic.vertex_pressure().begin() + end);
+      }
+    }
   }
 
- private:
   const multibody::Model& model_;
   Recorder& recorder_;
   multibody::Workspace ws_;
   Row row_;
+  bool record_polygons_;
 };
 
 // How a run ends early, after `step` completed steps.
@@ -196,7 +239,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   const StepSettings step_settings = MakeStepSettings(settings);
   multibody::State state = InitialState(model);
   StepWorkspaces scratch(model, settings, control);
-  RowRecording rows(model, recorder);
+  RowRecording rows(model, recorder, settings.output.contact_surfaces);
   RunMonitor monitor(control, total_steps);
 
   recorder.Begin(info);
@@ -216,7 +259,8 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
     state.t = step * step_settings.dt;  // no accumulated round-off in the clock
     rows.StepCompleted(monitor.StepCompleted(scratch.contact.stats), scratch.contact.contacts,
                        scratch.contact.joint_friction, scratch.contact.constraint_impulse,
-                       scratch.contact.actuator_outputs);
+                       scratch.contact.actuator_outputs,
+                       scratch.contact.builder.hydroelastic());
     if (step % settings.output.every == 0 || step == total_steps) {
       if (!rows.Record(state, step)) {
         EndRun(RunStatus::kFailed,

@@ -340,6 +340,7 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
   // A free body: no links, constraints or actuators, and no controls for them.
   CHECK(html.find("\"constraints\":null") != std::string::npos);
   CHECK(html.find("\"actuators\":null") != std::string::npos);
+  CHECK(html.find("\"surfaces\":null") != std::string::npos);  // no hydroelastic geometry
   CHECK(html.find("id=\"links\"") == std::string::npos);
   CHECK(html.find("id=\"actuator\"") == std::string::npos);
   CHECK(html.find("id=\"effort-plot\"") == std::string::npos);
@@ -596,6 +597,111 @@ TEST_CASE("export-html: the four-bar's ball constraint is drawn as a link", "[ht
           std::string::npos);
     CHECK(bare.find("\"links_note\":\"the file has no /scene/yaml\"") != std::string::npos);
     CHECK(ReadText(page).find("id=\"links\"") == std::string::npos);
+  }
+}
+
+TEST_CASE("export-html: a soft box's hydroelastic patch, its net force and moment are in the "
+          "page", "[html]") {
+  TempDir dir;
+  const std::string h5 = dir / "soft_box.h5", page = dir / "soft_box.html";
+  const Outcome run = Csim({"run", kScenes + "soft_box_on_floor.yaml", "-o", h5, "-q",
+                            "--duration", "0.05", "--set",
+                            "settings.output.contact_surfaces=true"},
+                           dir);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const Outcome exported = Csim({"export-html", h5, "-o", page, "--max-frames", "20"}, dir);
+  INFO(exported.err);
+  REQUIRE(exported.status == 0);
+  const std::string json = PageJson(ReadText(page));
+  const size_t surfaces = json.find("\"surfaces\":{\"offset\":");
+  REQUIRE(surfaces != std::string::npos);
+  const size_t polygons = json.find("\"polygons\":{", surfaces);
+  REQUIRE(polygons != std::string::npos);
+
+  // Each frame carries its row's surfaces and polygons as the file holds them.
+  const std::vector<double> rows = JsonNumbers(json, "row");
+  const std::vector<double> count = JsonNumbers(json, "count", surfaces);
+  const std::vector<double> offset = JsonNumbers(json, "offset", surfaces);
+  const std::vector<double> centroid = JsonNumbers(json, "centroid", surfaces);
+  const std::vector<double> force = JsonNumbers(json, "force", surfaces);
+  const std::vector<double> moment = JsonNumbers(json, "moment", surfaces);
+  const std::vector<double> polygon_count = JsonNumbers(json, "count", polygons);
+  const std::vector<double> vertex_count = JsonNumbers(json, "vertex_count", polygons);
+  const std::vector<double> vertex = JsonNumbers(json, "vertex", polygons);
+  const std::vector<double> pressure = JsonNumbers(json, "pressure", polygons);
+  const std::vector<int64_t> file_count = FileInts(h5, "hydroelastic/count");
+  const std::vector<int64_t> file_offset = FileInts(h5, "hydroelastic/offset");
+  const std::vector<int64_t> file_contacts = FileInts(h5, "hydroelastic/contact_count");
+  const std::vector<int64_t> file_first_polygon = FileInts(h5, "hydroelastic/first_polygon");
+  const std::vector<int64_t> file_vertex_count = FileInts(h5, "hydroelastic/polygon_vertex_count");
+  const std::vector<int64_t> file_vertex_offset =
+      FileInts(h5, "hydroelastic/polygon_vertex_offset");
+  const std::vector<double> file_force = FileDoubles(h5, "hydroelastic/force");
+  const std::vector<double> file_centroid = FileDoubles(h5, "hydroelastic/centroid");
+  const std::vector<double> file_pressure = FileDoubles(h5, "hydroelastic/vertex_pressure");
+  REQUIRE(rows.size() == count.size());
+  REQUIRE(rows.size() == polygon_count.size());
+  size_t polygon = 0, v = 0;  // the page's next polygon and vertex
+  for (size_t f = 0; f < rows.size(); ++f) {
+    const size_t row = static_cast<size_t>(rows[f]);
+    REQUIRE(count[f] == file_count[row]);
+    int64_t file_polygons = 0;
+    for (int64_t k = 0; k < file_count[row]; ++k) {
+      const size_t s = static_cast<size_t>(file_offset[row] + k);
+      const size_t page_s = static_cast<size_t>(offset[f]) + k;
+      file_polygons += file_contacts[s];
+      for (int i = 0; i < 3; ++i) {
+        CHECK(force[3 * page_s + i] == Approx(file_force[3 * s + i]).margin(1e-9).epsilon(1e-3));
+        CHECK(centroid[3 * page_s + i] ==
+              Approx(file_centroid[3 * s + i]).margin(1e-12).epsilon(1e-5));
+      }
+    }
+    REQUIRE(polygon_count[f] == file_polygons);  // 256 per frame at most: all of them here
+    if (file_count[row] == 0) continue;
+    const int64_t first = file_first_polygon[file_offset[row]];
+    for (int64_t j = 0; j < file_polygons; ++j, ++polygon) {
+      REQUIRE(vertex_count[polygon] == file_vertex_count[first + j]);
+      for (int64_t i = 0; i < file_vertex_count[first + j]; ++i, ++v) {
+        const size_t file_v = static_cast<size_t>(file_vertex_offset[first + j] + i);
+        CHECK(pressure[v] == Approx(file_pressure[file_v]).epsilon(1e-3));
+        CHECK(std::abs(vertex[3 * v + 2]) < 1e-9);  // on the floor
+      }
+    }
+  }
+  CHECK(polygon > 0);
+  CHECK(polygon == vertex_count.size());
+  CHECK(v == pressure.size());
+  CHECK(3 * v == vertex.size());
+  CHECK(moment.size() == force.size());
+
+  SECTION("the page draws the last frame's surface and its patch") {
+    REQUIRE(!Chromium().empty());
+    const int frame = static_cast<int>(rows.size()) - 1;
+    const std::string profile = dir / "profile";
+    fs::create_directories(profile);
+    const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
+                           "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update",
+                           "--user-data-dir=" + profile, "--virtual-time-budget=3000",
+                           "--dump-dom", "file://" + page + "#frame=" + std::to_string(frame) +
+                               "&size=900x600"},
+                          dir);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    CHECK(StateAttribute(o.out, "data-surfaces") == "1");
+    CHECK(StateAttribute(o.out, "data-polygons") ==
+          std::to_string(static_cast<int>(polygon_count[frame])));
+    CHECK(StateAttribute(o.out, "data-patch-drawn") == "1");
+  }
+
+  SECTION("without output.contact_surfaces the page has the surfaces but no polygons") {
+    REQUIRE(Csim({"run", kScenes + "soft_box_on_floor.yaml", "-o", h5, "-q", "--duration",
+                  "0.05"}, dir).status == 0);
+    REQUIRE(Csim({"export-html", h5, "-o", page, "-q"}, dir).status == 0);
+    const std::string plain = PageJson(ReadText(page));
+    CHECK(plain.find("\"surfaces\":{\"offset\":") != std::string::npos);
+    CHECK(plain.find("\"polygons\":null") != std::string::npos);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "engine/hydroelastic/hydroelastic_geometry.h"
 #include "engine/math/rotation.h"
 #include "tests/hydroelastic/test_meshes.h"
+#include "tests/support/build_variant.h"
 
 namespace csim::hydroelastic {
 namespace {
@@ -327,7 +328,10 @@ TEST_CASE("Limit (h): refined sphere on a rigid plane, second order in the hint"
   const double F = kPi * E * d * d * (1 - 2 * d / (3 * R));
   const double K = kPi * E * (2 * d - 2 * d * d / R);
   std::vector<double> force_error, stiffness_error;
-  for (int level = 2; level <= 6; ++level) {
+  // The sanitized program stops a level short: the finest mesh costs most of the case's time
+  // there, and levels 3 to 5 still show the order.
+  const int finest = testing::UnderAddressSanitizer() ? 5 : 6;
+  for (int level = 2; level <= finest; ++level) {
     // The hint whose edge subtends pi / 2^(level + 2), a little longer so that the level is
     // not pushed up by round-off (compliant_meshes.h SphereRefinementLevel).
     const double hint = 1.01 * 2 * R * std::sin(kPi / std::pow(2.0, level + 2));
@@ -359,8 +363,10 @@ TEST_CASE("Limit (h): refined sphere on a rigid plane, second order in the hint"
     if (i + 2 >= 3) CHECK(std::abs(order - 2.0) < 0.1);  // asymptotic from level 3 on
     CHECK(force_error[i + 1] < force_error[i]);
   }
-  CHECK(force_error.back() < 2e-3);
-  CHECK(stiffness_error.back() < 1e-2);
+  if (finest == 6) {  // the finest mesh's errors
+    CHECK(force_error.back() < 2e-3);
+    CHECK(stiffness_error.back() < 1e-2);
+  }
 }
 
 // ------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tests/hydroelastic/compliant_meshes_test_support.h"
+#include "tests/support/build_variant.h"
 
 namespace csim::hydroelastic {
 namespace {
@@ -132,7 +133,11 @@ TEST_CASE("capsule: counts, field E(1 - r/R) at the vertices, second-order conve
   const double volume = kPi * R * R * L + 4.0 / 3.0 * kPi * R * R * R;
   auto exact = [&](const Vector3d& p) { return kE * (1.0 - DistanceToSegment(p, L / 2) / R); };
   std::vector<double> volume_errors, field_errors, sizes;
-  for (double h : {0.05, 0.025, 0.0125, 0.00625}) {
+  // The sanitized program measures the order on the three coarser meshes: the finest costs
+  // most of the case's time there.
+  std::vector<double> hints = {0.05, 0.025, 0.0125, 0.00625};
+  if (testing::UnderAddressSanitizer()) hints.pop_back();
+  for (double h : hints) {
     const PressureField field = MakeCompliantCapsule(R, L, kE, h, 0.0);
     test::CheckWellFormed(field, kE);
     // n = ceil(2 pi R / h) around, m = ceil(n/4) latitude steps: 4n(m-1) + 5n tets.

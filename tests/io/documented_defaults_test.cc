@@ -114,6 +114,8 @@ const std::map<std::string, Field>& SettingsFields() {
       {"output.file", [](auto& s, auto&) { return s.output.file; }},
       {"output.every", [](auto& s, auto&) { return std::to_string(s.output.every); }},
       {"output.contacts", [](auto& s, auto&) { return Str(s.output.contacts); }},
+      {"output.contact_surfaces",
+       [](auto& s, auto&) { return Str(s.output.contact_surfaces); }},
       {"output.compression", [](auto& s, auto&) { return std::to_string(s.output.compression); }},
   };
   return fields;

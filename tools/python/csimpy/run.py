@@ -6,6 +6,7 @@ Example:
     >>> run.time[-1], run.q[-1, 0], run.energy[-1]    # doctest: +SKIP
     >>> run.body("cylinder").position[:, 2]           # doctest: +SKIP
     >>> run.contact_frame().groupby("row").force_z.sum()   # doctest: +SKIP
+    >>> run.surfaces("world", "box").force[:, 2]      # doctest: +SKIP
 
 Every array is sliced to the complete rows (`len(/time)`, the writer flushes `/time`
 last), so a file that is still being written reads consistently; `refresh()` picks up
@@ -35,6 +36,9 @@ _SERIES = {
     "wall_time": "solver/wall_time",
     "contact_count": "contacts/count",
     "contact_offset": "contacts/offset",
+    # models with hydroelastic geometry only (`surfaces` reads them by body pair):
+    "surface_count": "hydroelastic/count",
+    "surface_offset": "hydroelastic/offset",
     "friction_effort": "joints/friction_effort",  # models with joint friction only
     "constraint_impulse": "constraints/impulse",  # models with constraints only
     # models with actuators only, (n, na) in /model/actuator_names order:
@@ -109,6 +113,23 @@ class BodyTrack:
         return f"BodyTrack({self.name!r}, {len(self.time)} rows)"
 
 
+class SurfaceTrack:
+    """The hydroelastic contact between two bodies over the recorded rows, all (n, ...) and
+    world frame: `area` [m^2] (0 in rows without contact), `centroid` [m] (area centroid;
+    NaN without contact), `force` [N] on the second body of the pair as asked, `moment`
+    [N m] on it about the centroid, `count` (polygons, i.e. contacts) and `surface_count`
+    (contact surfaces: more than one when a body has several hydroelastic geometries,
+    which are then combined), and `time` (n,)."""
+
+    def __init__(self, name_a, name_b, time, **series):
+        self.name_a, self.name_b, self.time = name_a, name_b, time
+        for key, value in series.items():
+            setattr(self, key, value)
+
+    def __repr__(self):
+        return f"SurfaceTrack({self.name_a!r}, {self.name_b!r}, {len(self.time)} rows)"
+
+
 class Run:
     """An open csim output file. Use `csimpy.open(path)`; close with `close()` or `with`.
 
@@ -117,7 +138,8 @@ class Run:
     friction_effort (models with joint friction), constraint_impulse (models with
     constraints; one constraint's columns by name with `constraint(name)`), actuator_effort,
     actuator_q_target, actuator_v_target, actuator_saturated (models with actuators;
-    `actuator(name)` picks one).
+    `actuator(name)` picks one), surface_count, surface_offset (models with hydroelastic
+    geometry; `surfaces(a, b)` and `surface_polygons(row, a, b)` read them by body pair).
     Model: body_names, joint_names, joint_types, nq, nv, constraint_names, constraint_types,
     actuator_names. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
@@ -438,6 +460,128 @@ class Run:
         if self.n_contacts:
             fn = np.einsum("ij,ij->i", self.contact_array("force"), self.contact_array("normal"))
             np.add.at(out, self.contact_row_index(), fn)
+        return out
+
+    # ------------------------------------------------------------------ hydroelastic surfaces
+    @property
+    def has_surfaces(self):
+        """Whether the file has /hydroelastic (contacts recorded, hydroelastic geometry)."""
+        return "hydroelastic/count" in self._file
+
+    @property
+    def has_surface_polygons(self):
+        """Whether the file holds the surfaces' polygons (output.contact_surfaces)."""
+        return "hydroelastic/vertex_position" in self._file
+
+    def _body_id(self, body):
+        """Body index of a name or an index; the world is -1 (or "world", unless a body has
+        that name)."""
+        if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
+            if not -1 <= int(body) < len(self.body_names):
+                raise KeyError(f"no body {int(body)}: indices run from -1 (the world) to "
+                               f"{len(self.body_names) - 1}")
+            return int(body)
+        if body in self.body_names:
+            return self.body_names.index(body)
+        if body == "world":
+            return -1
+        raise KeyError(f"no body {body!r}; bodies: world, {', '.join(self.body_names)}")
+
+    def _body_name(self, b):
+        return "world" if b < 0 else self.body_names[b]
+
+    @property
+    def n_surfaces(self):
+        """Number of complete flat surface entries (those of complete rows)."""
+        if not self.has_surfaces or self.n == 0:
+            return 0
+        return int(self.surface_offset[-1] + self.surface_count[-1])
+
+    def _surface(self, name):
+        """One flat per-surface dataset of /hydroelastic over the complete rows, (S, ...)."""
+        key = ("hydroelastic", name)
+        if key not in self._cache:
+            self._cache[key] = self._file["hydroelastic/" + name][: self.n_surfaces]
+        return self._cache[key]
+
+    def _require_surfaces(self):
+        if not self.has_surfaces:
+            raise KeyError(f"{self.path}: no /hydroelastic (no hydroelastic geometry, or "
+                           "output.contacts: false)")
+
+    def _pair_surfaces(self, body_a, body_b):
+        """Indices of the flat surfaces between the two bodies and, for each, +1 when the
+        file's pair is (a, b) and -1 when it is (b, a)."""
+        a, b = self._body_id(body_a), self._body_id(body_b)
+        fa, fb = self._surface("body_a"), self._surface("body_b")
+        forward, backward = (fa == a) & (fb == b), (fa == b) & (fb == a)
+        index = np.flatnonzero(forward | backward)
+        return a, b, index, np.where(forward[index], 1.0, -1.0)
+
+    def surfaces(self, body_a, body_b):
+        """The hydroelastic contact of two bodies (names or indices; the world is "world"
+        or -1) over the rows, as a SurfaceTrack: area, centroid, and the force and moment
+        on `body_b` (whichever order the file holds the pair in), count of polygons."""
+        self._require_surfaces()
+        a, b, index, sign = self._pair_surfaces(body_a, body_b)
+        n = self.n
+        row = np.repeat(np.arange(n), self.surface_count)[index]
+        area_i, centroid_i = self._surface("area")[index], self._surface("centroid")[index]
+        force_i = sign[:, None] * self._surface("force")[index]
+        area, count, surfaces = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, np.int64)
+        weighted, force, moment = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3))
+        np.add.at(area, row, area_i)
+        np.add.at(weighted, row, area_i[:, None] * centroid_i)
+        np.add.at(force, row, force_i)
+        np.add.at(count, row, self._surface("contact_count")[index])
+        np.add.at(surfaces, row, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            centroid = np.where(area[:, None] > 0, weighted / area[:, None], np.nan)
+        # Each surface's moment about its own centroid, moved to the row's combined one.
+        lever = centroid_i - centroid[row]
+        np.add.at(moment, row, sign[:, None] * self._surface("moment")[index] +
+                  np.cross(lever, force_i))
+        return SurfaceTrack(self._body_name(a), self._body_name(b), self.time, area=area,
+                            centroid=centroid, force=force, moment=moment, count=count,
+                            surface_count=surfaces)
+
+    def surface_polygons(self, row, body_a, body_b):
+        """The polygons of the two bodies' contact surfaces in one row (an index as in
+        contacts_at; `row_at(t)` finds one by time), recorded with output.contact_surfaces:
+        a list with a dict per polygon: vertices (k, 3) [m] counter-clockwise about
+        `normal`, pressure (k,) [Pa] at the vertices, and its contact's point (the
+        polygon's centroid) [m], unit normal pointing from body_a into body_b, and force
+        on body_b [N]. Empty when the bodies do not touch in that row."""
+        self._require_surfaces()
+        if not self.has_surface_polygons:
+            raise KeyError(f"{self.path}: no polygons in /hydroelastic (the scene did not set "
+                           "output.contact_surfaces: true)")
+        row = range(self.n)[row]  # negative indices, bounds check
+        _, _, index, sign = self._pair_surfaces(body_a, body_b)
+        first = int(self.surface_offset[row])
+        mine = (index >= first) & (index < first + int(self.surface_count[row]))
+        polygons = []
+        for s, flip in zip(index[mine], sign[mine]):
+            polygons += self._polygons_of_surface(int(s), flip)
+        return polygons
+
+    def _polygons_of_surface(self, s, flip):
+        """The polygons of flat surface s, as seen from its pair flipped (flip -1) or not."""
+        f = self._file
+        polygon = int(f["hydroelastic/first_polygon"][s])
+        contact = int(self._surface("first_contact")[s])
+        out = []
+        for j in range(int(self._surface("contact_count")[s])):
+            start = int(f["hydroelastic/polygon_vertex_offset"][polygon + j])
+            end = start + int(f["hydroelastic/polygon_vertex_count"][polygon + j])
+            vertices = f["hydroelastic/vertex_position"][start:end]
+            pressure = f["hydroelastic/vertex_pressure"][start:end]
+            if flip < 0:  # counter-clockwise about the flipped normal
+                vertices, pressure = vertices[::-1], pressure[::-1]
+            out.append({"vertices": vertices, "pressure": pressure,
+                        "point": f["contacts/point"][contact + j],
+                        "normal": flip * f["contacts/normal"][contact + j],
+                        "force": flip * f["contacts/force"][contact + j]})
         return out
 
     # ------------------------------------------------------------------ tables and scalars

@@ -1,6 +1,6 @@
 // csim_hydroelastic_bench: the cost of one contact surface (CalcContactSurface,
 // engine/hydroelastic/hydroelastic_geometry.h), the per-pair work of a hydroelastic step
-// (docs/design/hydroelastic.md §2 "Cost": expected O(m log n) for m intersecting element pairs).
+// (docs/design/hydroelastic.md §4: expected O(m log n) for m intersecting element pairs).
 //   1. Two compliant spheres of 512 tets each (R = 5 cm, hint 1 cm) at a few overlaps: time
 //      per call against the 50 us target, with the polygon and candidate-pair counts.
 //   2. Time against tets, hint from 5 cm down (32 to 8192 tets per sphere), for a sphere on a

@@ -51,31 +51,60 @@ bool PressureRangesOverlap(const PressureField& A, int ta, const PressureField& 
   return lo_A <= hi_B + slack && lo_B <= hi_A + slack;
 }
 
+/// The tet of B placed in A's frame, placed on first use in this query.
+const PlacedTet& PlaceTet(const PressureField& field_B, int t, const math::RigidTransform& X_AB,
+                          PlacedTets* placed) {
+  int& slot = placed->slot[t];
+  if (slot < 0) {
+    PlacedTet p;  // filled here and copied: emplace_back() would zero it first
+    p.tet = t;
+    p.vertices = TetOf(field_B.mesh, t);
+    for (Vector3d& x : p.vertices) x = X_AB * x;
+    p.faces = MakeTetFaces(p.vertices);
+    // p_B(x_A) = b_B . R_AB^T (x_A - p_AB) + beta_B.
+    p.gradient = X_AB.R * field_B.gradient[t];
+    p.offset = field_B.offset[t] - p.gradient.dot(X_AB.p);
+    slot = static_cast<int>(placed->tets.size());
+    placed->tets.push_back(p);
+  }
+  return placed->tets[slot];
+}
+
 }  // namespace
 
 void AppendSoftSoftSurface(const PressureField& field_A, const Bvh& bvh_A,
                            const math::RigidTransform& X_WA, const PressureField& field_B,
                            const Bvh& bvh_B, const math::RigidTransform& X_WB,
-                           BvhCandidates* candidates, ContactSurface* surface) {
+                           BvhCandidates* candidates, PlacedTets* placed,
+                           ContactSurface* surface) {
   const math::RigidTransform X_AB = X_WA.Inverse() * X_WB;
-  FindOverlappingElements(bvh_A, bvh_B, X_AB, &candidates->pairs);
+  FindOverlappingElements(bvh_A, bvh_B, X_AB, candidates);
+  if (placed->slot.size() < field_B.mesh.tets.size()) {
+    placed->slot.resize(field_B.mesh.tets.size(), -1);
+  }
+  placed->tets.clear();
   for (const ElementPair& pair : candidates->pairs) {
     if (!PressureRangesOverlap(field_A, pair.a, field_B, pair.b)) continue;
     const Vector3d& a = field_A.gradient[pair.a];
     const double alpha = field_A.offset[pair.a];
-    // B's field in A's frame: p_B(x_A) = b_B . R_AB^T (x_A - p_AB) + beta_B.
-    const Vector3d b = X_AB.R * field_B.gradient[pair.b];
-    const double beta = field_B.offset[pair.b] - b.dot(X_AB.p);
+    const PlacedTet& tet_B = PlaceTet(field_B, pair.b, X_AB, placed);
+    const Vector3d& b = tet_B.gradient;
+    const double beta = tet_B.offset;
+    // Early rejections before any slicing: the equal-pressure plane
+    // (b - a) . x + (beta - alpha) = 0 must cut A's tet and meet B's (polygon_clipping.h).
+    const Vector3d m = b - a;
+    const TetVertices tet_A = TetOf(field_A.mesh, pair.a);
+    if (!PlaneCutsTet(tet_A, m, beta - alpha)) continue;
+    if (!PlaneMayMeetTet(tet_B.vertices, m, beta - alpha)) continue;
     ClipPolygon polygon;
     Vector3d nhat;
-    SliceAtEqualPressure(TetOf(field_A.mesh, pair.a), a, alpha, b, beta, &polygon, &nhat);
+    SliceAtEqualPressure(tet_A, a, alpha, b, beta, &polygon, &nhat);
     if (polygon.size == 0) continue;
-    TetVertices tet_B = TetOf(field_B.mesh, pair.b);
-    for (Vector3d& x : tet_B) x = X_AB * x;
-    ClipPolygonByTet(tet_B, &polygon);
+    ClipPolygonByTetFaces(tet_B.faces, &polygon);
     AppendContactPolygon(&polygon, nhat, a, alpha, -a.dot(nhat), b.dot(nhat), a.norm(), b.norm(),
                          X_WA, surface);
   }
+  for (const PlacedTet& p : placed->tets) placed->slot[p.tet] = -1;
 }
 
 void AppendSoftCompliantHalfspaceSurface(const PressureField& field_A, const Bvh& bvh_A,

@@ -11,6 +11,10 @@
 // (The notes write the plane normal the other way, (a - b) / |a - b|, "into A"; that is -nhat.)
 // A tet pair is skipped when a = b (no plane), or when nhat is more than 5 pi / 8 from B's
 // gradient or -nhat more than 5 pi / 8 from A's (§2 d; contact_polygon.h IsAlongGradient).
+// Before any slicing, a soft-soft pair is dropped when the ranges of the two tets' vertex
+// pressures are disjoint, or when the plane leaves A's four vertices on one side (no slice)
+// or B's on one side by more than roundoff (nothing left by the clip): polygon_clipping.h
+// PlaneCutsTet, PlaneMayMeetTet. These change the cost only, not the polygons.
 // The polygon is the plane's slice of A's tet clipped by B's tet (or by B's half-space), its
 // vertex pressures are p_A (= p_B there), and its g_a, g_b are kept even when small (the SAP
 // mapping decides what to skip, §3 vii).
@@ -19,22 +23,44 @@
 // and the half-space B (so that the normal points from the mesh into the half-space).
 // The computation works in A's frame and writes the world frame.
 
+#include <vector>
+
+#include <Eigen/Dense>
+
 #include "engine/hydroelastic/bvh.h"
 #include "engine/hydroelastic/compliant_halfspace.h"
 #include "engine/hydroelastic/contact_surface.h"
+#include "engine/hydroelastic/polygon_clipping.h"
 #include "engine/hydroelastic/volume_mesh.h"
 #include "engine/math/spatial.h"
 
 namespace csim::hydroelastic {
 
+/// One tet of B in A's frame, as a soft-soft query uses it with every tet of A it meets.
+struct PlacedTet {
+  int tet = -1;                 ///< its index in B's mesh
+  TetVertices vertices;         ///< in A's frame [m]
+  TetFaces faces;               ///< of `vertices`
+  Eigen::Vector3d gradient;     ///< of B's field in A's frame [Pa/m]
+  double offset = 0.0;          ///< p_B(x_A) = gradient . x_A + offset [Pa]
+};
+
+/// The tets of B that one soft-soft query has placed in A's frame, each once: a tet of B meets
+/// several tets of A. Reused storage (capacity kept between calls).
+struct PlacedTets {
+  std::vector<PlacedTet> tets;  ///< in the order first met
+  std::vector<int> slot;        ///< per tet of B: its index in `tets`, -1 between queries
+};
+
 /// Appends to `surface` the polygons where the fields of the compliant meshes A (pose X_WA)
 /// and B (pose X_WB) are equal, one per candidate tet pair that yields a proper polygon.
-/// bvh_A, bvh_B are the trees of the two meshes (BuildBvh); `candidates` is scratch.
-/// Polygon normals point from A into B. Does not touch surface->geometry_a/_b.
+/// bvh_A, bvh_B are the trees of the two meshes (BuildBvh); `candidates` and `placed` are
+/// scratch. Polygon normals point from A into B. Does not touch surface->geometry_a/_b.
 void AppendSoftSoftSurface(const PressureField& field_A, const Bvh& bvh_A,
                            const math::RigidTransform& X_WA, const PressureField& field_B,
                            const Bvh& bvh_B, const math::RigidTransform& X_WB,
-                           BvhCandidates* candidates, ContactSurface* surface);
+                           BvhCandidates* candidates, PlacedTets* placed,
+                           ContactSurface* surface);
 
 /// Appends to `surface` the polygons where the field of the compliant mesh A (pose X_WA)
 /// equals that of the compliant half-space B (pose X_WB): the same construction with the

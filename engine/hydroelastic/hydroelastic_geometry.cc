@@ -47,10 +47,12 @@ void MirrorPolygons(int first, ContactSurface* surface) {
 /// not two half-spaces): normals from A into B.
 void AppendOrderedSurface(const HydroelasticGeometry& A, const math::RigidTransform& X_WA,
                           const HydroelasticGeometry& B, const math::RigidTransform& X_WB,
-                          BvhCandidates* candidates, ContactSurface* out) {
+                          ContactSurfaceScratch* scratch, ContactSurface* out) {
+  BvhCandidates* candidates = &scratch->candidates;
   if (A.IsCompliantMesh()) {
     if (B.IsCompliantMesh()) {
-      AppendSoftSoftSurface(A.field, A.bvh, X_WA, B.field, B.bvh, X_WB, candidates, out);
+      AppendSoftSoftSurface(A.field, A.bvh, X_WA, B.field, B.bvh, X_WB, candidates,
+                            &scratch->placed_tets, out);
     } else if (B.IsCompliantHalfspace()) {
       AppendSoftCompliantHalfspaceSurface(A.field, A.bvh, X_WA, B.halfspace, X_WB, candidates,
                                           out);
@@ -148,9 +150,9 @@ void CalcContactSurface(const HydroelasticGeometry& a, const math::RigidTransfor
   CSIM_CHECK(HasContactSurface(a, b));
   out->Clear();
   if (DispatchRank(a) <= DispatchRank(b)) {
-    AppendOrderedSurface(a, X_WA, b, X_WB, &scratch->candidates, out);
+    AppendOrderedSurface(a, X_WA, b, X_WB, scratch, out);
   } else {
-    AppendOrderedSurface(b, X_WB, a, X_WA, &scratch->candidates, out);
+    AppendOrderedSurface(b, X_WB, a, X_WA, scratch, out);
     MirrorPolygons(0, out);
   }
 }

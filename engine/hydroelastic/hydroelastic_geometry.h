@@ -26,6 +26,7 @@
 #include "engine/hydroelastic/bvh.h"
 #include "engine/hydroelastic/compliant_halfspace.h"
 #include "engine/hydroelastic/contact_surface.h"
+#include "engine/hydroelastic/field_intersection.h"
 #include "engine/hydroelastic/surface_mesh.h"
 #include "engine/hydroelastic/volume_mesh.h"
 #include "engine/math/spatial.h"
@@ -85,6 +86,7 @@ bool HasContactSurface(const HydroelasticGeometry& a, const HydroelasticGeometry
 /// Reused storage of CalcContactSurface (capacity kept between calls).
 struct ContactSurfaceScratch {
   BvhCandidates candidates;  ///< the candidate element pairs or elements of one computation
+  PlacedTets placed_tets;    ///< a soft-soft computation's tets of B in A's frame
 };
 
 /// The contact surface of geometries a (pose X_WA of its frame in the world) and b (X_WB), for

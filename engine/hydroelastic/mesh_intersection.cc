@@ -32,7 +32,7 @@ void AppendSoftRigidMeshSurface(const PressureField& field_A, const Bvh& bvh_A,
                                 const Bvh& bvh_B, const math::RigidTransform& X_WB,
                                 BvhCandidates* candidates, ContactSurface* surface) {
   const math::RigidTransform X_AB = X_WA.Inverse() * X_WB;
-  FindOverlappingElements(bvh_A, bvh_B, X_AB, &candidates->pairs);
+  FindOverlappingElements(bvh_A, bvh_B, X_AB, candidates);
   const VolumeMesh& mesh_A = field_A.mesh;
   for (const ElementPair& pair : candidates->pairs) {
     const Vector3d& grad_A = field_A.gradient[pair.a];

@@ -48,6 +48,21 @@ inline constexpr double kDuplicateVertexDistance = 1e-12;
 void SliceTetByPlane(const TetVertices& tet, const Eigen::Vector3d& n, double d,
                      ClipPolygon* polygon);
 
+/// Whether the plane n . x + d = 0 cuts the tet by the rule and arithmetic of SliceTetByPlane:
+/// some vertex below it and some on or above it. When false, SliceTetByPlane(tet, n, d) gives
+/// no polygon, so a caller may skip it.
+bool PlaneCutsTet(const TetVertices& tet, const Eigen::Vector3d& n, double d);
+
+/// Relative tolerance of PlaneMayMeetTet, on the largest term of the heights n . x + d.
+inline constexpr double kPlaneHeightTolerance = 1e-12;
+
+/// Whether the plane n . x + d = 0 may meet the tet: false only when the four vertices lie on
+/// one side of it by more than kPlaneHeightTolerance times the largest |n| . |x| or |d|, far
+/// above the roundoff of the heights n . x + d. A polygon in the plane then lies outside the
+/// tet by far more than ClipPolygonByTet's roundoff, and that clip would leave nothing of it,
+/// so a caller may skip it.
+bool PlaneMayMeetTet(const TetVertices& tet, const Eigen::Vector3d& n, double d);
+
 /// Sutherland-Hodgman step: replaces `polygon` by its part below the plane n . x + d = 0,
 /// keeping the order (and so the winding) of the vertices. New vertices lie on the plane.
 void ClipPolygonByHalfspace(const Eigen::Vector3d& n, double d, ClipPolygon* polygon);
@@ -55,6 +70,20 @@ void ClipPolygonByHalfspace(const Eigen::Vector3d& n, double d, ClipPolygon* pol
 /// Replaces `polygon` by its part inside the tet (the intersection of its 4 face half-spaces);
 /// either orientation of the tet is accepted.
 void ClipPolygonByTet(const TetVertices& tet, ClipPolygon* polygon);
+
+/// The four face planes of a tet, n[i] . x + d[i] = 0 for the face opposite vertex i, with
+/// n[i] turned away from that vertex: the tet is where all four are <= 0.
+struct TetFaces {
+  std::array<Eigen::Vector3d, 4> n;
+  std::array<double, 4> d;
+};
+
+/// The face planes of `tet`, of either orientation.
+TetFaces MakeTetFaces(const TetVertices& tet);
+
+/// ClipPolygonByTet with the tet's faces made beforehand (MakeTetFaces), for a tet that clips
+/// many polygons.
+void ClipPolygonByTetFaces(const TetFaces& faces, ClipPolygon* polygon);
 
 /// Removes each vertex closer than `distance` [m] to the previous kept one (cyclically, so the
 /// last is also compared with the first).

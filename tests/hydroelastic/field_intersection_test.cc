@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/hydroelastic/contact_polygon.h"
+#include "engine/hydroelastic/polygon_clipping.h"
 #include "tests/hydroelastic/reference_geometry.h"
 #include "tests/hydroelastic/test_meshes.h"
 #include "tests/support/allocation_counter.h"
@@ -108,6 +110,7 @@ PressureField RandomLinearTet(std::mt19937* engine) {
 TEST_CASE("Soft-soft: random linear tet pairs against the reference", "[hydroelastic]") {
   std::mt19937 engine(31);
   BvhCandidates candidates;
+  PlacedTets placed;
   ContactSurface surface;
   int polygons = 0, rejected_by_filter = 0;
   for (int trial = 0; trial < 3000; ++trial) {
@@ -116,7 +119,7 @@ TEST_CASE("Soft-soft: random linear tet pairs against the reference", "[hydroela
     const RigidTransform X_WB = test::RandomPose(&engine, 0.1);
     surface.Clear();
     AppendSoftSoftSurface(A, BuildBvh(A.mesh), X_WA, B, BuildBvh(B.mesh), X_WB, &candidates,
-                          &surface);
+                          &placed, &surface);
     const ReferencePair r = ReferenceSoftSoft(A, 0, X_WA, B, 0, X_WB);
     rejected_by_filter += !r.accepted;
     const double area = Area(r.polygon, r.nhat);
@@ -154,19 +157,100 @@ TEST_CASE("Soft-soft: random linear tet pairs against the reference", "[hydroela
   CHECK(rejected_by_filter > 100);
 }
 
+/// A random tet with vertices in `scale` [-1, 1]^3 and volume at least 0.01 scale^3.
+TetVertices RandomTetVertices(std::mt19937* engine, double scale) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  while (true) {
+    TetVertices t;
+    for (auto& x : t) x = scale * Vector3d(u(*engine), u(*engine), u(*engine));
+    if (std::abs((t[1] - t[0]).cross(t[2] - t[0]).dot(t[3] - t[0])) > 0.06 * std::pow(scale, 3))
+      return t;
+  }
+}
+
+/// Whether the soft-soft computation of one tet pair in one frame gives a polygon when every
+/// candidate is sliced and clipped: the plane m . x + d = 0 slicing tet_A, clipped by tet_B,
+/// kept by AppendContactPolygon (at least 3 distinct vertices, positive area).
+bool GivesPolygon(const TetVertices& tet_A, const TetVertices& tet_B, const Vector3d& m,
+                  double d) {
+  ClipPolygon polygon;
+  SliceTetByPlane(tet_A, m, d, &polygon);
+  if (polygon.size == 0) return false;
+  ClipPolygonByTet(tet_B, &polygon);
+  ContactSurface surface;
+  const Vector3d nhat = m.normalized();
+  return AppendContactPolygon(&polygon, nhat, Vector3d::Zero(), 0.0, 1.0, 1.0, 1.0, 1.0,
+                              RigidTransform(), &surface);
+}
+
+TEST_CASE("Soft-soft: the early rejections never drop a pair that gives a polygon",
+          "[hydroelastic]") {
+  // AppendSoftSoftSurface skips a tet pair before slicing when the equal-pressure plane does
+  // not cut A's tet (PlaneCutsTet) or cannot meet B's (PlaneMayMeetTet). On random pairs, and
+  // on pairs whose B tet is moved to touch the plane within a hair on either side, every pair
+  // that the full slice and clip turn into a polygon passes both tests.
+  std::mt19937 engine(61);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int polygons = 0, rejected_A = 0, rejected_B = 0, grazing_rejected = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const double scale = std::pow(10.0, 2.0 * u(engine));  // 0.01 to 100 m
+    const TetVertices tet_A = RandomTetVertices(&engine, scale);
+    TetVertices tet_B = RandomTetVertices(&engine, scale);
+    const Vector3d m = std::pow(10.0, 6.0 + 2.0 * u(engine)) *
+                       Vector3d(u(engine), u(engine), u(engine));  // (b - a) [Pa/m]
+    const double d = -m.dot(scale * 0.5 * Vector3d(u(engine), u(engine), u(engine)));
+    if (trial % 2 == 1) {
+      // B's nearest vertex to the plane moved onto it, then off by a relative hair.
+      double h_min = INFINITY;
+      int nearest = 0;
+      for (int i = 0; i < 4; ++i) {
+        const double h = m.dot(tet_B[i]) + d;
+        if (std::abs(h) < h_min) {
+          h_min = std::abs(h);
+          nearest = i;
+        }
+      }
+      const double hair =  // 1e-16 to 1e-8, either side
+          std::pow(10.0, -12.0 + 4.0 * u(engine)) * (u(engine) > 0.0 ? 1.0 : -1.0);
+      const Vector3d shift = -(m.dot(tet_B[nearest]) + d) / m.squaredNorm() * m +
+                             hair * scale * m.normalized();
+      for (Vector3d& x : tet_B) x += shift;
+    }
+    // The sign test on A is SliceTetByPlane's own test.
+    ClipPolygon slice;
+    SliceTetByPlane(tet_A, m, d, &slice);
+    CHECK(PlaneCutsTet(tet_A, m, d) == (slice.size > 0));
+    const bool cuts_A = PlaneCutsTet(tet_A, m, d), meets_B = PlaneMayMeetTet(tet_B, m, d);
+    rejected_A += !cuts_A;
+    rejected_B += cuts_A && !meets_B;
+    grazing_rejected += trial % 2 == 1 && !meets_B;
+    if (GivesPolygon(tet_A, tet_B, m, d)) {
+      ++polygons;
+      INFO("trial " << trial);
+      CHECK(cuts_A);
+      CHECK(meets_B);
+    }
+  }
+  CHECK(polygons > 1000);
+  CHECK(rejected_A > 1000);
+  CHECK(rejected_B > 1000);
+  CHECK(grazing_rejected > 500);
+}
+
 TEST_CASE("Soft-soft: the 5 pi / 8 filters and equal gradients", "[hydroelastic]") {
   // Two copies of one tet. With b = a + lambda z, the plane normal is +z, and the angle of a
   // from -z is theta: the pair is kept for theta below 5 pi / 8 only.
   const std::array<Vector3d, 4> x = {Vector3d(0, 0, -0.1), Vector3d(0.3, 0, -0.1),
                                      Vector3d(0, 0.3, -0.1), Vector3d(0.1, 0.1, 0.3)};
   BvhCandidates candidates;
+  PlacedTets placed;
   ContactSurface surface;
   auto count = [&](const Vector3d& a, const Vector3d& b) {
     const PressureField A = test::MakeLinearTetField(x, a, 0.0);
     const PressureField B = test::MakeLinearTetField(x, b, 0.0);
     surface.Clear();
     AppendSoftSoftSurface(A, BuildBvh(A.mesh), RigidTransform(), B, BuildBvh(B.mesh),
-                          RigidTransform(), &candidates, &surface);
+                          RigidTransform(), &candidates, &placed, &surface);
     return surface.polygons.size();
   };
   for (const double dtheta : {-0.01, 0.01}) {
@@ -202,9 +286,10 @@ TEST_CASE("Soft-soft: meshes, the force equals the pressure integral over the su
   for (const unsigned seed : {41u, 42u, 43u}) {
     const TwoBoxes s = MakeTwoBoxes(seed);
     BvhCandidates candidates;
+    PlacedTets placed;
     ContactSurface surface;
     AppendSoftSoftSurface(s.A, BuildBvh(s.A.mesh), s.X_WA, s.B, BuildBvh(s.B.mesh), s.X_WB,
-                          &candidates, &surface);
+                          &candidates, &placed, &surface);
     // A tet whose 4 vertices lie on the boundary has p = 0 throughout, and its plane with a tet
     // of the other body is that tet's zero level set, which can coincide with one of its
     // faces: such zero-pressure polygons are kept or lost by roundoff, and carry nothing. The
@@ -248,9 +333,10 @@ TEST_CASE("Soft-soft: swapping A and B gives the same polygons with opposite nor
   const TwoBoxes s = MakeTwoBoxes(44);
   const Bvh bvh_A = BuildBvh(s.A.mesh), bvh_B = BuildBvh(s.B.mesh);
   BvhCandidates candidates;
+  PlacedTets placed;
   ContactSurface ab, ba;
-  AppendSoftSoftSurface(s.A, bvh_A, s.X_WA, s.B, bvh_B, s.X_WB, &candidates, &ab);
-  AppendSoftSoftSurface(s.B, bvh_B, s.X_WB, s.A, bvh_A, s.X_WA, &candidates, &ba);
+  AppendSoftSoftSurface(s.A, bvh_A, s.X_WA, s.B, bvh_B, s.X_WB, &candidates, &placed, &ab);
+  AppendSoftSoftSurface(s.B, bvh_B, s.X_WB, s.A, bvh_A, s.X_WA, &candidates, &placed, &ba);
   REQUIRE(ab.polygons.size() > 50);
   std::vector<bool> used(ba.polygons.size(), false);
   Vector3d force_ab = Vector3d::Zero(), force_ba = Vector3d::Zero();
@@ -363,12 +449,13 @@ TEST_CASE("Soft-soft: warmed-up computation does not allocate", "[hydroelastic]"
   const TwoBoxes s = MakeTwoBoxes(45);
   const Bvh bvh_A = BuildBvh(s.A.mesh), bvh_B = BuildBvh(s.B.mesh);
   BvhCandidates candidates;
+  PlacedTets placed;
   ContactSurface surface;
-  AppendSoftSoftSurface(s.A, bvh_A, s.X_WA, s.B, bvh_B, s.X_WB, &candidates, &surface);
+  AppendSoftSoftSurface(s.A, bvh_A, s.X_WA, s.B, bvh_B, s.X_WB, &candidates, &placed, &surface);
   REQUIRE(!surface.polygons.empty());
   const std::size_t before = testing::AllocationCount();
   surface.Clear();
-  AppendSoftSoftSurface(s.A, bvh_A, s.X_WA, s.B, bvh_B, s.X_WB, &candidates, &surface);
+  AppendSoftSoftSurface(s.A, bvh_A, s.X_WA, s.B, bvh_B, s.X_WB, &candidates, &placed, &surface);
   CHECK(testing::AllocationCount() - before == 0);
 }
 

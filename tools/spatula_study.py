@@ -4,8 +4,9 @@ soft pads gripping with a square wave (16 N for 4.5 s, 1 N for 1.5 s). Runs
   - scenes/spatula_slip_control.yaml (hydroelastic patches) and
     scenes/spatula_point_contact.yaml (point contact), 12 s each, default settings;
   - the patch scene for 6.5 s (a period and the catch after it) under each
-    settings.solver.warm_start (extrapolated, previous) and relative_tolerance (1e-6, 1e-5,
-    1e-4): mean Newton iterations per step, the fraction of steps with none, the largest
+    warm start (extrapolated, the default; extrapolated under SAP's acceptance rule,
+    settings.solver.exact_guess_fraction 1; previous, the paper's) and relative_tolerance
+    (1e-6, 1e-5, 1e-4): mean Newton iterations per step, the fraction of steps with none, the largest
     momentum error, the pitch at 6.5 s and the wall time per step.
 Every case runs --repeat times, alternating; the wall time is each step's fastest.
 Pitch: the handle axis' angle below the horizontal, atan2(-a_z, a_x) with a the handle
@@ -43,7 +44,11 @@ SCENES = os.path.join(HERE, "..", "scenes")
 PATCH_SCENE = os.path.join(SCENES, "spatula_slip_control.yaml")
 POINT_SCENE = os.path.join(SCENES, "spatula_point_contact.yaml")
 SWEEP_DURATION = 6.5  # s: the first period and 0.5 s of the next firm phase
-WARM_STARTS = ["extrapolated", "previous"]
+# (label, overrides): csim's default; the same under SAP's acceptance rule (a guess that
+# meets the stopping criterion stands without a Newton step); the paper's warm start.
+SAP_RULE = "extrapolated, SAP's acceptance"
+WARM_STARTS = [("extrapolated", []), (SAP_RULE, ["settings.solver.exact_guess_fraction=1"]),
+               ("previous", ["settings.solver.warm_start=previous"])]
 TOLERANCES = [1e-6, 1e-5, 1e-4]
 # The paper's sec. VI-D: constraints while slipping and in stiction, Newton iterations per
 # step with its warm start.
@@ -216,7 +221,8 @@ def targets(patch, point, phase_rows, bound, deviation, sweep):
     def each(rows, key, f, test):
         return ", ".join(format(r[key], f) for r in rows), all(test(r) for r in rows)
 
-    plain = next(r for r in sweep if r["warm_start"] == "previous" and r["relative_tolerance"] == 1e-6)
+    at = {w: next(r for r in sweep if r["warm_start"] == w and r["relative_tolerance"] == 1e-6)
+          for w in ("previous", SAP_RULE)}
     spread = np.ptp([r["pitch_end_deg"] for r in sweep])
     sink = 1e3 * (point["handle_z"][0] - point["handle_z"][-1])
     error = max(patch["max_momentum_error"], point["max_momentum_error"])
@@ -233,10 +239,11 @@ def targets(patch, point, phase_rows, bound, deviation, sweep):
          *each(firm, "constraints", ".1f", lambda r: lo < r["constraints"] < hi)),
         (f"about {PAPER['slipping']} constraints slipping (paper; the test's band {slo}-{shi})",
          *each(soft, "constraints", ".1f", lambda r: slo < r["constraints"] < shi)),
-        (f"{PAPER['iterations']} Newton iterations per step with the warm start, eps_r 1e-6 (paper; "
-         "held if not more)", f"{patch['mean_iterations']:.3f} (extrapolated, 12 s), "
-         f"{plain['mean_iterations']:.3f} (previous, {SWEEP_DURATION:g} s)",
-         min(patch["mean_iterations"], plain["mean_iterations"]) <= PAPER["iterations"]),
+        (f"below 1 Newton iteration per step with the warm start, eps_r 1e-6 (the paper: "
+         f"{PAPER['iterations']})", f"{at[SAP_RULE]['mean_iterations']:.3f} ({SAP_RULE}, {SWEEP_DURATION:g} s); "
+         f"{patch['mean_iterations']:.3f} (extrapolated, 12 s), "
+         f"{at['previous']['mean_iterations']:.3f} (previous, {SWEEP_DURATION:g} s)",
+         min(patch["mean_iterations"], at[SAP_RULE]["mean_iterations"]) < 1),
         (f"the solver settings leave the pitch at {SWEEP_DURATION:g} s within {SETTINGS_SPREAD_DEG} deg "
          "(this study's bound)", f"spread {spread:.4f}", spread < SETTINGS_SPREAD_DEG),
         (f"point contact follows the free pendulum within {PENDULUM_DEG} deg", f"{deviation:.3f}",
@@ -300,9 +307,12 @@ def sweep_section(sweep, repeat):
              for r in sweep if r["mean_iterations"] <= PAPER["iterations"]]
     zero = max(r["zero_iteration_fraction"] for r in sweep if r["warm_start"] == "extrapolated")
     L += ["", f"At or below the paper's {PAPER['iterations']} iterations per step: {', '.join(below) or 'none'}. "
-          "The extrapolated warm start is refined by at least one Newton step unless it meets the "
-          "stopping criterion to a fraction of the tolerance (`settings.solver.exact_guess_fraction`): "
-          f"under it {100 * zero:.2f} % of the steps here take none.\n"]
+          "By default the extrapolated warm start is refined by at least one Newton step unless it meets "
+          "the stopping criterion to a fraction of the tolerance (`settings.solver.exact_guess_fraction`, "
+          "1e-6), so that its error, which points the same way step after step, does not accumulate "
+          f"(docs/design/warm-start-and-prediction.md §1.2): under it {100 * zero:.2f} % of the steps here "
+          "take none. SAP's own rule (`exact_guess_fraction: 1`) accepts any guess that meets the "
+          "criterion; the pitch column shows what that costs here.\n"]
     return L
 
 
@@ -327,9 +337,8 @@ def main():
     # (run, scene, warm start, eps_r, overrides); the 12 s runs keep the defaults.
     cases = [("12 s", PATCH_SCENE, "extrapolated", 1e-6, []), ("12 s", POINT_SCENE, "extrapolated", 1e-6, [])]
     cases += [("sweep", PATCH_SCENE, w, tol, [f"settings.duration={SWEEP_DURATION}",
-                                              f"settings.solver.warm_start={w}",
-                                              f"settings.solver.relative_tolerance={tol}"])
-              for w in WARM_STARTS for tol in TOLERANCES]
+                                              f"settings.solver.relative_tolerance={tol}"] + more)
+              for w, more in WARM_STARTS for tol in TOLERANCES]
     runs = [None] * len(cases)
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "run.h5")

@@ -15,12 +15,17 @@ const char* ShapeTypeName(ShapeType type) {
   return "unknown";
 }
 
+bool HasContactSurface(Compliance a, bool a_is_halfspace, Compliance b, bool b_is_halfspace) {
+  if (a == Compliance::kNone || b == Compliance::kNone) return false;
+  if (a != Compliance::kCompliant && b != Compliance::kCompliant)
+    return false;  // rigid against rigid: point contact
+  return !(a_is_halfspace && b_is_halfspace);
+}
+
 bool HasContactSurface(const HydroelasticProperties& a, ShapeType type_a,
                        const HydroelasticProperties& b, ShapeType type_b) {
-  if (a.compliance == Compliance::kNone || b.compliance == Compliance::kNone) return false;
-  if (a.compliance != Compliance::kCompliant && b.compliance != Compliance::kCompliant)
-    return false;  // rigid against rigid: point contact
-  return !(type_a == ShapeType::kHalfspace && type_b == ShapeType::kHalfspace);
+  return HasContactSurface(a.compliance, type_a == ShapeType::kHalfspace, b.compliance,
+                           type_b == ShapeType::kHalfspace);
 }
 
 }  // namespace csim::geometry

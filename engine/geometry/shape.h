@@ -55,6 +55,10 @@ struct HydroelasticProperties {
 bool HasContactSurface(const HydroelasticProperties& a, ShapeType type_a,
                        const HydroelasticProperties& b, ShapeType type_b);
 
+/// The same rule on the compliance of each side and whether it is a halfspace, the form in
+/// which the built hydroelastic geometry keeps them (hydroelastic::HasContactSurface).
+bool HasContactSurface(Compliance a, bool a_is_halfspace, Compliance b, bool b_is_halfspace);
+
 /// A convex polyhedron read from a mesh file, already scaled, in the geometry frame.
 struct ConvexMesh {
   std::string file;                                 ///< resolved path it was read from

@@ -138,10 +138,7 @@ bool MakeHydroelasticGeometryFromVolume(const VolumeMesh& mesh, double modulus, 
 }
 
 bool HasContactSurface(const HydroelasticGeometry& a, const HydroelasticGeometry& b) {
-  if (a.compliance == Compliance::kNone || b.compliance == Compliance::kNone) return false;
-  if (a.compliance != Compliance::kCompliant && b.compliance != Compliance::kCompliant)
-    return false;  // rigid against rigid
-  return !(a.is_halfspace && b.is_halfspace);
+  return geometry::HasContactSurface(a.compliance, a.is_halfspace, b.compliance, b.is_halfspace);
 }
 
 void CalcContactSurface(const HydroelasticGeometry& a, const math::RigidTransform& X_WA,

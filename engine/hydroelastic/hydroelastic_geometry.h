@@ -79,8 +79,8 @@ bool MakeHydroelasticGeometry(const geometry::Geometry& g, double modulus,
 bool MakeHydroelasticGeometryFromVolume(const VolumeMesh& mesh, double modulus, double margin,
                                         HydroelasticGeometry* out, std::string* error);
 
-/// Whether the pair gets a contact surface: both hydroelastic, at least one compliant, and not
-/// two half-spaces (the table of the header). Symmetric in a and b.
+/// Whether the pair gets a contact surface: geometry::HasContactSurface's rule (both
+/// hydroelastic, at least one compliant, not two half-spaces) on the built geometry.
 bool HasContactSurface(const HydroelasticGeometry& a, const HydroelasticGeometry& b);
 
 /// Reused storage of CalcContactSurface (capacity kept between calls).

@@ -282,8 +282,15 @@ int RunCommand(const RunOptions& options) {
   return ExitStatusOf(result);
 }
 
-int CheckCommand(const std::string& scene_file, const std::vector<std::string>& sets) {
+int CheckCommand(const std::string& scene_file, const std::vector<std::string>& sets,
+                 bool expand) {
   const io::LoadedScene scene = io::LoadScene(scene_file, sets);
+  if (expand) {
+    // The scene is valid (it loaded): print it, warnings to stderr as for a run.
+    for (const std::string& warning : scene.warnings) spdlog::warn("{}", warning);
+    std::fputs(scene.expanded_yaml_text.c_str(), stdout);
+    return kExitCompleted;
+  }
   PrintModel(scene);
   return kExitCompleted;
 }

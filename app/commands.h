@@ -47,8 +47,9 @@ std::string FormatSummary(const sim::RunResult& result, const std::string& outpu
 /// (exit 4), simulate with SIGINT/SIGTERM handling, print the summary. Returns the status.
 int RunCommand(const RunOptions& options);
 
-/// `csim check`: load and validate, print bodies, joints and coordinates to stdout.
-int CheckCommand(const std::string& scene, const std::vector<std::string>& sets);
+/// `csim check`: load and validate, print bodies, joints and coordinates to stdout; with
+/// `expand`, print instead the scene with its `models:` expanded, as plain csim YAML.
+int CheckCommand(const std::string& scene, const std::vector<std::string>& sets, bool expand);
 
 /// `csim info`: summarise an output file on stdout.
 int InfoCommand(const std::string& h5_path);

@@ -111,6 +111,9 @@ int Dispatch(int argc, char** argv) {
   check->add_option("scene", check_scene, "scene file (YAML)")->required();
   check->add_option("--set", check_sets, "PATH=VALUE override (repeatable)")
       ->allow_extra_args(false);
+  bool check_expand = false;
+  check->add_flag("--expand", check_expand,
+                  "print the scene with its models: expanded, as plain csim YAML, instead");
 
   std::string info_file;
   CLI::App* info = app.add_subcommand("info", "summarise an output file");
@@ -155,7 +158,7 @@ int Dispatch(int argc, char** argv) {
     return ReportErrors([&] { return csim::app::RunCommand(run_options); });
   }
   if (check->parsed()) {
-    return ReportErrors([&] { return csim::app::CheckCommand(check_scene, check_sets); });
+    return ReportErrors([&] { return csim::app::CheckCommand(check_scene, check_sets, check_expand); });
   }
   // Both read a file that may be damaged: in a child process (reader_process.h).
   if (info->parsed()) {

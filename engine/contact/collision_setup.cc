@@ -29,6 +29,8 @@ geometry::CollisionFilter MakeCollisionFilter(const multibody::Model& model) {
     if ((c.type == multibody::HolonomicType::kBall || c.type == multibody::HolonomicType::kWeld) &&
         !c.collide)
       constrained.emplace_back(c.body_a, c.body_b);
+  constrained.insert(constrained.end(), model.excluded_collisions.begin(),
+                     model.excluded_collisions.end());
   return geometry::CollisionFilter(model.parent, joint_collide,
                                    geometry::WeldedToWorld(model.parent, joint_fixed), constrained);
 }

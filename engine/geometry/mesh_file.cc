@@ -250,7 +250,6 @@ bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexM
     return false;
   }
   ConvexMesh mesh;
-  mesh.file = path;
   bool ok = true;
   if (ext == "obj") {
     ok = ParseObj(bytes, &mesh, error);
@@ -263,15 +262,29 @@ bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexM
     *error = "mesh file '" + path + "': " + *error;
     return false;
   }
+  for (Eigen::Vector3d& p : mesh.vertices) p = p.cwiseProduct(scale);
+  if (!MakeConvexMesh(std::move(mesh.vertices), std::move(mesh.triangles), out, error)) {
+    *error = "mesh file '" + path + "' " + *error;
+    return false;
+  }
+  out->file = path;
+  return true;
+}
+
+bool MakeConvexMesh(std::vector<Eigen::Vector3d> vertices,
+                    std::vector<Eigen::Vector3i> triangles, ConvexMesh* out,
+                    std::string* error) {
+  ConvexMesh mesh;
+  mesh.vertices = std::move(vertices);
+  mesh.triangles = std::move(triangles);
   if (mesh.triangles.empty()) {
-    *error = "mesh file '" + path + "' has no triangles";
+    *error = "has no triangles";
     return false;
   }
   DropUnusedVertices(&mesh);
-  for (Eigen::Vector3d& p : mesh.vertices) {
-    p = p.cwiseProduct(scale);
+  for (const Eigen::Vector3d& p : mesh.vertices) {
     if (!p.allFinite()) {  // a binary STL can hold NaN or infinity; a scale can overflow
-      *error = "mesh file '" + path + "' has a vertex that is not finite (after scaling)";
+      *error = "has a vertex that is not finite (after scaling)";
       return false;
     }
   }
@@ -280,8 +293,7 @@ bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexM
   // and no mass properties.
   constexpr double kMinRelativeVolume = 1e-12;  // a plate 1e-12 of its width thick passes
   if (!(RelativeVolume(mesh) > kMinRelativeVolume)) {
-    *error = "mesh file '" + path +
-             "' encloses no volume: its triangles lie in one plane or on one line";
+    *error = "encloses no volume: its triangles lie in one plane or on one line";
     return false;
   }
   *out = std::move(mesh);

@@ -1,5 +1,6 @@
 #pragma once
-// Reading convex meshes (scene-format.md shape `mesh`) from OBJ and STL files.
+// Reading convex meshes (scene-format.md shape `mesh`) from OBJ and STL files, and making
+// one from given vertices and triangles (a scene's inline mesh, an imported MJCF mesh).
 //
 // OBJ: `v x y z` and `f` lines; faces may be polygons (fan-triangulated) and may use the
 // `i/t/n`, `i//n` and negative (relative) index forms; other lines are ignored.
@@ -14,6 +15,7 @@
 // outward counter-clockwise winding ConvexMesh promises (and a positive volume).
 
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
@@ -29,5 +31,14 @@ namespace csim::geometry {
 /// volume (all triangles in one plane or on one line).
 bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexMesh* out,
                   std::string* error);
+
+/// The convex mesh of given vertices (already scaled) and triangles (indices into
+/// `vertices`, checked by the caller), finished as ReadMeshFile finishes a file's: unused
+/// vertices dropped, each triangle turned to face away from the vertex centroid. Returns
+/// false with the reason in `error` ("has no triangles", "has a vertex that is not
+/// finite ...", "encloses no volume ...", to follow the mesh's name) otherwise.
+bool MakeConvexMesh(std::vector<Eigen::Vector3d> vertices,
+                    std::vector<Eigen::Vector3i> triangles, ConvexMesh* out,
+                    std::string* error);
 
 }  // namespace csim::geometry

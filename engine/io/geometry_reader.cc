@@ -24,7 +24,9 @@ std::vector<std::string> ShapeKeys(ShapeType type) {
     case ShapeType::kCylinder:
     case ShapeType::kCapsule: keys.insert(keys.end(), {"radius", "length"}); break;
     case ShapeType::kEllipsoid: keys.push_back("radii"); break;
-    case ShapeType::kMesh: keys.insert(keys.end(), {"file", "volume", "scale"}); break;
+    case ShapeType::kMesh:
+      keys.insert(keys.end(), {"file", "volume", "scale", "vertices", "triangles"});
+      break;
     case ShapeType::kHalfspace: break;
   }
   return keys;
@@ -55,19 +57,53 @@ std::string ScenePath(const NodeReader& file, const std::string& scene_dir) {
   return path;
 }
 
+/// A mesh given inline, `vertices: [[x, y, z], ...]` and `triangles: [[i, j, k], ...]`
+/// (0-based indices), made convex as a mesh file is (geometry::MakeConvexMesh).
+void ReadInlineMesh(const NodeReader& g, const Eigen::Vector3d& scale, Geometry* out) {
+  const NodeReader vertex_list = g.Get("vertices");
+  const NodeReader triangle_list = g.Get("triangles");
+  std::vector<Eigen::Vector3d> vertices;
+  for (const NodeReader& v : vertex_list.Items())
+    vertices.push_back(v.AsVector3().cwiseProduct(scale));
+  std::vector<Eigen::Vector3i> triangles;
+  for (const NodeReader& t : triangle_list.Items()) {
+    const std::vector<NodeReader> corners = t.Items();
+    if (corners.size() != 3) t.Fail("a triangle needs 3 vertex indices");
+    Eigen::Vector3i triangle;
+    for (int k = 0; k < 3; ++k) {
+      triangle[k] = corners[k].AsInt();
+      if (triangle[k] < 0 || triangle[k] >= static_cast<int>(vertices.size()))
+        corners[k].Fail("vertex index " + std::to_string(triangle[k]) + " is out of range (" +
+                        std::to_string(vertices.size()) + " vertices)");
+    }
+    triangles.push_back(triangle);
+  }
+  std::string error;
+  if (!geometry::MakeConvexMesh(std::move(vertices), std::move(triangles), &out->mesh, &error))
+    triangle_list.Fail("the mesh " + error);
+}
+
 /// A mesh's `file` (OBJ or STL) and/or `volume` (tetrahedral VTK, read into *volume): without
 /// `file`, the volume's boundary is the mesh (its hull for point contact, its solid for the
-/// mass properties).
+/// mass properties). Or inline `vertices` and `triangles`, alone.
 void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out,
               hydroelastic::VolumeMesh* volume) {
   const auto file = g.Find("file");
   const auto volume_file = g.Find("volume");
-  if (!file && !volume_file)
-    g.Fail("a mesh needs file (an OBJ or STL surface) or volume (a tetrahedral VTK file)");
+  const auto vertices = g.Find("vertices");
   Eigen::Vector3d scale = Eigen::Vector3d::Ones();
   if (auto s = g.Find("scale")) {
     scale = s->IsScalar() ? Eigen::Vector3d::Constant(s->AsPositive()) : ReadPositive3(*s);
   }
+  if (vertices || g.Find("triangles")) {
+    if (file) file->Fail("a mesh takes file or vertices and triangles, not both");
+    if (volume_file) volume_file->Fail("a mesh given by vertices and triangles takes no volume");
+    ReadInlineMesh(g, scale, out);
+    return;
+  }
+  if (!file && !volume_file)
+    g.Fail("a mesh needs file (an OBJ or STL surface), volume (a tetrahedral VTK file) or "
+           "vertices and triangles");
   if (file) {
     std::string error;
     if (!geometry::ReadMeshFile(ScenePath(*file, scene_dir), scale, &out->mesh, &error))

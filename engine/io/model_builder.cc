@@ -9,6 +9,7 @@
 
 #include "engine/geometry/mass_properties.h"
 #include "engine/io/actuator_reader.h"
+#include "engine/io/collision_filter_reader.h"
 #include "engine/io/constraint_reader.h"
 #include "engine/io/geometry_reader.h"
 #include "engine/io/load_reader.h"
@@ -154,7 +155,7 @@ Eigen::Matrix3d ReadInertia(const NodeReader& node) {
 /// "sphere", "mesh 'meshes/rock.obj'": a geometry's shape, for messages.
 std::string DescribeShape(const Geometry& g) {
   std::string text = geometry::ShapeTypeName(g.type);
-  if (g.type == ShapeType::kMesh) text += " '" + g.mesh.file + "'";
+  if (g.type == ShapeType::kMesh && !g.mesh.file.empty()) text += " '" + g.mesh.file + "'";
   return text;
 }
 
@@ -665,7 +666,35 @@ void CheckInitialPotentialEnergy(const multibody::Model& model,
   BodiesOrRoot(root).Fail("the potential energy of the initial state overflows");
 }
 
-// ---- Signals, trajectories, loads ---------------------------------------------------------
+// ---- Frames, signals, trajectories, loads -------------------------------------------------
+
+/// The scene's `frames:`, resolved to the final (sorted) bodies. A frame's name is unique
+/// among frames and bodies alike, because a trajectory's `frame:` may name either.
+std::vector<multibody::Frame> ReadFrames(const NodeReader& root, const multibody::Model& model) {
+  std::vector<multibody::Frame> frames;
+  const auto list = root.Find("frames");
+  if (!list) return frames;
+  for (const NodeReader& n : list->Items()) {
+    n.CheckKeys({"name", "body", "pose"});
+    multibody::Frame frame;
+    const NodeReader name = n.Get("name");
+    frame.name = ReadName(name, "frame");
+    if (frame.name == "world") name.Fail("'world' is reserved and cannot name a frame");
+    if (model.FindBody(frame.name) >= 0)
+      name.Fail("frame name '" + frame.name + "' is already the name of a body");
+    for (const multibody::Frame& other : frames)
+      if (other.name == frame.name) name.Fail("duplicate frame name '" + frame.name + "'");
+    const NodeReader body = n.Get("body");
+    const std::string body_name = body.AsString();
+    if (body_name != "world") {
+      frame.body = model.FindBody(body_name);
+      if (frame.body < 0) body.Fail("unknown body '" + body_name + "'");
+    }
+    if (auto pose = n.Find("pose")) frame.X_BF = ReadPose(*pose);
+    frames.push_back(std::move(frame));
+  }
+  return frames;
+}
 
 /// Points every `prescribed: {type: table, trajectory: NAME}` joint at its columns of
 /// trajectory NAME, which must list the joint.
@@ -714,6 +743,8 @@ multibody::Model BuildModel(const NodeReader& root, const std::string& scene_dir
   for (BodySpec& spec : bodies) ResolveMassProperties(spec);
   const std::vector<StateSource> sources = Assemble(bodies, joints, inboard, model);
   multibody::AssignCoordinates(model);
+  model.frames = ReadFrames(root, model);
+  model.excluded_collisions = ReadCollisionFilter(root, model);
   model.signals = ReadSignals(root);
   std::vector<std::string> trajectory_warnings;
   model.trajectories = ReadTrajectories(root, model, &trajectory_warnings);

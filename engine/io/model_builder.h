@@ -1,6 +1,6 @@
 #pragma once
-// Turns the `materials`, `world`, `bodies`, `joints`, `signals`, `trajectories` and `loads`
-// sections of a scene into a validated multibody::Model (scene-format.md; model.h for the tree conventions).
+// Turns the `materials`, `world`, `bodies`, `joints`, `frames`, `signals`, `trajectories`
+// and `loads` sections of a scene into a validated multibody::Model (scene-format.md; model.h for the tree conventions).
 // Materials and each geometry list (shapes, meshes, hydroelastic blocks) are read by
 // geometry_reader.h.
 //
@@ -20,9 +20,10 @@
 //     before child), stable with respect to file order, and joints[i] becomes the inboard
 //     joint of bodies[i];
 //  6. multibody::AssignCoordinates numbers the coordinates;
-//  7. `signals`, `trajectories` (signal_reader.h, trajectory_reader.h) are read against the
-//     final joints, a `prescribed: {type: table}` joint is resolved to its trajectory's
-//     columns, `loads` (load_reader.h) to their bodies and signals, `constraints`
+//  7. `frames` are resolved to the final bodies (a frame's name is unique among frames and
+//     bodies); `signals`, `trajectories` (signal_reader.h, trajectory_reader.h) are read
+//     against the final joints and frames, a `prescribed: {type: table}` joint is resolved
+//     to its trajectory's columns, `loads` (load_reader.h) to their bodies and signals, `constraints`
 //     (constraint_reader.h) to their bodies and joints, and `actuators` (actuator_reader.h)
 //     to their joints, trajectories and signals;
 //  8. the initial kinetic energy must be finite (reported at the velocity that makes it

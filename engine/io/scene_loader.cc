@@ -16,6 +16,7 @@
 #include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
 #include "engine/io/model_builder.h"
+#include "engine/io/model_expansion.h"
 #include "engine/io/scene_overrides.h"
 #include "engine/io/scene_warnings.h"
 #include "engine/io/yaml_reader.h"
@@ -205,7 +206,8 @@ std::optional<Eigen::Vector3d> ReadSettings(const NodeReader& node, sim::Setting
 void CheckTopLevel(const NodeReader& root) {
   if (!root.IsMap()) root.Fail("a scene must be a map starting with 'csim: 1'");
   root.CheckKeys({"csim", "name", "settings", "materials", "world", "bodies", "joints",
-                  "signals", "trajectories", "loads", "constraints", "actuators"});
+                  "frames", "signals", "trajectories", "loads", "constraints", "actuators",
+                  "models", "collision_filter"});
   const NodeReader version = root.Get("csim");
   if (version.AsInt() != kFormatVersion) {
     version.Fail("unsupported scene format version " + version.node().Scalar() +
@@ -216,10 +218,12 @@ void CheckTopLevel(const NodeReader& root) {
 /// Fails if a section that overrides walk into has the wrong kind of node (a list where
 /// the format has a map, or the reverse).
 void CheckSectionKinds(const NodeReader& root) {
-  for (const char* key : {"settings", "materials", "world", "signals", "trajectories"}) {
+  for (const char* key :
+       {"settings", "materials", "world", "signals", "trajectories", "collision_filter"}) {
     if (auto section = root.Find(key)) section->ExpectMap();
   }
-  for (const char* key : {"bodies", "joints", "loads", "constraints", "actuators"}) {
+  for (const char* key :
+       {"bodies", "joints", "frames", "loads", "constraints", "actuators", "models"}) {
     if (auto section = root.Find(key)) section->Items();
   }
   if (auto settings = root.Find("settings")) {
@@ -275,14 +279,21 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   }
   scene.yaml_text = set_overrides.empty() ? text : Emit(root);
 
+  CheckTopLevel(NodeReader(root, "", &sources));
+  std::vector<std::string> model_warnings;
+  if (static_cast<const YAML::Node&>(root)["models"]) {
+    CheckSectionKinds(NodeReader(root, "", &sources));
+    ExpandModels(root, &sources, DirectoryOf(path), &model_warnings);
+    scene.expanded_yaml_text = Emit(root);
+  } else {
+    scene.expanded_yaml_text = scene.yaml_text;
+  }
   const NodeReader reader(root, "", &sources);
-  CheckTopLevel(reader);
   scene.name = FileStem(path);
   if (auto name = reader.Find("name")) scene.name = ReadSceneName(*name);
   std::optional<Eigen::Vector3d> gravity;
   if (auto settings = reader.Find("settings")) gravity = ReadSettings(*settings, scene.settings);
   if (scene.settings.output.file.empty()) scene.settings.output.file = scene.name + ".h5";
-  std::vector<std::string> model_warnings;
   scene.model = BuildModel(reader, DirectoryOf(path), gravity, &model_warnings);
   scene.warnings = FindSceneWarnings(reader, scene.model);
   scene.warnings.insert(scene.warnings.end(), model_warnings.begin(), model_warnings.end());

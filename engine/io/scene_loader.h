@@ -2,7 +2,8 @@
 // Loading a scene file (scene-format.md) into a validated Model and Settings.
 //
 // Pipeline: read the text -> parse YAML -> apply `--set` overrides (scene_overrides.h) ->
-// check the top level and `csim: 1` -> read `settings` -> build the model
+// check the top level and `csim: 1` -> expand `models:` (model_expansion.h) -> read
+// `settings` -> build the model
 // (model_builder.h) -> find the warnings (scene_warnings.h). Every rejection is a
 // csim::InputError whose what() reads `FILE:LINE:COL: what is wrong (key path)`; nothing is
 // simulated from a scene that fails.
@@ -24,6 +25,9 @@ struct LoadedScene {
   /// The exact scene text that is run: the original text verbatim when there are no
   /// overrides, else the emitted YAML of the overridden tree.
   std::string yaml_text;
+  /// The scene with its `models:` expanded into plain csim nodes (model_expansion.h), as
+  /// YAML; yaml_text when it has no models.
+  std::string expanded_yaml_text;
   std::vector<std::string> overrides;  ///< the --set arguments, in order
   /// Located warnings about valid but suspicious input, one per entry: scene_warnings.h's,
   /// then keyframes outside their joints' limits (trajectory_reader.h).

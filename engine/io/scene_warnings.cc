@@ -64,7 +64,8 @@ std::string GeometryName(const multibody::Model& model, int body, int index) {
 /// "sphere", "mesh 'meshes/rock.obj'".
 std::string ShapeOf(const Geometry& g) {
   std::string text = geometry::ShapeTypeName(g.type);
-  if (g.type == geometry::ShapeType::kMesh) text += " '" + g.mesh.file + "'";
+  if (g.type == geometry::ShapeType::kMesh && !g.mesh.file.empty())
+    text += " '" + g.mesh.file + "'";
   return text;
 }
 

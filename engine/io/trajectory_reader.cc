@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/io/cartesian_keyframes.h"
 #include "engine/io/model_builder.h"
 
 namespace csim::io {
@@ -118,11 +119,13 @@ NodeReader PositionNode(const NodeReader& item, int c) {
   return q.Items()[c];
 }
 
-/// A warning for every keyframe position outside its joint's limits.
+/// A warning for every keyframe position outside its joint's limits (pose keyframes, solved
+/// within the limits, have no position of their own to check).
 void AddLimitWarnings(const std::string& name, const control::KeyframeTable& table,
                       const std::vector<Column>& columns, const std::vector<NodeReader>& items,
                       const multibody::Model& model, std::vector<std::string>* warnings) {
   for (size_t k = 0; k < table.keyframes.size(); ++k) {
+    if (!items[k].Find("q")) continue;
     for (size_t c = 0; c < columns.size(); ++c) {
       const Joint& joint = model.joints[columns[c].joint];
       if (joint.lower.size() == 0) continue;
@@ -144,8 +147,9 @@ void AddLimitWarnings(const std::string& name, const control::KeyframeTable& tab
 multibody::JointTrajectory ReadTrajectory(const NodeReader& key, const NodeReader& node,
                                           const multibody::Model& model,
                                           std::vector<std::string>* warnings) {
-  node.CheckKeys({"joints", "keyframes", "poses", "interpolation", "end_velocity", "after",
-                  "units"});
+  node.CheckKeys({"joints", "frame", "keyframes", "poses", "interpolation", "end_velocity",
+                  "after", "units"});
+  const std::optional<NodeReader> frame = node.Find("frame");
   const std::string name = ReadName(key, "trajectory");
   const NodeReader joint_list = node.Get("joints");
   std::vector<int> joints, first_column;
@@ -178,10 +182,12 @@ multibody::JointTrajectory ReadTrajectory(const NodeReader& key, const NodeReade
   const NodeReader keyframe_list = node.Get("keyframes");
   const std::vector<NodeReader> items = keyframe_list.Items();
   for (const NodeReader& item : items) {
-    item.CheckKeys({"t", "q", "v"});
+    const bool pose_keyframe = ReadKeyframeKind(item, frame.has_value());
     control::Keyframe keyframe;
     keyframe.t = item.Get("t").AsDouble();
-    keyframe.q = ReadPositions(item.Get("q"), poses);
+    // A pose keyframe's row is solved below, once the table as given has passed its checks.
+    keyframe.q = pose_keyframe ? std::vector<double>(table.num_columns, 0.0)
+                               : ReadPositions(item.Get("q"), poses);
     if (const auto v = item.Find("v")) keyframe.v = ReadRow(*v, "v");
     table.keyframes.push_back(std::move(keyframe));
   }
@@ -197,6 +203,13 @@ multibody::JointTrajectory ReadTrajectory(const NodeReader& key, const NodeReade
         .Fail("trajectory '" + name + "': " + build.error->message);
   }
   AddLimitWarnings(name, table, columns, items, model, warnings);
+  if (frame) {
+    table = SolveCartesianKeyframes(name, *frame, joints, joint_list.Items(), items, table, model);
+    build = control::BuildTrajectory(table);
+    // Only the times of a straight path's points can fail here: too close together for
+    // doubles to keep them increasing.
+    if (build.error) keyframe_list.Fail("trajectory '" + name + "': " + build.error->message);
+  }
   return {name, std::move(joints), std::move(first_column), std::move(*build.trajectory)};
 }
 

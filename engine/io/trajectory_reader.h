@@ -10,6 +10,9 @@
 // control::BuildTrajectory checks the table; its first error is reported at the node it
 // concerns (docs/design/trajectories-and-signals.md §8). A keyframe position outside its
 // joint's limits is allowed, with a located warning: the joint cannot follow it there.
+// A trajectory with a `frame` may also give keyframes as the frame's pose, which
+// cartesian_keyframes.h solves into joint rows once the table as written has passed its
+// checks.
 
 #include <string>
 #include <vector>

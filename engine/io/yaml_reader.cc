@@ -52,18 +52,23 @@ bool IsPathPrefix(const std::string& prefix, const std::string& path) {
 // ---- SourceMap ---------------------------------------------------------------------------
 
 void SourceMap::AddSubstitution(const std::string& path, const SourceLocation& value_start) {
-  entries_.push_back({path, value_start, false});
+  entries_.push_back({path, value_start, Kind::kSubstituted});
 }
 
 void SourceMap::AddCreated(const std::string& path, const SourceLocation& where) {
-  entries_.push_back({path, where, true});
+  entries_.push_back({path, where, Kind::kCreated});
+}
+
+void SourceMap::AddGenerated(const std::string& path, const SourceLocation& where) {
+  entries_.push_back({path, where, Kind::kGenerated});
 }
 
 SourceLocation SourceMap::Locate(const std::string& path, const YAML::Mark& mark) const {
   // The latest override that covers the node decides: it replaced whatever came before.
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
-    if (it->created ? it->path == path : IsPathPrefix(it->path, path)) {
-      return it->created ? it->where : ShiftInto(it->where, mark);
+    const bool created = it->kind == Kind::kCreated;
+    if (created ? it->path == path : IsPathPrefix(it->path, path)) {
+      return it->kind == Kind::kSubstituted ? ShiftInto(it->where, mark) : it->where;
     }
   }
   if (mark.is_null()) return {file_, 0, 0};

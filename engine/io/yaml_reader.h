@@ -37,14 +37,23 @@ class SourceMap {
   /// The node at exactly `path` was created (an empty map) because of the text at `where`.
   void AddCreated(const std::string& path, const SourceLocation& where);
 
+  /// The node at `path` and everything below it was generated from the element at `where`
+  /// of another file (a robot model expanded by model_expansion.h): all are located there.
+  void AddGenerated(const std::string& path, const SourceLocation& where);
+
   /// Location of the node with key path `path` and yaml-cpp mark `mark` (0-based).
   SourceLocation Locate(const std::string& path, const YAML::Mark& mark) const;
 
  private:
+  enum class Kind {
+    kSubstituted,  ///< AddSubstitution: the subtree, marks shifted into the override text
+    kCreated,      ///< AddCreated: exactly the path
+    kGenerated,    ///< AddGenerated: the subtree, all at one location
+  };
   struct Entry {
     std::string path;
     SourceLocation where;
-    bool created;  ///< true: AddCreated (exact path); false: AddSubstitution (subtree)
+    Kind kind;
   };
   std::string file_;
   std::vector<Entry> entries_;  ///< in registration order; later entries win

@@ -50,6 +50,12 @@ int Model::FindJoint(const std::string& name) const {
   return -1;
 }
 
+int Model::FindFrame(const std::string& name) const {
+  for (int i = 0; i < static_cast<int>(frames.size()); ++i)
+    if (frames[i].name == name) return i;
+  return -1;
+}
+
 int Model::FindTrajectory(const std::string& name) const {
   for (int i = 0; i < static_cast<int>(trajectories.size()); ++i)
     if (trajectories[i].name == name) return i;

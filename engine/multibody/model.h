@@ -10,6 +10,7 @@
 // none (q_start = v_start = -1), its motion is a known function of time.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -82,6 +83,14 @@ struct Body {
   std::vector<geometry::Geometry> geometry;            ///< in the body frame
 };
 
+/// A named frame fixed on a body (scene `frames:`): a tool point, a site or a merged fixed
+/// link that trajectories and imports refer to by name instead of by a body and an offset.
+struct Frame {
+  std::string name;
+  int body = -1;                 ///< the body it is fixed on, -1 for the world
+  math::RigidTransform X_BF;     ///< the frame F in the body frame B
+};
+
 /// A named keyframe trajectory (scene `trajectories:`). Each listed joint (revolute,
 /// prismatic or planar) owns nv consecutive columns, its coordinates in order, in the units
 /// of q ([rad] or [m]; `units: deg` is converted when loading).
@@ -109,6 +118,7 @@ struct ExternalLoad {
 struct Model {
   std::vector<Body> bodies;                  ///< nb bodies in topological order
   std::vector<Joint> joints;                 ///< joints[i] is the inboard joint of bodies[i]
+  std::vector<Frame> frames;                 ///< named frames (scene `frames:`), file order
   std::vector<int> parent;                   ///< parent[i] = joints[i].parent, -1 world
   std::vector<geometry::Geometry> world_geometry;  ///< geometry welded to the world
   std::vector<geometry::Material> materials; ///< named materials; index used by Geometry
@@ -120,12 +130,17 @@ struct Model {
   std::vector<ExternalLoad> loads;           ///< external wrenches, in file order
   std::vector<HolonomicConstraint> constraints;  ///< scene `constraints:`, in file order
   std::vector<Actuator> actuators;           ///< joint actuators (scene `actuators:`)
+  /// Body pairs (-1: the world) that never collide, from the scene's `collision_filter:`,
+  /// each (min, max); added to the joint and constraint rules of contact/collision_setup.h.
+  std::vector<std::pair<int, int>> excluded_collisions;
 
   int num_bodies() const { return static_cast<int>(bodies.size()); }
   /// Index of the body with this name, or -1.
   int FindBody(const std::string& name) const;
   /// Index of the joint with this name, or -1.
   int FindJoint(const std::string& name) const;
+  /// Index of the frame with this name, or -1.
+  int FindFrame(const std::string& name) const;
   /// Index of the trajectory with this name, or -1.
   int FindTrajectory(const std::string& name) const;
   /// Initial q and v assembled from every joint's q_initial / v_initial.

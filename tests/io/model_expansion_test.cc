@@ -1,0 +1,179 @@
+// The `models:` key (engine/io/model_expansion.h, urdf_import.h): a URDF expanded into scene
+// nodes keeps the file's physics. The fixture tests/data/urdf/gripper_arm.urdf has round
+// numbers, so merged mass properties and locked poses are checked against values worked by
+// hand here; the Barrett WAM of Debian's dart-doc is loaded whole.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include <Eigen/Dense>
+
+#include "engine/common/input_error.h"
+#include "engine/io/scene_loader.h"
+#include "engine/multibody/kinematics.h"
+#include "engine/multibody/workspace.h"
+#include "tests/contact_physics/physics_helpers.h"
+#include "tests/support/fetched_models.h"
+
+namespace csim::io {
+namespace {
+
+const std::string kFixture = std::string(CSIM_SOURCE_DIR) + "/tests/data/urdf/gripper_arm.urdf";
+
+/// A scene with one models entry on the fixture; `options` are further keys of the entry
+/// (each line indented 4 spaces), `rest` further top-level text.
+std::string Scene(const std::string& options, const std::string& rest = "") {
+  return "csim: 1\nsettings: {time_step: 0.001, duration: 0.2}\nmodels:\n  - name: arm\n"
+         "    file: " + kFixture + "\n" + options + rest;
+}
+
+LoadedScene Load(const std::string& text) { return LoadSceneFromText(text, "test.yaml", {}); }
+
+const multibody::Body& BodyNamed(const multibody::Model& m, const std::string& name) {
+  const int b = m.FindBody(name);
+  REQUIRE(b >= 0);
+  return m.bodies[b];
+}
+
+TEST_CASE("models: a URDF becomes bodies, joints, a coupler and an actuator", "[models]") {
+  const LoadedScene scene = Load(Scene("    prefix: r_\n"));
+  const multibody::Model& m = scene.model;
+  // world is ROS's world link; the massless tool_tip folds into the palm as a frame.
+  CHECK(m.num_bodies() == 5);
+  for (const char* name : {"r_base", "r_arm", "r_palm", "r_finger_left", "r_finger_right"})
+    CHECK(m.FindBody(name) >= 0);
+  const int tip = m.FindFrame("r_tool_tip");
+  REQUIRE(tip >= 0);
+  CHECK(m.frames[tip].body == m.FindBody("r_palm"));
+  CHECK((m.frames[tip].X_BF.p - Eigen::Vector3d(0.1, 0, 0)).norm() < 1e-15);
+  // The leading '/' of "/mount" is dropped; the root is welded to the world through it.
+  const multibody::Joint& mount = m.joints[m.FindJoint("r_mount")];
+  CHECK(mount.type == multibody::JointType::kFixed);
+  CHECK(mount.parent == -1);
+  CHECK((mount.X_PJ.p - Eigen::Vector3d(0, 0, 0.1)).norm() < 1e-15);
+  const multibody::Joint& shoulder = m.joints[m.FindJoint("r_shoulder")];
+  CHECK(shoulder.type == multibody::JointType::kRevolute);
+  CHECK(shoulder.lower[0] == -1.5);
+  CHECK(shoulder.upper[0] == 1.5);
+  CHECK(shoulder.damping[0] == 0.5);
+  CHECK(shoulder.friction[0] == 0.1);
+  REQUIRE(m.constraints.size() == 1);
+  CHECK(m.constraints[0].type == multibody::HolonomicType::kCoupler);
+  // The transmission's actuator carries the joint's effort limit.
+  REQUIRE(m.actuators.size() == 1);
+  CHECK(m.actuators[0].name == "r_shoulder_motor");
+  CHECK(m.actuators[0].effort_limit == 30);
+  // The model's bodies do not collide with each other, and the arm's mass is the file's.
+  CHECK(BodyNamed(m, "r_arm").mass == 1.0);
+  CHECK((BodyNamed(m, "r_arm").com - Eigen::Vector3d(0.25, 0, 0)).norm() < 1e-15);
+  CHECK(m.excluded_collisions.size() == 10);
+}
+
+TEST_CASE("models: the expanded scene loads to the same model", "[models]") {
+  const LoadedScene scene = Load(Scene("    merge_fixed: true\n"));
+  const LoadedScene again = Load(scene.expanded_yaml_text);
+  REQUIRE(again.model.num_bodies() == scene.model.num_bodies());
+  for (int b = 0; b < scene.model.num_bodies(); ++b) {
+    CHECK(again.model.bodies[b].name == scene.model.bodies[b].name);
+    CHECK(again.model.bodies[b].mass == scene.model.bodies[b].mass);
+    CHECK((again.model.bodies[b].inertia - scene.model.bodies[b].inertia).norm() == 0);
+    CHECK((again.model.joints[b].X_PJ.R - scene.model.joints[b].X_PJ.R).norm() == 0);
+    CHECK((again.model.joints[b].X_PJ.p - scene.model.joints[b].X_PJ.p).norm() == 0);
+  }
+  CHECK(again.model.excluded_collisions == scene.model.excluded_collisions);
+}
+
+TEST_CASE("models: merge_fixed adds mass properties by the parallel-axis rule", "[models]") {
+  const multibody::Model m = Load(Scene("    merge_fixed: true\n")).model;
+  // The palm (0.5 kg at x = 0.5) folds into the arm (1 kg at x = 0.25).
+  CHECK(m.FindBody("palm") < 0);
+  const multibody::Body& arm = BodyNamed(m, "arm");
+  CHECK(arm.mass == Approx(1.5).epsilon(1e-15));
+  const double c = (1.0 * 0.25 + 0.5 * 0.5) / 1.5;
+  CHECK((arm.com - Eigen::Vector3d(c, 0, 0)).norm() < 1e-15);
+  // Izz = 0.02 + 0.001 + m1 (0.25 - c)^2 + m2 (0.5 - c)^2; Ixx adds no offset term.
+  const double izz = 0.02 + 0.001 + 1.0 * std::pow(0.25 - c, 2) + 0.5 * std::pow(0.5 - c, 2);
+  CHECK(arm.inertia(2, 2) == Approx(izz).epsilon(1e-14));
+  CHECK(arm.inertia(1, 1) == Approx(izz).epsilon(1e-14));
+  CHECK(arm.inertia(0, 0) == Approx(0.002).epsilon(1e-14));
+  // The fingers now hang on the arm, 0.5 m further out.
+  const multibody::Joint& left = m.joints[m.FindJoint("finger_left_joint")];
+  CHECK(left.parent == m.FindBody("arm"));
+  CHECK((left.X_PJ.p - Eigen::Vector3d(0.55, 0.02, 0)).norm() < 1e-15);
+  CHECK(m.frames[m.FindFrame("palm")].body == m.FindBody("arm"));
+}
+
+TEST_CASE("models: a locked joint is welded at its coordinate", "[models]") {
+  const double q = 0.7;
+  const multibody::Model locked =
+      Load(Scene("    lock: {shoulder: " + std::to_string(q) + "}\n")).model;
+  CHECK(locked.joints[locked.FindJoint("shoulder")].type == multibody::JointType::kFixed);
+  CHECK(locked.actuators.empty());  // the transmission's joint is locked
+  multibody::Workspace ws = multibody::MakeWorkspace(locked);
+  multibody::CalcKinematics(locked, 0.0, locked.InitialQ(), locked.InitialV(), ws);
+  // The palm sits 0.5 m out along the arm, turned by q about z, 0.2 m above the floor.
+  const Eigen::Vector3d palm = ws.X_WB[locked.FindBody("palm")].p;
+  CHECK((palm - Eigen::Vector3d(0.5 * std::cos(0.7), 0.5 * std::sin(0.7), 0.2)).norm() < 1e-6);
+}
+
+TEST_CASE("models: mimic fingers stay coupled while one is pushed", "[models]") {
+  // The left finger (0.05 kg) is pushed along +y by 1 N; the right one (0.05 kg) follows at
+  // -q through the coupler, so the pair accelerates as 0.1 kg: q = t^2 / (2 * 0.1 kg) * 1 N.
+  const std::string text = "csim: 1\nsettings: {time_step: 0.001, duration: 0.05, "
+                           "gravity: [0, 0, 0]}\nmodels:\n  - name: arm\n    file: " +
+                           kFixture + "\n    lock: {shoulder: 0}\n"
+                           "loads:\n  - {body: finger_left, force: [0, 1, 0]}\n";
+  const auto run = contact_physics::RunScene(text);
+  const multibody::Model& m = run.scene.model;
+  const int l = m.joints[m.FindJoint("finger_left_joint")].q_start;
+  const int r = m.joints[m.FindJoint("finger_right_joint")].q_start;
+  double worst = 0;
+  for (const sim::Row& row : run.rows) worst = std::max(worst, std::abs(row.q[r] + row.q[l]));
+  const double t = run.rows.back().time;
+  CHECK(run.rows.back().q[l] == Approx(0.5 * t * t / 0.1).epsilon(0.03));
+  CHECK(worst < 1e-3 * run.rows.back().q[l]);
+}
+
+TEST_CASE("models: errors are located in the model file or the scene entry", "[models]") {
+  auto error = [](const std::string& text) {
+    try {
+      Load(text);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    FAIL("the scene loaded");
+    return std::string();
+  };
+  CHECK_THAT(error(Scene("    lock: {elbow: 0}\n")),
+             Catch::Contains("test.yaml:6:19: the model has no joint 'elbow' to lock"));
+  CHECK_THAT(error(Scene("    exclude_bodies: [hand]\n")),
+             Catch::Contains("the model has no body 'hand' to exclude"));
+  CHECK_THAT(error("csim: 1\nmodels:\n  - {name: x, file: nowhere.urdf}\n"),
+             Catch::Contains("test.yaml:3:21: model file 'nowhere.urdf' does not exist"));
+  CHECK_THAT(error(Scene("    meshes: sometimes\n")), Catch::Contains("unknown meshes mode"));
+  // A package nobody maps is reported at the mesh element of the WAM's URDF.
+  const std::string wam = csim::testing::DartUrdfDir() + "/wam/wam.urdf";
+  CHECK_THAT(error("csim: 1\nmodels:\n  - {name: wam, file: " + wam + "}\n"),
+             Catch::Contains(wam + ":30: 'package://herb_description/meshes/wam/"
+                                   "wam_base_collision.STL' names package 'herb_description'"));
+}
+
+TEST_CASE("models: the Barrett WAM from Debian's dart-doc loads whole", "[models]") {
+  const std::string dir = csim::testing::DartUrdfDir() + "/wam";
+  const LoadedScene scene = Load("csim: 1\nmodels:\n  - name: wam\n    file: " + dir +
+                                 "/wam.urdf\n    packages: {herb_description: " + dir + "}\n");
+  const multibody::Model& m = scene.model;
+  CHECK(m.num_bodies() == 8);
+  CHECK(m.nv == 7);
+  double mass = 0;
+  for (const multibody::Body& b : m.bodies) mass += b.mass;
+  // The sum of the eight <mass> values of wam.urdf.
+  CHECK(mass == Approx(9.97059584 + 10.76768767 + 3.87493756 + 1.80228141 + 2.40016804 +
+                       0.12376019 + 0.41797364 + 0.06864753).epsilon(1e-14));
+  for (const multibody::Body& b : m.bodies) CHECK(b.geometry.size() == 1);
+}
+
+}  // namespace
+}  // namespace csim::io

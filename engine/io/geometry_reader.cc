@@ -25,7 +25,7 @@ std::vector<std::string> ShapeKeys(ShapeType type) {
     case ShapeType::kCapsule: keys.insert(keys.end(), {"radius", "length"}); break;
     case ShapeType::kEllipsoid: keys.push_back("radii"); break;
     case ShapeType::kMesh:
-      keys.insert(keys.end(), {"file", "volume", "scale", "vertices", "triangles"});
+      keys.insert(keys.end(), {"file", "volume", "scale", "vertices", "triangles", "hull"});
       break;
     case ShapeType::kHalfspace: break;
   }
@@ -209,6 +209,9 @@ Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int d
   ReadShapeSize(g, scene_dir, &out, &volume);
   if (auto pose = g.Find("pose")) out.X_BG = ReadScenePose(*pose);
   out.collide = g.BoolOr("collide", true);
+  // `hull` only changes when the loader warns (scene_warnings.h); it is read here so that a
+  // value that is not a boolean is an error.
+  if (out.type == ShapeType::kMesh) g.BoolOr("hull", false);
   out.material = default_material;
   double modulus = default_material >= 0 ? materials.at("default").hydroelastic_modulus : 0.0;
   std::string material_name = default_material >= 0 ? "default" : "";

@@ -336,8 +336,17 @@ void FoldInto(ImportedModel& m, int c, int p, const math::RigidTransform& X_PC) 
 
 bool Massless(const ImportedBody& b) { return !b.has_inertial || b.mass <= 0; }
 
-/// Folds fixed children into their parents: those without mass always (csim bodies have
-/// mass), every one with merge_fixed. A massless root welded by `attach` folds into the base.
+/// A body csim cannot hold as a body of its own: no mass, or an inertia that is not positive
+/// definite (CAD exports write zero tensors for tiny parts). Welded, it folds into its parent.
+bool Degenerate(const ImportedBody& b) {
+  if (Massless(b)) return true;
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(b.inertia, Eigen::EigenvaluesOnly);
+  return !(eigen.eigenvalues().minCoeff() > 0);
+}
+
+/// Folds fixed children into their parents: degenerate ones always (csim bodies have mass
+/// and a positive definite inertia), every one with merge_fixed. A degenerate root welded by
+/// `attach` folds into the base.
 void MergeFixed(ImportedModel& m, bool merge_fixed, bool attach_free) {
   std::vector<bool> keep(m.bodies.size(), true);
   // Repeat until nothing folds: folding re-parents the child's own children, which may fold
@@ -349,8 +358,8 @@ void MergeFixed(ImportedModel& m, bool merge_fixed, bool attach_free) {
       if (!keep[c]) continue;
       const int j = inboard[c];
       const bool welded = j >= 0 ? m.joints[j].type == JointType::kFixed : !attach_free;
-      if (!welded || !(merge_fixed || Massless(m.bodies[c]))) continue;
-      if (j < 0 && !Massless(m.bodies[c])) continue;  // a massive root stays, welded by attach
+      if (!welded || !(merge_fixed || Degenerate(m.bodies[c]))) continue;
+      if (j < 0 && !Degenerate(m.bodies[c])) continue;  // a massive root stays, welded by attach
       const int p = j >= 0 ? m.joints[j].parent : -1;
       const math::RigidTransform X_PC = j >= 0 ? m.joints[j].X_PJ : math::RigidTransform{};
       if (p >= 0 && !keep[p]) continue;  // its parent folds first
@@ -447,6 +456,8 @@ YAML::Node GeometryNode(const ImportedGeometry& g, const EntryOptions& o,
       }
       break;
   }
+  // An imported collision mesh stands for its convex hull (the `meshes: convex_hull` rule).
+  if (g.shape == ImportedShape::kMesh && g.collide && !o.strict_meshes) n["hull"] = true;
   if (!IsIdentity(g.pose)) n["pose"] = Pose(g.pose);
   if (!o.material.empty()) n["material"] = o.material;
   if (!g.collide) n["collide"] = false;

@@ -126,25 +126,50 @@ std::string MeshWarning(const geometry::MeshConvexity& c, bool on_body) {
          MassClause(c, on_body);
 }
 
+/// A mesh marked `hull: true` stands for its convex hull on purpose (an imported collision
+/// mesh): it is reported only when the hull exceeds the mesh by this ratio, where contacts
+/// would noticeably miss its concave parts.
+constexpr double kHullWarningRatio = 1.05;
+
+/// Whether the geometry's scene node says `hull: true`.
+bool MarkedAsHull(const NodeReader& root, const multibody::Model& model, int body, int index) {
+  const auto owner = OwnerNode(root, model, body);
+  if (!owner) return false;
+  const auto list = owner->Find("geometry");
+  if (!list || !list->IsSequence() || index >= static_cast<int>(list->Items().size()))
+    return false;
+  return list->Items()[index].BoolOr("hull", false);
+}
+
 void AddMeshWarnings(const NodeReader& root, const multibody::Model& model,
                      std::vector<std::string>* out) {
-  // Each file once, at its first collision geometry, with the count of the others.
+  // Each file once, at its first collision geometry, with the count of the others; a mesh
+  // given inline by its vertices is its own.
   std::vector<std::string> files;
   std::map<std::string, std::pair<Site, int>> uses;  // file -> (first site, geometries)
+  int inline_count = 0;
   for (const Site& s : CollisionSites(model)) {
     if (s.geometry->type != geometry::ShapeType::kMesh || !s.geometry->collide) continue;
-    const auto [it, first] = uses.try_emplace(s.geometry->mesh.file, s, 0);
+    const std::string key = s.geometry->mesh.file.empty()
+                                ? "\n" + std::to_string(inline_count++)  // no file has '\n' first
+                                : s.geometry->mesh.file;
+    const auto [it, first] = uses.try_emplace(key, s, 0);
     if (first) files.push_back(it->first);
     ++it->second.second;
   }
   for (const std::string& file : files) {
     const auto& [s, count] = uses.at(file);
-    std::string text = MeshWarning(geometry::CheckMeshConvexity(s.geometry->mesh), s.body >= 0);
+    const geometry::MeshConvexity c = geometry::CheckMeshConvexity(s.geometry->mesh);
+    if (MarkedAsHull(root, model, s.body, s.index) && c.enclosed.closed() &&
+        c.enclosed.volume > 0 && c.hull_ratio() <= kHullWarningRatio)
+      continue;
+    std::string text = MeshWarning(c, s.body >= 0);
     if (text.empty()) continue;
     if (count > 1) text += " (" + std::to_string(count - 1) + " more geometries use this file)";
+    const std::string name =
+        s.geometry->mesh.file.empty() ? "mesh" : "mesh '" + s.geometry->mesh.file + "'";
     out->push_back(FormatLocated(LocateGeometry(root, model, s.body, s.index),
-                                 GeometryName(model, s.body, s.index) + ": mesh '" + file +
-                                     "' " + text));
+                                 GeometryName(model, s.body, s.index) + ": " + name + " " + text));
   }
 }
 

@@ -150,6 +150,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The robot models some scenes import (build/models, as those scenes name it).
+"$root/tools/fetch-models.sh" "$root/build/models" > /dev/null
 # The benchmark's scenes, as csim_bench generates them by default.
 scenes=("$root"/scenes/*.yaml)
 for n in 40 160; do

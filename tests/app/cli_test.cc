@@ -23,6 +23,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/common/version.h"
+#include "tests/support/fetched_models.h"
 #include "tests/support/build_variant.h"
 
 namespace {
@@ -228,6 +229,7 @@ joints:
 }  // namespace
 
 TEST_CASE("every scene in scenes/ runs and writes a conforming file", "[cli]") {
+  csim::testing::FetchedModelsRoot();  // the robot models some scenes import
   const std::vector<std::string> scenes = AllScenes();
   REQUIRE(scenes.size() >= 6);
   for (const std::string& scene : scenes) {

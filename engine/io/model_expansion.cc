@@ -615,6 +615,32 @@ class Emitter {
     Append("frames", n, f.source);
   }
 
+  /// A named configuration (MJCF keyframe) as a scene pose, over the joints that still move
+  /// (locked and excluded ones are gone).
+  void NamedPose(const ImportedPose& p, const ImportedModel& m) {
+    YAML::Node joints(YAML::NodeType::Map);
+    joints.SetStyle(YAML::EmitterStyle::Flow);
+    for (size_t k = 0; k < p.joints.size(); ++k) {
+      const int j = FindJoint(m, p.joints[k]);
+      if (j < 0) continue;
+      const JointType type = m.joints[j].type;
+      if (type != JointType::kRevolute && type != JointType::kPrismatic &&
+          type != JointType::kPlanar)
+        continue;
+      joints[Name(p.joints[k])] = p.q[k].size() == 1 ? YAML::Node(p.q[k][0]) : Vector(p.q[k]);
+    }
+    const YAML::Node& const_root = root_;
+    if (!const_root["poses"] || const_root["poses"].IsNull())
+      root_["poses"] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node poses = root_["poses"];
+    const std::string name = Name(p.name);
+    if (static_cast<const YAML::Node&>(poses)[name])
+      throw InputError(p.source, "pose '" + name + "' is already a pose of the scene (give the "
+                                 "models entry a prefix)");
+    sources_->AddGenerated(JoinPath("poses", name), p.source);
+    poses[name] = joints;
+  }
+
   /// Without self_collide, one group of all the model's bodies (hulls of neighbouring links
   /// overlap at rest); the model's own excluded pairs always.
   void CollisionFilter(const ImportedModel& m) {
@@ -739,6 +765,7 @@ void ExpandEntry(const NodeReader& entry, YAML::Node& root, SourceMap* sources,
   for (const ImportedConstraint& c : m.constraints) emit.Constraint(c);
   for (const ImportedFrame& f : m.frames) emit.Frame(f);
   emit.CollisionFilter(m);
+  for (const ImportedPose& p : m.poses) emit.NamedPose(p, m);
 
   // Actuators: the scene's own on imported joints take the effort limit; the model's are
   // added where the scene has none.

@@ -207,7 +207,7 @@ void CheckTopLevel(const NodeReader& root) {
   if (!root.IsMap()) root.Fail("a scene must be a map starting with 'csim: 1'");
   root.CheckKeys({"csim", "name", "settings", "materials", "world", "bodies", "joints",
                   "frames", "signals", "trajectories", "loads", "constraints", "actuators",
-                  "models", "collision_filter"});
+                  "models", "collision_filter", "poses"});
   const NodeReader version = root.Get("csim");
   if (version.AsInt() != kFormatVersion) {
     version.Fail("unsupported scene format version " + version.node().Scalar() +
@@ -219,7 +219,8 @@ void CheckTopLevel(const NodeReader& root) {
 /// the format has a map, or the reverse).
 void CheckSectionKinds(const NodeReader& root) {
   for (const char* key :
-       {"settings", "materials", "world", "signals", "trajectories", "collision_filter"}) {
+       {"settings", "materials", "world", "signals", "trajectories", "collision_filter",
+        "poses"}) {
     if (auto section = root.Find(key)) section->ExpectMap();
   }
   for (const char* key :

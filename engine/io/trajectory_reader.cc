@@ -1,5 +1,7 @@
 #include "engine/io/trajectory_reader.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdio>
 #include <initializer_list>
@@ -83,6 +85,35 @@ std::vector<double> ReadPositions(const NodeReader& q,
   return ReadRow(q, "q");
 }
 
+/// The scene's named configurations (`poses:` at the top level): per pose, each listed
+/// joint's coordinates [rad or m], by joint index.
+using ScenePoses = std::map<std::string, std::map<int, std::vector<double>>>;
+
+ScenePoses ReadScenePoses(const NodeReader& root, const multibody::Model& model) {
+  ScenePoses out;
+  const auto section = root.Find("poses");
+  if (!section) return out;
+  for (const auto& [key, value] : section->Entries()) {
+    const std::string name = ReadName(key, "pose");
+    std::map<int, std::vector<double>>& pose = out[name];
+    for (const auto& [joint_key, q] : value.Entries()) {
+      const int joint = model.FindJoint(joint_key.AsString());
+      if (joint < 0) joint_key.Fail("unknown joint '" + joint_key.AsString() + "'");
+      const multibody::Joint& j = model.joints[joint];
+      if (j.type != multibody::JointType::kRevolute &&
+          j.type != multibody::JointType::kPrismatic && j.type != multibody::JointType::kPlanar)
+        joint_key.Fail("joint '" + j.name + "' is " + multibody::JointTypeName(j.type) +
+                       ": poses give revolute, prismatic and planar joints");
+      std::vector<double> row = ReadRow(q, "a pose");
+      if (static_cast<int>(row.size()) != j.nv)
+        q.Fail("joint '" + j.name + "' has " + std::to_string(j.nv) + " coordinates, not " +
+               std::to_string(row.size()));
+      pose[joint] = std::move(row);
+    }
+  }
+  return out;
+}
+
 /// The columns of the listed joints, each joint's first column into *first_column.
 std::vector<Column> ReadColumns(const NodeReader& list, const multibody::Model& model,
                                 std::vector<int>* joints, std::vector<int>* first_column) {
@@ -146,6 +177,7 @@ void AddLimitWarnings(const std::string& name, const control::KeyframeTable& tab
 
 multibody::JointTrajectory ReadTrajectory(const NodeReader& key, const NodeReader& node,
                                           const multibody::Model& model,
+                                          const ScenePoses& scene_poses,
                                           std::vector<std::string>* warnings) {
   node.CheckKeys({"joints", "frame", "keyframes", "poses", "interpolation", "end_velocity",
                   "after", "units"});
@@ -177,6 +209,19 @@ multibody::JointTrajectory ReadTrajectory(const NodeReader& key, const NodeReade
       }
       poses.emplace(pose, std::move(row));
     }
+  }
+  // A scene pose that gives every listed joint is one of the trajectory's poses too (its
+  // own of the same name win), in the trajectory's units.
+  for (const auto& [pose_name, pose] : scene_poses) {
+    if (poses.count(pose_name)) continue;
+    std::vector<double> row;
+    for (const Column& c : columns) {
+      const auto it = pose.find(c.joint);
+      if (it == pose.end()) break;
+      const double value = it->second[c.coordinate];
+      row.push_back(degrees && c.angle ? value * 180.0 / M_PI : value);
+    }
+    if (row.size() == columns.size()) poses.emplace(pose_name, std::move(row));
   }
 
   const NodeReader keyframe_list = node.Get("keyframes");
@@ -260,10 +305,11 @@ std::vector<multibody::JointTrajectory> ReadTrajectories(const NodeReader& root,
                                                          const multibody::Model& model,
                                                          std::vector<std::string>* warnings) {
   std::vector<multibody::JointTrajectory> trajectories;
+  const ScenePoses scene_poses = ReadScenePoses(root, model);
   const auto section = root.Find("trajectories");
   if (!section) return trajectories;
   for (const auto& [key, value] : section->Entries())
-    trajectories.push_back(ReadTrajectory(key, value, model, warnings));
+    trajectories.push_back(ReadTrajectory(key, value, model, scene_poses, warnings));
   return trajectories;
 }
 

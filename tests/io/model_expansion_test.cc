@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <Eigen/Dense>
@@ -183,6 +185,76 @@ TEST_CASE("models: the Barrett WAM from Debian's dart-doc loads whole", "[models
            w.find("wam4_collision") != std::string::npos));
   }
   CHECK(hull_warnings == 2);
+}
+
+}  // namespace
+}  // namespace csim::io
+
+namespace csim::io {
+namespace {
+
+TEST_CASE("poses: a scene pose is a keyframe q of every trajectory listing its joints",
+          "[models][trajectory_reader]") {
+  const std::string scene = R"(csim: 1
+bodies:
+  - {name: a, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}
+  - {name: b, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}
+joints:
+  - {name: ja, type: revolute, parent: world, child: a}
+  - {name: jb, type: prismatic, parent: a, child: b}
+poses:
+  bent: {ja: 0.5, jb: 0.2}
+  lone: {ja: 1.0}
+trajectories:
+  both:
+    joints: [jb, ja]
+    keyframes: [{t: 0, q: [0, 0]}, {t: 1, q: bent}]
+  degrees:
+    joints: [ja]
+    units: deg
+    keyframes: [{t: 0, q: 0}, {t: 1, q: lone}]
+)";
+  const multibody::Model m = Load(scene).model;
+  // Columns in the trajectory's order (jb first); the degree table gets 1 rad back as 1 rad.
+  CHECK(m.trajectories[0].table.Evaluate(0, 1.0).q == Approx(0.2).epsilon(1e-15));
+  CHECK(m.trajectories[0].table.Evaluate(1, 1.0).q == Approx(0.5).epsilon(1e-15));
+  CHECK(m.trajectories[1].table.Evaluate(0, 1.0).q == Approx(1.0).epsilon(1e-14));
+  // A pose that misses a listed joint is not one of that trajectory's poses.
+  std::string missing = scene;
+  missing.replace(missing.find("q: bent"), 7, "q: lone");
+  CHECK_THROWS_WITH(Load(missing), Catch::Contains("unknown pose 'lone'"));
+  std::string unknown = scene;
+  unknown.replace(unknown.find("jb: 0.2"), 7, "jc: 0.2");
+  CHECK_THROWS_WITH(Load(unknown), Catch::Contains("test.yaml:9:19: unknown joint 'jc'"));
+}
+
+}  // namespace
+}  // namespace csim::io
+
+namespace csim::io {
+namespace {
+
+TEST_CASE("models: an MJCF keyframe becomes a scene pose that trajectories use", "[models]") {
+  // A hinge with ref 0.3: csim's q is MuJoCo's qpos - qpos0 (mjcf_import.h), so the
+  // keyframe qpos 1.0 is the pose q = 0.7.
+  const std::string xml = (std::filesystem::temp_directory_path() / "csim_pose_test.xml").string();
+  std::ofstream(xml) << R"(<mujoco>
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="link">
+      <joint name="hinge" type="hinge" axis="0 1 0" ref="0.3"/>
+      <geom type="box" size="0.1 0.02 0.02" pos="0.1 0 0" mass="1"/>
+    </body>
+  </worldbody>
+  <keyframe><key name="raised" qpos="1.0"/></keyframe>
+</mujoco>
+)";
+  const LoadedScene scene = Load("csim: 1\nmodels:\n  - {name: arm, file: " + xml +
+                                 ", prefix: arm_}\ntrajectories:\n  lift:\n"
+                                 "    joints: [arm_hinge]\n"
+                                 "    keyframes: [{t: 0, q: 0}, {t: 1, q: arm_raised}]\n");
+  CHECK(scene.model.trajectories[0].table.Evaluate(0, 1.0).q == Approx(0.7).epsilon(1e-15));
+  CHECK_THAT(scene.expanded_yaml_text, Catch::Contains("arm_raised: {arm_hinge: "));
 }
 
 }  // namespace

@@ -345,8 +345,8 @@ bool Degenerate(const ImportedBody& b) {
 }
 
 /// Folds fixed children into their parents: degenerate ones always (csim bodies have mass
-/// and a positive definite inertia), every one with merge_fixed. A degenerate root welded by
-/// `attach` folds into the base.
+/// and a positive definite inertia), every one with merge_fixed, except into the base (the
+/// world or the attach parent), which takes only degenerate ones.
 void MergeFixed(ImportedModel& m, bool merge_fixed, bool attach_free) {
   std::vector<bool> keep(m.bodies.size(), true);
   // Repeat until nothing folds: folding re-parents the child's own children, which may fold
@@ -359,8 +359,10 @@ void MergeFixed(ImportedModel& m, bool merge_fixed, bool attach_free) {
       const int j = inboard[c];
       const bool welded = j >= 0 ? m.joints[j].type == JointType::kFixed : !attach_free;
       if (!welded || !(merge_fixed || Degenerate(m.bodies[c]))) continue;
-      if (j < 0 && !Degenerate(m.bodies[c])) continue;  // a massive root stays, welded by attach
       const int p = j >= 0 ? m.joints[j].parent : -1;
+      // A body with mass stays a body even welded to the base: as world geometry it would
+      // leave the model's collision group and be tested against every link near it.
+      if (p < 0 && !Degenerate(m.bodies[c])) continue;
       const math::RigidTransform X_PC = j >= 0 ? m.joints[j].X_PJ : math::RigidTransform{};
       if (p >= 0 && !keep[p]) continue;  // its parent folds first
       FoldInto(m, static_cast<int>(c), p, X_PC);

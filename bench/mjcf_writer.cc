@@ -1,10 +1,12 @@
 #include "bench/mjcf_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/contact/collision_setup.h"
 #include "engine/multibody/actuator_inputs.h"
 #include "engine/multibody/kinematics.h"
 #include "engine/multibody/workspace.h"
@@ -29,7 +31,8 @@ std::string PoseAttributes(const math::RigidTransform& X) {
          " " + Num(q.z()) + "\"";
 }
 
-// MuJoCo type and size (half extents, half lengths) of a csim geometry.
+// MuJoCo type and size (half extents, half lengths) of a csim geometry; a mesh is
+// WriteGeoms's (an asset of its own).
 std::string ShapeAttributes(const geometry::Geometry& g) {
   const Eigen::Vector3d& s = g.size;
   switch (g.type) {
@@ -43,19 +46,43 @@ std::string ShapeAttributes(const geometry::Geometry& g) {
     case ShapeType::kHalfspace: return "type=\"plane\" size=\"0 0 1\"";
     case ShapeType::kMesh: break;
   }
-  throw std::invalid_argument("mjcf: mesh geometry is not supported by the benchmark");
+  throw std::logic_error("mjcf: a mesh is written by WriteGeoms");
+}
+
+// The <asset> <mesh> element of a csim mesh (file or inline: the loader keeps both as the
+// ConvexMesh of the geometry frame G), its vertices and triangles as they are. MuJoCo
+// moves a mesh's vertices into the mesh's own inertial frame (centroid, principal axes of
+// the enclosed volume) and composes the geom's pose with that frame's pose, so the vertices
+// end where the geom pose X_BG puts them, as in csim (tests/bench/mjcf_writer_test.cc
+// checks it). For contacts MuJoCo takes the convex hull of the vertices, as csim does.
+std::string MeshAsset(const std::string& name, const geometry::ConvexMesh& mesh) {
+  std::string vertex, face;
+  for (const Eigen::Vector3d& v : mesh.vertices) vertex += (vertex.empty() ? "" : " ") + Vec(v);
+  for (const Eigen::Vector3i& t : mesh.triangles)
+    face += (face.empty() ? "" : " ") + std::to_string(t[0]) + " " + std::to_string(t[1]) + " " +
+            std::to_string(t[2]);
+  return "  <mesh name=\"" + name + "\" vertex=\"" + vertex + "\" face=\"" + face + "\"/>\n";
 }
 
 double Friction(const multibody::Model& model, const geometry::Geometry& g) {
   return g.material >= 0 ? model.materials[g.material].friction : geometry::Material{}.friction;
 }
 
-// The collision geometries, each line after `indent` (the nesting depth of their body).
+// The collision geometries, each line after `indent` (the nesting depth of their body);
+// meshes add their <mesh> assets to *assets.
 void WriteGeoms(const multibody::Model& model, const std::vector<geometry::Geometry>& geoms,
-                const std::string& indent, std::ostringstream& out) {
+                const std::string& indent, std::string* assets, std::ostringstream& out) {
   for (const geometry::Geometry& g : geoms) {
     if (!g.collide) continue;
-    out << indent << "    <geom " << ShapeAttributes(g) << " " << PoseAttributes(g.X_BG) << " friction=\""
+    std::string shape;
+    if (g.type == ShapeType::kMesh) {
+      const std::string name = "mesh" + std::to_string(std::count(assets->begin(), assets->end(), '\n'));
+      *assets += MeshAsset(name, g.mesh);
+      shape = "type=\"mesh\" mesh=\"" + name + "\"";
+    } else {
+      shape = ShapeAttributes(g);
+    }
+    out << indent << "    <geom " << shape << " " << PoseAttributes(g.X_BG) << " friction=\""
         << Num(Friction(model, g)) << " 0.005 0.0001\"/>\n";
   }
 }
@@ -90,12 +117,31 @@ std::string JointElement(const multibody::Joint& joint) {
     case JointType::kPlanar:
       throw std::invalid_argument("mjcf: joint '" + joint.name + "' is planar (not supported)");
   }
-  if (joint.lower.size() > 0 || joint.upper.size() > 0)
-    throw std::invalid_argument("mjcf: joint '" + joint.name + "' has limits (not supported)");
-  if (joint.spring_stiffness.size() > 0 && (joint.spring_stiffness.array() != 0.0).any())
-    throw std::invalid_argument("mjcf: joint '" + joint.name + "' has a spring (not supported)");
   std::string element = "    <joint name=\"" + joint.name + "\" type=\"" + type + "\" pos=\"0 0 0\"";
   if (joint.type != JointType::kBall) element += " axis=\"" + Vec(joint.axis) + "\"";
+  // Limits and springs exist on scalar joints only (the loader's rule); MuJoCo measures
+  // qpos from the initial coordinate (WriteBody), so its range and springref are csim's
+  // values minus q_initial. MuJoCo's limit is its own soft constraint (default solref and
+  // solimp, as for contacts); its spring is explicit in its Euler step, csim's implicit.
+  const bool has_limits = joint.lower.size() > 0 || joint.upper.size() > 0;
+  const bool has_spring =
+      joint.spring_stiffness.size() > 0 && (joint.spring_stiffness.array() != 0.0).any();
+  if ((has_limits || has_spring) && joint.nv != 1)
+    throw std::invalid_argument("mjcf: joint '" + joint.name +
+                                "' has limits or a spring on a joint that is not scalar");
+  if (has_limits) {
+    const double q0 = joint.q_initial[0];
+    const double lower = joint.lower.size() > 0 ? joint.lower[0] : -INFINITY;
+    const double upper = joint.upper.size() > 0 ? joint.upper[0] : INFINITY;
+    if (!std::isfinite(lower) || !std::isfinite(upper))
+      throw std::invalid_argument("mjcf: joint '" + joint.name +
+                                  "' has a one-sided limit (MuJoCo's range is two-sided)");
+    element += " limited=\"true\" range=\"" + Num(lower - q0) + " " + Num(upper - q0) + "\"";
+  }
+  if (has_spring)
+    element += " stiffness=\"" + Num(joint.spring_stiffness[0]) + "\" springref=\"" +
+               Num((joint.spring_rest.size() > 0 ? joint.spring_rest[0] : 0.0) - joint.q_initial[0]) +
+               "\"";
   const double damping = UniformJointValue(joint, joint.damping, "damping");
   if (damping != 0.0) element += " damping=\"" + Num(damping) + "\"";
   // MuJoCo's armature and frictionloss are csim's armature and friction (a force-bounded
@@ -111,7 +157,7 @@ std::string JointElement(const multibody::Joint& joint) {
 // scene's initial configuration (kin), so MuJoCo's zero joint coordinates start there.
 void WriteBody(const multibody::Model& model, const multibody::Workspace& kin,
                const std::vector<std::vector<int>>& children,
-               const std::vector<std::string>& sites, int b, int depth,
+               const std::vector<std::string>& sites, int b, int depth, std::string* assets,
                std::ostringstream& out) {
   const multibody::Joint& joint = model.joints[b];
   const multibody::Body& body = model.bodies[b];
@@ -119,9 +165,6 @@ void WriteBody(const multibody::Model& model, const multibody::Workspace& kin,
     throw std::invalid_argument("mjcf: joint '" + joint.name + "' is prescribed (not supported)");
   if (joint.v_initial.size() > 0 && joint.v_initial.norm() != 0.0)
     throw std::invalid_argument("mjcf: body '" + body.name + "' does not start at rest");
-  if (joint.collide && joint.parent >= 0 && joint.type != multibody::JointType::kFree)
-    throw std::invalid_argument("mjcf: joint '" + joint.name +
-                                "' lets its bodies collide (MuJoCo filters parent and child)");
   const std::string indent(2 * depth, ' ');
   const Eigen::Matrix3d& I = body.inertia;
   out << indent << "  <body name=\"" << body.name << "\" " << PoseAttributes(kin.X_PB[b]) << ">\n";
@@ -130,9 +173,9 @@ void WriteBody(const multibody::Model& model, const multibody::Workspace& kin,
   out << indent << "    <inertial pos=\"" << Vec(body.com) << "\" mass=\"" << Num(body.mass)
       << "\" fullinertia=\"" << Num(I(0, 0)) << " " << Num(I(1, 1)) << " " << Num(I(2, 2)) << " "
       << Num(I(0, 1)) << " " << Num(I(0, 2)) << " " << Num(I(1, 2)) << "\"/>\n";
-  WriteGeoms(model, body.geometry, indent, out);
+  WriteGeoms(model, body.geometry, indent, assets, out);
   if (!sites[b].empty()) out << indent << sites[b];
-  for (int c : children[b]) WriteBody(model, kin, children, sites, c, depth + 1, out);
+  for (int c : children[b]) WriteBody(model, kin, children, sites, c, depth + 1, assets, out);
   out << indent << "  </body>\n";
 }
 
@@ -265,6 +308,56 @@ std::string WriteActuators(const multibody::Model& model) {
   return out;
 }
 
+// The <contact> <exclude> lines that make MuJoCo's collision filter csim's
+// (contact::MakeCollisionFilter: same body, directly jointed bodies unless the joint says
+// `collide: true`, ball and weld constraints unless they collide, the scene's
+// `collision_filter:` pairs and groups, bodies both fixed to the world). MuJoCo's own
+// filter works on welds (a body and everything fixed to it; weld 0 is the world's): it
+// skips pairs in one weld, and pairs whose welds are parent and child unless one of them
+// is the world's; `<exclude>` removes further body pairs. For every pair of bodies (the
+// world included) that both have collision geometry: csim excludes it and MuJoCo would
+// not, an exclude; MuJoCo excludes it and csim would not, refused (MuJoCo could only be
+// given it back as an explicit pair, with its own parameters), unless the two are in one
+// weld, where a contact between them has no effect on the motion (its Jacobian is zero).
+std::string WriteExcludes(const multibody::Model& model) {
+  const int nb = model.num_bodies();
+  const geometry::CollisionFilter filter = contact::MakeCollisionFilter(model);
+  // weld[b]: the body index of b's weld, -1 the world's (csim order is topological).
+  std::vector<int> weld(nb);
+  for (int b = 0; b < nb; ++b) {
+    const multibody::Joint& j = model.joints[b];
+    const bool fixed = j.type == multibody::JointType::kFixed && !j.prescribed;
+    weld[b] = !fixed ? b : (model.parent[b] < 0 ? -1 : weld[model.parent[b]]);
+  }
+  auto weld_of = [&](int b) { return b < 0 ? -1 : weld[b]; };
+  auto parent_weld = [&](int w) { return w < 0 ? -1 : weld_of(model.parent[w]); };
+  auto has_geometry = [&](int b) {
+    for (const geometry::Geometry& g : b < 0 ? model.world_geometry : model.bodies[b].geometry)
+      if (g.collide) return true;
+    return false;
+  };
+  std::string out;
+  for (int a = -1; a < nb; ++a) {
+    if (!has_geometry(a)) continue;
+    for (int b = a + 1; b < nb; ++b) {
+      if (!has_geometry(b)) continue;
+      const int wa = weld_of(a), wb = weld_of(b);
+      const bool same_weld = wa == wb;
+      const bool mujoco = same_weld || (wa >= 0 && wb >= 0 && (wa == parent_weld(wb) || wb == parent_weld(wa)));
+      const bool csim = filter.Excludes(a, b);
+      if (csim && !mujoco)
+        out += "  <exclude body1=\"" + BodyName(model, a) + "\" body2=\"" + BodyName(model, b) + "\"/>\n";
+      if (!csim && mujoco && !same_weld)
+        throw std::invalid_argument("mjcf: bodies '" + BodyName(model, a) + "' and '" +
+                                    BodyName(model, b) +
+                                    "' may collide in csim, but MuJoCo filters them (a joint "
+                                    "with `collide: true`, or a body two joints apart across a "
+                                    "fixed joint)");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settings,
@@ -274,6 +367,17 @@ std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settin
   multibody::Workspace kin = multibody::MakeWorkspace(model);
   multibody::CalcKinematics(model, 0.0, model.InitialQ(), model.InitialV(), kin);
   const int nconmax = o.contacts_per_body * std::max(1, model.num_bodies());
+  std::ostringstream body;  // <worldbody>'s content; the meshes' assets go before it
+  std::string assets;
+  WriteGeoms(model, model.world_geometry, "", &assets, body);
+  const ConstraintElements constraints = WriteConstraints(model, kin);
+  body << constraints.world_sites;
+  std::vector<std::vector<int>> children(model.num_bodies());
+  for (int b = 0; b < model.num_bodies(); ++b)
+    if (model.parent[b] >= 0) children[model.parent[b]].push_back(b);
+  for (int b = 0; b < model.num_bodies(); ++b)
+    if (model.parent[b] < 0)
+      WriteBody(model, kin, children, constraints.body_sites, b, 0, &assets, body);
   std::ostringstream out;
   out << "<mujoco model=\"csim_bench\">\n"
       << "<compiler angle=\"radian\" inertiafromgeom=\"false\" boundmass=\"0\" boundinertia=\"0\"/>\n"
@@ -281,30 +385,15 @@ std::string WriteMjcf(const multibody::Model& model, const sim::Settings& settin
       << "\" integrator=\"Euler\" solver=\"Newton\" cone=\"elliptic\" jacobian=\"auto\" iterations=\""
       << o.iterations << "\" tolerance=\"" << Num(o.tolerance) << "\"/>\n"
       << "<size nconmax=\"" << nconmax << "\" njmax=\"" << 3 * nconmax << "\"/>\n"
-      << "<default><geom condim=\"3\"/></default>\n"
-      << "<worldbody>\n";
-  WriteGeoms(model, model.world_geometry, "", out);
-  const ConstraintElements constraints = WriteConstraints(model, kin);
-  out << constraints.world_sites;
-  std::vector<std::vector<int>> children(model.num_bodies());
-  for (int b = 0; b < model.num_bodies(); ++b)
-    if (model.parent[b] >= 0) children[model.parent[b]].push_back(b);
-  for (int b = 0; b < model.num_bodies(); ++b)
-    if (model.parent[b] < 0) WriteBody(model, kin, children, constraints.body_sites, b, 0, out);
-  out << "</worldbody>\n";
+      << "<default><geom condim=\"3\"/></default>\n";
+  if (!assets.empty()) out << "<asset>\n" << assets << "</asset>\n";
+  out << "<worldbody>\n" << body.str() << "</worldbody>\n";
   if (!constraints.tendons.empty()) out << "<tendon>\n" << constraints.tendons << "</tendon>\n";
   if (!constraints.equalities.empty())
     out << "<equality>\n" << constraints.equalities << "</equality>\n";
   const std::string actuators = WriteActuators(model);
   if (!actuators.empty()) out << "<actuator>\n" << actuators << "</actuator>\n";
-  // csim lets a body touch the world only through a free joint or a joint that says
-  // `collide: true` (collision_filter.h); MuJoCo's parent filter spares the world.
-  std::string excludes;
-  for (int b = 0; b < model.num_bodies(); ++b) {
-    const multibody::Joint& joint = model.joints[b];
-    if (model.parent[b] < 0 && joint.type != multibody::JointType::kFree && !joint.collide)
-      excludes += "  <exclude body1=\"world\" body2=\"" + model.bodies[b].name + "\"/>\n";
-  }
+  const std::string excludes = WriteExcludes(model);
   if (!excludes.empty()) out << "<contact>\n" << excludes << "</contact>\n";
   out << "</mujoco>\n";
   return out.str();

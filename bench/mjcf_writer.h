@@ -7,14 +7,24 @@
 // them is exact, so the benchmark states both settings rather than pretending otherwise.
 //
 // Supported: free bodies that are children of the world (the clutter scenes), trees of
-// revolute, prismatic, ball and fixed joints (the ropes: nested bodies, each posed at the
-// scene's initial configuration, so MuJoCo's zero joint coordinates start where csim's
-// initial ones do), joint damping equal across a joint's velocities, world geometry;
-// shapes sphere, box, cylinder, capsule, ellipsoid, halfspace (MuJoCo plane). Bodies start
-// at rest. A body jointed to the world by anything but a free joint touches the world's
-// geometry only if its joint says `collide: true` in csim (collision_filter.h), so the
-// document excludes that pair otherwise (MuJoCo's own parent filter spares the world).
-// Joint armature and dry friction are MuJoCo's armature and frictionloss.
+// revolute, prismatic, ball and fixed joints (the ropes, imported robots: nested bodies,
+// each posed at the scene's initial configuration, so MuJoCo's zero joint coordinates
+// start where csim's initial ones do), joint damping equal across a joint's velocities,
+// world geometry; shapes sphere, box, cylinder, capsule, ellipsoid, halfspace (MuJoCo
+// plane) and mesh (file or inline: an <asset> <mesh> of the ConvexMesh's vertices and
+// triangles; MuJoCo moves the vertices into the mesh's inertial frame and the geom by the
+// inverse, so they land where csim has them, and collides their convex hull as csim does).
+// Bodies start at rest; their mass, centre of mass and full inertia are given explicitly.
+// Joint armature and dry friction are MuJoCo's armature and frictionloss; limits of a
+// revolute or prismatic joint are its range (limited, measured from the initial coordinate
+// like qpos; MuJoCo's limit is soft with its default solref and solimp), a spring its
+// stiffness and springref (explicit in MuJoCo's Euler step, implicit in csim's).
+// Collision filter: csim's (contact::MakeCollisionFilter: the joint rule, ball and weld
+// constraints, the scene's `collision_filter:` pairs and groups) is given to MuJoCo as
+// <contact> <exclude> pairs where MuJoCo's own weld-based parent filter would let a pair
+// collide; a pair csim lets collide but MuJoCo's filter drops (parent and child allowed to
+// collide, a body across a fixed joint from its grandparent) is refused. Frames (scene
+// `frames:`) are left out: they carry no dynamics.
 //
 // Actuators (scene `actuators:`, one MuJoCo actuator each, in order). A PD actuator is a
 // `general` actuator with gain kp and affine bias (0, -kp, -kd), so its force is
@@ -39,8 +49,9 @@
 // state is refused: MuJoCo would take the violated pose as the one to hold. MuJoCo's
 // equality softness is its own (default solref, solimp), as for contacts.
 //
-// Anything else (limits, springs, planar joints, prescribed motion, free joints below a
-// body, parent and child allowed to collide, external loads) throws std::invalid_argument.
+// Anything else (planar joints, one-sided limits, limits or springs on a ball joint,
+// prescribed motion, free joints below a body, the filter pairs above, external loads)
+// throws std::invalid_argument.
 
 #include <string>
 

@@ -126,7 +126,7 @@ CollisionWorld::CollisionWorld(const std::vector<CollisionObjectSpec>& specs,
   }
   for (int i = 0; i < static_cast<int>(w.entries.size()); ++i) {
     Impl::Entry& e = w.entries[i];
-    e.shape.CalcWorldBounds(e.X_WG, &e.lo, &e.hi);
+    e.shape.CalcLooseWorldBounds(e.X_WG, &e.lo, &e.hi);
     if (e.shape.type() == ShapeType::kHalfspace) {
       CSIM_CHECK(w.filter.IsFixed(e.body));
       w.halfspaces.push_back(i);
@@ -149,7 +149,9 @@ void CollisionWorld::UpdatePoses(const std::vector<math::RigidTransform>& X_WB) 
       CSIM_CHECK(e.body < static_cast<int>(X_WB.size()));
       e.X_WG = X_WB[e.body] * e.X_BG;
     }
-    e.shape.CalcWorldBounds(e.X_WG, &e.lo, &e.hi);
+    // The sweep only proposes pairs: a box around the tight one proposes a few more, which
+    // the narrow phase then finds apart, and the contacts stay the same.
+    e.shape.CalcLooseWorldBounds(e.X_WG, &e.lo, &e.hi);
   }
 }
 

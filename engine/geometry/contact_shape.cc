@@ -16,7 +16,17 @@ double SignOrPlus(double x) { return x < 0.0 ? -1.0 : 1.0; }
 ContactShape::ContactShape(const Geometry& geometry)
     : type_(geometry.type), size_(geometry.size) {
   if (type_ == ShapeType::kBox) polytope_ = MakeBoxPolytope(size_);
-  if (type_ == ShapeType::kMesh) polytope_ = MakeMeshPolytope(geometry.mesh);
+  if (type_ == ShapeType::kMesh) {
+    polytope_ = MakeMeshPolytope(geometry.mesh);
+    Eigen::Vector3d lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+    Eigen::Vector3d hi = -lo;
+    for (const Eigen::Vector3d& v : polytope_.vertices) {
+      lo = lo.cwiseMin(v);
+      hi = hi.cwiseMax(v);
+    }
+    mesh_center_ = 0.5 * (lo + hi);
+    mesh_half_ = 0.5 * (hi - lo);
+  }
 }
 
 Eigen::Vector3d ContactShape::SupportLocal(const Eigen::Vector3d& d) const {
@@ -95,6 +105,18 @@ void ContactShape::CalcWorldBounds(const math::RigidTransform& X_WG, Eigen::Vect
   }
   *lo = X_WG.p - half;
   *hi = X_WG.p + half;
+}
+
+void ContactShape::CalcLooseWorldBounds(const math::RigidTransform& X_WG, Eigen::Vector3d* lo,
+                                        Eigen::Vector3d* hi) const {
+  if (type_ != ShapeType::kMesh) {
+    CalcWorldBounds(X_WG, lo, hi);
+    return;
+  }
+  const Eigen::Vector3d center = X_WG * mesh_center_;
+  const Eigen::Vector3d half = X_WG.R.cwiseAbs() * mesh_half_;
+  *lo = center - half;
+  *hi = center + half;
 }
 
 }  // namespace csim::geometry

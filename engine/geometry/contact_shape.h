@@ -36,12 +36,22 @@ class ContactShape {
   void CalcWorldBounds(const math::RigidTransform& X_WG, Eigen::Vector3d* lo,
                        Eigen::Vector3d* hi) const;
 
+  /// World-axis-aligned bounds that contain CalcWorldBounds' and cost O(1) for every shape,
+  /// for the broad phase, which runs them on every geometry every step: a mesh's are the
+  /// world box around its box in its own frame (at most sqrt(3) times wider per axis than
+  /// the tight ones, where the tight ones transform every vertex); the others' are tight.
+  void CalcLooseWorldBounds(const math::RigidTransform& X_WG, Eigen::Vector3d* lo,
+                            Eigen::Vector3d* hi) const;
+
  private:
   Eigen::Vector3d SupportLocal(const Eigen::Vector3d& d_G) const;
 
   ShapeType type_;
   Eigen::Vector3d size_;
   Polytope polytope_;
+  /// A mesh's bounding box in its own frame: centre and half extents [m].
+  Eigen::Vector3d mesh_center_ = Eigen::Vector3d::Zero();
+  Eigen::Vector3d mesh_half_ = Eigen::Vector3d::Zero();
 };
 
 }  // namespace csim::geometry

@@ -284,11 +284,12 @@ int RunCommand(const RunOptions& options) {
 
 int CheckCommand(const std::string& scene_file, const std::vector<std::string>& sets,
                  bool expand) {
-  const io::LoadedScene scene = io::LoadScene(scene_file, sets);
+  std::string expanded;
+  const io::LoadedScene scene = io::LoadScene(scene_file, sets, expand ? &expanded : nullptr);
   if (expand) {
     // The scene is valid (it loaded): print it, warnings to stderr as for a run.
     for (const std::string& warning : scene.warnings) spdlog::warn("{}", warning);
-    std::fputs(scene.expanded_yaml_text.c_str(), stdout);
+    std::fputs(expanded.c_str(), stdout);
     return kExitCompleted;
   }
   PrintModel(scene);

@@ -25,7 +25,7 @@ sed 's/[][\\,*"~]/\\&/g' "$work/names" |
 pids=()
 for ((k = 0; k < shards; ++k)); do
   log="$program.shard$k.log"
-  "$program" -f "$work/shard$k" > "$log" 2>&1 &
+  "$program" -f "$work/shard$k" --durations yes > "$log" 2>&1 &
   pids+=($!)
 done
 status=0

@@ -259,7 +259,8 @@ std::string Emit(const YAML::Node& root) {
 }  // namespace
 
 LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
-                              const std::vector<std::string>& set_overrides) {
+                              const std::vector<std::string>& set_overrides,
+                              std::string* expanded_yaml_text) {
   LoadedScene scene;
   scene.file = path;
   scene.overrides = set_overrides;
@@ -285,9 +286,9 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   if (static_cast<const YAML::Node&>(root)["models"]) {
     CheckSectionKinds(NodeReader(root, "", &sources));
     ExpandModels(root, &sources, DirectoryOf(path), &model_warnings);
-    scene.expanded_yaml_text = Emit(root);
-  } else {
-    scene.expanded_yaml_text = scene.yaml_text;
+    if (expanded_yaml_text) *expanded_yaml_text = Emit(root);
+  } else if (expanded_yaml_text) {
+    *expanded_yaml_text = scene.yaml_text;
   }
   const NodeReader reader(root, "", &sources);
   scene.name = FileStem(path);
@@ -301,7 +302,8 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   return scene;
 }
 
-LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& set_overrides) {
+LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& set_overrides,
+                      std::string* expanded_yaml_text) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw IoError("cannot read scene file '" + path + "': it is a directory");
@@ -311,7 +313,7 @@ LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& s
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw IoError("cannot read scene file '" + path + "'");
-  return LoadSceneFromText(text.str(), path, set_overrides);
+  return LoadSceneFromText(text.str(), path, set_overrides, expanded_yaml_text);
 }
 
 }  // namespace csim::io

@@ -25,9 +25,6 @@ struct LoadedScene {
   /// The exact scene text that is run: the original text verbatim when there are no
   /// overrides, else the emitted YAML of the overridden tree.
   std::string yaml_text;
-  /// The scene with its `models:` expanded into plain csim nodes (model_expansion.h), as
-  /// YAML; yaml_text when it has no models.
-  std::string expanded_yaml_text;
   std::vector<std::string> overrides;  ///< the --set arguments, in order
   /// Located warnings about valid but suspicious input, one per entry: scene_warnings.h's,
   /// then keyframes outside their joints' limits (trajectory_reader.h).
@@ -36,12 +33,17 @@ struct LoadedScene {
 
 /// Reads and loads the scene file at `path` with the `--set` arguments `set_overrides`
 /// ("PATH=VALUE", applied in order). Throws csim::IoError when the file cannot be read,
-/// csim::InputError for anything invalid.
-LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& set_overrides);
+/// csim::InputError for anything invalid. With `expanded_yaml_text`, also writes there the
+/// scene with its `models:` expanded into plain csim nodes (model_expansion.h) as YAML, or
+/// yaml_text when it has none (emitting a large model's meshes costs more than loading them,
+/// so only `csim check --expand` asks).
+LoadedScene LoadScene(const std::string& path, const std::vector<std::string>& set_overrides,
+                      std::string* expanded_yaml_text = nullptr);
 
 /// Same as LoadScene for a scene whose text is already in memory; `path` names it in
 /// messages and locates relative mesh files.
 LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
-                              const std::vector<std::string>& set_overrides);
+                              const std::vector<std::string>& set_overrides,
+                              std::string* expanded_yaml_text = nullptr);
 
 }  // namespace csim::io

@@ -28,6 +28,7 @@
 #include "engine/multibody/kinematics.h"
 #include "engine/multibody/rnea.h"
 #include "engine/multibody/workspace.h"
+#include "tests/support/build_variant.h"
 
 namespace csim::io {
 namespace {
@@ -606,6 +607,9 @@ TEST_CASE("Debian's Fetch MJCF agrees with MuJoCo at 20 configurations", "[mjcf]
   std::vector<std::string> warnings;
   const ImportedModel imported = ImportMjcfFile(path, &warnings);
   CHECK(imported.bodies.size() == 31);  // 29 MuJoCo bodies and two for the base's slides
+  // The sanitized program stops here: loading the whole robot into a scene and comparing it
+  // takes it two minutes, and the test linkage above runs the same code of csim's.
+  if (csim::testing::UnderAddressSanitizer()) return;
   // The base moves on three slides with damping 1e11: locked, at MuJoCo's qpos.
   const std::map<std::string, double> locks = {
       {"robot0:slide0", 0.3}, {"robot0:slide1", -0.2}, {"robot0:slide2", 0.01}};

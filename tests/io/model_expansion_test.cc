@@ -1,7 +1,8 @@
 // The `models:` key (engine/io/model_expansion.h, urdf_import.h): a URDF expanded into scene
 // nodes keeps the file's physics. The fixture tests/data/urdf/gripper_arm.urdf has round
 // numbers, so merged mass properties and locked poses are checked against values worked by
-// hand here; the Barrett WAM of Debian's dart-doc is loaded whole.
+// hand here; tests/data/urdf/dae_box.urdf gives its collision mesh as COLLADA; the Barrett
+// WAM of Debian's dart-doc is loaded whole.
 
 #include <catch2/catch.hpp>
 
@@ -74,8 +75,10 @@ TEST_CASE("models: a URDF becomes bodies, joints, a coupler and an actuator", "[
 }
 
 TEST_CASE("models: the expanded scene loads to the same model", "[models]") {
-  const LoadedScene scene = Load(Scene("    merge_fixed: true\n"));
-  const LoadedScene again = Load(scene.expanded_yaml_text);
+  std::string expanded;
+  const LoadedScene scene =
+      LoadSceneFromText(Scene("    merge_fixed: true\n"), "test.yaml", {}, &expanded);
+  const LoadedScene again = Load(expanded);
   REQUIRE(again.model.num_bodies() == scene.model.num_bodies());
   for (int b = 0; b < scene.model.num_bodies(); ++b) {
     CHECK(again.model.bodies[b].name == scene.model.bodies[b].name);
@@ -160,6 +163,26 @@ TEST_CASE("models: errors are located in the model file or the scene entry", "[m
   CHECK_THAT(error("csim: 1\nmodels:\n  - {name: wam, file: " + wam + "}\n"),
              Catch::Contains(wam + ":30: 'package://herb_description/meshes/wam/"
                                    "wam_base_collision.STL' names package 'herb_description'"));
+}
+
+TEST_CASE("models: a URDF collision mesh given as COLLADA loads", "[models][mesh_file]") {
+  // tests/data/urdf/dae_box.urdf: a millimetre COLLADA cube, scaled by the URDF's <mesh scale>.
+  const LoadedScene scene = Load("csim: 1\nmodels:\n  - name: box\n    file: " +
+                                 std::string(CSIM_SOURCE_DIR) + "/tests/data/urdf/dae_box.urdf\n");
+  const multibody::Body& box = BodyNamed(scene.model, "box");
+  REQUIRE(box.geometry.size() == 1);
+  const geometry::ConvexMesh& mesh = box.geometry[0].mesh;
+  CHECK(box.geometry[0].type == geometry::ShapeType::kMesh);
+  CHECK(mesh.vertices.size() == 8);
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(INFINITY);
+  Eigen::Vector3d hi = -lo;
+  for (const Eigen::Vector3d& p : mesh.vertices) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  CHECK((lo - Eigen::Vector3d(0.1, 0, 0)).norm() < 1e-7);
+  CHECK((hi - Eigen::Vector3d(0.2, 0.2, 0.3)).norm() < 1e-7);
+  CHECK(scene.warnings.empty());
 }
 
 TEST_CASE("models: the Barrett WAM from Debian's dart-doc loads whole", "[models]") {
@@ -249,12 +272,14 @@ TEST_CASE("models: an MJCF keyframe becomes a scene pose that trajectories use",
   <keyframe><key name="raised" qpos="1.0"/></keyframe>
 </mujoco>
 )";
-  const LoadedScene scene = Load("csim: 1\nmodels:\n  - {name: arm, file: " + xml +
-                                 ", prefix: arm_}\ntrajectories:\n  lift:\n"
-                                 "    joints: [arm_hinge]\n"
-                                 "    keyframes: [{t: 0, q: 0}, {t: 1, q: arm_raised}]\n");
+  std::string expanded;
+  const LoadedScene scene = LoadSceneFromText(
+      "csim: 1\nmodels:\n  - {name: arm, file: " + xml +
+          ", prefix: arm_}\ntrajectories:\n  lift:\n    joints: [arm_hinge]\n"
+          "    keyframes: [{t: 0, q: 0}, {t: 1, q: arm_raised}]\n",
+      "test.yaml", {}, &expanded);
   CHECK(scene.model.trajectories[0].table.Evaluate(0, 1.0).q == Approx(0.7).epsilon(1e-15));
-  CHECK_THAT(scene.expanded_yaml_text, Catch::Contains("arm_raised: {arm_hinge: "));
+  CHECK_THAT(expanded, Catch::Contains("arm_raised: {arm_hinge: "));
 }
 
 }  // namespace

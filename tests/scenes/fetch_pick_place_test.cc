@@ -19,16 +19,10 @@ namespace {
 TEST_CASE("scenes/fetch_pick_place.yaml: the Fetch arm picks the box and places it 30 cm "
           "away without slip in the grasp", "[scenes][robots][models]") {
   csim::testing::FetchedModelsRoot();  // the scene's MJCF comes from Debian's dart-doc
-  if (csim::testing::UnderAddressSanitizer()) {
-    // The sanitized program checks csim's part (loading the imported robot, stepping it in
-    // contact) on the first 0.3 s, the box at rest before the arm reaches it; the 7.5 s of
-    // the task take it about 50 s, and the plain program checks the task.
-    const SceneRun run = RunSceneFile("fetch_pick_place.yaml", {"settings.duration=0.3"});
-    const int box = run.Body("box");
-    CHECK((run.rows.back().body_position.col(box) - run.rows.front().body_position.col(box))
-              .norm() < 1e-4);
-    return;
-  }
+  // The sanitized program leaves this scene to the plain one: loading the robot's meshes
+  // takes it 40 s (each vertex a YAML node); smaller imported models (tests/io) run the same
+  // import and expansion code under the sanitizers.
+  if (csim::testing::UnderAddressSanitizer()) return;
   const SceneRun run = RunSceneFile("fetch_pick_place.yaml");
   const multibody::Model& model = run.scene.model;
   const int box = run.Body("box");

@@ -13,7 +13,7 @@ packages=(
   python3-pandas python3-yaml python3-pytest python3-nbformat jupyter-nbconvert python3-ipykernel python3-nbclient
   parallel slurm-wlm munge slurmctld slurmd slurm-client
   libjs-three chromium python3-pil
-  libtinyxml2-dev liburdfdom-dev liburdfdom-tools
+  libtinyxml2-dev liburdfdom-dev liburdfdom-tools libassimp-dev
 )
 
 missing=()

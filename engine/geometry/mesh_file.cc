@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include "engine/geometry/dae_mesh_file.h"
+
 namespace csim::geometry {
 namespace {
 
@@ -240,8 +242,8 @@ double RelativeVolume(const ConvexMesh& mesh) {
 bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexMesh* out,
                   std::string* error) {
   const std::string ext = LowerExtension(path);
-  if (ext != "obj" && ext != "stl") {
-    *error = "unknown mesh format '" + path + "' (expected .obj or .stl)";
+  if (ext != "obj" && ext != "stl" && ext != "dae") {
+    *error = "unknown mesh format '" + path + "' (expected .obj, .stl or .dae)";
     return false;
   }
   std::string bytes;
@@ -253,6 +255,8 @@ bool ReadMeshFile(const std::string& path, const Eigen::Vector3d& scale, ConvexM
   bool ok = true;
   if (ext == "obj") {
     ok = ParseObj(bytes, &mesh, error);
+  } else if (ext == "dae") {
+    ok = ParseDae(bytes, &mesh, error);
   } else if (IsAsciiStl(bytes)) {
     ok = ParseAsciiStl(bytes, &mesh, error);
   } else {

@@ -1,6 +1,6 @@
 #pragma once
-// Reading convex meshes (scene-format.md shape `mesh`) from OBJ and STL files, and making
-// one from given vertices and triangles (a scene's inline mesh, an imported MJCF mesh).
+// Reading convex meshes (scene-format.md shape `mesh`) from OBJ, STL and COLLADA files, and
+// making one from given vertices and triangles (a scene's inline mesh, an imported MJCF mesh).
 //
 // OBJ: `v x y z` and `f` lines; faces may be polygons (fan-triangulated) and may use the
 // `i/t/n`, `i//n` and negative (relative) index forms; other lines are ignored.
@@ -9,6 +9,7 @@
 // "solid" is ASCII unless it holds a NUL byte or has exactly the size of a binary STL
 // (binary headers may start with "solid" too); a binary file whose size does not match
 // its triangle count is rejected (truncated, or a damaged count).
+// COLLADA (.dae): through assimp, in metres, the up axis ignored (dae_mesh_file.h).
 // Vertices that no triangle uses are dropped.
 // Winding: the files' own winding is not trusted. Because the mesh is convex, each triangle
 // is re-oriented so that its normal points away from the vertex centroid, which gives the
@@ -23,8 +24,9 @@
 
 namespace csim::geometry {
 
-/// Reads the mesh at `path` (format chosen by extension, .obj or .stl, case-insensitive),
-/// multiplies every vertex by `scale` elementwise and fills `out` (out->file = path).
+/// Reads the mesh at `path` (format chosen by extension, .obj, .stl or .dae,
+/// case-insensitive), multiplies every vertex by `scale` elementwise and fills `out`
+/// (out->file = path).
 /// Returns false with a one-line reason in `error` when the file cannot be read (the
 /// system's reason, e.g. "Is a directory"), has an unknown extension, is malformed or
 /// truncated, has no triangles, a vertex that is not finite after scaling, or encloses no

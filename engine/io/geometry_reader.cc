@@ -83,7 +83,7 @@ void ReadInlineMesh(const NodeReader& g, const Eigen::Vector3d& scale, Geometry*
     triangle_list.Fail("the mesh " + error);
 }
 
-/// A mesh's `file` (OBJ or STL) and/or `volume` (tetrahedral VTK, read into *volume): without
+/// A mesh's `file` (OBJ, STL or COLLADA) and/or `volume` (tetrahedral VTK, read into *volume): without
 /// `file`, the volume's boundary is the mesh (its hull for point contact, its solid for the
 /// mass properties). Or inline `vertices` and `triangles`, alone.
 void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out,
@@ -102,7 +102,7 @@ void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out,
     return;
   }
   if (!file && !volume_file)
-    g.Fail("a mesh needs file (an OBJ or STL surface), volume (a tetrahedral VTK file) or "
+    g.Fail("a mesh needs file (an OBJ, STL or COLLADA surface), volume (a tetrahedral VTK file) or "
            "vertices and triangles");
   if (file) {
     std::string error;

@@ -31,7 +31,7 @@ struct ImportedGeometry {
   double radius = 0.0;                              ///< sphere, cylinder, capsule [m]
   double length = 0.0;  ///< cylinder: full length; capsule: between cap centres [m]; along z
   Eigen::Vector3d radii = Eigen::Vector3d::Zero();  ///< ellipsoid semi-axes [m]
-  /// Mesh from a file (OBJ or STL), resolved to a path csim can open, and its per-axis scale.
+  /// Mesh from a file (OBJ, STL or COLLADA), resolved to a path csim can open, and its per-axis scale.
   std::string mesh_file;
   Eigen::Vector3d scale = Eigen::Vector3d::Ones();
   /// Mesh given by its vertices [m] and triangles (when mesh_file is empty), e.g. as MuJoCo

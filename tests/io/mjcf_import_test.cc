@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +28,7 @@
 #include "engine/multibody/rnea.h"
 #include "engine/multibody/workspace.h"
 #include "tests/support/build_variant.h"
+#include "tests/support/fetched_models.h"
 
 namespace csim::io {
 namespace {
@@ -576,17 +576,7 @@ TEST_CASE("MJCF anchors, refs, chains and ball joints agree with MuJoCo", "[mjcf
 /// texture folders) relative to the wrapper's folder, even an absolute one.
 std::string FetchWrapper() {
   namespace fs = std::filesystem;
-  const fs::path build = fs::read_symlink("/proc/self/exe").parent_path().parent_path();
-  const std::string dest = (build / "models").string();
-  static std::once_flag once;
-  static int status = -1;
-  std::call_once(once, [&] {
-    const std::string command = "'" + std::string(CSIM_SOURCE_DIR) + "/tools/fetch-models.sh' '" +
-                                dest + "' >'" + dest + ".log' 2>&1";
-    status = std::system(command.c_str());
-  });
-  INFO("tools/fetch-models.sh failed: see " << dest << ".log");
-  REQUIRE(status == 0);
+  const std::string dest = csim::testing::FetchedModelsRoot();
   const std::string robotics =
       fs::relative(dest + "/usr/share/doc/dart/data/mjcf/openai/robotics",
                    fs::temp_directory_path())

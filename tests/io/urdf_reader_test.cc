@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@
 
 #include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
+#include "tests/support/fetched_models.h"
 
 namespace csim::io {
 namespace {
@@ -463,23 +463,8 @@ TEST_CASE("URDF warnings: nothing unknown is dropped without a word", "[urdf]") 
 
 // ---- The robots of Debian's dart-doc, against urdfdom ----------------------------------
 
-/// The folder tools/fetch-models.sh unpacks the models into: <build>/models, fetched once
-/// per test run.
-std::string ModelsDir() {
-  namespace fs = std::filesystem;
-  const fs::path build = fs::read_symlink("/proc/self/exe").parent_path().parent_path();
-  const std::string dest = (build / "models").string();
-  static std::once_flag once;
-  static int status = -1;
-  std::call_once(once, [&] {
-    const std::string command = "'" + std::string(CSIM_SOURCE_DIR) + "/tools/fetch-models.sh' '" +
-                                dest + "' >'" + dest + ".log' 2>&1";
-    status = std::system(command.c_str());
-  });
-  INFO("tools/fetch-models.sh failed: see " << dest << ".log");
-  REQUIRE(status == 0);
-  return dest + "/usr/share/doc/dart/data/urdf/";
-}
+/// The dart-doc URDF folder (tests/support/fetched_models.h), with a trailing '/'.
+std::string ModelsDir() { return csim::testing::DartUrdfDir() + "/"; }
 
 Eigen::Vector3d ToEigen(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
 Eigen::Matrix3d ToEigen(const urdf::Rotation& q) {

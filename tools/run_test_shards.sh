@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Runs a Catch2 test program's cases in N parallel processes (shards), for the sanitized
-# test program of .ci/run, whose single process would leave one of the machine's cores idle
-# (results/sanitizers.md). Each shard gets every N-th test name (the program's own list, in
-# its order), written to a file with Catch2's special characters escaped; the run fails if
-# any shard fails, or if the shards together did not run every listed case exactly once.
-# Usage: tools/run_test_shards.sh PROGRAM [SHARDS, default 2]
-# A shard's output goes to PROGRAM.shardK.log beside the program; a failing shard's is printed.
+# Runs a Catch2 test program's cases in P parallel processes, for the sanitized test program
+# of .ci/run, whose single process would leave one of the machine's cores idle
+# (results/sanitizers.md). The cases are dealt into 4 P shards (every 4P-th test name of the
+# program's own list, written to a file with Catch2's special characters escaped), and P
+# workers take the shards one after another, so a worker that drew quick cases takes more
+# shards instead of waiting for the other. The run fails if any shard fails, or if the
+# shards together did not run every listed case exactly once.
+# Usage: tools/run_test_shards.sh PROGRAM [P, default 2]
+# Shard K's output, with each case's duration, goes to PROGRAM.shardK.log beside the
+# program; a failing shard's is printed.
 set -euo pipefail
 program=$1
-shards=${2:-2}
+processes=${2:-2}
+shards=$((4 * processes))
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -22,17 +26,24 @@ if [[ $total -eq 0 ]]; then echo "$program lists no test case"; exit 1; fi
 sed 's/[][\\,*"~]/\\&/g' "$work/names" |
   awk -v n="$shards" -v dir="$work" '{ print > (dir "/shard" (NR - 1) % n) }'
 
-pids=()
-for ((k = 0; k < shards; ++k)); do
-  log="$program.shard$k.log"
-  "$program" -f "$work/shard$k" --durations yes > "$log" 2>&1 &
-  pids+=($!)
-done
+# One shard: its cases, its log, and its exit status in a file (xargs keeps going).
+run_shard() {
+  local k=$1
+  if "$program" -f "$work/shard$k" --durations yes > "$program.shard$k.log" 2>&1; then
+    echo 0 > "$work/status$k"
+  else
+    echo 1 > "$work/status$k"
+  fi
+}
+export -f run_shard
+export program work
+seq 0 $((shards - 1)) | xargs -P "$processes" -I{} bash -c 'run_shard {}'
+
 status=0
 ran=0
 for ((k = 0; k < shards; ++k)); do
   log="$program.shard$k.log"
-  if ! wait "${pids[$k]}"; then
+  if [[ "$(cat "$work/status$k" 2>/dev/null)" != 0 ]]; then
     status=1
     echo "shard $k of $shards failed:"
     cat "$log"

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <algorithm>
@@ -190,6 +191,34 @@ std::vector<std::string> BuildOverrides(const RunOptions& options) {
   return overrides;
 }
 
+std::vector<int64_t> ParseTraceSteps(const std::vector<std::string>& arguments, int64_t steps) {
+  std::vector<int64_t> out;
+  const auto fail = [steps](const std::string& token, const std::string& why) {
+    throw InputError({"--trace-solver", 0, 0},
+                     "'" + token + "' " + why + ": STEP is an integer from 1 (the step ending at "
+                     "t = time_step) to " + std::to_string(steps) + " (this run's steps)");
+  };
+  for (const std::string& argument : arguments) {
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = argument.find(',', start);
+      const std::string token =
+          argument.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      int64_t value = 0;
+      const char* end = token.data() + token.size();
+      const auto [last, error] = std::from_chars(token.data(), end, value);
+      if (token.empty() || error != std::errc() || last != end) fail(token, "is not an integer");
+      if (value < 1 || value > steps) fail(token, "is not a step of this run");
+      out.push_back(value);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::string FormatSummary(const sim::RunResult& r, const std::string& output_file) {
   const double rtf = r.wall_time > 0 ? r.sim_time / r.wall_time : 0.0;
   char buf[512];
@@ -241,6 +270,8 @@ int RunCommand(const RunOptions& options) {
     return kExitSignalBase + signo;
   }
   const int64_t steps = sim::StepCount(scene.settings);
+  // Before the output exists: a step the run never reaches is an error, not an empty trace.
+  scene.settings.trace_solver_steps = ParseTraceSteps(options.trace_solver, steps);
   const double end_time = static_cast<double>(steps) * scene.settings.time_step;
   if (end_time > scene.settings.duration * (1.0 + 1e-9)) {
     spdlog::warn("duration {} s is not a whole number of time steps of {} s: the run takes "

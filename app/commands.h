@@ -3,6 +3,7 @@
 // line into these option structs; each command returns an exit status (app/exit_codes.h)
 // and reports its own errors, so every path out of csim maps to a documented status.
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct RunOptions {
   /// an empty value (`--dt ''`) is rejected rather than read as "not given".
   std::vector<std::string> given;
   int threads = sim::Settings{}.threads;  ///< --threads; not a scene key
+  /// --trace-solver STEP[,STEP...] as given (repeatable); not a scene key
+  std::vector<std::string> trace_solver;
   bool quiet = false;                 ///< -q: errors only, no summary line
   ProgressMode progress = ProgressMode::kAuto;
 };
@@ -38,6 +41,11 @@ std::vector<std::string> BuildOverrides(const RunOptions& options);
 
 /// Quotes `text` as a YAML double-quoted scalar, so a file name is read as a string.
 std::string YamlQuote(const std::string& text);
+
+/// The steps `--trace-solver` names (each argument a comma-separated list of integers),
+/// ascending and without repeats, for a run of `steps` steps; throws InputError (located at
+/// `--trace-solver`) for a STEP that is not an integer in [1, steps].
+std::vector<int64_t> ParseTraceSteps(const std::vector<std::string>& arguments, int64_t steps);
 
 /// The end-of-run line of docs/cli.md: status, steps, simulated time, wall time,
 /// real-time factor, mean and max Newton iterations, max momentum error, output file.

@@ -245,6 +245,7 @@ std::string RunJson(const ReplayData& d, const ReplayBudget& budget) {
   json.Key("joints"), WriteJoints(d, json), json.Raw(",");
   json.Key("constraints"), WriteConstraints(d, json), json.Raw(",");
   json.Key("links_note"), json.String(d.links_note), json.Raw(",");
+  json.Key("visual_note"), json.String(d.visual_note), json.Raw(",");
   json.Key("actuators"), WriteActuators(d, json);
   json.Raw("}");
   return text;
@@ -285,6 +286,17 @@ void WriteFile(const std::string& path, const std::string& text) {
   }
 }
 
+/// Whether the bodies have both visual-only and collision geometry (viewer.js then lets
+/// either be hidden).
+bool HasVisualAndCollisionGeometry(const ReplayData& d) {
+  bool visual = false, collision = false;
+  for (int g = 0; g < d.geometry.count(); ++g) {
+    if (d.geometry.body[g] < 0) continue;
+    (d.geometry.collide[g] != 0 ? collision : visual) = true;
+  }
+  return visual && collision;
+}
+
 /// Whether the page draws links: the joints' parents are known and some joint other than a
 /// free one, or some constraint, links bodies (viewer.js draws the same ones).
 bool DrawsLinks(const ReplayData& d) {
@@ -310,7 +322,11 @@ std::string RenderReplayPage(const ReplayData& data, const ReplayBudget& budget)
           "<input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" step=\"1\" value=\"0\" "
           "aria-label=\"frame\"><span id=\"time\">t = 0 s</span>"
           "<label><input id=\"paths\" type=\"checkbox\" checked> paths</label>";
-  // Controls of the links and the effort plot, only for a model that has them.
+  // Controls of the geometry kinds, the links and the effort plot, only for a model that
+  // has them.
+  if (HasVisualAndCollisionGeometry(data))
+    page += "<label><input id=\"visual\" type=\"checkbox\" checked> visual</label>"
+            "<label><input id=\"collision\" type=\"checkbox\" checked> collision</label>";
   if (DrawsLinks(data))
     page += "<label><input id=\"links\" type=\"checkbox\" checked> links</label>";
   if (!data.actuator_names.empty()) {

@@ -83,6 +83,10 @@ void AddRunOptions(CLI::App& run, RunOptions& o, int& progress_flag) {
                "progress line on stderr (default: on when stderr is a terminal)");
   run.add_option("--threads", o.threads,
                  "worker threads (default: " + std::to_string(o.threads) + ")");
+  run.add_option("--trace-solver", o.trace_solver,
+                 "STEP[,STEP...]: record every Newton iteration of these steps' contact "
+                 "solves in /solver_trace (step 1 ends at t = dt; repeatable)")
+      ->allow_extra_args(false);
 }
 
 int Dispatch(int argc, char** argv) {

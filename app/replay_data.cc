@@ -3,11 +3,16 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
+#include "engine/geometry/mesh_file.h"
 #include "engine/io/csim_file_check.h"
 #include "engine/io/scene_loader.h"
 
@@ -363,6 +368,56 @@ void ReadActuators(const Hdf5File& file, int64_t n, ReplayData* data) {
   }
 }
 
+/// Where a referenced mesh file's rows went in the geometry table.
+struct MeshRows {
+  bool read = false;
+  int64_t vertex_offset = 0, triangle_offset = 0;
+  int32_t vertex_count = 0, triangle_count = 0;
+};
+
+/// Reads `path` at `scale` into the table's vertices and triangles.
+MeshRows AppendMeshFile(const std::string& path, const Eigen::Vector3d& scale,
+                        io::GeometryTable* table, std::string* error) {
+  geometry::ConvexMesh mesh;
+  MeshRows rows;
+  if (!geometry::ReadMeshFile(path, scale, &mesh, error)) return rows;
+  rows.read = true;
+  rows.vertex_offset = static_cast<int64_t>(table->vertices.size());
+  rows.triangle_offset = static_cast<int64_t>(table->triangles.size());
+  rows.vertex_count = static_cast<int32_t>(mesh.vertices.size());
+  rows.triangle_count = static_cast<int32_t>(mesh.triangles.size());
+  table->vertices.insert(table->vertices.end(), mesh.vertices.begin(), mesh.vertices.end());
+  table->triangles.insert(table->triangles.end(), mesh.triangles.begin(), mesh.triangles.end());
+  return rows;
+}
+
+/// Reads the mesh files that `table` references (visual meshes kept as files), each file at
+/// each scale once, into the table's vertices and triangles; the geometries of one file
+/// share its rows. Returns why the files that could not be read failed, "; "-separated (""
+/// when all were read).
+std::string ReadReferencedMeshes(const std::string& scene_file, io::GeometryTable* table) {
+  std::map<std::pair<std::string, std::array<double, 3>>, MeshRows> files;
+  std::string note;
+  for (int g = 0; g < table->count(); ++g) {
+    if (table->file[g].empty()) continue;
+    const Eigen::Vector3d& scale = table->scale[g];
+    const auto key = std::make_pair(table->file[g], std::array<double, 3>{scale[0], scale[1], scale[2]});
+    auto it = files.find(key);
+    if (it == files.end()) {
+      std::string error;
+      const std::string path = io::ResolveMeshFileReference(table->file[g], scene_file);
+      it = files.emplace(key, AppendMeshFile(path, scale, table, &error)).first;
+      if (!it->second.read) note += (note.empty() ? "" : "; ") + error;
+    }
+    const MeshRows& rows = it->second;
+    table->vertex_offset[g] = rows.vertex_offset;
+    table->vertex_count[g] = rows.vertex_count;
+    table->triangle_offset[g] = rows.triangle_offset;
+    table->triangle_count[g] = rows.triangle_count;
+  }
+  return note;
+}
+
 Hdf5File OpenRun(const std::string& h5_path) {
   // SWMR read also opens a file whose run is still going on (or was killed).
   try {
@@ -394,6 +449,9 @@ ReplayData ReadReplay(const std::string& h5_path, const ReplayBudget& budget) {
   data.time_step = file.HasAttribute("time_step") ? file.GetDoubleAttribute("time_step") : 0.0;
   data.body_names = file.OpenDataset("model/body_names").ReadStrings();
   data.geometry = io::ReadGeometry(file);
+  const std::string scene_file =
+      file.HasAttribute("scene_file") ? file.GetStringAttribute("scene_file") : "";
+  data.visual_note = ReadReferencedMeshes(scene_file, &data.geometry);
 
   // len(/time) counts the complete rows (output-format.md); every series is sliced to it.
   const std::vector<double> time = file.OpenDataset("time").ReadDoubles();

@@ -18,6 +18,10 @@
 // and draws no links, and `links_note` says why.
 // Actuator efforts are taken at the frames' rows; a frame is marked saturated when any row
 // since the previous frame was, so that decimation never hides a saturation.
+// Visual meshes that /model/geometry keeps as file references (output-format.md) are read
+// from their files here, relative to the folder of the file's scene_file, as the run found
+// them, into `geometry` (each file once); one that cannot be read is left without vertices
+// (the page does not draw it), and `visual_note` names it.
 // Hydroelastic contact surfaces (/hydroelastic): every surface of a frame's row, with its
 // polygons when the file holds them (output.contact_surfaces); a polygon is one contact,
 // so a frame keeps at most `max_contacts_per_frame` polygons (the first ones of its row).
@@ -44,7 +48,9 @@ struct ReplayData {
   double time_step = 0.0;                  ///< [s]
   int64_t recorded_rows = 0;               ///< rows in the file (len(/time))
   std::vector<std::string> body_names;     ///< nb
-  io::GeometryTable geometry;              ///< /model/geometry (empty for older files)
+  io::GeometryTable geometry;              ///< /model/geometry (empty for older files),
+                                           ///< with the referenced mesh files' vertices
+  std::string visual_note;                 ///< mesh files that could not be read, and why
 
   std::vector<int64_t> rows;               ///< F: row of the file shown by each frame
   std::vector<double> time;                ///< F [s]

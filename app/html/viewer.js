@@ -26,6 +26,13 @@
 // polygons filled, coloured by the pressure at their vertices from blue (0) through yellow
 // to red (the page's largest pressure), outlined, drawn over the bodies. `#csim-state`
 // counts the surfaces and polygons shown.
+// Visual geometry (collide 0: a scene's visual-only shapes, an imported model's visuals,
+// whose mesh files export-html read) is drawn translucent over the collision geometry, so
+// that both show. When the bodies have both kinds, the checkboxes #visual and #collision
+// hide either (`&collision=0` in the URL opens with the collision geometry hidden); with it
+// hidden the visual geometry is drawn opaque, as the robot looks. World geometry is always
+// drawn. `#csim-state` counts the visual geometries drawn and those whose mesh file could
+// not be read (not drawn).
 // Frames are world z-up, as in csim. Plain ES5 + three.js, so it runs from file:// with no
 // module loader. Kept ASCII-only (it is embedded in a C++ raw string).
 (function () {
@@ -46,6 +53,7 @@
   var bodyNodes = [], contactNodes = [], pathNodes = null, forceScale = 0, sceneRadius = 1;
   var linkNodes = null, jointLinks = [], constraintLinks = [], actuator = -1;
   var surfaceNodes = [], patchMesh = null, momentScale = 0, maxPressure = 0;
+  var visualNodes = [], collisionNodes = [], visualMaterials = [], unreadVisuals = 0;
 
   // View size in CSS pixels: `&size=WxH` from the URL, else the window.
   var fixedSize = (function () {
@@ -64,6 +72,15 @@
     // factor in [0.45, 1], so its hue stays the material's (the test relies on it).
     return new THREE.MeshLambertMaterial({color: color, transparent: !collide,
                                           opacity: collide ? 1 : 0.5});
+  }
+
+  // Visual geometry drawn translucent (over collision geometry) or opaque (alone).
+  function setVisualOpacity(opaque) {
+    visualMaterials.forEach(function (m) {
+      m.transparent = !opaque;
+      m.opacity = opaque ? 1 : 0.5;
+      m.needsUpdate = true;
+    });
   }
 
   function meshGeometry(g, i) {
@@ -102,6 +119,7 @@
   // The three.js object of geometry i, in its geometry frame.
   function shapeObject(g, i, color) {
     var s = g.size.slice(3 * i, 3 * i + 3), mat = material(color, g.collide[i] !== 0);
+    if (g.collide[i] === 0) visualMaterials.push(mat);
     switch (g.shape[i]) {
       case 'sphere':
         return new THREE.Mesh(new THREE.SphereBufferGeometry(s[0], 32, 16), mat);
@@ -127,6 +145,9 @@
       case 'halfspace':
         return halfspace(g, i);
       case 'mesh':
+        // A visual mesh from a file keeps the file's non-convex shape, whose triangles face
+        // either way (the export winds them away from the centre): both sides are lit.
+        if (g.collide[i] === 0) mat.side = THREE.DoubleSide;
         return new THREE.Mesh(meshGeometry(g, i), mat);
     }
     return new THREE.Group();
@@ -205,8 +226,11 @@
     }
     for (var i = 0; i < g.body.length; ++i) {
       var owner = g.body[i];
-      var object = shapeObject(g, i, owner >= 0 ? bodyColor(owner) : kWorldColor);
-      (owner >= 0 ? bodyNodes[owner] : scene).add(placeGeometry(object, g, i));
+      // A mesh file the export could not read has no vertices: nothing to draw.
+      if (g.shape[i] === 'mesh' && g.vertex_count[i] === 0) { ++unreadVisuals; continue; }
+      var placed = placeGeometry(shapeObject(g, i, owner >= 0 ? bodyColor(owner) : kWorldColor), g, i);
+      (owner >= 0 ? bodyNodes[owner] : scene).add(placed);
+      if (owner >= 0) (g.collide[i] !== 0 ? collisionNodes : visualNodes).push(placed);
     }
     // A body without geometry (or a file written before /model/geometry existed) still
     // shows where it is: a small sphere at its frame origin.
@@ -609,6 +633,10 @@
     state.setAttribute('data-polygons', S && S.polygons ? S.polygons.count[f] : 0);
     state.setAttribute('data-patch-drawn', patchMesh ? 1 : 0);
     state.setAttribute('data-constraint-links', constraintLinks.length);
+    state.setAttribute('data-visual-geometries', visualNodes.length);
+    state.setAttribute('data-visual-unread', unreadVisuals);
+    var collision = document.getElementById('collision');
+    state.setAttribute('data-collision-shown', collision && !collision.checked ? 0 : 1);
     if (actuator >= 0) {
       var A = data.actuators, k = f * A.name.length + actuator;
       state.setAttribute('data-actuator', A.name[actuator]);
@@ -720,6 +748,22 @@
         render();
       });
     }
+    var visual = document.getElementById('visual'), collision = document.getElementById('collision');
+    if (visual && collision) {
+      var showGeometry = function () {
+        visualNodes.forEach(function (node) { node.visible = visual.checked; });
+        collisionNodes.forEach(function (node) { node.visible = collision.checked; });
+        setVisualOpacity(!collision.checked);
+        render();
+        publishState(frame);
+      };
+      visual.addEventListener('change', showGeometry);
+      collision.addEventListener('change', showGeometry);
+      if (/(?:^#|&)collision=0/.test(window.location.hash)) {
+        collision.checked = false;
+        showGeometry();
+      }
+    }
     var select = document.getElementById('actuator');
     if (select) select.addEventListener('change', function () { selectActuator(+select.value); });
     window.addEventListener('keydown', function (e) {
@@ -782,6 +826,9 @@
     if (data.geometry.body.length === 0 && nb > 0)
       message('The file has no /model/geometry (written by an older csim): bodies are drawn ' +
               'as small spheres at their frame origins.');
+    else if (data.visual_note)
+      message('Visual meshes not drawn (their files could not be read when the page was ' +
+              'made): ' + data.visual_note);
     if (!applyHash()) { showFrame(0); setPlaying(true); }
   }
 

@@ -664,6 +664,13 @@ void ContactProblemBuilder::Report(const solver::ContactProblem& problem,
     r.phi0 = c.phi0;
     r.force_on_b_W = R_WC_[i] * gamma / dt;
     r.slip_speed = v_c.head<2>().norm();
+    // AddContact made every contact of the step the model's kind (as RememberStiction).
+    const solver::Constraint& constraint = *problem.entry(k).constraint;
+    r.stiction_tolerance =
+        last_model_ == ContactModel::kSap
+            ? static_cast<const solver::SapFrictionConeConstraint&>(constraint)
+                  .StictionTolerance(gamma[2])
+            : static_cast<const solver::SapHuntCrossleyConstraint&>(constraint).epsilon_s();
     if (polygon_[i] >= 0) {
       const PolygonContact& p = hydro_.polygon_contacts()[polygon_[i]];
       r.surface = p.surface;

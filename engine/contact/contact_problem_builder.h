@@ -77,6 +77,10 @@ struct ContactReport {
   double phi0 = 0.0;                                   ///< signed distance at q0 [m]
   Eigen::Vector3d force_on_b_W = Eigen::Vector3d::Zero();  ///< gamma / dt in world [N]
   double slip_speed = 0.0;                             ///< |v_t| at the solution [m/s]
+  /// The slip at which the step's regularized friction turns from stiction to sliding
+  /// [m/s] ([ICF] sec. VII-E, VIII): SAP mu sigma w gamma_n (gamma_n at the solution), the
+  /// Hunt & Crossley models their eps_s (SapHuntCrossleyConstraint::epsilon_s).
+  double stiction_tolerance = 0.0;
   /// A hydroelastic polygon's contact surface in hydroelastic().surfaces() and its area
   /// [m^2]; -1 and 0 for a point contact.
   int surface = -1;

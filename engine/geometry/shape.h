@@ -59,9 +59,12 @@ bool HasContactSurface(const HydroelasticProperties& a, ShapeType type_a,
 /// which the built hydroelastic geometry keeps them (hydroelastic::HasContactSurface).
 bool HasContactSurface(Compliance a, bool a_is_halfspace, Compliance b, bool b_is_halfspace);
 
-/// A convex polyhedron read from a mesh file, already scaled, in the geometry frame.
+/// A convex polyhedron read from a mesh file, already scaled, in the geometry frame. A
+/// visual-only mesh file (Geometry::collide false) is not read: it stays a reference, its
+/// `file` and `scale` without vertices, which viewers read (scene-format.md "bodies").
 struct ConvexMesh {
-  std::string file;                                 ///< resolved path it was read from
+  std::string file;                                 ///< resolved path of the file it came from
+  Eigen::Vector3d scale = Eigen::Vector3d::Ones();  ///< per-axis factor on the file's coordinates
   std::vector<Eigen::Vector3d> vertices;            ///< [m]
   std::vector<Eigen::Vector3i> triangles;           ///< indices into vertices, outward CCW
 };

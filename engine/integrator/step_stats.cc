@@ -1,5 +1,7 @@
 #include "engine/integrator/step_stats.h"
 
+#include <limits>
+
 namespace csim::integrator {
 namespace {
 
@@ -28,6 +30,8 @@ void RecordSolveStats(const StepWorkspace& ws, int num_constraints,
   stats->iterations = constrained ? solve.iterations : ws.iterations;
   stats->momentum_error = constrained ? solve.momentum_error : ws.momentum_error;
   stats->cost = constrained ? solve.cost : 0.0;
+  stats->condition_number =
+      constrained ? solve.condition_number : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace csim::integrator

@@ -4,6 +4,7 @@
 // never reads it.
 
 #include <chrono>
+#include <limits>
 
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/geometry/collision_world.h"
@@ -19,6 +20,10 @@ struct StepStats {
   int iterations = 0;            ///< Newton iterations
   double momentum_error = 0.0;   ///< SAP eq. 32, or the free-motion residual
   double cost = 0.0;             ///< [J] SAP cost at the solution (0 without constraints)
+  /// Condition number of the Newton matrix at the solution, the largest over islands
+  /// (solver::SapSolverStats::condition_number); NaN when not estimated or without a
+  /// Newton solve.
+  double condition_number = std::numeric_limits<double>::quiet_NaN();
   int free_motion_iterations = 0;///< Newton iterations of the free-motion stage
   int num_constraints = 0;       ///< contacts and active limits
   // Wall time of the stages of the last step [s] (steady clock).

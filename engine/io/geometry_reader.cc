@@ -1,6 +1,9 @@
 #include "engine/io/geometry_reader.h"
 
+#include <cctype>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 #include <utility>
 
 #include "engine/geometry/mesh_file.h"
@@ -83,9 +86,42 @@ void ReadInlineMesh(const NodeReader& g, const Eigen::Vector3d& scale, Geometry*
     triangle_list.Fail("the mesh " + error);
 }
 
+/// A mesh of an imported model whose vertices and triangles the expansion attached to the
+/// node (yaml_reader.h, SourceMap::AddGeneratedMesh), made convex as an inline mesh is.
+void ReadGeneratedMesh(const NodeReader& g, const GeneratedMesh& mesh,
+                       const Eigen::Vector3d& scale, Geometry* out) {
+  std::vector<Eigen::Vector3d> vertices;
+  vertices.reserve(mesh.vertices.size());
+  for (const Eigen::Vector3d& v : mesh.vertices) vertices.push_back(v.cwiseProduct(scale));
+  const int n = static_cast<int>(vertices.size());
+  for (const Eigen::Vector3i& t : mesh.triangles)
+    if (t.minCoeff() < 0 || t.maxCoeff() >= n) g.Fail("the mesh has a vertex index out of range");
+  std::string error;
+  if (!geometry::MakeConvexMesh(std::move(vertices), mesh.triangles, &out->mesh, &error))
+    g.Fail("the mesh " + error);
+}
+
+/// A visual-only mesh's `file`, kept as a reference that viewers read (scene-format.md
+/// "bodies"): the simulation never uses it, so it is only checked to be a file csim can read.
+void ReadVisualMeshFile(const NodeReader& file, const std::string& scene_dir,
+                        const Eigen::Vector3d& scale, Geometry* out) {
+  const std::string path = ScenePath(file, scene_dir);
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension != ".obj" && extension != ".stl" && extension != ".dae")
+    file.Fail("unknown mesh format '" + path + "' (expected .obj, .stl or .dae)");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    file.Fail("mesh file '" + path + "' does not exist or is not a file");
+  out->mesh.file = path;
+  out->mesh.scale = scale;
+}
+
 /// A mesh's `file` (OBJ, STL or COLLADA) and/or `volume` (tetrahedral VTK, read into *volume): without
 /// `file`, the volume's boundary is the mesh (its hull for point contact, its solid for the
-/// mass properties). Or inline `vertices` and `triangles`, alone.
+/// mass properties). Or inline `vertices` and `triangles`, alone; or the data the model
+/// expansion attached to the node. A visual-only mesh file (out->collide false) stays a
+/// reference, unread.
 void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out,
               hydroelastic::VolumeMesh* volume) {
   const auto file = g.Find("file");
@@ -94,6 +130,10 @@ void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out,
   Eigen::Vector3d scale = Eigen::Vector3d::Ones();
   if (auto s = g.Find("scale")) {
     scale = s->IsScalar() ? Eigen::Vector3d::Constant(s->AsPositive()) : ReadPositive3(*s);
+  }
+  if (const GeneratedMesh* generated = g.GeneratedMeshData()) {
+    ReadGeneratedMesh(g, *generated, scale, out);
+    return;
   }
   if (vertices || g.Find("triangles")) {
     if (file) file->Fail("a mesh takes file or vertices and triangles, not both");
@@ -104,10 +144,15 @@ void ReadMesh(const NodeReader& g, const std::string& scene_dir, Geometry* out,
   if (!file && !volume_file)
     g.Fail("a mesh needs file (an OBJ, STL or COLLADA surface), volume (a tetrahedral VTK file) or "
            "vertices and triangles");
+  if (file && !volume_file && !out->collide) {
+    ReadVisualMeshFile(*file, scene_dir, scale, out);
+    return;
+  }
   if (file) {
     std::string error;
     if (!geometry::ReadMeshFile(ScenePath(*file, scene_dir), scale, &out->mesh, &error))
       file->Fail(error);
+    out->mesh.scale = scale;
   }
   if (volume_file) {
     const std::string path = ScenePath(*volume_file, scene_dir);
@@ -205,10 +250,10 @@ Geometry ReadGeometry(const NodeReader& g, const MaterialIndex& materials, int d
   Geometry out;
   out.type = ReadShapeType(g.Get("shape"));
   g.CheckKeys(ShapeKeys(out.type));
+  out.collide = g.BoolOr("collide", true);  // before the size: a visual mesh file is not read
   hydroelastic::VolumeMesh volume;  // a mesh's `volume`, if given
   ReadShapeSize(g, scene_dir, &out, &volume);
   if (auto pose = g.Find("pose")) out.X_BG = ReadScenePose(*pose);
-  out.collide = g.BoolOr("collide", true);
   // `hull` only changes when the loader warns (scene_warnings.h); it is read here so that a
   // value that is not a boolean is an error.
   if (out.type == ShapeType::kMesh) g.BoolOr("hull", false);

@@ -1,6 +1,8 @@
 #include "engine/io/hdf5_geometry.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "engine/common/io_error.h"
 #include "engine/math/rotation.h"
@@ -16,13 +18,29 @@ void Describe(Hdf5Dataset& dataset, const char* units, const char* description) 
   dataset.SetAttribute("description", description);
 }
 
-void Append(GeometryTable* table, int body, const geometry::Geometry& g) {
+/// `path` relative to the folder of `scene_file` (see the header); absolute when the two
+/// have no common root.
+std::string RelativeToScene(const std::string& path, const std::string& scene_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(scene_file).parent_path();
+  const fs::path folder = parent.empty() ? fs::current_path(ec) : fs::absolute(parent, ec);
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  const fs::path relative = absolute.lexically_relative(folder.lexically_normal());
+  return relative.empty() ? absolute.string() : relative.string();
+}
+
+void Append(GeometryTable* table, int body, const geometry::Geometry& g,
+            const std::string& scene_file) {
   table->body.push_back(body);
   table->shape.push_back(geometry::ShapeTypeName(g.type));
   table->size.push_back(g.size);
   table->position.push_back(g.X_BG.p);
   table->quaternion.push_back(math::QuaternionFromRotation(g.X_BG.R));
   table->collide.push_back(g.collide ? 1 : 0);
+  const bool reference = IsMeshFileReference(g);
+  table->file.push_back(reference ? RelativeToScene(g.mesh.file, scene_file) : "");
+  table->scale.push_back(reference ? g.mesh.scale : Eigen::Vector3d::Ones());
   const bool mesh = g.type == geometry::ShapeType::kMesh;
   table->vertex_offset.push_back(static_cast<int64_t>(table->vertices.size()));
   table->triangle_offset.push_back(static_cast<int64_t>(table->triangles.size()));
@@ -84,13 +102,25 @@ std::vector<Int> ReadIntList(const Hdf5Group& group, const char* name) {
 
 }  // namespace
 
-GeometryTable MakeGeometryTable(const multibody::Model& model) {
+bool IsMeshFileReference(const geometry::Geometry& g) {
+  return g.type == geometry::ShapeType::kMesh && !g.collide && g.mesh.vertices.empty() &&
+         !g.mesh.file.empty();
+}
+
+GeometryTable MakeGeometryTable(const multibody::Model& model, const std::string& scene_file) {
   GeometryTable table;
-  for (const geometry::Geometry& g : model.world_geometry) Append(&table, -1, g);
+  for (const geometry::Geometry& g : model.world_geometry) Append(&table, -1, g, scene_file);
   for (int b = 0; b < model.num_bodies(); ++b) {
-    for (const geometry::Geometry& g : model.bodies[b].geometry) Append(&table, b, g);
+    for (const geometry::Geometry& g : model.bodies[b].geometry)
+      Append(&table, b, g, scene_file);
   }
   return table;
+}
+
+std::string ResolveMeshFileReference(const std::string& file, const std::string& scene_file) {
+  namespace fs = std::filesystem;
+  if (fs::path(file).is_absolute()) return file;
+  return (fs::path(scene_file).parent_path() / file).lexically_normal().string();
 }
 
 void WriteGeometry(Hdf5Group& model_group, const GeometryTable& t) {
@@ -123,6 +153,14 @@ void WriteGeometry(Hdf5Group& model_group, const GeometryTable& t) {
   d = WriteMatrix(group, "triangles", Hdf5Type::kInt32, t.triangles);
   Describe(d, "1", "vertex indices of each triangle, 0-based within the geometry's own "
                    "vertices, counter-clockwise seen from outside");
+  const bool references = std::any_of(t.file.begin(), t.file.end(),
+                                      [](const std::string& f) { return !f.empty(); });
+  if (!references) return;
+  d = group.CreateStringList("file", t.file);
+  Describe(d, "", "visual mesh kept as a file reference (no vertices): its file relative to "
+                  "the scene file's folder; empty for every other geometry");
+  d = WriteMatrix(group, "scale", Hdf5Type::kFloat64, t.scale);
+  Describe(d, "1", "per-axis factor on the referenced mesh file's coordinates (1 where none)");
 }
 
 GeometryTable ReadGeometry(const Hdf5File& file) {
@@ -141,11 +179,19 @@ GeometryTable ReadGeometry(const Hdf5File& file) {
   t.triangle_count = ReadIntList<int32_t>(group, "triangle_count");
   t.vertices = ReadMatrix<Eigen::Vector3d>(group, "vertices");
   t.triangles = ReadMatrix<Eigen::Vector3i>(group, "triangles");
-  // Every per-geometry array has ng entries, and every mesh slice lies inside its array.
   const size_t ng = t.body.size();
+  if (group.Exists("file")) {
+    t.file = group.OpenDataset("file").ReadStrings();
+    t.scale = ReadMatrix<Eigen::Vector3d>(group, "scale");
+  } else {
+    t.file.assign(ng, "");
+    t.scale.assign(ng, Eigen::Vector3d::Ones());
+  }
+  // Every per-geometry array has ng entries, and every mesh slice lies inside its array.
   for (size_t n : {t.shape.size(), t.size.size(), t.position.size(), t.quaternion.size(),
                    t.collide.size(), t.vertex_offset.size(), t.vertex_count.size(),
-                   t.triangle_offset.size(), t.triangle_count.size()}) {
+                   t.triangle_offset.size(), t.triangle_count.size(), t.file.size(),
+                   t.scale.size()}) {
     if (n != ng) group.Fail("read consistent per-geometry datasets from");
   }
   for (size_t i = 0; i < ng; ++i) {

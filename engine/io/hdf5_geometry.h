@@ -8,6 +8,13 @@
 // as flat arrays with per-geometry offset and count (the same "contiguous ragged array"
 // layout as /contacts), so analysis code slices them with numpy.
 //
+// A visual-only mesh file is kept as a reference (scene-format.md "bodies"): no vertices,
+// its file and scale instead, in the datasets `file` and `scale`, which exist only when some
+// geometry is such a reference (so that files without one stay as they were). The file is
+// recorded relative to the scene file's folder, as a scene names it, not as an absolute
+// path: the output then holds no host paths, and a viewer finds the file from the root
+// attribute scene_file.
+//
 // Written by Hdf5Recorder::Begin, before SWMR writing starts (nothing may be created
 // afterwards).
 
@@ -39,20 +46,34 @@ struct GeometryTable {
   std::vector<Eigen::Vector3d> vertices;    ///< (V, 3) mesh vertices, geometry frame [m]
   std::vector<Eigen::Vector3i> triangles;   ///< (T, 3) indices into the geometry's own
                                             ///< vertices (0-based, outward CCW)
+  /// Per geometry: a visual mesh file's path relative to the scene file's folder, "" for
+  /// every geometry that is not such a reference (IsMeshFileReference).
+  std::vector<std::string> file;
+  std::vector<Eigen::Vector3d> scale;       ///< per-axis factor on the file's coordinates
 
   /// Number of geometries (ng).
   int count() const { return static_cast<int>(body.size()); }
 };
 
-/// Collects every geometry of `model` in file order (world first, then bodies).
-GeometryTable MakeGeometryTable(const multibody::Model& model);
+/// True for a visual-only mesh kept as a reference to its file (no vertices).
+bool IsMeshFileReference(const geometry::Geometry& g);
+
+/// Collects every geometry of `model` in file order (world first, then bodies). Mesh file
+/// references are made relative to the folder of `scene_file` (the scene's path as given,
+/// relative to the current directory or absolute).
+GeometryTable MakeGeometryTable(const multibody::Model& model, const std::string& scene_file);
 
 /// Creates the group /model/geometry below `model_group` (the /model group) and writes
 /// `table` into it, each dataset with `units` and `description`. Throws IoError.
 void WriteGeometry(Hdf5Group& model_group, const GeometryTable& table);
 
 /// Reads /model/geometry back. Returns an empty table when the file has none (files
-/// written before the extension). Throws IoError on a malformed group.
+/// written before the extension); `file` and `scale` are "" and 1 when it has no mesh file
+/// reference. Throws IoError on a malformed group.
 GeometryTable ReadGeometry(const Hdf5File& file);
+
+/// The path a viewer opens for `file`, a reference of /model/geometry/file, in an output
+/// file whose root attribute scene_file is `scene_file`: relative to the scene's folder.
+std::string ResolveMeshFileReference(const std::string& file, const std::string& scene_file);
 
 }  // namespace csim::io

@@ -106,7 +106,8 @@ class Series {
   std::vector<T> front_, back_;
 };
 
-/// One flat per-contact dataset, (M,) or (M, 3). Pending values live in a front vector
+/// One flat dataset, (M,) or (M, 3), per contact (or per surface, polygon, vertex, traced
+/// step or traced iteration: any count per row). Pending values live in a front vector
 /// that grows geometrically; a flush swaps it with the back vector, which the background
 /// writer writes and empties. Both keep their capacity across flushes.
 template <typename T>
@@ -355,6 +356,9 @@ struct Hdf5Recorder::Layout {
   int64_t pending_surfaces = 0;
   bool polygons = false;       // surfaces recorded and settings.output.contact_surfaces
   int64_t pending_polygons = 0, pending_vertices = 0;
+  bool condition = false;      // settings.output.condition_number
+  bool trace = false;          // some step is traced (Settings::trace_solver_steps)
+  int64_t pending_traces = 0, pending_trace_rows = 0;
 
   Hdf5Dataset status;
   Hdf5Dataset body_names;
@@ -365,6 +369,7 @@ struct Hdf5Recorder::Layout {
   Series<double> kinetic, potential;
   Series<int32_t> iterations;
   Series<double> momentum_error, cost, wall_time;
+  Series<double> condition_number;
   Series<double> friction_effort;
   Series<double> constraint_impulse;
   Series<double> actuator_effort, actuator_q_target, actuator_v_target;
@@ -373,6 +378,7 @@ struct Hdf5Recorder::Layout {
   Series<int64_t> contact_offset;
   ContactSeries<int32_t> body_a, body_b;
   ContactSeries<double> point, normal, signed_distance, force, slip_speed;
+  ContactSeries<double> stiction_tolerance;
   Series<int32_t> surface_count;
   Series<int64_t> surface_offset;
   ContactSeries<int32_t> surface_body_a, surface_body_b, surface_contact_count;
@@ -381,6 +387,11 @@ struct Hdf5Recorder::Layout {
   ContactSeries<int64_t> surface_first_polygon, polygon_vertex_offset;
   ContactSeries<int32_t> polygon_vertex_count;
   ContactSeries<double> vertex_position, vertex_pressure;
+  // /solver_trace: per traced step, and per Newton iteration of those (flat, as contacts).
+  ContactSeries<int64_t> trace_step, trace_offset;
+  ContactSeries<int32_t> trace_count, trace_iteration;
+  ContactSeries<double> trace_cost, trace_gradient_norm, trace_momentum_error, trace_alpha;
+  ContactSeries<int8_t> trace_merged;
 
   /// Calls fn on every time series but /time (which is always written last).
   template <typename Fn>
@@ -389,6 +400,7 @@ struct Hdf5Recorder::Layout {
     fn(position), fn(quaternion), fn(linear_velocity), fn(angular_velocity);
     fn(kinetic), fn(potential);
     fn(iterations), fn(momentum_error), fn(cost), fn(wall_time);
+    if (condition) fn(condition_number);
     if (joint_friction) fn(friction_effort);
     if (constraint_rows > 0) fn(constraint_impulse);
     if (na > 0) fn(actuator_effort), fn(actuator_q_target), fn(actuator_v_target);
@@ -420,6 +432,20 @@ struct Hdf5Recorder::Layout {
     if (!contacts) return;
     fn(body_a), fn(body_b), fn(point), fn(normal), fn(signed_distance), fn(force);
     fn(slip_speed);
+    if (condition) fn(stiction_tolerance);
+  }
+  /// Calls fn on every flat per-iteration series of /solver_trace (none without a trace).
+  template <typename Fn>
+  void ForEachTraceRowSeries(Fn fn) {
+    if (!trace) return;
+    fn(trace_iteration), fn(trace_cost), fn(trace_gradient_norm), fn(trace_momentum_error);
+    fn(trace_alpha), fn(trace_merged);
+  }
+  /// Calls fn on every per-traced-step series of /solver_trace, `count` last (readers take
+  /// its length as the number of complete traced steps).
+  template <typename Fn>
+  void ForEachTraceSeries(Fn fn) {
+    if (trace) fn(trace_step), fn(trace_offset), fn(trace_count);
   }
 
   /// Gives up every dataset handle without closing it (Hdf5Object::Abandon).
@@ -432,12 +458,15 @@ struct Hdf5Recorder::Layout {
     ForEachSurfaceSeries([](auto& series) { series.dataset().Abandon(); });
     ForEachPolygonSeries([](auto& series) { series.dataset().Abandon(); });
     ForEachVertexSeries([](auto& series) { series.dataset().Abandon(); });
+    ForEachTraceRowSeries([](auto& series) { series.dataset().Abandon(); });
+    ForEachTraceSeries([](auto& series) { series.dataset().Abandon(); });
   }
 
   void CreateSeries(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreatePolygons(Hdf5File& file, int gzip);
+  void CreateTrace(Hdf5File& file, int gzip);
   void AttachScales();
 };
 
@@ -468,6 +497,11 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
   cost = {file, "solver/cost", {}, chunk_rows, gzip, "J",
           "value of the convex cost at the solution"};
   wall_time = {file, "solver/wall_time", {}, chunk_rows, gzip, "s", "wall time of the whole step"};
+  if (condition) {
+    condition_number = {file, "solver/condition_number", {}, chunk_rows, gzip, "1",
+                        "2-norm condition number of the Newton matrix at the solution, the "
+                        "largest over islands (Lanczos estimate); NaN without a Newton solve"};
+  }
   if (constraint_rows > 0) {
     file.CreateGroup("constraints");
     constraint_impulse = {file, "constraints/impulse", {hsize_t(constraint_rows)}, chunk_rows,
@@ -509,6 +543,11 @@ void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows, in
   force = {file, "contacts/force", {3}, gzip, "N",
            "contact force on b (impulse / dt), world frame; a feels the opposite"};
   slip_speed = {file, "contacts/slip_speed", {}, gzip, "m/s", "tangential speed at the solution"};
+  if (condition) {
+    stiction_tolerance = {file, "contacts/stiction_tolerance", {}, gzip, "m/s",
+                          "effective stiction tolerance of the step's friction law: SAP "
+                          "mu sigma w gamma_n, Hunt & Crossley models eps_s"};
+  }
 }
 
 void Hdf5Recorder::Layout::CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip) {
@@ -545,6 +584,29 @@ void Hdf5Recorder::Layout::CreatePolygons(Hdf5File& file, int gzip) {
                      "polygon vertex, world frame"};
   vertex_pressure = {file, "hydroelastic/vertex_pressure", {}, gzip, "Pa",
                      "pressure at the vertex: the polygon's linear pressure field"};
+}
+
+void Hdf5Recorder::Layout::CreateTrace(Hdf5File& file, int gzip) {
+  file.CreateGroup("solver_trace");
+  trace_step = {file, "solver_trace/step", {}, gzip, "1",
+                "traced step: the /step of the row it produced"};
+  trace_offset = {file, "solver_trace/offset", {}, gzip, "1",
+                  "index of the traced step's first iteration in the flat datasets"};
+  trace_count = {file, "solver_trace/count", {}, gzip, "1",
+                 "iterations recorded for the traced step: its Newton iterations + 1"};
+  trace_iteration = {file, "solver_trace/iteration", {}, gzip, "1",
+                     "Newton iteration m (0: the initial guess)"};
+  trace_cost = {file, "solver_trace/cost", {}, gzip, "J", "convex cost at iteration m"};
+  trace_gradient_norm = {file, "solver_trace/gradient_norm", {}, gzip, "sqrt(J)",
+                         "norm of the gradient scaled by diag(A)^-1/2 (SAP eq. 26)"};
+  trace_momentum_error = {file, "solver_trace/momentum_error", {}, gzip, "1",
+                          "dimensionless momentum error at iteration m (SAP eq. 32)"};
+  trace_alpha = {file, "solver_trace/alpha", {}, gzip, "1",
+                 "line-search step length from iteration m (smallest over islands); NaN at "
+                 "the last"};
+  trace_merged = {file, "solver_trace/merged", {}, gzip, "1",
+                  "1 where deferred contacts joined islands at iteration m (their cost counts "
+                  "from there: the cost may rise only at such an iteration)"};
 }
 
 void Hdf5Recorder::Layout::AttachScales() {
@@ -631,6 +693,7 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   layout->nv = model.nv;
   layout->nb = model.num_bodies();
   layout->contacts = info.settings->output.contacts;
+  layout->condition = info.settings->output.condition_number;
   layout->joint_friction = model.HasJointFriction();
   layout->constraint_rows = multibody::TotalHolonomicRows(model.constraints);
   layout->na = static_cast<int>(model.actuators.size());
@@ -641,7 +704,8 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   layout->body_names = WriteModel(file_, model);
   {
     Hdf5Group model_group = file_.OpenGroup("model");
-    WriteGeometry(model_group, MakeGeometryTable(model));  // /model/geometry (extension)
+    // /model/geometry (extension)
+    WriteGeometry(model_group, MakeGeometryTable(model, info.scene_file));
   }
   const int gzip = info.settings->output.compression;
   layout->CreateSeries(file_, chunk_rows_, gzip);
@@ -650,6 +714,8 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   if (layout->surfaces) layout->CreateSurfaces(file_, chunk_rows_, gzip);
   layout->polygons = layout->surfaces && info.settings->output.contact_surfaces;
   if (layout->polygons) layout->CreatePolygons(file_, gzip);
+  layout->trace = !info.settings->trace_solver_steps.empty();
+  if (layout->trace) layout->CreateTrace(file_, gzip);
   layout->AttachScales();
   layout_ = std::move(layout);
 
@@ -701,6 +767,7 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
   *l.momentum_error.Row(slot) = row.solver.momentum_error;
   *l.cost.Row(slot) = row.solver.cost;
   *l.wall_time.Row(slot) = row.solver.wall_time;
+  if (l.condition) *l.condition_number.Row(slot) = row.solver.condition_number;
   if (l.joint_friction) {
     CSIM_CHECK(row.joint_friction.size() == l.nv);
     std::copy_n(row.joint_friction.data(), l.nv, l.friction_effort.Row(slot));
@@ -728,10 +795,34 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
     l.signed_distance.Push(c.signed_distance);
     l.force.Push(c.force);
     l.slip_speed.Push(c.slip_speed);
+    if (l.condition) l.stiction_tolerance.Push(c.stiction_tolerance);
   }
   if (l.surfaces) BufferSurfaces(row, slot);
   recorded_contacts_ += count;
   l.pending_contacts += count;
+}
+
+void Hdf5Recorder::RecordSolverTrace(int64_t step,
+                                     const std::vector<solver::NewtonTraceRow>& rows) {
+  CSIM_CHECK(begun_ && !finished_);
+  Layout& l = *layout_;
+  if (!l.trace) return;
+  l.trace_step.Push(step);
+  l.trace_offset.Push(recorded_trace_rows_);
+  l.trace_count.Push(static_cast<int32_t>(rows.size()));
+  for (const solver::NewtonTraceRow& r : rows) {
+    l.trace_iteration.Push(r.iteration);
+    l.trace_cost.Push(r.cost);
+    l.trace_gradient_norm.Push(r.gradient_norm);
+    l.trace_momentum_error.Push(r.momentum_error);
+    l.trace_alpha.Push(r.alpha);
+    l.trace_merged.Push(static_cast<int8_t>(r.merged));
+  }
+  recorded_trace_rows_ += static_cast<int64_t>(rows.size());
+  ++l.pending_traces;
+  l.pending_trace_rows += static_cast<int64_t>(rows.size());
+  // Written with the next flush of rows, which follows within the flush interval (the
+  // traced step's own row, or Finish).
 }
 
 void Hdf5Recorder::BufferSurfaces(const sim::Row& row, int64_t slot) {
@@ -784,8 +875,12 @@ void Hdf5Recorder::FlushRows() {
   const int64_t surfaces = std::exchange(l.pending_surfaces, 0);
   const int64_t polygons = std::exchange(l.pending_polygons, 0);
   const int64_t vertices = std::exchange(l.pending_vertices, 0);
+  const int64_t traces = std::exchange(l.pending_traces, 0);
+  const int64_t trace_rows = std::exchange(l.pending_trace_rows, 0);
   last_flush_ = Clock::now();
-  if (rows == 0) return;
+  if (rows == 0 && traces == 0) return;
+  l.ForEachTraceRowSeries([&](auto& series) { series.Swap(); });
+  l.ForEachTraceSeries([&](auto& series) { series.Swap(); });
   l.ForEachContactSeries([&](auto& series) { series.Swap(); });
   l.ForEachSurfaceSeries([&](auto& series) { series.Swap(); });
   l.ForEachPolygonSeries([&](auto& series) { series.Swap(); });
@@ -797,6 +892,8 @@ void Hdf5Recorder::FlushRows() {
   back_surfaces_ = surfaces;
   back_polygons_ = polygons;
   back_vertices_ = vertices;
+  back_traces_ = traces;
+  back_trace_rows_ = trace_rows;
   submitted_rows_ += rows;
   writer_->Submit();
 }
@@ -809,6 +906,8 @@ void Hdf5Recorder::WriteBackBuffers() {
   l.ForEachVertexSeries([&](auto& series) { series.WriteBack(back_vertices_); });
   l.ForEachPolygonSeries([&](auto& series) { series.WriteBack(back_polygons_); });
   l.ForEachSurfaceSeries([&](auto& series) { series.WriteBack(back_surfaces_); });
+  l.ForEachTraceRowSeries([&](auto& series) { series.WriteBack(back_trace_rows_); });
+  l.ForEachTraceSeries([&](auto& series) { series.WriteBack(back_traces_); });
   l.ForEachSeriesButTime([&](auto& series) { series.WriteBack(back_rows_); });
   l.time.WriteBack(back_rows_);
   flushed_rows_ += back_rows_;

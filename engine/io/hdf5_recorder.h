@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/io/background_job.h"
 #include "engine/io/hdf5_file.h"
@@ -74,6 +75,9 @@ class Hdf5Recorder final : public sim::Recorder {
   void Record(const sim::Row& row) override;
   /// Flushes buffered rows when the last flush is older than the flush interval.
   void Heartbeat() override;
+  /// Buffers a traced step's Newton history for /solver_trace (created at Begin when the
+  /// settings trace some step); it is written with the next flush of rows.
+  void RecordSolverTrace(int64_t step, const std::vector<solver::NewtonTraceRow>& rows) override;
   /// Flushes the remaining rows, writes /status (and failure_reason for kFailed; `reason`
   /// empty gives "unknown failure") and closes the file. No-op if Begin did not succeed
   /// or Finish was already called. Throws IoError if a write fails.
@@ -128,11 +132,14 @@ class Hdf5Recorder final : public sim::Recorder {
   int64_t back_surfaces_ = 0;
   int64_t back_polygons_ = 0;
   int64_t back_vertices_ = 0;
+  int64_t back_traces_ = 0;        // traced steps and their iterations of that write
+  int64_t back_trace_rows_ = 0;
   int64_t flushed_rows_ = 0;       // rows the writer has written and flushed
   int64_t recorded_contacts_ = 0;  // contacts of every recorded row: the next offset
   int64_t recorded_surfaces_ = 0;  // hydroelastic surfaces of every recorded row: likewise
   int64_t recorded_polygons_ = 0;  // their polygons (output.contact_surfaces): likewise
   int64_t recorded_vertices_ = 0;  // the polygons' vertices: likewise
+  int64_t recorded_trace_rows_ = 0;  // Newton iterations of the traced steps: likewise
   std::chrono::steady_clock::time_point last_flush_;
   int lock_fd_ = -1;               // descriptor holding the lock on path_, -1: none
   bool write_failed_ = false;      // a background write threw (set on the writer thread)

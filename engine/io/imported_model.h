@@ -31,7 +31,8 @@ struct ImportedGeometry {
   double radius = 0.0;                              ///< sphere, cylinder, capsule [m]
   double length = 0.0;  ///< cylinder: full length; capsule: between cap centres [m]; along z
   Eigen::Vector3d radii = Eigen::Vector3d::Zero();  ///< ellipsoid semi-axes [m]
-  /// Mesh from a file (OBJ, STL or COLLADA), resolved to a path csim can open, and its per-axis scale.
+  /// Mesh from a file (OBJ, STL or COLLADA), resolved to a path csim can open, and its
+  /// per-axis scale. A visual mesh (collide false) stays a reference to the file.
   std::string mesh_file;
   Eigen::Vector3d scale = Eigen::Vector3d::Ones();
   /// Mesh given by its vertices [m] and triangles (when mesh_file is empty), e.g. as MuJoCo
@@ -40,6 +41,8 @@ struct ImportedGeometry {
   std::vector<Eigen::Vector3i> triangles;
   math::RigidTransform pose;  ///< geometry frame in the body frame
   bool collide = true;        ///< false: visual only
+  /// Colour (red, green, blue, alpha in [0, 1]) the file gives: an MJCF geom's, a URDF
+  /// visual's material's. The scene format has no colour key: it goes no further.
   std::optional<Eigen::Vector4d> rgba;
   SourceLocation source;
 };

@@ -1,8 +1,10 @@
 #include "engine/io/model_expansion.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -46,6 +48,7 @@ struct EntryOptions {
   std::vector<NodeReader> exclude_bodies;
   bool merge_fixed = false;
   bool self_collide = false;
+  bool visuals = true;  ///< import the model's visual-only geometry
   bool strict_meshes = false;
   std::string material;
   double density = 0.0;  ///< [kg/m^3]; 0: none given
@@ -64,7 +67,7 @@ std::string JoinScene(const std::string& scene_dir, const std::string& file) {
 EntryOptions ReadEntry(const NodeReader& e, const std::string& scene_dir,
                        const YAML::Node& root) {
   e.CheckKeys({"name", "file", "prefix", "attach", "packages", "lock", "exclude_bodies",
-               "merge_fixed", "meshes", "material", "density", "self_collide"});
+               "merge_fixed", "meshes", "material", "density", "self_collide", "visuals"});
   EntryOptions o;
   o.name = ReadName(e.Get("name"), "model");
   o.file = JoinScene(scene_dir, e.Get("file").AsString());
@@ -91,6 +94,7 @@ EntryOptions ReadEntry(const NodeReader& e, const std::string& scene_dir,
   if (auto exclude = e.Find("exclude_bodies")) o.exclude_bodies = exclude->Items();
   o.merge_fixed = e.BoolOr("merge_fixed", false);
   o.self_collide = e.BoolOr("self_collide", false);
+  o.visuals = e.BoolOr("visuals", true);
   if (auto meshes = e.Find("meshes")) {
     const std::string mode = meshes->AsString();
     if (mode != "convex_hull" && mode != "strict")
@@ -122,7 +126,7 @@ ImportedModel LoadModelFile(const EntryOptions& o, const NodeReader& file_node,
       uris.scene_dir = scene_dir;
       uris.packages = o.packages;
       if (const char* ros = std::getenv("ROS_PACKAGE_PATH")) uris.ros_package_path = ros;
-      return ImportUrdf(urdf, uris, warnings);
+      return ImportUrdf(urdf, uris, o.visuals, warnings);
     }
     if (extension == ".xml" || extension == ".mjcf") return ImportMjcfFile(o.file, warnings);
   } catch (const IoError& e) {
@@ -152,6 +156,43 @@ int FindJoint(const ImportedModel& m, const std::string& name) {
   return -1;
 }
 
+/// Whether a joint or body of the model (by its file name) is still there.
+using NameTest = std::function<bool(const std::string&)>;
+
+/// Drops the constraints and actuators that name a joint failing `joint_kept` or a body
+/// failing `body_kept` (the base, "", always stays), each with a warning at its element
+/// ("actuator 'a' is dropped: WHY"): they were part of the model's behaviour.
+void DropDependents(ImportedModel& m, const NameTest& joint_kept, const NameTest& body_kept,
+                    const std::string& why, std::vector<std::string>* warnings) {
+  const auto warn = [&](const std::string& what, const std::string& name,
+                        const SourceLocation& where) {
+    if (warnings)
+      warnings->push_back(FormatLocated(where, what + " '" + name + "' is dropped: " + why));
+  };
+  const auto body_there = [&](const std::string& name) { return name.empty() || body_kept(name); };
+  std::vector<ImportedConstraint> constraints;
+  for (ImportedConstraint& c : m.constraints) {
+    const bool kept = c.type == ImportedConstraintType::kCoupler
+                          ? joint_kept(c.joint) && joint_kept(c.follows)
+                          : body_there(c.body_a) && body_there(c.body_b);
+    if (kept) {
+      constraints.push_back(std::move(c));
+    } else {
+      warn("constraint", c.name, c.source);
+    }
+  }
+  m.constraints = std::move(constraints);
+  std::vector<ImportedActuator> actuators;
+  for (ImportedActuator& a : m.actuators) {
+    if (joint_kept(a.joint)) {
+      actuators.push_back(std::move(a));
+    } else {
+      warn("actuator", a.name, a.source);
+    }
+  }
+  m.actuators = std::move(actuators);
+}
+
 /// Keeps the bodies with keep[b] and the joints whose child is kept; renumbers. Joints,
 /// constraints, actuators and frames that name something dropped go too, with a warning
 /// for constraints and actuators (they were part of the model's behaviour).
@@ -176,31 +217,13 @@ void KeepBodies(ImportedModel& m, const std::vector<bool>& keep, const std::stri
   }
   m.bodies = std::move(bodies);
   m.joints = std::move(joints);
-  auto body_kept = [&](const std::string& name) { return name.empty() || kept_bodies.count(name); };
-  std::vector<ImportedConstraint> constraints;
-  for (ImportedConstraint& c : m.constraints) {
-    const bool ok = c.type == ImportedConstraintType::kCoupler
-                        ? kept_joints.count(c.joint) && kept_joints.count(c.follows)
-                        : body_kept(c.body_a) && body_kept(c.body_b);
-    if (ok) {
-      constraints.push_back(std::move(c));
-    } else if (warnings) {
-      warnings->push_back(FormatLocated(c.source, "constraint '" + c.name + "' is dropped: " + why));
-    }
-  }
-  m.constraints = std::move(constraints);
-  std::vector<ImportedActuator> actuators;
-  for (ImportedActuator& a : m.actuators) {
-    if (kept_joints.count(a.joint)) {
-      actuators.push_back(std::move(a));
-    } else if (warnings) {
-      warnings->push_back(FormatLocated(a.source, "actuator '" + a.name + "' is dropped: " + why));
-    }
-  }
-  m.actuators = std::move(actuators);
+  const auto body_kept = [&](const std::string& name) { return kept_bodies.count(name) > 0; };
+  DropDependents(
+      m, [&](const std::string& name) { return kept_joints.count(name) > 0; }, body_kept, why,
+      warnings);
   std::vector<ImportedFrame> frames;
   for (ImportedFrame& f : m.frames)
-    if (body_kept(f.body)) frames.push_back(std::move(f));
+    if (f.body.empty() || body_kept(f.body)) frames.push_back(std::move(f));
   m.frames = std::move(frames);
 }
 
@@ -255,29 +278,21 @@ void LockJoints(ImportedModel& m, const std::vector<std::pair<std::string, NodeR
     locked.insert(name);
   }
   if (locked.empty()) return;
-  std::vector<ImportedConstraint> constraints;
-  for (ImportedConstraint& c : m.constraints) {
-    if (c.type == ImportedConstraintType::kCoupler &&
-        (locked.count(c.joint) || locked.count(c.follows))) {
-      if (warnings)
-        warnings->push_back(FormatLocated(c.source, "coupler '" + c.name +
-                                                        "' is dropped: it names a locked joint"));
-      continue;
-    }
-    constraints.push_back(std::move(c));
-  }
-  m.constraints = std::move(constraints);
-  std::vector<ImportedActuator> actuators;
-  for (ImportedActuator& a : m.actuators) {
-    if (locked.count(a.joint)) {
-      if (warnings)
-        warnings->push_back(FormatLocated(a.source, "actuator '" + a.name +
-                                                        "' is dropped: its joint is locked"));
-      continue;
-    }
-    actuators.push_back(std::move(a));
-  }
-  m.actuators = std::move(actuators);
+  DropDependents(
+      m, [&](const std::string& name) { return locked.count(name) == 0; },
+      [](const std::string&) { return true; }, "it names a locked joint", warnings);
+}
+
+/// Drops the visual-only geometry (collide false) of every body and of the base: the entry
+/// says `visuals: false` (an MJCF model's; a URDF's visuals are not imported then).
+void DropVisuals(ImportedModel& m) {
+  const auto visual = [](const ImportedGeometry& g) { return !g.collide; };
+  for (ImportedBody& b : m.bodies)
+    b.geometry.erase(std::remove_if(b.geometry.begin(), b.geometry.end(), visual),
+                     b.geometry.end());
+  m.base_geometry.erase(
+      std::remove_if(m.base_geometry.begin(), m.base_geometry.end(), visual),
+      m.base_geometry.end());
 }
 
 /// Adds body `child`'s mass properties, at pose X_PC in P, to `parent`'s.
@@ -446,15 +461,11 @@ YAML::Node GeometryNode(const ImportedGeometry& g, const EntryOptions& o,
     case ImportedShape::kPlane: n["shape"] = "halfspace"; break;
     case ImportedShape::kMesh:
       n["shape"] = "mesh";
+      // A mesh without a file keeps its vertices and triangles beside the tree
+      // (Emitter::AddGeometry; yaml_reader.h says why).
       if (!g.mesh_file.empty()) {
         n["file"] = SceneRelative(g.mesh_file, scene_dir);
         if (g.scale != Eigen::Vector3d::Ones()) n["scale"] = Vector(g.scale);
-      } else {
-        YAML::Node vertices(YAML::NodeType::Sequence), triangles(YAML::NodeType::Sequence);
-        for (const Eigen::Vector3d& v : g.vertices) vertices.push_back(Vector(v));
-        for (const Eigen::Vector3i& t : g.triangles) triangles.push_back(Vector(t.cast<double>()));
-        n["vertices"] = vertices;
-        n["triangles"] = triangles;
       }
       break;
   }
@@ -468,7 +479,7 @@ YAML::Node GeometryNode(const ImportedGeometry& g, const EntryOptions& o,
 
 /// Fails at the mesh's model element when `meshes: strict` and the mesh is not convex.
 void CheckStrictMesh(const ImportedGeometry& g) {
-  if (g.shape != ImportedShape::kMesh || g.mesh_file.empty()) return;
+  if (g.shape != ImportedShape::kMesh || g.mesh_file.empty() || !g.collide) return;
   geometry::ConvexMesh mesh;
   std::string error;
   if (!geometry::ReadMeshFile(g.mesh_file, g.scale, &mesh, &error))
@@ -481,10 +492,22 @@ void CheckStrictMesh(const ImportedGeometry& g) {
                                    "strict; give convex pieces, or meshes: convex_hull");
 }
 
-/// The scene's list under `key`, created when absent.
-YAML::Node SceneList(YAML::Node& root, const char* key) {
-  if (!root[key] || root[key].IsNull()) root[key] = YAML::Node(YAML::NodeType::Sequence);
-  return root[key];
+/// The value of `key` in the map `parent` (the scene's root, a section or an item of it),
+/// made an empty node of `kind` when absent or null, for generated nodes to be added to.
+YAML::Node SceneChild(YAML::Node parent, const char* key, YAML::NodeType::value kind) {
+  const YAML::Node& existing = parent;  // the non-const operator[] would add the key
+  if (!existing[key] || existing[key].IsNull()) parent[key] = YAML::Node(kind);
+  return parent[key];
+}
+
+/// The list under `key` of `parent`, created when absent.
+YAML::Node SceneList(YAML::Node parent, const char* key) {
+  return SceneChild(parent, key, YAML::NodeType::Sequence);
+}
+
+/// The map under `key` of `parent`, created when absent.
+YAML::Node SceneMap(YAML::Node parent, const char* key) {
+  return SceneChild(parent, key, YAML::NodeType::Map);
 }
 
 class Emitter {
@@ -519,17 +542,13 @@ class Emitter {
     } else {
       n["density"] = o_.density;
     }
-    if (!b.geometry.empty()) {
-      YAML::Node list(YAML::NodeType::Sequence);
-      for (const ImportedGeometry& g : b.geometry) list.push_back(GeometryNode(g, o_, scene_dir_));
-      n["geometry"] = list;
-    }
     if (free_pose && !IsIdentity(*free_pose)) n["pose"] = Pose(*free_pose);
     const int index = static_cast<int>(SceneList(root_, "bodies").size());
     Append("bodies", n, b.source);
-    for (size_t k = 0; k < b.geometry.size(); ++k)
-      sources_->AddGenerated(JoinPath(IndexPath("bodies", index), IndexPath("geometry", static_cast<int>(k))),
-                             b.geometry[k].source);
+    if (b.geometry.empty()) return;
+    YAML::Node body = SceneList(root_, "bodies")[index];
+    for (const ImportedGeometry& g : b.geometry)
+      AddGeometry(body, IndexPath("bodies", index), g);
   }
 
   void Joint(const ImportedJoint& j, const ImportedModel& m) {
@@ -631,10 +650,7 @@ class Emitter {
         continue;
       joints[Name(p.joints[k])] = p.q[k].size() == 1 ? YAML::Node(p.q[k][0]) : Vector(p.q[k]);
     }
-    const YAML::Node& const_root = root_;
-    if (!const_root["poses"] || const_root["poses"].IsNull())
-      root_["poses"] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node poses = root_["poses"];
+    YAML::Node poses = SceneMap(root_, "poses");
     const std::string name = Name(p.name);
     if (static_cast<const YAML::Node&>(poses)[name])
       throw InputError(p.source, "pose '" + name + "' is already a pose of the scene (give the "
@@ -648,18 +664,13 @@ class Emitter {
   void CollisionFilter(const ImportedModel& m) {
     const bool group = !o_.self_collide && m.bodies.size() > 1;
     if (!group && m.excluded_pairs.empty()) return;
-    const YAML::Node& const_root = root_;
-    if (!const_root["collision_filter"] || const_root["collision_filter"].IsNull())
-      root_["collision_filter"] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node filter = root_["collision_filter"];
+    YAML::Node filter = SceneMap(root_, "collision_filter");
     const SourceLocation file{m.file, 0, 0};
     if (group) {
       YAML::Node bodies(YAML::NodeType::Sequence);
       bodies.SetStyle(YAML::EmitterStyle::Flow);
       for (const ImportedBody& b : m.bodies) bodies.push_back(Name(b.name));
-      if (!static_cast<const YAML::Node&>(filter)["groups"])
-        filter["groups"] = YAML::Node(YAML::NodeType::Sequence);
-      YAML::Node groups = filter["groups"];
+      YAML::Node groups = SceneList(filter, "groups");
       sources_->AddGenerated(JoinPath("collision_filter", IndexPath("groups", static_cast<int>(groups.size()))), file);
       groups.push_back(bodies);
     }
@@ -670,9 +681,7 @@ class Emitter {
       pair.SetStyle(YAML::EmitterStyle::Flow);
       pair.push_back(BodyName(a));
       pair.push_back(BodyName(b));
-      if (!static_cast<const YAML::Node&>(filter)["exclude"])
-        filter["exclude"] = YAML::Node(YAML::NodeType::Sequence);
-      YAML::Node exclude = filter["exclude"];
+      YAML::Node exclude = SceneList(filter, "exclude");
       sources_->AddGenerated(JoinPath("collision_filter", IndexPath("exclude", static_cast<int>(exclude.size()))), file);
       exclude.push_back(pair);
     }
@@ -682,29 +691,15 @@ class Emitter {
   void BaseGeometry(const ImportedGeometry& g) {
     ImportedGeometry placed = g;
     placed.pose = FromBase(g.pose);
-    const YAML::Node node = GeometryNode(placed, o_, scene_dir_);
     if (o_.attach.parent == "world") {
-      if (!root_["world"] || root_["world"].IsNull()) root_["world"] = YAML::Node(YAML::NodeType::Map);
-      YAML::Node world = root_["world"];
-      if (!world["geometry"] || world["geometry"].IsNull())
-        world["geometry"] = YAML::Node(YAML::NodeType::Sequence);
-      YAML::Node list = world["geometry"];
-      sources_->AddGenerated(JoinPath("world", IndexPath("geometry", static_cast<int>(list.size()))),
-                             g.source);
-      list.push_back(node);
+      AddGeometry(SceneMap(root_, "world"), "world", placed);
       return;
     }
     YAML::Node bodies = SceneList(root_, "bodies");
     for (size_t i = 0; i < bodies.size(); ++i) {
       YAML::Node body = bodies[i];
       if (!body.IsMap() || !body["name"] || body["name"].Scalar() != o_.attach.parent) continue;
-      if (!body["geometry"] || body["geometry"].IsNull())
-        body["geometry"] = YAML::Node(YAML::NodeType::Sequence);
-      YAML::Node list = body["geometry"];
-      sources_->AddGenerated(
-          JoinPath(IndexPath("bodies", static_cast<int>(i)), IndexPath("geometry", static_cast<int>(list.size()))),
-          g.source);
-      list.push_back(node);
+      AddGeometry(body, IndexPath("bodies", static_cast<int>(i)), placed);
       return;
     }
     o_.attach_parent_node->Fail("attach parent '" + o_.attach.parent +
@@ -712,6 +707,19 @@ class Emitter {
   }
 
  private:
+  /// Appends g to the `geometry` list of `owner` (the world or a body node, at key path
+  /// `owner_path`), located at g's element of the model file; a mesh without a file gets
+  /// its vertices and triangles attached beside the tree (yaml_reader.h).
+  void AddGeometry(YAML::Node owner, const std::string& owner_path, const ImportedGeometry& g) {
+    YAML::Node list = SceneList(owner, "geometry");
+    const std::string path =
+        JoinPath(owner_path, IndexPath("geometry", static_cast<int>(list.size())));
+    sources_->AddGenerated(path, g.source);
+    if (g.shape == ImportedShape::kMesh && g.mesh_file.empty())
+      sources_->AddGeneratedMesh(path, {g.vertices, g.triangles});
+    list.push_back(GeometryNode(g, o_, scene_dir_));
+  }
+
   YAML::Node& root_;
   SourceMap* sources_;
   const EntryOptions& o_;
@@ -737,6 +745,7 @@ void ExpandEntry(const NodeReader& entry, YAML::Node& root, SourceMap* sources,
                  const std::string& scene_dir, std::vector<std::string>* warnings) {
   const EntryOptions o = ReadEntry(entry, scene_dir, root);
   ImportedModel m = LoadModelFile(o, entry.Get("file"), scene_dir, warnings);
+  if (!o.visuals) DropVisuals(m);
   ExcludeBodies(m, o.exclude_bodies, warnings);
   LockJoints(m, o.lock, warnings);
   MergeFixed(m, o.merge_fixed, o.attach.free);
@@ -793,7 +802,48 @@ void ExpandEntry(const NodeReader& entry, YAML::Node& root, SourceMap* sources,
   }
 }
 
+/// Writes the mesh attached to geometry node `g` (at `path`), if any, into it.
+void WriteAttachedMesh(YAML::Node g, const std::string& path, const SourceMap& sources) {
+  const GeneratedMesh* mesh = sources.FindGeneratedMesh(path);
+  if (!mesh) return;
+  YAML::Node vertices(YAML::NodeType::Sequence), triangles(YAML::NodeType::Sequence);
+  for (const Eigen::Vector3d& v : mesh->vertices) vertices.push_back(Vector(v));
+  for (const Eigen::Vector3i& t : mesh->triangles) {
+    YAML::Node triangle(YAML::NodeType::Sequence);
+    triangle.SetStyle(YAML::EmitterStyle::Flow);
+    for (int k = 0; k < 3; ++k) triangle.push_back(t[k]);
+    triangles.push_back(triangle);
+  }
+  g["vertices"] = vertices;
+  g["triangles"] = triangles;
+}
+
+/// WriteAttachedMesh for every geometry of `owner` (the world or a body, at `owner_path`).
+void WriteAttachedMeshes(YAML::Node owner, const std::string& owner_path,
+                         const SourceMap& sources) {
+  const YAML::Node& const_owner = owner;  // the non-const operator[] would add the key
+  if (!owner.IsMap() || !const_owner["geometry"] || !const_owner["geometry"].IsSequence())
+    return;
+  YAML::Node list = owner["geometry"];
+  for (size_t k = 0; k < list.size(); ++k)
+    WriteAttachedMesh(list[k], JoinPath(owner_path, IndexPath("geometry", static_cast<int>(k))),
+                      sources);
+}
+
 }  // namespace
+
+YAML::Node PlainExpandedScene(const YAML::Node& root, const SourceMap& sources) {
+  YAML::Node plain = YAML::Clone(root);
+  const YAML::Node& const_plain = plain;  // the non-const operator[] would add the key
+  if (!plain.IsMap()) return plain;
+  if (const_plain["world"]) WriteAttachedMeshes(plain["world"], "world", sources);
+  if (const_plain["bodies"] && const_plain["bodies"].IsSequence()) {
+    YAML::Node bodies = plain["bodies"];
+    for (size_t i = 0; i < bodies.size(); ++i)
+      WriteAttachedMeshes(bodies[i], IndexPath("bodies", static_cast<int>(i)), sources);
+  }
+  return plain;
+}
 
 void ExpandModels(YAML::Node& root, SourceMap* sources, const std::string& scene_dir,
                   std::vector<std::string>* warnings) {

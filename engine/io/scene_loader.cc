@@ -126,7 +126,8 @@ void ReadSolver(const NodeReader& node, solver::SapSolverParameters& s) {
 }
 
 void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
-  node.CheckKeys({"file", "every", "contacts", "contact_surfaces", "compression"});
+  node.CheckKeys(
+      {"file", "every", "contacts", "contact_surfaces", "compression", "condition_number"});
   o.file = node.StringOr("file", o.file);
   o.every = node.IntOr("every", o.every);
   if (o.every < 1) node.Get("every").Fail("every must be >= 1");
@@ -136,6 +137,7 @@ void ReadOutput(const NodeReader& node, sim::OutputSettings& o) {
   if (o.contact_surfaces && !o.contacts)
     node.Get("contact_surfaces")
         .Fail("contact_surfaces needs contacts: true (each polygon is one recorded contact)");
+  o.condition_number = node.BoolOr("condition_number", o.condition_number);
   o.compression = node.IntOr("compression", o.compression);
   if (o.compression < 0 || o.compression > 9)
     node.Get("compression").Fail("compression must be a gzip level from 0 (none) to 9");
@@ -286,7 +288,7 @@ LoadedScene LoadSceneFromText(const std::string& text, const std::string& path,
   if (static_cast<const YAML::Node&>(root)["models"]) {
     CheckSectionKinds(NodeReader(root, "", &sources));
     ExpandModels(root, &sources, DirectoryOf(path), &model_warnings);
-    if (expanded_yaml_text) *expanded_yaml_text = Emit(root);
+    if (expanded_yaml_text) *expanded_yaml_text = Emit(PlainExpandedScene(root, sources));
   } else if (expanded_yaml_text) {
     *expanded_yaml_text = scene.yaml_text;
   }

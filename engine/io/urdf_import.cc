@@ -1,6 +1,7 @@
 #include "engine/io/urdf_import.h"
 
 #include <cmath>
+#include <optional>
 
 #include "engine/math/rotation.h"
 
@@ -13,13 +14,14 @@ math::RigidTransform ToTransform(const UrdfPose& pose) {
 
 SourceLocation At(const UrdfModel& urdf, int line) { return {urdf.file, line, 0}; }
 
-ImportedGeometry ConvertCollision(const UrdfModel& urdf, const UrdfCollision& c,
-                                  const ModelUriContext& uris) {
+/// One <collision> or <visual> geometry (`element_line` is the element's, `name` its name).
+ImportedGeometry ConvertGeometry(const UrdfModel& urdf, const UrdfGeometry& in,
+                                 const UrdfPose& origin, const std::string& name,
+                                 int element_line, const ModelUriContext& uris) {
   ImportedGeometry g;
-  g.name = c.name;
-  g.pose = ToTransform(c.origin);
-  g.source = At(urdf, c.geometry.line ? c.geometry.line : c.line);
-  const UrdfGeometry& in = c.geometry;
+  g.name = name;
+  g.pose = ToTransform(origin);
+  g.source = At(urdf, in.line ? in.line : element_line);
   switch (in.shape) {
     case UrdfShape::kBox: g.shape = ImportedShape::kBox; g.size = in.size; break;
     case UrdfShape::kSphere: g.shape = ImportedShape::kSphere; g.radius = in.radius; break;
@@ -39,6 +41,25 @@ ImportedGeometry ConvertCollision(const UrdfModel& urdf, const UrdfCollision& c,
       g.scale = in.scale;
       break;
   }
+  return g;
+}
+
+/// The colour of a visual's material: its own <color>, else that of the robot-level
+/// material it names (none when neither gives one).
+std::optional<Eigen::Vector4d> VisualColor(const UrdfModel& urdf, const UrdfVisual& v) {
+  if (!v.material) return std::nullopt;
+  if (v.material->rgba) return v.material->rgba;
+  for (const UrdfMaterial& m : urdf.materials)
+    if (m.name == v.material->name) return m.rgba;
+  return std::nullopt;
+}
+
+/// A <visual>: visual-only geometry (collide false); a mesh stays a reference to its file.
+ImportedGeometry ConvertVisual(const UrdfModel& urdf, const UrdfVisual& v,
+                               const ModelUriContext& uris) {
+  ImportedGeometry g = ConvertGeometry(urdf, v.geometry, v.origin, v.name, v.line, uris);
+  g.collide = false;
+  g.rgba = VisualColor(urdf, v);
   return g;
 }
 
@@ -68,7 +89,7 @@ void TurnBodyFrame(ImportedModel& model, int b, const Eigen::Matrix3d& R_old_new
 
 }  // namespace
 
-ImportedModel ImportUrdf(const UrdfModel& urdf, const ModelUriContext& uris,
+ImportedModel ImportUrdf(const UrdfModel& urdf, const ModelUriContext& uris, bool visuals,
                          std::vector<std::string>* warnings) {
   ImportedModel out;
   out.name = urdf.name;
@@ -84,7 +105,11 @@ ImportedModel ImportUrdf(const UrdfModel& urdf, const ModelUriContext& uris,
       body.inertia = InertiaInLinkFrame(*link.inertial);
     }
     for (const UrdfCollision& c : link.collisions)
-      body.geometry.push_back(ConvertCollision(urdf, c, uris));
+      body.geometry.push_back(
+          ConvertGeometry(urdf, c.geometry, c.origin, c.name, c.line, uris));
+    if (visuals) {
+      for (const UrdfVisual& v : link.visuals) body.geometry.push_back(ConvertVisual(urdf, v, uris));
+    }
     out.bodies.push_back(std::move(body));
   }
   for (const UrdfJoint& uj : urdf.joints) {
@@ -166,7 +191,8 @@ ImportedModel ImportUrdf(const UrdfModel& urdf, const ModelUriContext& uris,
   // ROS's convention: a root link named "world" is the world itself (a robot bolted down in
   // its file); its joints then attach to the base, which the scene's `attach` places.
   if (urdf.root >= 0 && urdf.links[urdf.root].name == "world" && !urdf.links[urdf.root].inertial &&
-      urdf.links[urdf.root].collisions.empty()) {
+      urdf.links[urdf.root].collisions.empty() &&
+      (!visuals || urdf.links[urdf.root].visuals.empty())) {
     const int w = urdf.root;
     out.bodies.erase(out.bodies.begin() + w);
     for (ImportedJoint& j : out.joints) {

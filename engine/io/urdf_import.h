@@ -13,12 +13,15 @@
 //     <dynamics> -> damping and dry friction; <mimic> -> a coupler constraint;
 //   - <collision> box, sphere, cylinder, capsule -> the same shapes; mesh -> a mesh of the
 //     resolved file (model_uri.h) with the URDF scale;
+//   - <visual>, unless the scene leaves visuals out -> the same shapes as visual-only geometry
+//     (collide false), with the colour of its material (its own <color>, or that of the
+//     robot-level material it names); a visual mesh stays a reference to its resolved file,
+//     which the simulation never reads (the replay page draws it);
 //   - a SimpleTransmission -> an actuator on its joint with the joint's effort limit;
-//   - a root link named "world" without inertial or collision is ROS's world: it is left
-//     out and its joints attach to the base.
-// Not imported, and said in model-import.md: <visual> (the replay page draws the collision
-// geometry), velocity limits, <safety_controller> and <calibration> (controller data csim
-// does not simulate).
+//   - a root link named "world" without inertial, collision or (imported) visual is ROS's
+//     world: it is left out and its joints attach to the base.
+// Not imported, and said in model-import.md: velocity limits, <safety_controller> and
+// <calibration> (controller data csim does not simulate), visual textures.
 
 #include <string>
 #include <vector>
@@ -29,9 +32,10 @@
 
 namespace csim::io {
 
-/// Converts `urdf`, resolving mesh names with `uris`. Throws InputError (located in the
-/// URDF file) for what csim cannot represent; appends located warnings to *warnings.
-ImportedModel ImportUrdf(const UrdfModel& urdf, const ModelUriContext& uris,
+/// Converts `urdf`, resolving mesh names with `uris`, with its <visual> geometry when
+/// `visuals` (without, their mesh names are not even resolved). Throws InputError (located
+/// in the URDF file) for what csim cannot represent; appends located warnings to *warnings.
+ImportedModel ImportUrdf(const UrdfModel& urdf, const ModelUriContext& uris, bool visuals,
                          std::vector<std::string>* warnings);
 
 }  // namespace csim::io

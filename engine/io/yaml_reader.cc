@@ -63,6 +63,15 @@ void SourceMap::AddGenerated(const std::string& path, const SourceLocation& wher
   entries_.push_back({path, where, Kind::kGenerated});
 }
 
+void SourceMap::AddGeneratedMesh(const std::string& path, GeneratedMesh mesh) {
+  meshes_[path] = std::move(mesh);
+}
+
+const GeneratedMesh* SourceMap::FindGeneratedMesh(const std::string& path) const {
+  const auto it = meshes_.find(path);
+  return it == meshes_.end() ? nullptr : &it->second;
+}
+
 SourceLocation SourceMap::Locate(const std::string& path, const YAML::Mark& mark) const {
   // The latest override that covers the node decides: it replaced whatever came before.
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
@@ -81,6 +90,10 @@ NodeReader::NodeReader(YAML::Node node, std::string path, const SourceMap* sourc
     : node_(std::move(node)), path_(std::move(path)), sources_(sources), mark_(node_.Mark()) {}
 
 SourceLocation NodeReader::Location() const { return sources_->Locate(path_, mark_); }
+
+const GeneratedMesh* NodeReader::GeneratedMeshData() const {
+  return sources_->FindGeneratedMesh(path_);
+}
 
 NodeReader NodeReader::Value(const std::string& key) const {
   NodeReader value = Child(node_[key], JoinPath(path_, key));

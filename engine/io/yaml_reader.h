@@ -8,7 +8,17 @@
 //
 // Design choice: reads never go through a non-const YAML::Node, because yaml-cpp's
 // non-const operator[] silently inserts missing keys into the tree.
+//
+// Design choice: the vertices and triangles of an imported mesh (model_expansion.h) travel
+// beside the tree, in the SourceMap, attached to the key path of their geometry node, rather
+// than as YAML nodes. One node per vertex and per triangle would cost most of the load of a
+// robot with fine meshes (each number written as text and parsed back); the SourceMap already
+// records what the expansion generated and goes wherever a node is read, and a key path can
+// be neither written nor overridden by a user, so the data cannot be reached by mistake.
+// Rejected: an internal key in the geometry node naming a side table (a key a user could
+// still write), and passing the table down the model builder's calls beside every node.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,8 +31,16 @@
 
 namespace csim::io {
 
-/// Maps key paths of nodes that were substituted into the tree (by `--set` overrides) to
-/// the text they came from. Nodes not covered are located by their own mark in `file`.
+/// A mesh given by its vertices [m] and triangles (0-based indices into the vertices), as an
+/// imported model gives it (an MJCF mesh as MuJoCo compiled it).
+struct GeneratedMesh {
+  std::vector<Eigen::Vector3d> vertices;
+  std::vector<Eigen::Vector3i> triangles;
+};
+
+/// Maps key paths of nodes that were substituted into the tree (by `--set` overrides) or
+/// generated (by the model expansion) to the text they came from, and keeps the meshes the
+/// expansion attached to its nodes. Nodes not covered are located by their own mark in `file`.
 class SourceMap {
  public:
   /// `file` is the scene path as given by the user.
@@ -41,6 +59,13 @@ class SourceMap {
   /// of another file (a robot model expanded by model_expansion.h): all are located there.
   void AddGenerated(const std::string& path, const SourceLocation& where);
 
+  /// The mesh geometry node at `path` (generated, AddGenerated) has the vertices and
+  /// triangles of `mesh`, which are not in the tree (see the design choice above).
+  void AddGeneratedMesh(const std::string& path, GeneratedMesh mesh);
+
+  /// The mesh attached to the node at exactly `path` by AddGeneratedMesh, or null.
+  const GeneratedMesh* FindGeneratedMesh(const std::string& path) const;
+
   /// Location of the node with key path `path` and yaml-cpp mark `mark` (0-based).
   SourceLocation Locate(const std::string& path, const YAML::Mark& mark) const;
 
@@ -57,6 +82,7 @@ class SourceMap {
   };
   std::string file_;
   std::vector<Entry> entries_;  ///< in registration order; later entries win
+  std::map<std::string, GeneratedMesh> meshes_;  ///< by key path of their geometry node
 };
 
 /// True if `prefix` equals `path` or is a whole-component prefix of it
@@ -75,6 +101,9 @@ class NodeReader {
   const std::string& path() const { return path_; }
   /// 1-based location of this node.
   SourceLocation Location() const;
+  /// The vertices and triangles the model expansion attached to this node
+  /// (SourceMap::AddGeneratedMesh), or null.
+  const GeneratedMesh* GeneratedMeshData() const;
   /// Throws InputError at this node with message `what (key path)`.
   [[noreturn]] void Fail(const std::string& what) const;
 

@@ -3,6 +3,7 @@
 // recorder (engine/io/hdf5_recorder.h) knows nothing of the dynamics.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "engine/multibody/model.h"
 #include "engine/sim/settings.h"
+#include "engine/solver/newton_trace.h"
 
 namespace csim::sim {
 
@@ -29,6 +31,10 @@ struct SolverStats {
   double momentum_error = 0.0;    ///< dimensionless (SAP eq. 32); free-motion residual without contact
   double cost = 0.0;              ///< [J] convex cost at the solution (0 without contact)
   double wall_time = 0.0;         ///< [s] wall time of the whole step
+  /// Condition number of the Newton matrix at the solution, the largest over islands
+  /// (settings.output.condition_number); NaN when not estimated, without a Newton solve,
+  /// and in the initial row.
+  double condition_number = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One contact of a row (/contacts/* in output-format.md). Normal points from a into b.
@@ -39,6 +45,10 @@ struct ContactRow {
   double signed_distance = 0.0;   ///< phi0 [m], negative in overlap
   Eigen::Vector3d force = Eigen::Vector3d::Zero();    ///< on b, world [N]
   double slip_speed = 0.0;        ///< [m/s]
+  /// Effective stiction tolerance of the step's friction law [m/s]
+  /// (contact::ContactReport::stiction_tolerance); recorded with
+  /// settings.output.condition_number.
+  double stiction_tolerance = 0.0;
 };
 
 /// One hydroelastic contact surface of a row (/hydroelastic/* in output-format.md): the
@@ -103,6 +113,11 @@ class Recorder {
   /// Called after every step, recorded or not, so a recorder can flush buffered rows on a
   /// wall-clock schedule even when output.every is large. Must be cheap.
   virtual void Heartbeat() {}
+  /// Called for each step of Settings::trace_solver_steps the run reached (completed or
+  /// failed), before its row is recorded: its contact solve's Newton history, one row per
+  /// iteration (empty when the step had no Newton solve).
+  virtual void RecordSolverTrace(int64_t /*step*/,
+                                 const std::vector<solver::NewtonTraceRow>& /*rows*/) {}
   /// Called once at the end; reason is non-empty for kFailed.
   virtual void Finish(RunStatus status, const std::string& reason) = 0;
 };

@@ -18,7 +18,7 @@ void RunMonitor::StepStarted() { step_start_ = Clock::now(); }
 
 SolverStats RunMonitor::StepCompleted(const integrator::StepStats& stats) {
   const SolverStats row{stats.iterations, stats.momentum_error, stats.cost,
-                        SecondsSince(step_start_)};
+                        SecondsSince(step_start_), stats.condition_number};
   iterations_ += stats.iterations;
   max_iterations_ = std::max(max_iterations_, stats.iterations);
   max_momentum_error_ = std::max(max_momentum_error_, stats.momentum_error);

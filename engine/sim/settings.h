@@ -5,7 +5,9 @@
 // for settings.solver). The loader fills it after applying `--set` overrides and
 // command-line options. settings.gravity lives in multibody::Model.
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/contact/contact_parameters.h"
 #include "engine/integrator/step_options.h"
@@ -39,6 +41,10 @@ struct OutputSettings {
   /// `contacts`; /hydroelastic/polygon_* and vertex_* in output-format.md).
   bool contact_surfaces = false;
   int compression = 1;    ///< gzip level 0-9 of the time series (with shuffle); 0: none
+  /// Also record each step's condition number of the Newton matrix at the solution
+  /// (/solver/condition_number) and each contact's effective stiction tolerance
+  /// (/contacts/stiction_tolerance, with `contacts`).
+  bool condition_number = false;
 };
 
 /// The contact keys (contact_model, near_rigid_threshold, stiction_sigma,
@@ -53,6 +59,9 @@ struct Settings : contact::ContactSettings {
   solver::SapSolverParameters solver;  ///< settings.solver.*, plus the solver's internals
   OutputSettings output;
   int threads = 1;                ///< threads of the contact solve (`--threads`)
+  /// Steps whose contact solve's Newton history is recorded (`--trace-solver`), ascending,
+  /// each in [1, StepCount]: step s is the one that ends at t = s dt (the row /step = s).
+  std::vector<int64_t> trace_solver_steps;
 };
 
 }  // namespace csim::sim

@@ -45,6 +45,8 @@ struct StepWorkspaces {
     contact.solver.set_parameters(settings.solver);
     contact.solver.set_num_threads(settings.threads);  // islands in parallel; same results
     contact.solver.set_stop_flag(control.stop_requested);  // a long solve ends at a stop request
+    // A diagnostic: one more factorization per island and step, the same trajectory.
+    contact.solver.set_condition_estimate(settings.output.condition_number);
   }
   integrator::StepWorkspace free_motion;
   integrator::ContactStepWorkspace contact;
@@ -109,7 +111,7 @@ class RowRecording {
     for (size_t i = 0; i < reports.size(); ++i) {
       const contact::ContactReport& r = reports[i];
       row_.contacts[i] = {r.body_a, r.body_b, r.p_WC, r.nhat_AB_W, r.phi0, r.force_on_b_W,
-                          r.slip_speed};
+                          r.slip_speed, r.stiction_tolerance};
     }
     SumSurfaces(reports);
     if (record_polygons_) CopyPolygons(reports, hydroelastic);
@@ -212,6 +214,28 @@ bool StopRequested(const RunControl& control) {
   return control.stop_requested != nullptr && control.stop_requested->load();
 }
 
+// Settings::trace_solver_steps as the run meets them: whether the next step is traced, and
+// its history to the recorder once it ran.
+class SolverTracing {
+ public:
+  explicit SolverTracing(const std::vector<int64_t>& steps) : steps_(steps) {}
+  // Step `step` (1-based, the row it produces) is about to run: traces it if asked for.
+  void StepStarting(int64_t step, solver::SapSolver& solver) {
+    traced_ = next_ < steps_.size() && steps_[next_] == step;
+    if (traced_) ++next_;
+    solver.set_trace(traced_);
+  }
+  // Step `step` ran, successfully or not.
+  void StepRan(int64_t step, const solver::SapSolver& solver, Recorder& recorder) const {
+    if (traced_) recorder.RecordSolverTrace(step, solver.trace());
+  }
+
+ private:
+  const std::vector<int64_t>& steps_;  // ascending
+  size_t next_ = 0;                    // the first not yet reached
+  bool traced_ = false;                // the step running now is traced
+};
+
 }  // namespace
 
 int64_t StepCount(const Settings& s) {
@@ -248,9 +272,12 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
 
   RunResult result;
   int64_t step = 0, last_recorded = 0;
+  SolverTracing tracing(settings.trace_solver_steps);
   while (step < total_steps) {
     monitor.StepStarted();
+    tracing.StepStarting(step + 1, scratch.contact.solver);
     const StepStatus status = TakeStep(model, step_settings, state, scratch);
+    tracing.StepRan(step + 1, scratch.contact.solver, recorder);
     if (!status.ok()) {
       EndAtIncompleteStep(status, step, &result);
       break;

@@ -89,6 +89,15 @@ class SapFrictionConeConstraint final : public Constraint, public StictionPredic
   /// prediction.
   FrictionConeRegion RegionAt(const double* v_c) const;
 
+  /// The effective stiction tolerance at normal impulse gamma_n [N s] ([ICF] eq. 42):
+  /// the slip speed mu R_t gamma_n = mu sigma w gamma_n [m/s] at which the contact leaves
+  /// the stiction region (|y_t| = |v_t| / R_t reaches mu y_n, y_n = gamma_n in stiction);
+  /// its friction's stiffness there is mu gamma_n / v_s = 1 / R_t. 0 for a contact that
+  /// carries nothing or has no friction. Valid after Prepare().
+  double StictionTolerance(double gamma_n) const {
+    return parameters_.mu * metric_.R_t * gamma_n;
+  }
+
   const SapFrictionConeParameters& parameters() const { return parameters_; }
   double R_t() const { return metric_.R_t; }  ///< [1/kg], valid after Prepare()
   double R_n() const { return metric_.R_n; }  ///< [1/kg], valid after Prepare()

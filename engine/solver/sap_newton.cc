@@ -179,6 +179,7 @@ void SolveIslandByNewton(const SapSolverParameters& parameters,
   for (;;) {
     // 1. ell_p, gamma, G and grad at v; 2. the stopping criterion.
     EvaluateIsland(ws, i);
+    if (ws.trace != nullptr) ws.trace->RecordIterate(i, s);
     if (IslandStops(parameters, ws.tolerances, stop_flag, &s)) return;
     // 3. and 4. The Newton direction, on the predicted models for the first ones, and the
     // line search along it.
@@ -203,6 +204,7 @@ void SolveIslandByNewton(const SapSolverParameters& parameters,
     // 5. v <- v + alpha dv; first the prediction learns from the step's start and full step.
     s.new_crossings = prediction.LearnFromStep(parameters, ws, i, predicted, search.alpha);
     UpdateIterate(ws, i, search.alpha);
+    if (ws.trace != nullptr) ws.trace->RecordStep(i, search.alpha);
     ++s.iterations;
     s.update_pending = true;
     s.last_step_predicted = predicted;

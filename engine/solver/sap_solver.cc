@@ -1,6 +1,7 @@
 #include "engine/solver/sap_solver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "engine/common/check.h"
@@ -22,6 +23,8 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
                             const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                             SapSolverResult* result) {
   CSIM_CHECK(v_guess.size() == problem.num_velocities());
+  ws_.trace = trace_on_ ? &trace_ : nullptr;
+  if (trace_on_) trace_.Clear();
   ws_.islands.num_islands = 0;  // until SetupIslands (num_islands() without constraints)
   SetupSapWorkspace(problem, num_threads(), &ws_);
   prediction_.Setup(ws_);
@@ -34,7 +37,7 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
   deferred_.Reset();
   deferred_.MarkCouples(parameters_, ws_);
   SetupIslands(parameters_, deferred_.couples(parameters_), &ws_);
-  SolveIslands();
+  SolveRound();
   while (parameters_.defer_separated) {
     // The deferred contacts at v first, also after a failure (the result's v_c and gamma).
     bool failed = false;
@@ -42,9 +45,52 @@ StepStatus SapSolver::Solve(const ContactProblem& problem,
       failed = failed || !IsSuccessfulTermination(s.stop);
     if (!deferred_.EvaluateAtSolution(ws_) || failed) break;
     deferred_.Remerge(parameters_, ws_);
-    SolveIslands();
+    SolveRound();
   }
+  if (trace_on_) trace_.Compose(ws_.islands);
+  if (estimate_condition_) EstimateCondition(&stats);
   return FinishIslands(result);
+}
+
+void SapSolver::set_trace(bool on) {
+  trace_on_ = on;
+  if (on) trace_.Clear();
+}
+
+void SapSolver::SolveRound() {
+  if (trace_on_) {
+    const int K = ws_.islands.num_islands;
+    solved_.resize(K);
+    for (int i = 0; i < K; ++i) solved_[i] = !deferred_.IslandDone(i);
+    trace_.BeginRound(ws_.islands, solved_);
+  }
+  SolveIslands();
+  if (trace_on_) trace_.EndRound(ws_.island);
+}
+
+void SapSolver::EstimateCondition(SapSolverStats* stats) {
+  for (const SapIslandState& s : ws_.island)
+    if (!IsSuccessfulTermination(s.stop)) return;
+  const int K = ws_.islands.num_islands;
+  condition_.Reserve(ws_, num_threads());
+  if (island_condition_.size() < static_cast<size_t>(K)) island_condition_.resize(K);
+  auto estimate = [this](int i, int thread) {
+    island_condition_[i] =
+        condition_.EstimateIsland(ws_, i, thread, ws_.scratch[thread]).condition_number();
+  };
+  if (pool_ == nullptr || K < 2) {
+    for (int i = 0; i < K; ++i) estimate(i, 0);
+  } else {
+    pool_->ParallelFor(K, estimate);
+  }
+  // The largest over the islands, each of which the solver factorizes by itself; NaN if
+  // any island's could not be factorized.
+  double largest = 0.0;
+  for (int i = 0; i < K; ++i) {
+    if (std::isnan(island_condition_[i])) return;
+    largest = std::max(largest, island_condition_[i]);
+  }
+  if (K > 0) stats->condition_number = largest;
 }
 
 void SapSolver::SolveIslands() {

@@ -14,7 +14,9 @@
 //      the warm start of the active set                               (active_set_prediction.h)
 //      and each island's stopping criterion                           (sap_stopping_criteria.h)
 //   5. while deferred contacts touch at the solution: merge their islands, solve those again
-//   6. the result and the statistics.
+//   6. the result and the statistics; on request the diagnostics, which change neither:
+//      Newton's history (newton_trace.h) and the condition number of the Newton matrix at
+//      the solution (newton_condition.h).
 // `iterations` is the largest island's count, i.e. the Newton rounds until the last island
 // stopped (as for one problem).
 //
@@ -30,6 +32,7 @@
 // problem no larger than a previous one does not allocate, with any number of threads.
 
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -40,6 +43,8 @@
 #include "engine/solver/active_set_prediction.h"
 #include "engine/solver/contact_problem.h"
 #include "engine/solver/deferred_contacts.h"
+#include "engine/solver/newton_condition.h"
+#include "engine/solver/newton_trace.h"
 #include "engine/solver/sap_solver_parameters.h"
 #include "engine/solver/sap_termination.h"
 #include "engine/solver/sap_workspace.h"
@@ -87,6 +92,11 @@ struct SapSolverStats {
   int predicted_updates = 0;
   int active_set_updates = 0;
   int smooth_updates = 0;
+  /// With SapSolver::set_condition_estimate: the 2-norm condition number of the Newton
+  /// matrix H = A + J^T G J at the solution, the largest over the islands
+  /// (newton_condition.h); NaN when not estimated (off, no constraints, a failed solve, or
+  /// an island whose H could not be factorized).
+  double condition_number = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Output of a solve. Vectors are resized only when the problem size changes.
@@ -126,6 +136,22 @@ class SapSolver {
   /// off by default, since a clock read costs about as much as a small island's assembly.
   void set_time_phases(bool on) { ws_.time_phases = on; }
 
+  /// Estimates, after every successful Solve, the condition number of the Newton matrix at
+  /// the solution (SapSolverStats::condition_number; newton_condition.h): one more
+  /// factorization per island and two Lanczos runs. Off by default. Changes no result:
+  /// v, gamma and the other statistics are the same bits either way.
+  void set_condition_estimate(bool on) { estimate_condition_ = on; }
+  /// The estimator, for tests that set its Lanczos parameters.
+  NewtonConditionEstimator& condition_estimator() { return condition_; }
+
+  /// Records each Solve's Newton history (newton_trace.h) into trace() from now on, or
+  /// stops recording; `true` also empties trace(). Off by default; a traced Solve may
+  /// allocate, its results are the same bits.
+  void set_trace(bool on);
+  /// The history of the last traced Solve: one row per Newton iteration, 0 to
+  /// SapSolverStats::iterations; empty for a problem without constraints.
+  const std::vector<NewtonTraceRow>& trace() const { return trace_.rows(); }
+
   /// The islands of the last Solve, for statistics (where the Newton work goes): their
   /// number (0 when the problem had no constraint), and for island i < num_islands() its
   /// cliques and the Newton iterations it took.
@@ -141,12 +167,21 @@ class SapSolver {
   int island_smooth_updates(int i) const { return ws_.island[i].smooth_updates; }
   /// Islands of the last Solve that a merge replaced (SapSolverParameters::defer_separated),
   /// with the Newton updates they took before: work that the islands above do not count.
+  /// The final partition of the last Solve (tests compare per-island quantities with it).
+  const Islands& islands() const { return ws_.islands; }
+  /// Island i's condition number of the last estimate (set_condition_estimate), i <
+  /// num_islands(); NaN when its H could not be factorized.
+  double island_condition_number(int i) const { return island_condition_[i]; }
   using MergedIsland = solver::MergedIsland;
   const std::vector<MergedIsland>& merged_islands() const { return deferred_.merged(); }
 
  private:
   // Solves every island of the current partition not carried over, in turn or on the pool.
   void SolveIslands();
+  // SolveIslands, recording the round's Newton history in a traced solve.
+  void SolveRound();
+  // stats->condition_number after a solve whose every island succeeded.
+  void EstimateCondition(SapSolverStats* stats);
   // Cost, momentum error and island statistics into stats.
   void FinishStats(SapSolverStats* stats) const;
   // The islands' outcome: the lowest-numbered failure, else kOptimality if every island met
@@ -162,6 +197,12 @@ class SapSolver {
   ActiveSetPrediction prediction_;
   DeferredContacts deferred_;
   std::vector<int> schedule_;  // islands in the order they are handed out to the threads
+  bool estimate_condition_ = false;     // see set_condition_estimate
+  NewtonConditionEstimator condition_;
+  std::vector<double> island_condition_;  // per island of the last estimate
+  bool trace_on_ = false;               // see set_trace
+  NewtonTrace trace_;
+  std::vector<char> solved_;            // per island of a traced round: solved in it
 };
 
 }  // namespace csim::solver

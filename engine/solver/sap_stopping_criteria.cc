@@ -92,6 +92,10 @@ bool IslandStops(const SapSolverParameters& parameters, const IslandTolerances& 
 double MomentumError(const std::vector<SapIslandState>& islands) {
   double g2 = 0.0, p2 = 0.0, j2 = 0.0;
   for (const SapIslandState& s : islands) g2 += s.g2, p2 += s.p2, j2 += s.j2;
+  return MomentumErrorOfSums(g2, p2, j2);
+}
+
+double MomentumErrorOfSums(double g2, double p2, double j2) {
   const double g = std::sqrt(g2), scale = std::sqrt(std::max(p2, j2));
   return scale > 0.0 ? g / scale : (g == 0.0 ? 0.0 : HUGE_VAL);
 }

@@ -47,4 +47,8 @@ void FailIsland(SapTermination t, const char* why, SapIslandState* s);
 /// ||D grad|| / max(||D p||, ||D j_c||) (0 if all three norms are 0).
 double MomentumError(const std::vector<SapIslandState>& islands);
 
+/// SAP eq. 32 from the sums over islands of ||D grad||^2, ||D p||^2 and ||D j_c||^2
+/// (MomentumError's formula; newton_trace.h's rows use it on the same sums).
+double MomentumErrorOfSums(double g2, double p2, double j2);
+
 }  // namespace csim::solver

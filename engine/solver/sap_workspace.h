@@ -17,6 +17,7 @@
 #include "engine/solver/contact_problem.h"
 #include "engine/solver/islands.h"
 #include "engine/solver/newton_system.h"
+#include "engine/solver/newton_trace.h"
 #include "engine/solver/sap_cost_along_direction.h"
 #include "engine/solver/sap_island_state.h"
 #include "engine/solver/sap_solver_parameters.h"
@@ -38,6 +39,9 @@ struct SapWorkspace {
   /// Whether the Newton iterations read the clock around assembly, factorization and line
   /// search (SapSolver::set_time_phases); off, their times in the statistics stay 0.
   bool time_phases = false;
+  /// Where the Newton iterations record their history (newton_trace.h) in a traced solve
+  /// (SapSolver::set_trace); null otherwise.
+  NewtonTrace* trace = nullptr;
   // Reduced coordinates: the participating cliques stacked in problem order.
   std::vector<int> reduced_offset;  ///< per clique, -1 if not participating
   int num_reduced = 0;              ///< reduced size

@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -713,6 +714,87 @@ TEST_CASE("export-html: a soft box's hydroelastic patch, its net force and momen
     const std::string plain = PageJson(ReadText(page));
     CHECK(plain.find("\"surfaces\":{\"offset\":") != std::string::npos);
     CHECK(plain.find("\"polygons\":null") != std::string::npos);
+  }
+}
+
+/// The #csim-state of `page` at frame 0 with `hash` added to the URL (a DOM dump only).
+std::string DumpState(const std::string& page, const std::string& hash, const TempDir& dir) {
+  const std::string profile = dir / "profile_state";
+  fs::create_directories(profile);
+  const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
+                         "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
+                         "--disable-background-networking", "--disable-component-update",
+                         "--user-data-dir=" + profile, "--virtual-time-budget=3000",
+                         "--dump-dom", "file://" + page + "#frame=0&size=900x600" + hash},
+                        dir);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  return o.out;
+}
+
+TEST_CASE("export-html: visual geometry of a URDF, its mesh read from its file", "[html]") {
+  // tests/data/urdf/visual_arm.urdf with its visual mesh ../notched_box.obj, copied so that
+  // the mesh can be taken away: 7 visuals on the bodies (base 1, arm 4 and the camera's,
+  // tool 1), one of them that mesh, scaled by (0.1, 0.1, 0.2).
+  TempDir dir;
+  const std::string data = std::string(CSIM_SOURCE_DIR) + "/tests/data/";
+  fs::create_directories(dir / "urdf");
+  fs::copy_file(data + "urdf/visual_arm.urdf", dir / "urdf/visual_arm.urdf");
+  fs::copy_file(data + "notched_box.obj", dir / "notched_box.obj");
+  std::ofstream(dir / "arm.yaml")
+      << "csim: 1\nname: visual_arm\nsettings: {time_step: 0.01, duration: 0.1}\n"
+         "models:\n  - {name: arm, file: urdf/visual_arm.urdf, density: 1000}\n";
+  const std::string h5 = dir / "arm.h5", page = dir / "arm.html";
+  const Outcome run = Csim({"run", dir / "arm.yaml", "-o", h5, "-q"}, dir);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const Outcome exported = Csim({"export-html", h5, "-o", page}, dir);
+  INFO(exported.err);
+  REQUIRE(exported.status == 0);
+  const std::string html = ReadText(page), json = PageJson(html);
+
+  // The file keeps the mesh as a reference; the page holds the file's 12 vertices and its
+  // 8 faces (two hexagons, six quadrilaterals) as 2 * 4 + 6 * 2 = 20 triangles, scaled.
+  const std::vector<double> file_counts = FileDoubles(h5, "model/geometry/vertex_count");
+  CHECK(std::all_of(file_counts.begin(), file_counts.end(), [](double n) { return n == 0; }));
+  std::vector<double> vertex_count = JsonNumbers(json, "vertex_count");
+  std::vector<double> triangle_count = JsonNumbers(json, "triangle_count");
+  CHECK(std::count(vertex_count.begin(), vertex_count.end(), 12.0) == 1);
+  CHECK(std::accumulate(vertex_count.begin(), vertex_count.end(), 0.0) == 12);
+  CHECK(std::accumulate(triangle_count.begin(), triangle_count.end(), 0.0) == 20);
+  const std::vector<double> vertices = JsonNumbers(json, "vertices");
+  REQUIRE(vertices.size() == 36);
+  double reach[3] = {0, 0, 0};
+  for (size_t k = 0; k < vertices.size(); ++k) reach[k % 3] = std::max(reach[k % 3], vertices[k]);
+  CHECK(reach[0] == Approx(0.2));  // the box's 2 x 2 x 1 scaled by 0.1, 0.1, 0.2
+  CHECK(reach[1] == Approx(0.2));
+  CHECK(reach[2] == Approx(0.2));
+  CHECK(json.find("\"visual_note\":\"\"") != std::string::npos);
+  CHECK(html.find("id=\"visual\"") != std::string::npos);
+  CHECK(html.find("id=\"collision\"") != std::string::npos);
+  if (RendersPages()) {
+    REQUIRE(!Chromium().empty());
+    const std::string dom = DumpState(page, "", dir);
+    CHECK(StateAttribute(dom, "data-visual-geometries") == "7");
+    CHECK(StateAttribute(dom, "data-visual-unread") == "0");
+    CHECK(StateAttribute(dom, "data-collision-shown") == "1");
+    CHECK(StateAttribute(DumpState(page, "&collision=0", dir), "data-collision-shown") == "0");
+  }
+
+  SECTION("a mesh file gone since the run: the page says so and draws the other visuals") {
+    fs::remove(dir / "notched_box.obj");
+    const Outcome again = Csim({"export-html", h5, "-o", page}, dir);
+    INFO(again.err);
+    REQUIRE(again.status == 0);
+    const std::string note_json = PageJson(ReadText(page));
+    vertex_count = JsonNumbers(note_json, "vertex_count");
+    CHECK(std::accumulate(vertex_count.begin(), vertex_count.end(), 0.0) == 0);
+    CHECK(note_json.find("\"visual_note\":\"\"") == std::string::npos);
+    CHECK(note_json.find("notched_box.obj") != std::string::npos);
+    if (!RendersPages()) return;
+    const std::string dom = DumpState(page, "", dir);
+    CHECK(StateAttribute(dom, "data-visual-geometries") == "6");
+    CHECK(StateAttribute(dom, "data-visual-unread") == "1");
   }
 }
 

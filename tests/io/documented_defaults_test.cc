@@ -117,6 +117,8 @@ const std::map<std::string, Field>& SettingsFields() {
       {"output.contact_surfaces",
        [](auto& s, auto&) { return Str(s.output.contact_surfaces); }},
       {"output.compression", [](auto& s, auto&) { return std::to_string(s.output.compression); }},
+      {"output.condition_number",
+       [](auto& s, auto&) { return Str(s.output.condition_number); }},
   };
   return fields;
 }

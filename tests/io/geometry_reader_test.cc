@@ -1,6 +1,6 @@
 // Geometry reading (engine/io/geometry_reader.h): a mesh given inline by its vertices and
 // triangles, as model imports emit one, loads as the same mesh from a file would, and its
-// mistakes are located at the node at fault.
+// mistakes are located at the node at fault; a visual-only mesh file stays a reference.
 
 #include "engine/io/geometry_reader.h"
 
@@ -66,6 +66,31 @@ TEST_CASE("inline mesh mistakes are located at their node", "[geometry_reader]")
   CheckRejectedAt(scene("vertices: [[0, 0, 0]]"), "{shape", "triangles");
   CheckRejectedAt(scene("file: x.obj, vertices: [[0, 0, 0]], triangles: []"), "x.obj",
                   "a mesh takes file or vertices and triangles, not both");
+}
+
+TEST_CASE("a visual-only mesh file is a reference the loader does not read",
+          "[geometry_reader]") {
+  // notched_box.obj is not convex: read as a mesh it would warn, and it would add mass.
+  const std::string notched = std::string(CSIM_SOURCE_DIR) + "/tests/data/notched_box.obj";
+  const LoadedScene scene = LoadSceneFromText(
+      OneBody("    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n    geometry:\n"
+              "      - {shape: mesh, file: " + notched + ", scale: [1, 2, 3], collide: false}\n"),
+      "test.yaml", {});
+  const geometry::Geometry& g = scene.model.bodies[0].geometry.at(0);
+  CHECK(g.type == geometry::ShapeType::kMesh);
+  CHECK(!g.collide);
+  CHECK(g.mesh.file == notched);
+  CHECK(g.mesh.scale == Eigen::Vector3d(1, 2, 3));
+  CHECK(g.mesh.vertices.empty());
+  CHECK(g.mesh.triangles.empty());
+  CHECK(scene.warnings.empty());
+  // Only that it can be read is checked, at its `file`.
+  const auto scene_with = [](const std::string& file) {
+    return OneBody("    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n    geometry:\n"
+                   "      - {shape: mesh, file: " + file + ", collide: false}\n");
+  };
+  CheckRejectedAt(scene_with("missing.obj"), "missing.obj", "does not exist or is not a file");
+  CheckRejectedAt(scene_with("mesh.ply"), "mesh.ply", "unknown mesh format");
 }
 
 }  // namespace

@@ -1247,9 +1247,11 @@ TEST_CASE("Hdf5Recorder writes /model/geometry, which reads back", "[hdf5]") {
     CHECK(StringAttribute(file, "/model/geometry/size", "units") == "m");
     CHECK(!StringAttribute(file, "/model/geometry/shape", "description").empty());
     CHECK(RunChecker(path, true) == 0);
+    // No mesh is kept as a file reference: the file and scale datasets are not written.
+    CHECK(!Hdf5File::Open(path, Hdf5File::Mode::kReadOnly).Exists("model/geometry/file"));
   }
   SECTION("ReadGeometry returns what MakeGeometryTable built") {
-    const GeometryTable expected = MakeGeometryTable(run.model);
+    const GeometryTable expected = MakeGeometryTable(run.model, run.info.scene_file);
     const GeometryTable read = ReadGeometry(Hdf5File::Open(path, Hdf5File::Mode::kReadOnly));
     REQUIRE(read.count() == 5);
     CHECK(read.body == expected.body);
@@ -1265,6 +1267,34 @@ TEST_CASE("Hdf5Recorder writes /model/geometry, which reads back", "[hdf5]") {
     CHECK(read.vertices == expected.vertices);
     CHECK(read.triangles == expected.triangles);
   }
+}
+
+TEST_CASE("Hdf5Recorder records a visual mesh file relative to the scene's folder", "[hdf5]") {
+  // The run's scene is scenes/test.yaml (relative to the current directory, as given); the
+  // visual mesh resolved to models/arm/link.dae is ../models/arm/link.dae from the scene.
+  TempDir dir;
+  Run run;
+  AddGeometry(&run.model);
+  geometry::Geometry visual;
+  visual.type = geometry::ShapeType::kMesh;
+  visual.collide = false;
+  visual.mesh.file = "models/arm/link.dae";
+  visual.mesh.scale = {0.001, 0.002, 0.003};
+  run.model.bodies[1].geometry.push_back(visual);
+  const std::string path = dir.File("visual.h5");
+  WriteRun(run, path, 3, sim::RunStatus::kCompleted);
+
+  const GeometryTable read = ReadGeometry(Hdf5File::Open(path, Hdf5File::Mode::kReadOnly));
+  REQUIRE(read.count() == 6);  // halfspace, box, sphere, capsule, the visual mesh, tetrahedron
+  CHECK(read.file == std::vector<std::string>{"", "", "", "", "../models/arm/link.dae", ""});
+  CHECK(read.scale[4] == Eigen::Vector3d(0.001, 0.002, 0.003));
+  CHECK(read.scale[0] == Eigen::Vector3d::Ones());
+  CHECK(read.collide[4] == 0);
+  CHECK(read.vertex_count[4] == 0);
+  CHECK(read.vertex_count[5] == 4);  // the tetrahedron's rows follow unchanged
+  CHECK(ResolveMeshFileReference(read.file[4], "scenes/test.yaml") == "models/arm/link.dae");
+  CHECK(ResolveMeshFileReference("/abs/link.dae", "scenes/test.yaml") == "/abs/link.dae");
+  CHECK(RunChecker(path, true) == 0);
 }
 
 TEST_CASE("ReadGeometry: a model without geometry, and a file without the group", "[hdf5]") {

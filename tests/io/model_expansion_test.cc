@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
@@ -90,6 +91,44 @@ TEST_CASE("models: the expanded scene loads to the same model", "[models]") {
   CHECK(again.model.excluded_collisions == scene.model.excluded_collisions);
 }
 
+TEST_CASE("models: an MJCF mesh loads from beside the tree and --expand prints it inline",
+          "[models]") {
+  // A wedge given by its vertices (MJCF): the expansion keeps the compiled vertices beside
+  // the YAML tree, and --expand writes them into the mesh node; that text loads to the
+  // same mesh, pose and mass properties.
+  const std::string xml = (std::filesystem::temp_directory_path() / "csim_wedge_test.xml").string();
+  std::ofstream(xml) << R"(<mujoco>
+  <asset>
+    <mesh name="wedge" vertex="0 0 0  2 0 0  0 1 0  0 0 0.5  2 0 0.5  0 1 0.5"/>
+  </asset>
+  <worldbody>
+    <body name="holder" pos="0 0 1">
+      <freejoint/>
+      <geom type="mesh" mesh="wedge" pos="0.1 0.2 0.3"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+  const std::string text = "csim: 1\nmodels:\n  - {name: w, file: " + xml + "}\n";
+  std::string expanded;
+  const LoadedScene scene = LoadSceneFromText(text, "test.yaml", {}, &expanded);
+  const multibody::Body& holder = BodyNamed(scene.model, "holder");
+  REQUIRE(holder.geometry.size() == 1);
+  const geometry::ConvexMesh& mesh = holder.geometry[0].mesh;
+  CHECK(mesh.vertices.size() == 6);  // the wedge's six corners
+  CHECK(mesh.triangles.size() == 8);
+  CHECK_THAT(expanded, Catch::Contains("vertices:"));
+  CHECK_THAT(expanded, Catch::Contains("triangles:"));
+  const LoadedScene again = Load(expanded);
+  const multibody::Body& reloaded = BodyNamed(again.model, "holder");
+  REQUIRE(reloaded.geometry.size() == 1);
+  CHECK(reloaded.geometry[0].mesh.vertices == mesh.vertices);
+  CHECK(reloaded.geometry[0].mesh.triangles == mesh.triangles);
+  CHECK((reloaded.geometry[0].X_BG.p - holder.geometry[0].X_BG.p).norm() == 0);
+  CHECK(reloaded.mass == holder.mass);
+  CHECK((reloaded.inertia - holder.inertia).norm() == 0);
+}
+
 TEST_CASE("models: merge_fixed adds mass properties by the parallel-axis rule", "[models]") {
   const multibody::Model m = Load(Scene("    merge_fixed: true\n")).model;
   // The palm (0.5 kg at x = 0.5) folds into the arm (1 kg at x = 0.25).
@@ -121,6 +160,28 @@ TEST_CASE("models: a locked joint is welded at its coordinate", "[models]") {
   // The palm sits 0.5 m out along the arm, turned by q about z, 0.2 m above the floor.
   const Eigen::Vector3d palm = ws.X_WB[locked.FindBody("palm")].p;
   CHECK((palm - Eigen::Vector3d(0.5 * std::cos(0.7), 0.5 * std::sin(0.7), 0.2)).norm() < 1e-6);
+}
+
+TEST_CASE("models: what names a locked or excluded joint is dropped with a located warning",
+          "[models]") {
+  const auto warned = [](const LoadedScene& scene, const std::string& text) {
+    for (const std::string& w : scene.warnings)
+      if (w.find(text) != std::string::npos && w.find(kFixture + ":") == 0) return true;
+    return false;
+  };
+  // Locking the left finger leaves the mimic coupler nothing to move; locking the shoulder
+  // takes its transmission's joint.
+  const LoadedScene locked = Load(Scene("    lock: {finger_left_joint: 0, shoulder: 0}\n"));
+  CHECK(locked.model.constraints.empty());
+  CHECK(locked.model.actuators.empty());
+  CHECK(warned(locked, "constraint 'finger_right_joint_mimic' is dropped: it names a locked joint"));
+  CHECK(warned(locked, "actuator 'shoulder_motor' is dropped: it names a locked joint"));
+  // Excluding the arm takes the shoulder (its joint), the fingers and their coupler along.
+  const LoadedScene excluded = Load(Scene("    exclude_bodies: [arm]\n"));
+  CHECK(excluded.model.constraints.empty());
+  CHECK(excluded.model.actuators.empty());
+  CHECK(warned(excluded, "constraint 'finger_right_joint_mimic' is dropped: it names an excluded"));
+  CHECK(warned(excluded, "actuator 'shoulder_motor' is dropped: it names an excluded"));
 }
 
 TEST_CASE("models: mimic fingers stay coupled while one is pushed", "[models]") {
@@ -185,6 +246,145 @@ TEST_CASE("models: a URDF collision mesh given as COLLADA loads", "[models][mesh
   CHECK(scene.warnings.empty());
 }
 
+/// The geometry of `body` that is visual only (collide false), in order.
+std::vector<geometry::Geometry> Visuals(const multibody::Body& body) {
+  std::vector<geometry::Geometry> out;
+  for (const geometry::Geometry& g : body.geometry)
+    if (!g.collide) out.push_back(g);
+  return out;
+}
+
+/// R_x(a), R_y(a), R_z(a).
+Eigen::Matrix3d Turn(const Eigen::Vector3d& axis, double a) {
+  return Eigen::AngleAxisd(a, axis).toRotationMatrix();
+}
+
+TEST_CASE("models: URDF visuals are visual-only geometry at their origins", "[models][urdf]") {
+  // tests/data/urdf/visual_arm.urdf; poses, sizes and the mesh's scale are the file's.
+  const std::string urdf = std::string(CSIM_SOURCE_DIR) + "/tests/data/urdf/visual_arm.urdf";
+  const std::string entry =
+      "csim: 1\nmodels:\n  - {name: arm, file: " + urdf + ", density: 1000";
+  std::string expanded;
+  const LoadedScene scene = LoadSceneFromText(entry + "}\n", "test.yaml", {}, &expanded);
+  const multibody::Model& m = scene.model;
+  const double half_pi = M_PI / 2;
+
+  const std::vector<geometry::Geometry> base = Visuals(BodyNamed(m, "base"));
+  REQUIRE(base.size() == 1);
+  CHECK(base[0].type == geometry::ShapeType::kBox);
+  CHECK(base[0].size == Eigen::Vector3d(0.2, 0.1, 0.1));
+  CHECK((base[0].X_BG.p - Eigen::Vector3d(0, 0, 0.05)).norm() < 1e-15);
+  CHECK((base[0].X_BG.R - Turn(Eigen::Vector3d::UnitZ(), half_pi)).norm() < 1e-15);
+
+  // The arm's four visuals, then the camera's, folded in from its fixed joint.
+  const std::vector<geometry::Geometry> arm = Visuals(BodyNamed(m, "arm"));
+  REQUIRE(arm.size() == 5);
+  const geometry::Geometry& shell = arm[0];
+  CHECK(shell.type == geometry::ShapeType::kMesh);
+  CHECK(shell.mesh.file.size() > 15);
+  CHECK(shell.mesh.file.compare(shell.mesh.file.size() - 15, 15, "notched_box.obj") == 0);
+  CHECK(shell.mesh.scale == Eigen::Vector3d(0.1, 0.1, 0.2));
+  CHECK(shell.mesh.vertices.empty());  // a reference: never read, hulled or integrated
+  CHECK((shell.X_BG.p - Eigen::Vector3d(0.1, 0.2, 0.3)).norm() < 1e-15);
+  CHECK((shell.X_BG.R - Turn(Eigen::Vector3d::UnitX(), 0.5)).norm() < 1e-15);
+  CHECK(arm[1].type == geometry::ShapeType::kSphere);
+  CHECK(arm[1].size[0] == 0.04);
+  CHECK((arm[1].X_BG.p - Eigen::Vector3d(0.5, 0, 0)).norm() < 1e-15);
+  CHECK(arm[2].type == geometry::ShapeType::kCylinder);
+  CHECK(arm[2].size.head<2>() == Eigen::Vector2d(0.02, 0.5));
+  CHECK((arm[2].X_BG.R - Turn(Eigen::Vector3d::UnitY(), half_pi)).norm() < 1e-15);
+  CHECK(arm[3].type == geometry::ShapeType::kCapsule);
+  CHECK(arm[3].size.head<2>() == Eigen::Vector2d(0.03, 0.1));
+  // The camera's box: its origin (0.01, 0, 0) in the camera frame, which sits at
+  // (0.5, 0, 0.1) turned by pi/2 about z in the arm: (0.5, 0.01, 0.1).
+  CHECK(arm[4].type == geometry::ShapeType::kBox);
+  CHECK((arm[4].X_BG.p - Eigen::Vector3d(0.5, 0.01, 0.1)).norm() < 1e-15);
+  CHECK((arm[4].X_BG.R - Turn(Eigen::Vector3d::UnitZ(), half_pi)).norm() < 1e-15);
+
+  // Mass properties: the file's, and for the tool the density times its collision box
+  // (0.1 m cube, 1 kg; inertia m a^2 / 6), not its visual sphere of radius 0.2 m.
+  CHECK(BodyNamed(m, "arm").mass == 1.0);
+  const multibody::Body& tool = BodyNamed(m, "tool");
+  CHECK(tool.mass == Approx(1.0).epsilon(1e-12));
+  CHECK(tool.inertia(0, 0) == Approx(1.0 * 0.01 / 6).epsilon(1e-12));
+  CHECK(Visuals(tool).size() == 1);
+  // The non-convex visual mesh is not warned about (nothing is: the rest is convex).
+  CHECK(scene.warnings.empty());
+
+  SECTION("visuals: false leaves them out, and nothing else changes") {
+    const LoadedScene without = Load(entry + ", visuals: false}\n");
+    REQUIRE(without.model.num_bodies() == m.num_bodies());
+    for (int b = 0; b < m.num_bodies(); ++b) {
+      CHECK(Visuals(without.model.bodies[b]).empty());
+      CHECK(without.model.bodies[b].geometry.size() ==
+            m.bodies[b].geometry.size() - Visuals(m.bodies[b]).size());
+      CHECK(without.model.bodies[b].mass == m.bodies[b].mass);
+      CHECK(without.model.bodies[b].com == m.bodies[b].com);
+      CHECK(without.model.bodies[b].inertia == m.bodies[b].inertia);
+    }
+  }
+  SECTION("a run is the same bit for bit without them") {
+    // A box dropped onto the arm (its collision box's top is at z = 0.125 m): contact with
+    // a body that carries visuals, which must neither touch nor change anything.
+    const std::string rest =
+        "settings: {time_step: 0.01, duration: 0.3}\n"
+        "bodies:\n  - {name: drop, mass: 0.1, geometry: [{shape: box, size: [0.05, 0.05, 0.05]}],"
+        " pose: {position: [0.25, 0, 0.3]}}\n";
+    const contact_physics::SceneRun with = contact_physics::SimulateLoadedScene(
+        Load(entry + "}\n" + rest));
+    const contact_physics::SceneRun without = contact_physics::SimulateLoadedScene(
+        Load(entry + ", visuals: false}\n" + rest));
+    REQUIRE(with.rows.size() == without.rows.size());
+    size_t contacts = 0;
+    for (size_t i = 0; i < with.rows.size(); ++i) {
+      CHECK(with.rows[i].q == without.rows[i].q);
+      CHECK(with.rows[i].v == without.rows[i].v);
+      CHECK(with.rows[i].contacts.size() == without.rows[i].contacts.size());
+      contacts += with.rows[i].contacts.size();
+    }
+    CHECK(contacts > 0);  // the box has landed on the arm
+  }
+  SECTION("the expanded scene names the visual mesh file and loads to the same visuals") {
+    CHECK_THAT(expanded, Catch::Contains("notched_box.obj"));
+    const LoadedScene again = Load(expanded);
+    for (int b = 0; b < m.num_bodies(); ++b) {
+      const std::vector<geometry::Geometry> a = Visuals(m.bodies[b]);
+      const std::vector<geometry::Geometry> c = Visuals(again.model.bodies[b]);
+      REQUIRE(a.size() == c.size());
+      for (size_t k = 0; k < a.size(); ++k) {
+        CHECK(c[k].type == a[k].type);
+        CHECK(c[k].mesh.file == a[k].mesh.file);
+        CHECK(c[k].mesh.scale == a[k].mesh.scale);
+        CHECK((c[k].X_BG.p - a[k].X_BG.p).norm() == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("models: a visual mesh that cannot be found fails unless visuals: false",
+          "[models][urdf]") {
+  const std::string urdf =
+      (std::filesystem::temp_directory_path() / "csim_missing_visual.urdf").string();
+  std::ofstream(urdf) << R"(<robot name="r">
+  <link name="body">
+    <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual>
+      <geometry><mesh filename="meshes/gone.dae"/></geometry>
+    </visual>
+  </link>
+</robot>
+)";
+  const std::string entry = "csim: 1\nmodels:\n  - {name: r, file: " + urdf;
+  try {
+    Load(entry + "}\n");
+    FAIL("the scene loaded");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains(urdf + ":5:"));  // the <mesh> element
+    CHECK_THAT(e.what(), Catch::Contains("meshes/gone.dae"));
+  }
+  CHECK(Load(entry + ", visuals: false}\n").model.num_bodies() == 1);
+}
+
 TEST_CASE("models: the Barrett WAM from Debian's dart-doc loads whole", "[models]") {
   const std::string dir = csim::testing::DartUrdfDir() + "/wam";
   const LoadedScene scene = Load("csim: 1\nmodels:\n  - name: wam\n    file: " + dir +
@@ -197,7 +397,14 @@ TEST_CASE("models: the Barrett WAM from Debian's dart-doc loads whole", "[models
   // The sum of the eight <mass> values of wam.urdf.
   CHECK(mass == Approx(9.97059584 + 10.76768767 + 3.87493756 + 1.80228141 + 2.40016804 +
                        0.12376019 + 0.41797364 + 0.06864753).epsilon(1e-14));
-  for (const multibody::Body& b : m.bodies) CHECK(b.geometry.size() == 1);
+  // Each link: its collision mesh and its visual mesh, a COLLADA file kept as a reference.
+  for (const multibody::Body& b : m.bodies) {
+    REQUIRE(b.geometry.size() == 2);
+    CHECK(b.geometry[0].collide);
+    CHECK(!b.geometry[1].collide);
+    CHECK(b.geometry[1].mesh.file.substr(b.geometry[1].mesh.file.size() - 4) == ".dae");
+    CHECK(b.geometry[1].mesh.vertices.empty());
+  }
   // The collision hulls stand for their meshes: only those whose hull exceeds the mesh by
   // more than 5 % are reported (wam3: 1.51, wam4: 1.29; wam1: 1.04 is not).
   int hull_warnings = 0;

@@ -340,5 +340,21 @@ TEST_CASE("a sliding contact whose step passes through stiction crosses its pred
   CHECK_FALSE(c.CalcPredicted(Vector3d(0, 0, 1.0).data(), true, gamma.data(), G.data()));
 }
 
+TEST_CASE("the effective stiction tolerance is where stiction ends", "[solver][condition]") {
+  // v_s = mu sigma w gamma_n (irrotational-contact-fields paper, eq. 42): a contact in
+  // stiction with normal impulse gamma_n stays there up to the slip v_s and slides beyond.
+  const double dt = 0.01, w = 2.0;
+  const SapFrictionConeParameters p = Compliant();
+  SapFrictionConeConstraint c(p);
+  c.Prepare(dt, w);
+  // In stiction the normal impulse is y_n = (v_hat_n - v_n) / R_n; at v_n = 0:
+  const double gamma_n = c.v_hat_n() / c.R_n();
+  const double v_s = c.StictionTolerance(gamma_n);
+  CHECK(v_s == Approx(p.mu * p.stiction_sigma * w * gamma_n).epsilon(1e-14));
+  CHECK(c.RegionAt(Vector3d(0.999 * v_s, 0, 0).data()) == FrictionConeRegion::kStiction);
+  CHECK(c.RegionAt(Vector3d(1.001 * v_s, 0, 0).data()) == FrictionConeRegion::kSliding);
+  CHECK(c.StictionTolerance(0.0) == 0.0);
+}
+
 }  // namespace
 }  // namespace csim::solver

@@ -34,6 +34,7 @@ _SERIES = {
     "momentum_error": "solver/momentum_error",
     "cost": "solver/cost",
     "wall_time": "solver/wall_time",
+    "condition_number": "solver/condition_number",  # settings.output.condition_number only
     "contact_count": "contacts/count",
     "contact_offset": "contacts/offset",
     # models with hydroelastic geometry only (`surfaces` reads them by body pair):
@@ -49,6 +50,10 @@ _SERIES = {
 }
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
+# Written only with some settings (settings.output.condition_number): read where present.
+_OPTIONAL_CONTACT_SERIES = ("stiction_tolerance",)
+# /solver_trace's flat per-iteration datasets (csim run --trace-solver).
+_TRACE_SERIES = ("iteration", "cost", "gradient_norm", "momentum_error", "alpha", "merged")
 
 # Metadata reads in SWMR mode retry a failed checksum (it may be a torn read of metadata
 # the writer is rewriting), sleeping twice as long after each failure: HDF5's default of
@@ -134,12 +139,15 @@ class Run:
     """An open csim output file. Use `csimpy.open(path)`; close with `close()` or `with`.
 
     Arrays (complete rows only): time, step, q, v, kinetic, potential, energy,
-    iterations, momentum_error, cost, wall_time, contact_count, contact_offset,
+    iterations, momentum_error, cost, wall_time, condition_number (with
+    settings.output.condition_number), contact_count, contact_offset,
     friction_effort (models with joint friction), constraint_impulse (models with
     constraints; one constraint's columns by name with `constraint(name)`), actuator_effort,
     actuator_q_target, actuator_v_target, actuator_saturated (models with actuators;
     `actuator(name)` picks one), surface_count, surface_offset (models with hydroelastic
     geometry; `surfaces(a, b)` and `surface_polygons(row, a, b)` read them by body pair).
+    Newton histories of the steps traced with `csim run --trace-solver`: traced_steps,
+    `solver_trace(step)`, `solver_trace_frame()`.
     Model: body_names, joint_names, joint_types, nq, nv, constraint_names, constraint_types,
     actuator_names. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
@@ -390,11 +398,21 @@ class Run:
             return 0
         return int(self.contact_offset[-1] + self.contact_count[-1])
 
+    def _contact_series(self):
+        """The flat contact datasets of this file: the standard ones and the optional ones
+        it holds (stiction_tolerance with settings.output.condition_number)."""
+        return _CONTACT_SERIES + tuple(
+            name for name in _OPTIONAL_CONTACT_SERIES if "contacts/" + name in self._file)
+
     def contact_array(self, name):
         """One flat contact dataset (body_a, body_b, point, normal, signed_distance, force,
-        slip_speed) over all complete rows, shape (M, ...)."""
+        slip_speed, and stiction_tolerance [m/s] with settings.output.condition_number) over
+        all complete rows, shape (M, ...)."""
         self._require_contacts()
-        if name not in _CONTACT_SERIES:
+        if name not in self._contact_series():
+            if name in _OPTIONAL_CONTACT_SERIES:
+                raise KeyError(f"{self.path}: no /contacts/{name} (the scene did not set "
+                               "output.condition_number: true)")
             raise KeyError(f"no contact series {name!r}; one of {', '.join(_CONTACT_SERIES)}")
         key = ("contacts", name)
         if key not in self._cache:
@@ -403,12 +421,13 @@ class Run:
 
     def contacts_at(self, row):
         """Contacts of one row as a dict of arrays (keys: body_a, body_b, point, normal,
-        signed_distance, force, slip_speed), each with `count[row]` entries."""
+        signed_distance, force, slip_speed, and stiction_tolerance where recorded), each with
+        `count[row]` entries."""
         self._require_contacts()
         row = range(self.n)[row]  # negative indices, bounds check
         a = int(self.contact_offset[row])
         b = a + int(self.contact_count[row])
-        return {name: self.contact_array(name)[a:b] for name in _CONTACT_SERIES}
+        return {name: self.contact_array(name)[a:b] for name in self._contact_series()}
 
     def iter_contacts(self):
         """Yields (row, time, contacts dict) for every row (rows without contacts too)."""
@@ -443,6 +462,8 @@ class Run:
         data["force_normal"] = fn
         data["force_tangential"] = ft
         data["slip_speed"] = self.contact_array("slip_speed")
+        if "stiction_tolerance" in self._contact_series():
+            data["stiction_tolerance"] = self.contact_array("stiction_tolerance")
         return pd.DataFrame(data)
 
     def contact_force_total(self):
@@ -461,6 +482,60 @@ class Run:
             fn = np.einsum("ij,ij->i", self.contact_array("force"), self.contact_array("normal"))
             np.add.at(out, self.contact_row_index(), fn)
         return out
+
+    # ------------------------------------------------------------------ Newton's history
+    @property
+    def has_solver_trace(self):
+        """Whether the run traced some step (`csim run --trace-solver`: /solver_trace)."""
+        return "solver_trace/count" in self._file
+
+    def _trace(self, name):
+        """One /solver_trace dataset over the complete traced steps (`count` is written
+        last, so its length counts them) or their iterations, as of the open or the last
+        refresh()."""
+        f = self._file
+        steps = int(f["solver_trace/count"].shape[0])
+        if name in ("step", "offset", "count"):
+            return f["solver_trace/" + name][:steps]
+        count, offset = f["solver_trace/count"][:steps], f["solver_trace/offset"][:steps]
+        entries = int(offset[-1] + count[-1]) if steps else 0
+        return f["solver_trace/" + name][:entries]
+
+    @property
+    def traced_steps(self):
+        """The steps traced with `csim run --trace-solver`, ascending (int64); empty when
+        none was. Step s produced the row whose `step` is s."""
+        if not self.has_solver_trace:
+            return np.zeros(0, dtype=np.int64)
+        return self._trace("step")
+
+    def solver_trace(self, step):
+        """Newton's history of traced step `step` (docs/output-format.md, "Solver
+        diagnostics"): a dict of arrays with one entry per Newton iteration, 0 (the initial
+        guess) to the step's iterations: iteration, cost [J], gradient_norm [sqrt(J)],
+        momentum_error, alpha (the line search's step from that iteration, NaN at the last),
+        merged (1 where deferred contacts joined islands: the cost may rise only there).
+        All empty for a step without a Newton solve."""
+        steps = self.traced_steps
+        k = np.flatnonzero(steps == int(step))
+        if not len(k):
+            raise KeyError(f"{self.path}: step {step} was not traced (traced: "
+                           f"{', '.join(str(s) for s in steps) or 'none'}; csim run "
+                           "--trace-solver STEP)")
+        first = int(self._trace("offset")[k[0]])
+        end = first + int(self._trace("count")[k[0]])
+        return {name: self._trace(name)[first:end] for name in _TRACE_SERIES}
+
+    def solver_trace_frame(self):
+        """Every traced step's Newton history as one pandas DataFrame, a line per iteration:
+        step, iteration, cost, gradient_norm, momentum_error, alpha, merged."""
+        import pandas as pd
+        steps = self.traced_steps
+        count = self._trace("count") if len(steps) else np.zeros(0, dtype=np.int32)
+        data = {"step": np.repeat(steps, count)}
+        for name in _TRACE_SERIES:
+            data[name] = self._trace(name) if len(steps) else np.zeros(0)
+        return pd.DataFrame(data)
 
     # ------------------------------------------------------------------ hydroelastic surfaces
     @property

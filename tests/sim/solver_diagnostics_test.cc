@@ -20,6 +20,7 @@
 #include "engine/io/scene_loader.h"
 #include "engine/sim/memory_recorder.h"
 #include "engine/sim/simulate.h"
+#include "tests/support/test_scenes.h"
 
 namespace csim::sim {
 namespace {
@@ -125,29 +126,11 @@ int CheckTraces(const Recorded& r, int* merges = nullptr) {
 // articulated-body factorization under symplectic Euler (theta = 0), to the block Cholesky
 // under midpoint.
 io::LoadedScene ChainsOnTheFloor(const std::string& integrator) {
-  std::string s = "csim: 1\nsettings: {time_step: 1.0e-3, duration: 0.15, tree_solver: "
-                  "articulated, integrator: " + integrator + ", output: {every: 1}}\n"
-                  "world: {geometry: [{shape: halfspace}]}\nbodies:\n";
-  for (const char* chain : {"a", "b"})
-    for (int i = 0; i < 8; ++i)
-      s += std::string("  - {name: ") + chain + std::to_string(i) + ", mass: 0.1, geometry: "
-           "[{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}\n";
-  s += "joints:\n";
-  for (const char* chain : {"a", "b"}) {
-    const std::string x = chain[0] == 'a' ? "0" : "0.5";
-    for (int i = 0; i < 8; ++i) {
-      const std::string name = chain + std::to_string(i);
-      const std::string parent = i == 0 ? "world" : chain + std::to_string(i - 1);
-      const std::string position = i == 0 ? "[" + x + ", 0, 0.0099]" : "[0, 0, -0.1]";
-      const std::string axis = i % 2 == 1 ? "[0, 1, 0]" : "[1, 0, 0]";
-      std::string initial = i == 0 ? ", initial: {q: [1.5707963267948966]}" : "";
-      const std::string swing = chain[0] == 'a' ? "3.0" : "-2.0";
-      if (i == 1) initial = ", initial: {q: [0.3], v: [" + swing + "]}";
-      s += "  - {name: j" + name + ", type: revolute, parent: " + parent + ", child: " + name +
-           ", axis: " + axis + ", pose: {position: " + position + "}" + initial + "}\n";
-    }
-  }
-  return io::LoadSceneFromText(s, "chains.yaml", {});
+  return io::LoadSceneFromText(
+      testing::TwoChainsOnTheFloorScene("time_step: 1.0e-3, duration: 0.15, tree_solver: "
+                                        "articulated, integrator: " + integrator +
+                                        ", output: {every: 1}"),
+      "chains.yaml", {});
 }
 
 TEST_CASE("the solver diagnostics leave the trajectory alone", "[sim][condition][trace]") {

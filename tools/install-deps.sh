@@ -5,10 +5,10 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake ninja-build pkg-config git
   libeigen3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libcli11-dev libhdf5-dev hdf5-tools catch2
-  python3-h5py python3-numpy python3-matplotlib python3-cvxopt
+  python3-h5py python3-numpy python3-scipy python3-matplotlib python3-cvxopt
   libmujoco-dev libsuitesparse-dev libopenblas0-serial
   python3-pandas python3-yaml python3-pytest python3-nbformat jupyter-nbconvert python3-ipykernel python3-nbclient
   parallel slurm-wlm munge slurmctld slurmd slurm-client

@@ -292,8 +292,8 @@ def discussion(rows, args):
              "(1e4-1e5 N/m), which the paper's 20 % does not include."]
     for r in failed:
         lines.append(f"- {r['model']} at dt = {r['dt']:g} s, k = {r['stiffness']:g} N/m: "
-                     f"{r['status']} (the paper's runs all completed; results/stiffness_sweep.md, "
-                     f"made by an earlier build, records a completed run at 1e7 N/m).")
+                     f"{r['status']} (the paper's runs all completed; a violent step needs more "
+                     f"than solver.max_iterations, as in results/stiffness_sweep.md).")
     return lines + [""]
 
 

@@ -227,12 +227,22 @@ int CheckPairQuery(const std::vector<Vector3d>& vertices_A, const ElementsA& ele
   std::sort(found.begin(), found.end());
   CHECK(std::adjacent_find(found.begin(), found.end()) == found.end());
   for (const auto& [a, b] : found) CHECK(BoxesOverlap(leaf_A[a], leaf_B[b], X_AB));
+  // The brute force: GJK on every pair whose world-aligned bounding boxes meet (boxes that
+  // do not meet cannot hold intersecting hulls), each element's vertices made once.
+  std::vector<std::vector<Vector3d>> x_B(nb);
+  std::vector<Eigen::AlignedBox3d> box_B(nb);
+  for (int b = 0; b < nb; ++b) {
+    x_B[b] = ElementVertices(vertices_B, elements_B, b, X_WB);
+    for (const Vector3d& x : x_B[b]) box_B[b].extend(x);
+  }
   int intersecting = 0;
   for (int a = 0; a < na; ++a) {
     const std::vector<Vector3d> x_a = ElementVertices(vertices_A, elements_A, a, X_WA);
+    Eigen::AlignedBox3d box_a;
+    for (const Vector3d& x : x_a) box_a.extend(x);
     for (int b = 0; b < nb; ++b) {
-      const std::vector<Vector3d> x_b = ElementVertices(vertices_B, elements_B, b, X_WB);
-      const geometry::GjkResult r = GjkOfHulls(x_a, x_b);
+      if (!box_a.intersects(box_B[b])) continue;
+      const geometry::GjkResult r = GjkOfHulls(x_a, x_B[b]);
       if (!r.overlapping) continue;
       ++intersecting;
       INFO("elements " << a << ", " << b);

@@ -132,4 +132,28 @@ BenchOptions ParseOptions(int argc, char** argv) {
   return o;
 }
 
+ClutterConfig ClutterSamplingOptions::Config() const {
+  ClutterConfig config;
+  config.objects = objects;
+  config.walls = walls == "with";
+  config.dt = dt;
+  config.seed = seed;
+  return config;
+}
+
+void AddClutterSamplingOptions(CLI::App* app, ClutterSamplingOptions* o, int min_objects,
+                               const std::string& sample) {
+  app->add_option("-n,--objects", o->objects, "objects of the clutter")
+      ->check(CLI::Range(min_objects, 400));
+  app->add_option("--walls", o->walls, "with or without")
+      ->check(CLI::IsMember({"with", "without"}));
+  app->add_option("--dt", o->dt, "time step [s]")->check(CLI::PositiveNumber);
+  app->add_option("--duration", o->duration, "simulated time [s]")->check(CLI::PositiveNumber);
+  app->add_option("--skip", o->skip, "no " + sample + " before this time [s]")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--every", o->every, "a " + sample + " every this many steps")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--seed", o->seed, "make_clutter.py --seed");
+}
+
 }  // namespace csim::bench

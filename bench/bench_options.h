@@ -1,9 +1,14 @@
 #pragma once
 // Command line of csim_bench (bench/README.md): which clutter configurations to run and
-// how long, whether to compare with MuJoCo, and where to write the CSV.
+// how long, whether to compare with MuJoCo, and where to write the CSV; and the part of it
+// the tools that sample one clutter's steps share (csim_export_problems, csim_factor_bench).
 
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace csim::bench {
 
@@ -80,5 +85,27 @@ struct BenchOptions {
 
 /// Parses argv; exits the process on --help or a usage error (exit status 2).
 BenchOptions ParseOptions(int argc, char** argv);
+
+/// The command line of a tool that steps one generated clutter and samples every `every`-th
+/// step from `skip` on (csim_export_problems, csim_factor_bench). Each tool sets its own
+/// defaults before AddClutterSamplingOptions.
+struct ClutterSamplingOptions {
+  int objects = 40;            ///< -n: number of dropped objects
+  std::string walls = "with";  ///< --walls: with or without
+  double dt = 2.0e-3;          ///< --dt: time step [s]
+  double duration = 2.0;       ///< --duration: simulated time [s]
+  double skip = 0.0;           ///< --skip: no sample before this time [s]
+  int every = 25;              ///< --every: a sample every this many steps
+  int seed = 1;                ///< --seed: make_clutter.py --seed
+
+  /// The clutter these options name (the generator's defaults for the rest).
+  ClutterConfig Config() const;
+};
+
+/// Adds -n/--objects (min_objects to 400), --walls, --dt, --duration, --skip, --every and
+/// --seed, parsed into *o; `sample` says in their help what the tool takes from a step
+/// ("problem").
+void AddClutterSamplingOptions(CLI::App* app, ClutterSamplingOptions* o, int min_objects,
+                               const std::string& sample);
 
 }  // namespace csim::bench

@@ -64,4 +64,14 @@ std::string GenerateClutterScene(const BenchOptions& o, const ClutterConfig& c,
   return text.str();
 }
 
+io::LoadedScene LoadClutterScene(const ClutterConfig& config, double duration,
+                                 const std::vector<std::string>& overrides,
+                                 std::string* command) {
+  BenchOptions bench;
+  bench.duration = duration;
+  bench.generator = std::string(CSIM_SOURCE_DIR) + "/tools/make_clutter.py";
+  const std::string text = GenerateClutterScene(bench, config, command);
+  return io::LoadSceneFromText(text, "clutter.yaml", overrides);
+}
+
 }  // namespace csim::bench

@@ -5,8 +5,10 @@
 // produces and no generated YAML has to be kept in the tree.
 
 #include <string>
+#include <vector>
 
 #include "bench/bench_options.h"
+#include "engine/io/scene_loader.h"
 
 namespace csim::bench {
 
@@ -15,6 +17,14 @@ namespace csim::bench {
 /// returns the scene text, plus the command (for the report) in *command.
 /// Throws std::runtime_error when the generator fails.
 std::string GenerateClutterScene(const BenchOptions& options, const ClutterConfig& config,
+                                 std::string* command);
+
+/// Generates `config` for `duration` seconds with the source tree's tools/make_clutter.py
+/// (GenerateClutterScene) and loads it with `overrides` (KEY=VALUE, as csim --set); the
+/// generator's command in *command. Throws std::runtime_error when the generator fails and
+/// the scene loader's errors when the scene does not load.
+io::LoadedScene LoadClutterScene(const ClutterConfig& config, double duration,
+                                 const std::vector<std::string>& overrides,
                                  std::string* command);
 
 /// Short name of a configuration: the scene file's name without its directory and

@@ -41,15 +41,11 @@ namespace csim::bench {
 namespace {
 
 struct Options {
-  int objects = 40;
-  std::string walls = "with";
-  double dt = 2e-3;
-  double duration = 2.0;
-  double skip = 0.0;
-  int every = 25;
+  // clutter-40 with walls, a problem every 25 steps; duration, skip and every apply to a
+  // --scene too.
+  ClutterSamplingOptions clutter;
   int repeat = 1;
   int runs = 3;
-  int seed = 1;
   std::string scene;  // a scene file instead of the generated clutter
   std::vector<std::string> overrides;
   std::string output;
@@ -84,14 +80,15 @@ double Resolve(const ExportedProblem& exported, int repeat, solver::SapSolver* s
   return fastest;
 }
 
-// Runs the scene o.runs times and collects every o.every-th step's problem (after o.skip)
+// Runs the scene o.runs times and collects every o.clutter.every-th step's problem (after
+// o.clutter.skip)
 // into *problems, with the fastest of its solve times over the runs; counts the refused
 // ones in *refused. Returns 0, or the program's exit status after printing why.
 int CollectProblems(const io::LoadedScene& scene, const Options& o,
                     std::vector<ExportedProblem>* problems, int* refused) {
   const double dt = scene.settings.time_step;
-  const long steps = std::lround(o.duration / dt);
-  const long first = std::lround(o.skip / dt);
+  const long steps = std::lround(o.clutter.duration / dt);
+  const long first = std::lround(o.clutter.skip / dt);
   for (int run = 0; run < o.runs; ++run) {
     CsimRunner runner(scene);  // stages timed: the step's solve time is recorded
     size_t next = 0;           // the next exported problem (runs after the first)
@@ -102,7 +99,7 @@ int CollectProblems(const io::LoadedScene& scene, const Options& o,
                      runner.error().c_str());
         return 3;
       }
-      if (step < first || step % o.every != 0) continue;
+      if (step < first || step % o.clutter.every != 0) continue;
       const integrator::ContactStepWorkspace& w = runner.workspace();
       if (w.problem.num_constraints() == 0) continue;
       if (run > 0) {
@@ -138,20 +135,13 @@ int main(int argc, char** argv) {
   using namespace csim::bench;  // NOLINT
   Options o;
   CLI::App app{"writes the contact problems SAP solves in a clutter run to an HDF5 file"};
-  app.add_option("-n,--objects", o.objects, "objects of the clutter")->check(CLI::Range(1, 400));
-  app.add_option("--walls", o.walls, "with or without")->check(CLI::IsMember({"with", "without"}));
-  app.add_option("--dt", o.dt, "time step [s] (clutter only)")->check(CLI::PositiveNumber);
-  app.add_option("--duration", o.duration, "simulated time [s]")->check(CLI::PositiveNumber);
-  app.add_option("--skip", o.skip, "no problem before this time [s]")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--every", o.every, "a problem every this many steps")
-      ->check(CLI::PositiveNumber);
+  AddClutterSamplingOptions(&app, &o.clutter, 1, "problem");
   app.add_option("--repeat", o.repeat, "re-solves of each problem from the file (fastest kept)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--runs", o.runs, "simulations; each step's fastest solve time is kept")
       ->check(CLI::PositiveNumber);
-  app.add_option("--seed", o.seed, "make_clutter.py --seed");
-  app.add_option("--scene", o.scene, "a scene file instead of the clutter");
+  app.add_option("--scene", o.scene,
+                 "a scene file instead of the clutter (its own time step: --dt does not apply)");
   app.add_option("--set", o.overrides, "KEY=VALUE scene override, as csim --set");
   app.add_option("-o,--output", o.output, "HDF5 file to write")->required();
   CLI11_PARSE(app, argc, argv);
@@ -165,17 +155,9 @@ int main(int argc, char** argv) {
       command = o.scene;
       name = o.scene;
     } else {
-      BenchOptions bench;
-      bench.duration = o.duration;
-      bench.generator = std::string(CSIM_SOURCE_DIR) + "/tools/make_clutter.py";
-      ClutterConfig config;
-      config.objects = o.objects;
-      config.walls = o.walls == "with";
-      config.dt = o.dt;
-      config.seed = o.seed;
-      const std::string text = GenerateClutterScene(bench, config, &command);
+      const ClutterConfig config = o.clutter.Config();
       scene = std::make_unique<csim::io::LoadedScene>(
-          csim::io::LoadSceneFromText(text, "clutter.yaml", o.overrides));
+          LoadClutterScene(config, o.clutter.duration, o.overrides, &command));
       name = ConfigName(config);
     }
   } catch (const std::exception& e) {
@@ -185,7 +167,7 @@ int main(int argc, char** argv) {
   for (const std::string& s : o.overrides) command += " --set " + s;
   std::printf("== %s: %s; a problem every %d steps from t = %g s, fastest solve of %d runs, "
               "%d re-solves each\n",
-              name.c_str(), command.c_str(), o.every, o.skip, o.runs, o.repeat);
+              name.c_str(), command.c_str(), o.clutter.every, o.clutter.skip, o.runs, o.repeat);
 
   std::vector<ExportedProblem> problems;
   int refused = 0;

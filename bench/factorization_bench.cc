@@ -252,15 +252,9 @@ std::string BlasLibrary() {
 }
 
 struct Options {
-  int objects = 160;
-  std::string walls = "with";
-  double dt = 2e-3;
-  double duration = 2.0;
-  double skip = 0.2;
-  int every = 20;
+  ClutterSamplingOptions clutter;  // set in main: clutter-160 with walls, skip 0.2, every 20
   int repeat = 15;
   int min_velocities = 60;
-  int seed = 1;
 };
 
 }  // namespace
@@ -270,47 +264,37 @@ int main(int argc, char** argv) {
   using namespace csim::bench;  // NOLINT
   Options o;
   CLI::App app{"csim's block Cholesky against CHOLMOD on the clutter's Newton matrices"};
-  app.add_option("-n,--objects", o.objects, "objects of the clutter")->check(CLI::Range(10, 400));
-  app.add_option("--walls", o.walls, "with or without")->check(CLI::IsMember({"with", "without"}));
-  app.add_option("--dt", o.dt, "time step [s]")->check(CLI::PositiveNumber);
-  app.add_option("--duration", o.duration, "simulated time [s]")->check(CLI::PositiveNumber);
-  app.add_option("--skip", o.skip, "no samples before this time [s]")->check(CLI::NonNegativeNumber);
-  app.add_option("--every", o.every, "a sample every this many steps")->check(CLI::PositiveNumber);
+  o.clutter.objects = 160;
+  o.clutter.skip = 0.2;
+  o.clutter.every = 20;
+  AddClutterSamplingOptions(&app, &o.clutter, 10, "sample");
   app.add_option("--repeat", o.repeat, "factorizations per matrix and method (median kept)")
       ->check(CLI::PositiveNumber);
   app.add_option("--min-velocities", o.min_velocities,
                  "skip islands smaller than this (velocities)")->check(CLI::NonNegativeNumber);
-  app.add_option("--seed", o.seed, "make_clutter.py --seed");
   CLI11_PARSE(app, argc, argv);
 
-  BenchOptions bench;
-  bench.duration = o.duration;
-  bench.generator = std::string(CSIM_SOURCE_DIR) + "/tools/make_clutter.py";
-  ClutterConfig config;
-  config.objects = o.objects;
-  config.walls = o.walls == "with";
-  config.dt = o.dt;
-  config.seed = o.seed;
+  const ClutterConfig config = o.clutter.Config();
   std::string command;
   std::unique_ptr<csim::io::LoadedScene> scene;
   try {
-    const std::string text = GenerateClutterScene(bench, config, &command);
     scene = std::make_unique<csim::io::LoadedScene>(
-        csim::io::LoadSceneFromText(text, "clutter.yaml", {}));
+        LoadClutterScene(config, o.clutter.duration, {}, &command));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "csim_factor_bench: %s\n", e.what());
     return 1;
   }
   std::printf("== %s: %s; largest island every %d steps from t = %g s, islands of >= %d "
               "velocities; %d factorizations per matrix and method (median)\n",
-              ConfigName(config).c_str(), command.c_str(), o.every, o.skip, o.min_velocities,
+              ConfigName(config).c_str(), command.c_str(), o.clutter.every, o.clutter.skip, o.min_velocities,
               o.repeat);
   std::printf("BLAS under CHOLMOD: %s; CHOLMOD %d.%d.%d, AMD ordering\n", BlasLibrary().c_str(),
               CHOLMOD_MAIN_VERSION, CHOLMOD_SUB_VERSION, CHOLMOD_SUBSUB_VERSION);
 
   CsimRunner runner(*scene);
-  const long steps = std::lround(o.duration / o.dt);
-  const long first = std::lround(o.skip / o.dt);
+  const ClutterSamplingOptions& c = o.clutter;
+  const long steps = std::lround(c.duration / c.dt);
+  const long first = std::lround(c.skip / c.dt);
   std::mt19937 rng(7);
   std::normal_distribution<double> normal;
   std::printf("| t [s] | velocities | nodes | CHOLMOD nnz(L) | csim stored L | CHOLMOD Mflop | csim factor us | "
@@ -325,7 +309,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "csim_factor_bench: %s\n", runner.error().c_str());
       return 1;
     }
-    if (step < first || step % o.every != 0) continue;
+    if (step < first || step % c.every != 0) continue;
     const csim::integrator::ContactStepWorkspace& cws = runner.workspace();
     if (cws.problem.num_constraints() == 0) continue;
     const NewtonMatrix H = LargestIslandMatrix(cws.problem, cws.result);
@@ -339,7 +323,7 @@ int main(int argc, char** argv) {
     const double error = std::max({csim.error, super.error, simplicial.error});
     std::printf("| %.3f | %d | %zu | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f "
                 "| %.1f | %.1e |\n",
-                step * o.dt, H.n, H.size.size(), super.lnz, csim.lnz, super.flops * 1e-6, csim.factor_us,
+                step * c.dt, H.n, H.size.size(), super.lnz, csim.lnz, super.flops * 1e-6, csim.factor_us,
                 super.factor_us, simplicial.factor_us, csim.solve_us, super.solve_us,
                 csim.analyze_us, super.analyze_us, error);
     sum_csim += csim.factor_us;

@@ -18,7 +18,6 @@ Example (what results/clutter_baseline.csv was made with):
 """
 import argparse
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -28,18 +27,6 @@ import h5py
 import numpy as np
 
 import study_common
-
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def run(csim, scene, out, dt, duration, threads, extra):
@@ -68,7 +55,7 @@ def summarise(scene, d, elapsed, dt, settled, threads, repeat):
         "step_ms_settled": 1e3 * wall[last].mean(), "step_ms_max": 1e3 * wall.max(),
         "newton_mean": iters.mean(), "newton_settled": iters[last].mean(), "newton_max": int(iters.max()),
         "contacts_mean": contacts.mean(), "contacts_settled": contacts[last].mean(),
-        "real_time_factor": float(t[-1]) / wall.sum(), "process_s": elapsed, "host": cpu_name(),
+        "real_time_factor": float(t[-1]) / wall.sum(), "process_s": elapsed, "host": study_common.cpu_model(),
     }
 
 

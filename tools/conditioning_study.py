@@ -36,8 +36,6 @@ Example (results/conditioning.md):
 import argparse
 import concurrent.futures
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
@@ -45,7 +43,8 @@ import h5py
 import numpy as np
 
 import contact_model_study as study
-from study_common import add_csim_arguments, publish_markdown, set_arguments, write_csv
+from study_common import (CsimFailed, add_csim_arguments, failed_step_status, publish_markdown,
+                          require_csim, run_csim, set_arguments, write_csv)
 
 BIN = 0.05  # s, the bins of the curves against time
 
@@ -91,18 +90,16 @@ def run_one(args, workdir, model, dt, stiffness):
                "-o", out, "-q", "--set", "settings.output.every=1",
                "--set", "settings.output.condition_number=true",
                *study.SOLVERS[args.solver], *set_arguments(args)]
-    done = subprocess.run(command, capture_output=True, text=True)
     row = {"model": model, "dt": dt, "stiffness": stiffness, "seed": seed,
            "solver": args.solver, "status": "completed"}
-    if done.returncode == 3:
-        at = re.search(r"starting at t = ([0-9.e+-]+) s", done.stderr)
-        why = re.search(r"SAP solver: (.*?) after", done.stderr)
-        row["status"] = ("failed" + (f" at t = {float(at.group(1)):g} s" if at else "") +
-                         (f": {why.group(1)}" if why else ""))
+    try:
+        run_csim(command)
+    except CsimFailed as e:
+        if e.returncode != 3:  # not a failed step (cli.md): a real error, not a result
+            raise
+        row["status"] = failed_step_status(e.stderr)
         os.remove(out)
         return row
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
     with h5py.File(out, "r") as f:
         t = f["time"][:]
         n = len(t)
@@ -364,8 +361,7 @@ def main():
     parser.add_argument("--figure")
     add_csim_arguments(parser)
     args = parser.parse_args()
-    if not os.path.exists(args.csim):
-        sys.exit(f"conditioning_study.py: csim not found at {args.csim} (build it, or --csim)")
+    require_csim(args, "conditioning_study.py")
     command = "tools/conditioning_study.py " + " ".join(sys.argv[1:])
     jobs = [(m, dt, study.STIFFNESS) for dt in args.dt for m in args.models]
     jobs += [(m, args.stiffness_dt, k) for k in args.stiffness for m in args.models

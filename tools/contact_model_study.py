@@ -41,7 +41,8 @@ import tempfile
 import h5py
 import numpy as np
 
-from study_common import CONTACT_MODELS, add_csim_arguments, publish_markdown, set_arguments, write_csv
+from study_common import (CONTACT_MODELS, add_csim_arguments, publish_markdown, require_csim,
+                          run_csim, set_arguments, write_csv)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -53,14 +54,6 @@ SOLVERS = {"default": [],
                      "--set", "settings.solver.predict_stiction=false"]}
 # The paper's sec. IX-A parameters; v_s = 1e-4 m/s and sigma = 1e-3 are csim's defaults.
 STIFFNESS, DISSIPATION_TIME, HUNT_CROSSLEY = 1.0e7, 1.0e-4, 10.0
-
-
-class RunFailed(RuntimeError):
-    """csim exited with `returncode` (3: a step failed, cli.md); the message is csim's."""
-
-    def __init__(self, message, returncode):
-        super().__init__(message)
-        self.returncode = returncode
 
 
 def scene_path(workdir, model, seed, dt, stiffness=STIFFNESS):
@@ -90,14 +83,11 @@ def penetration(f, rows):
 
 def run_one(args, workdir, solver, model, seed, dt, stiffness=STIFFNESS):
     """Runs one scene of make_scene with `solver` (SOLVERS) and returns its figures; raises
-    RunFailed, with csim's message and exit status, when the run fails."""
+    study_common.CsimFailed, with csim's message and exit status, when the run fails."""
     out = os.path.join(workdir, f"run_{solver}_{model}_{seed}_{dt:g}_{stiffness:g}.h5")
     command = [args.csim, "run", scene_path(workdir, model, seed, dt, stiffness), "-o", out, "-q",
                "--set", "settings.output.every=1", *SOLVERS[solver], *set_arguments(args)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RunFailed(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}",
-                        done.returncode)
+    run_csim(command)
     with h5py.File(out, "r") as f:
         t = f["time"][:]
         iterations = f["solver/iterations"][:]
@@ -258,8 +248,7 @@ def main():
     parser.add_argument("--figure", help="also write the figure (PNG) here")
     add_csim_arguments(parser)
     args = parser.parse_args()
-    if not os.path.exists(args.csim):
-        sys.exit(f"contact_model_study.py: csim not found at {args.csim} (build it, or --csim)")
+    require_csim(args, "contact_model_study.py")
     if args.figure and args.figure_dt not in args.dt:
         sys.exit("contact_model_study.py: --figure-dt must be one of --dt")
     command = "tools/contact_model_study.py " + " ".join(sys.argv[1:])

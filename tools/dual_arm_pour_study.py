@@ -27,7 +27,6 @@ Example (what results/dual_arm_pour.md was made with; under a minute):
 import argparse
 import datetime
 import os
-import platform
 import re
 import resource
 import subprocess
@@ -39,7 +38,7 @@ import h5py
 import numpy as np
 import yaml
 
-from study_common import HERE, add_csim_arguments, publish_markdown, set_arguments
+from study_common import HERE, add_csim_arguments, cpu_model, publish_markdown, set_arguments
 
 SCENE = os.path.join(HERE, "..", "scenes", "dual_arm_pour.yaml")
 MARBLE_RADIUS = 0.008                  # m
@@ -238,18 +237,6 @@ def analyse(path):
     arm = [k for k, name in enumerate(actuators) if "finger" not in name]
     r["lag"] = max(np.abs(q[:, q_index[k]] - q_target[:, k]).max() for k in arm)
     return r
-
-
-def cpu_model():
-    """The processor's model name (Linux), else the machine type."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
 
 
 def markdown(args, r, timed, timed_every_step, loads, took):

@@ -26,7 +26,8 @@ import tempfile
 import h5py
 import numpy as np
 
-from study_common import add_csim_arguments, publish_markdown, set_arguments, write_csv
+from study_common import (add_csim_arguments, publish_markdown, require_csim, run_csim,
+                          set_arguments, write_csv)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -74,9 +75,7 @@ def run_one(args, workdir, seed, dt, variant):
                "--set", f"settings.solver.predict_crossings={crossings}",
                "--set", f"settings.solver.defer_separated={defer}",
                *set_arguments(args)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
+    run_csim(command)
     with h5py.File(out, "r") as f:
         iterations = f["solver/iterations"][:]
         t = f["time"][:]
@@ -139,8 +138,7 @@ def main():
     parser.add_argument("--markdown", help="also write the Markdown table here")
     add_csim_arguments(parser)
     args = parser.parse_args()
-    if not os.path.exists(args.csim):
-        sys.exit(f"iteration_study.py: csim not found at {args.csim} (build it, or --csim)")
+    require_csim(args, "iteration_study.py")
     command = "tools/iteration_study.py " + " ".join(sys.argv[1:])
     jobs = [(seed, dt, v) for dt in args.dt for v in range(len(VARIANTS)) for seed in args.seeds]
     with tempfile.TemporaryDirectory(prefix="csim_iterations_") as workdir:

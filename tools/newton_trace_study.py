@@ -26,14 +26,14 @@ Example (results/newton_trace.md; two runs of 5 s):
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import h5py
 import numpy as np
 
-from study_common import add_csim_arguments, publish_markdown, set_arguments, write_csv
+from study_common import (add_csim_arguments, publish_markdown, require_csim, run_csim,
+                          set_arguments, write_csv)
 
 DISCUSSION = [
     "## Against the paper", "",
@@ -71,9 +71,7 @@ def run(args, workdir, solver):
                "--set", "settings.solver.defer_separated=false",
                "--set", "settings.output.every=1", "--set", "settings.output.contacts=false",
                *SOLVERS[solver], *set_arguments(args)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
+    run_csim(command)
     with h5py.File(out, "r") as f:
         iterations = dict(zip(f["step"][:], f["solver/iterations"][:]))
         final_cost = dict(zip(f["step"][:], f["solver/cost"][:]))
@@ -222,8 +220,7 @@ def main():
     parser.add_argument("--figure")
     add_csim_arguments(parser)
     args = parser.parse_args()
-    if not os.path.exists(args.csim):
-        sys.exit(f"newton_trace_study.py: csim not found at {args.csim} (build it, or --csim)")
+    require_csim(args, "newton_trace_study.py")
     command = "tools/newton_trace_study.py " + " ".join(sys.argv[1:])
     results, rows = {}, []
     with tempfile.TemporaryDirectory(prefix="csim_trace_") as workdir:

@@ -49,7 +49,6 @@ import argparse
 import concurrent.futures
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,7 +56,8 @@ import time
 import h5py
 import numpy as np
 
-from study_common import add_csim_arguments, publish_markdown, set_arguments, write_csv
+from study_common import (add_csim_arguments, publish_markdown, require_csim, run_csim,
+                          set_arguments, write_csv)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENE = os.path.join(HERE, "..", "scenes", "sliding_rod.yaml")
@@ -91,10 +91,6 @@ def margin(dt, tau_d):
     return max(1.0e-3, 2 * MU * (dt + tau_d) * U0)
 
 
-class RunFailed(RuntimeError):
-    pass
-
-
 def simulate(args, workdir, model, case, dt, duration, every=1, start="consistent"):
     """Runs the scene once; returns its series (see read_run) and the run's settings."""
     tau_d, d = CASES[case]["tau_d"], CASES[case]["d"]
@@ -110,10 +106,8 @@ def simulate(args, workdir, model, case, dt, duration, every=1, start="consisten
                     "--set", f"materials.{material}.dissipation_time={tau_d!r}"]
     command += set_arguments(args)
     began = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True)
+    run_csim(command)
     wall = time.monotonic() - began
-    if done.returncode != 0:
-        raise RunFailed(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
     run = read_run(out)
     os.remove(out)
     run.update(model=model, case=case, dt=dt, duration=duration, start=start, gap=gap,
@@ -682,8 +676,7 @@ def main():
     parser.add_argument("--convergence-plot")
     add_csim_arguments(parser)
     args = parser.parse_args()
-    if not os.path.exists(args.csim):
-        sys.exit(f"sliding_rod_study.py: csim not found at {args.csim} (build it, or --csim)")
+    require_csim(args, "sliding_rod_study.py")
     command = "tools/sliding_rod_study.py " + " ".join(sys.argv[1:])
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="csim_sliding_rod_") as workdir:

@@ -31,14 +31,14 @@ import argparse
 import concurrent.futures
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 import h5py
 import numpy as np
 
-from study_common import add_csim_arguments, publish_markdown, set_arguments, write_csv
+from study_common import (add_csim_arguments, publish_markdown, require_csim, run_csim,
+                          set_arguments, write_csv)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENES = {"walls": os.path.join(HERE, "..", "scenes", "clutter_40.yaml"),
@@ -83,9 +83,7 @@ def run_one(args, workdir, scene, sigma):
                "--set", f"materials.object.dissipation_time={args.dt!r}",
                "--set", "settings.output.condition_number=true",
                "--set", f"settings.output.every={args.every}", *set_arguments(args)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
+    done = run_csim(command)
     # csim's summary line (cli.md): "... Newton iterations mean M max K, ..." over all steps.
     summary = re.search(r"Newton iterations mean ([0-9.e+-]+) max ([0-9]+)", done.stderr)
     wall = re.search(r"in ([0-9.e+-]+) s wall", done.stderr)
@@ -279,8 +277,7 @@ def main():
     add_csim_arguments(parser)
     args = parser.parse_args()
     args.sigma = sorted(args.sigma)
-    if not os.path.exists(args.csim):
-        sys.exit(f"slip_parameter_study.py: csim not found at {args.csim} (build it, or --csim)")
+    require_csim(args, "slip_parameter_study.py")
     command = "tools/slip_parameter_study.py " + " ".join(sys.argv[1:])
     jobs = [(scene, sigma) for scene in args.scenes for sigma in args.sigma]
     with tempfile.TemporaryDirectory(prefix="csim_slip_") as workdir:

@@ -21,14 +21,12 @@ Example (results/stiffness_sweep.md; about 10 s on 2 cores):
 """
 import argparse
 import concurrent.futures
-import os
-import re
 import sys
 import tempfile
 
-
 import contact_model_study as study
-from study_common import add_csim_arguments, publish_markdown, write_csv
+from study_common import (CsimFailed, add_csim_arguments, failed_step_status, publish_markdown,
+                          require_csim, write_csv)
 
 
 def run(args, workdir, model, stiffness):
@@ -36,15 +34,11 @@ def run(args, workdir, model, stiffness):
         r = study.run_one(args, workdir, "default", model, args.seed, args.dt, stiffness)
         r["status"] = "completed"
         del r["transient_iterations_mean"]  # no transient window in this study
-    except study.RunFailed as e:
+    except CsimFailed as e:
         if e.returncode != 3:  # not a failed step (cli.md): a real error, not a result
             raise
-        at = re.search(r"starting at t = ([0-9.e+-]+) s", str(e))
-        why = re.search(r"SAP solver: (.*?) after", str(e))
         r = {"solver": "default", "model": model, "seed": args.seed, "dt": args.dt,
-             "stiffness": stiffness,
-             "status": "failed" + (f" at t = {float(at.group(1)):g} s" if at else "") +
-                       (f": {why.group(1)}" if why else "")}
+             "stiffness": stiffness, "status": failed_step_status(e.stderr)}
     return {k: v for k, v in r.items() if not k.startswith("_")}
 
 
@@ -115,8 +109,7 @@ def main():
     add_csim_arguments(parser)
     args = parser.parse_args()
     args.transient = args.duration  # run_one's transient window (its column is dropped)
-    if not os.path.exists(args.csim):
-        sys.exit(f"stiffness_study.py: csim not found at {args.csim} (build it, or --csim)")
+    require_csim(args, "stiffness_study.py")
     command = "tools/stiffness_study.py " + " ".join(sys.argv[1:])
     jobs = [(m, k) for k in args.stiffness for m in args.models]
     with tempfile.TemporaryDirectory(prefix="csim_stiffness_") as workdir:

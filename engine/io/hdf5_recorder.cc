@@ -16,6 +16,8 @@
 #include "engine/common/io_error.h"
 #include "engine/io/dependency_versions.h"
 #include "engine/io/hdf5_geometry.h"
+#include "engine/io/hdf5_series.h"
+#include "engine/io/solver_trace_recorder.h"
 #include "engine/math/rotation.h"
 
 namespace csim::io {
@@ -30,30 +32,9 @@ constexpr auto kFlushInterval = std::chrono::seconds(1);
 constexpr int64_t kMaxChunkRows = 512;
 /// Target size of one chunk of the widest series: HDF5's default chunk cache is 1 MiB.
 constexpr int64_t kTargetChunkBytes = int64_t{1} << 20;
-/// Contacts per chunk of the flat per-contact datasets.
-constexpr hsize_t kContactChunkRows = 1024;
-/// Contacts the pending buffers hold before their first (geometric) growth.
-constexpr size_t kInitialContactCapacity = 1024;
 /// Bytes of the fixed-length /status string ("interrupted" is the longest value).
 constexpr size_t kStatusSize = 16;
 constexpr int32_t kFormatVersion = 1;
-
-template <typename T>
-constexpr Hdf5Type TypeOf();
-template <>
-constexpr Hdf5Type TypeOf<double>() { return Hdf5Type::kFloat64; }
-template <>
-constexpr Hdf5Type TypeOf<int32_t>() { return Hdf5Type::kInt32; }
-template <>
-constexpr Hdf5Type TypeOf<int64_t>() { return Hdf5Type::kInt64; }
-template <>
-constexpr Hdf5Type TypeOf<int8_t>() { return Hdf5Type::kInt8; }
-
-/// Sets the `units` and `description` attributes every dataset carries.
-void Describe(Hdf5Dataset& dataset, const char* units, const char* description) {
-  dataset.SetAttribute("units", units);
-  dataset.SetAttribute("description", description);
-}
 
 /// A string list `name` in `group` with its description (no unit); returns it.
 Hdf5Dataset WriteStringList(Hdf5Group& group, const char* name,
@@ -69,80 +50,6 @@ void WriteIntList(Hdf5Group& group, const char* name, const std::vector<int32_t>
   Hdf5Dataset dataset = group.CreateIntList(name, values);
   Describe(dataset, units, description);
 }
-
-/// One time series: its extendible dataset and two buffers of one chunk of rows each,
-/// allocated once so that buffering a row never allocates. Rows go into the front buffer;
-/// a flush swaps the two, and the background writer writes the back one while the next
-/// rows fill the front.
-template <typename T>
-class Series {
- public:
-  Series() = default;
-  /// Creates dataset `path` of shape (0, row_shape...), compressed at `gzip` (0: none), and
-  /// buffers of `chunk_rows` rows.
-  Series(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
-         hsize_t chunk_rows, int gzip, const char* units, const char* description)
-      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, chunk_rows, gzip)),
-        row_size_(static_cast<int64_t>(dataset_.row_size())) {
-    Describe(dataset_, units, description);
-    front_.resize(chunk_rows * row_size_);
-    back_.resize(front_.size());
-  }
-  /// Start of front buffer slot `slot` (row_size_ elements). Reads no member of the
-  /// dataset, which the writer thread may be extending meanwhile.
-  T* Row(int64_t slot) { return front_.data() + slot * row_size_; }
-  /// The buffered rows become the back buffer's; the front is free for the next ones.
-  void Swap() { front_.swap(back_); }
-  /// Appends the first `rows` rows of the back buffer to the file and flushes the dataset.
-  void WriteBack(int64_t rows) {
-    dataset_.AppendRows(back_.data(), static_cast<hsize_t>(rows));
-    dataset_.Flush();
-  }
-  Hdf5Dataset& dataset() { return dataset_; }
-
- private:
-  Hdf5Dataset dataset_;
-  int64_t row_size_ = 0;  // elements per row
-  std::vector<T> front_, back_;
-};
-
-/// One flat dataset, (M,) or (M, 3), per contact (or per surface, polygon, vertex, traced
-/// step or traced iteration: any count per row). Pending values live in a front vector
-/// that grows geometrically; a flush swaps it with the back vector, which the background
-/// writer writes and empties. Both keep their capacity across flushes.
-template <typename T>
-class ContactSeries {
- public:
-  ContactSeries() = default;
-  ContactSeries(Hdf5Group& root, const char* path, const std::vector<hsize_t>& row_shape,
-                int gzip, const char* units, const char* description)
-      : dataset_(root.CreateExtendible(path, TypeOf<T>(), row_shape, kContactChunkRows, gzip)) {
-    Describe(dataset_, units, description);
-    front_.reserve(kInitialContactCapacity * dataset_.row_size());
-    back_.reserve(front_.capacity());
-  }
-  void Push(T value) { front_.push_back(value); }
-  void Push(const Eigen::Vector3d& value) {
-    front_.insert(front_.end(), value.data(), value.data() + 3);
-  }
-  /// The pending contacts become the back buffer's. The last write emptied the old back
-  /// buffer, unless it failed: what it left is dropped, not appended to.
-  void Swap() {
-    front_.swap(back_);
-    front_.clear();
-  }
-  /// Appends the back buffer's `count` contacts, flushes the dataset, empties the buffer.
-  void WriteBack(int64_t count) {
-    dataset_.AppendRows(back_.data(), static_cast<hsize_t>(count));
-    dataset_.Flush();
-    back_.clear();
-  }
-  Hdf5Dataset& dataset() { return dataset_; }
-
- private:
-  Hdf5Dataset dataset_;
-  std::vector<T> front_, back_;
-};
 
 /// Rows per chunk for a model: a chunk of the widest series stays near kTargetChunkBytes.
 int64_t ChunkRows(const multibody::Model& model) {
@@ -357,8 +264,6 @@ struct Hdf5Recorder::Layout {
   bool polygons = false;       // surfaces recorded and settings.output.contact_surfaces
   int64_t pending_polygons = 0, pending_vertices = 0;
   bool condition = false;      // settings.output.condition_number
-  bool trace = false;          // some step is traced (Settings::trace_solver_steps)
-  int64_t pending_traces = 0, pending_trace_rows = 0;
 
   Hdf5Dataset status;
   Hdf5Dataset body_names;
@@ -376,22 +281,18 @@ struct Hdf5Recorder::Layout {
   Series<int8_t> actuator_saturated;
   Series<int32_t> contact_count;
   Series<int64_t> contact_offset;
-  ContactSeries<int32_t> body_a, body_b;
-  ContactSeries<double> point, normal, signed_distance, force, slip_speed;
-  ContactSeries<double> stiction_tolerance;
+  FlatSeries<int32_t> body_a, body_b;
+  FlatSeries<double> point, normal, signed_distance, force, slip_speed;
+  FlatSeries<double> stiction_tolerance;
   Series<int32_t> surface_count;
   Series<int64_t> surface_offset;
-  ContactSeries<int32_t> surface_body_a, surface_body_b, surface_contact_count;
-  ContactSeries<int64_t> surface_first_contact;
-  ContactSeries<double> surface_area, surface_centroid, surface_force, surface_moment;
-  ContactSeries<int64_t> surface_first_polygon, polygon_vertex_offset;
-  ContactSeries<int32_t> polygon_vertex_count;
-  ContactSeries<double> vertex_position, vertex_pressure;
-  // /solver_trace: per traced step, and per Newton iteration of those (flat, as contacts).
-  ContactSeries<int64_t> trace_step, trace_offset;
-  ContactSeries<int32_t> trace_count, trace_iteration;
-  ContactSeries<double> trace_cost, trace_gradient_norm, trace_momentum_error, trace_alpha;
-  ContactSeries<int8_t> trace_merged;
+  FlatSeries<int32_t> surface_body_a, surface_body_b, surface_contact_count;
+  FlatSeries<int64_t> surface_first_contact;
+  FlatSeries<double> surface_area, surface_centroid, surface_force, surface_moment;
+  FlatSeries<int64_t> surface_first_polygon, polygon_vertex_offset;
+  FlatSeries<int32_t> polygon_vertex_count;
+  FlatSeries<double> vertex_position, vertex_pressure;
+  SolverTraceRecorder solver_trace;  // records nothing unless some step is traced
 
   /// Calls fn on every time series but /time (which is always written last).
   template <typename Fn>
@@ -434,19 +335,6 @@ struct Hdf5Recorder::Layout {
     fn(slip_speed);
     if (condition) fn(stiction_tolerance);
   }
-  /// Calls fn on every flat per-iteration series of /solver_trace (none without a trace).
-  template <typename Fn>
-  void ForEachTraceRowSeries(Fn fn) {
-    if (!trace) return;
-    fn(trace_iteration), fn(trace_cost), fn(trace_gradient_norm), fn(trace_momentum_error);
-    fn(trace_alpha), fn(trace_merged);
-  }
-  /// Calls fn on every per-traced-step series of /solver_trace, `count` last (readers take
-  /// its length as the number of complete traced steps).
-  template <typename Fn>
-  void ForEachTraceSeries(Fn fn) {
-    if (trace) fn(trace_step), fn(trace_offset), fn(trace_count);
-  }
 
   /// Gives up every dataset handle without closing it (Hdf5Object::Abandon).
   void AbandonDatasets() {
@@ -458,15 +346,13 @@ struct Hdf5Recorder::Layout {
     ForEachSurfaceSeries([](auto& series) { series.dataset().Abandon(); });
     ForEachPolygonSeries([](auto& series) { series.dataset().Abandon(); });
     ForEachVertexSeries([](auto& series) { series.dataset().Abandon(); });
-    ForEachTraceRowSeries([](auto& series) { series.dataset().Abandon(); });
-    ForEachTraceSeries([](auto& series) { series.dataset().Abandon(); });
+    solver_trace.AbandonDatasets();
   }
 
   void CreateSeries(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreatePolygons(Hdf5File& file, int gzip);
-  void CreateTrace(Hdf5File& file, int gzip);
   void AttachScales();
 };
 
@@ -586,29 +472,6 @@ void Hdf5Recorder::Layout::CreatePolygons(Hdf5File& file, int gzip) {
                      "pressure at the vertex: the polygon's linear pressure field"};
 }
 
-void Hdf5Recorder::Layout::CreateTrace(Hdf5File& file, int gzip) {
-  file.CreateGroup("solver_trace");
-  trace_step = {file, "solver_trace/step", {}, gzip, "1",
-                "traced step: the /step of the row it produced"};
-  trace_offset = {file, "solver_trace/offset", {}, gzip, "1",
-                  "index of the traced step's first iteration in the flat datasets"};
-  trace_count = {file, "solver_trace/count", {}, gzip, "1",
-                 "iterations recorded for the traced step: its Newton iterations + 1"};
-  trace_iteration = {file, "solver_trace/iteration", {}, gzip, "1",
-                     "Newton iteration m (0: the initial guess)"};
-  trace_cost = {file, "solver_trace/cost", {}, gzip, "J", "convex cost at iteration m"};
-  trace_gradient_norm = {file, "solver_trace/gradient_norm", {}, gzip, "sqrt(J)",
-                         "norm of the gradient scaled by diag(A)^-1/2 (SAP eq. 26)"};
-  trace_momentum_error = {file, "solver_trace/momentum_error", {}, gzip, "1",
-                          "dimensionless momentum error at iteration m (SAP eq. 32)"};
-  trace_alpha = {file, "solver_trace/alpha", {}, gzip, "1",
-                 "line-search step length from iteration m (smallest over islands); NaN at "
-                 "the last"};
-  trace_merged = {file, "solver_trace/merged", {}, gzip, "1",
-                  "1 where deferred contacts joined islands at iteration m (their cost counts "
-                  "from there: the cost may rise only at such an iteration)"};
-}
-
 void Hdf5Recorder::Layout::AttachScales() {
   // /time names the first axis of every series; body names the second axis of /bodies/*.
   time.dataset().MakeDimensionScale("time");
@@ -714,8 +577,8 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   if (layout->surfaces) layout->CreateSurfaces(file_, chunk_rows_, gzip);
   layout->polygons = layout->surfaces && info.settings->output.contact_surfaces;
   if (layout->polygons) layout->CreatePolygons(file_, gzip);
-  layout->trace = !info.settings->trace_solver_steps.empty();
-  if (layout->trace) layout->CreateTrace(file_, gzip);
+  if (!info.settings->trace_solver_steps.empty())
+    layout->solver_trace = SolverTraceRecorder(file_, gzip);
   layout->AttachScales();
   layout_ = std::move(layout);
 
@@ -805,24 +668,9 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
 void Hdf5Recorder::RecordSolverTrace(int64_t step,
                                      const std::vector<solver::NewtonTraceRow>& rows) {
   CSIM_CHECK(begun_ && !finished_);
-  Layout& l = *layout_;
-  if (!l.trace) return;
-  l.trace_step.Push(step);
-  l.trace_offset.Push(recorded_trace_rows_);
-  l.trace_count.Push(static_cast<int32_t>(rows.size()));
-  for (const solver::NewtonTraceRow& r : rows) {
-    l.trace_iteration.Push(r.iteration);
-    l.trace_cost.Push(r.cost);
-    l.trace_gradient_norm.Push(r.gradient_norm);
-    l.trace_momentum_error.Push(r.momentum_error);
-    l.trace_alpha.Push(r.alpha);
-    l.trace_merged.Push(static_cast<int8_t>(r.merged));
-  }
-  recorded_trace_rows_ += static_cast<int64_t>(rows.size());
-  ++l.pending_traces;
-  l.pending_trace_rows += static_cast<int64_t>(rows.size());
   // Written with the next flush of rows, which follows within the flush interval (the
   // traced step's own row, or Finish).
+  layout_->solver_trace.Buffer(step, rows);
 }
 
 void Hdf5Recorder::BufferSurfaces(const sim::Row& row, int64_t slot) {
@@ -875,12 +723,9 @@ void Hdf5Recorder::FlushRows() {
   const int64_t surfaces = std::exchange(l.pending_surfaces, 0);
   const int64_t polygons = std::exchange(l.pending_polygons, 0);
   const int64_t vertices = std::exchange(l.pending_vertices, 0);
-  const int64_t traces = std::exchange(l.pending_traces, 0);
-  const int64_t trace_rows = std::exchange(l.pending_trace_rows, 0);
   last_flush_ = Clock::now();
-  if (rows == 0 && traces == 0) return;
-  l.ForEachTraceRowSeries([&](auto& series) { series.Swap(); });
-  l.ForEachTraceSeries([&](auto& series) { series.Swap(); });
+  if (rows == 0 && !l.solver_trace.has_pending()) return;
+  l.solver_trace.Swap();
   l.ForEachContactSeries([&](auto& series) { series.Swap(); });
   l.ForEachSurfaceSeries([&](auto& series) { series.Swap(); });
   l.ForEachPolygonSeries([&](auto& series) { series.Swap(); });
@@ -892,8 +737,6 @@ void Hdf5Recorder::FlushRows() {
   back_surfaces_ = surfaces;
   back_polygons_ = polygons;
   back_vertices_ = vertices;
-  back_traces_ = traces;
-  back_trace_rows_ = trace_rows;
   submitted_rows_ += rows;
   writer_->Submit();
 }
@@ -906,8 +749,7 @@ void Hdf5Recorder::WriteBackBuffers() {
   l.ForEachVertexSeries([&](auto& series) { series.WriteBack(back_vertices_); });
   l.ForEachPolygonSeries([&](auto& series) { series.WriteBack(back_polygons_); });
   l.ForEachSurfaceSeries([&](auto& series) { series.WriteBack(back_surfaces_); });
-  l.ForEachTraceRowSeries([&](auto& series) { series.WriteBack(back_trace_rows_); });
-  l.ForEachTraceSeries([&](auto& series) { series.WriteBack(back_traces_); });
+  l.solver_trace.WriteBack();
   l.ForEachSeriesButTime([&](auto& series) { series.WriteBack(back_rows_); });
   l.time.WriteBack(back_rows_);
   flushed_rows_ += back_rows_;

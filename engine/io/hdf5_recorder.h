@@ -132,14 +132,11 @@ class Hdf5Recorder final : public sim::Recorder {
   int64_t back_surfaces_ = 0;
   int64_t back_polygons_ = 0;
   int64_t back_vertices_ = 0;
-  int64_t back_traces_ = 0;        // traced steps and their iterations of that write
-  int64_t back_trace_rows_ = 0;
   int64_t flushed_rows_ = 0;       // rows the writer has written and flushed
   int64_t recorded_contacts_ = 0;  // contacts of every recorded row: the next offset
   int64_t recorded_surfaces_ = 0;  // hydroelastic surfaces of every recorded row: likewise
   int64_t recorded_polygons_ = 0;  // their polygons (output.contact_surfaces): likewise
   int64_t recorded_vertices_ = 0;  // the polygons' vertices: likewise
-  int64_t recorded_trace_rows_ = 0;  // Newton iterations of the traced steps: likewise
   std::chrono::steady_clock::time_point last_flush_;
   int lock_fd_ = -1;               // descriptor holding the lock on path_, -1: none
   bool write_failed_ = false;      // a background write threw (set on the writer thread)

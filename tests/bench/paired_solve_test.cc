@@ -11,8 +11,7 @@
 #include "bench/paired_solve.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/io/scene_loader.h"
-#include "engine/multibody/position_update.h"
-#include "engine/sim/simulate.h"
+#include "tests/support/scene_stepping.h"
 
 namespace csim::bench {
 namespace {
@@ -42,25 +41,12 @@ bodies:
 // step's problem to each comparison.
 void RunPile(int steps, std::vector<PairedSolve*> comparisons) {
   const io::LoadedScene scene = io::LoadSceneFromText(kPile, "paired_pile.yaml", {});
-  const integrator::ThetaParameters theta{scene.settings.integrator.theta,
-                                          scene.settings.integrator.theta_q,
-                                          scene.settings.gyroscopic};
-  const integrator::FreeMotionSettings free_motion;
-  const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws =
-      integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto);
-  integrator::ContactStepWorkspace cws(scene.model);
-  cws.solver.set_parameters(scene.settings.solver);
-  multibody::State state{0.0, scene.model.InitialQ(), scene.model.InitialV()};
-  multibody::NormalizeQuaternions(scene.model, &state.q);
-  const double dt = scene.settings.time_step;
-  for (int i = 0; i < steps; ++i) {
-    const StepStatus status = integrator::StepWithContact(scene.model, theta, free_motion,
-                                                          contact, dt, false, state, ws, cws);
-    REQUIRE(status.ok());
-    state.t = (i + 1) * dt;
-    for (PairedSolve* p : comparisons) p->Compare(cws.problem, cws.warm_start.guess, cws.result, i % 2 == 1);
-  }
+  const auto compare = [&](int step, const integrator::ContactStepWorkspace& cws) {
+    // B first on every other step: whichever solves first, A must reproduce the step.
+    for (PairedSolve* p : comparisons)
+      p->Compare(cws.problem, cws.warm_start.guess, cws.result, step % 2 == 0);
+  };
+  testing::StepSceneWithContact(scene, steps, compare);
 }
 
 solver::SapSolverParameters PileParameters() {

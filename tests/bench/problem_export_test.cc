@@ -20,9 +20,8 @@
 #include "bench/problem_export.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/io/scene_loader.h"
-#include "engine/multibody/position_update.h"
-#include "engine/sim/simulate.h"
 #include "engine/solver/sap_limit_constraint.h"
+#include "tests/support/scene_stepping.h"
 
 namespace csim::bench {
 namespace {
@@ -58,19 +57,7 @@ struct Captured {
 // Steps the corner pile and exports every `every`-th step's problem to a fresh file.
 Captured RunAndExport(int steps, int every) {
   const io::LoadedScene scene = io::LoadSceneFromText(kCorner, "export_corner.yaml", {});
-  const integrator::ThetaParameters theta{scene.settings.integrator.theta,
-                                          scene.settings.integrator.theta_q,
-                                          scene.settings.gyroscopic};
-  const integrator::FreeMotionSettings free_motion;
-  const contact::ContactParameters contact = sim::ContactParametersFor(scene.settings);
-  integrator::StepWorkspace ws =
-      integrator::MakeStepWorkspace(scene.model, integrator::TreeSolver::kAuto);
-  integrator::ContactStepWorkspace cws(scene.model);
-  cws.solver.set_parameters(scene.settings.solver);
-  multibody::State state{0.0, scene.model.InitialQ(), scene.model.InitialV()};
-  multibody::NormalizeQuaternions(scene.model, &state.q);
   const double dt = scene.settings.time_step;
-
   Captured out;
   out.parameters = scene.settings.solver;
   std::string pattern =
@@ -78,12 +65,8 @@ Captured RunAndExport(int steps, int every) {
   REQUIRE(mkdtemp(pattern.data()) != nullptr);
   out.file = pattern + "/problems.h5";
   ProblemFileWriter writer(out.file, "export_corner", "test", scene.settings.solver);
-  for (int i = 1; i <= steps; ++i) {
-    REQUIRE(integrator::StepWithContact(scene.model, theta, free_motion, contact, dt, false, state,
-                                        ws, cws)
-                .ok());
-    state.t = i * dt;
-    if (i % every != 0 || cws.problem.num_constraints() == 0) continue;
+  const auto export_step = [&](int i, const integrator::ContactStepWorkspace& cws) {
+    if (i % every != 0 || cws.problem.num_constraints() == 0) return;
     ExportedProblem p;
     REQUIRE(CaptureProblem(cws.problem, cws.warm_start.guess, cws.result, &p).empty());
     p.step = i;
@@ -91,7 +74,8 @@ Captured RunAndExport(int steps, int every) {
     p.sap_solve_seconds = 1e-6 * i;  // any value: it must come back as written
     writer.Append(p);
     out.problems.push_back(std::move(p));
-  }
+  };
+  testing::StepSceneWithContact(scene, steps, export_step);
   writer.Close();
   return out;
 }

@@ -7,6 +7,7 @@
 #include "engine/integrator/contact_step.h"
 #include "engine/io/scene_loader.h"
 #include "tests/support/allocation_counter.h"
+#include "tests/support/test_scenes.h"
 
 namespace csim::integrator {
 namespace {
@@ -53,34 +54,12 @@ TEST_CASE("a warmed-up contact step allocates nothing", "[integrator][contact][a
   }
 }
 
-// A ball-jointed chain of six capsules lying on the floor, held at one end: its contacts get
-// the per-tree Delassus estimate and, under theta = 0 with the tree solved by the
-// recursions, the articulated-body factorization of its Newton block.
-const char* kChainOnFloor = R"(
-csim: 1
-settings: {time_step: 1.0e-3}
-world:
-  geometry: [{shape: halfspace}]
-bodies:
-  - {name: l0, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l1, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l2, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l3, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l4, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l5, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-joints:
-  - {name: j0, type: ball, parent: world, child: l0, pose: {position: [0, 0, 0.0099]},
-     initial: {q: [0.7071067811865476, 0.7071067811865475, 0, 0]}}
-  - {name: j1, type: ball, parent: l0, child: l1, pose: {position: [0, 0, -0.1]}}
-  - {name: j2, type: ball, parent: l1, child: l2, pose: {position: [0, 0, -0.1]}}
-  - {name: j3, type: ball, parent: l2, child: l3, pose: {position: [0, 0, -0.1]}}
-  - {name: j4, type: ball, parent: l3, child: l4, pose: {position: [0, 0, -0.1]}}
-  - {name: j5, type: ball, parent: l4, child: l5, pose: {position: [0, 0, -0.1]}}
-)";
-
 TEST_CASE("a warmed-up contact step of a chain on the floor allocates nothing",
           "[integrator][contact][allocation]") {
-  const io::LoadedScene scene = io::LoadSceneFromText(kChainOnFloor, "chain.yaml", {});
+  // Its contacts get the per-tree Delassus estimate and, under theta = 0 with the tree
+  // solved by the recursions, the articulated-body factorization of its Newton block.
+  const io::LoadedScene scene =
+      io::LoadSceneFromText(testing::BallChainOnTheFloorScene(), "chain.yaml", {});
   const multibody::Model& model = scene.model;
   for (const ThetaParameters& p : {ThetaParameters{0.0, 1.0, Gyroscopic::kImplicit},
                                    ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {

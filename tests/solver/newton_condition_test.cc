@@ -25,6 +25,7 @@
 #include "engine/integrator/contact_step.h"
 #include "engine/io/scene_loader.h"
 #include "tests/support/allocation_counter.h"
+#include "tests/support/test_scenes.h"
 
 namespace csim::solver {
 namespace {
@@ -51,28 +52,6 @@ bodies:
   - {name: brick, mass: 1.0, geometry: [{shape: box, size: [0.2, 0.1, 0.05]}], pose: {position: [0.3, 0, 0.0249]}}
   - {name: top, mass: 0.3, geometry: [{shape: box, size: [0.1, 0.1, 0.05]}], pose: {position: [0.32, 0, 0.0748]},
      velocity: {linear: [0.2, 0, 0]}}
-)";
-
-// A six-link ball-jointed chain lying on the floor (one tree of 18 velocities).
-const char* kChain = R"(
-csim: 1
-world:
-  geometry: [{shape: halfspace}]
-bodies:
-  - {name: l0, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l1, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l2, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l3, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l4, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-  - {name: l5, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
-joints:
-  - {name: j0, type: ball, parent: world, child: l0, pose: {position: [0, 0, 0.0099]},
-     initial: {q: [0.7071067811865476, 0.7071067811865475, 0, 0]}}
-  - {name: j1, type: ball, parent: l0, child: l1, pose: {position: [0, 0, -0.1]}}
-  - {name: j2, type: ball, parent: l1, child: l2, pose: {position: [0, 0, -0.1]}}
-  - {name: j3, type: ball, parent: l2, child: l3, pose: {position: [0, 0, -0.1]}}
-  - {name: j4, type: ball, parent: l3, child: l4, pose: {position: [0, 0, -0.1]}}
-  - {name: j5, type: ball, parent: l4, child: l5, pose: {position: [0, 0, -0.1]}}
 )";
 
 // A tower of `n` boxes on the floor: one island of 6 n velocities.
@@ -221,7 +200,7 @@ TEST_CASE("the condition estimate of a tree on the floor, by either factorizatio
   // solver, matrix-free A); theta = 1/2: its dense block and the block Cholesky.
   for (const ThetaParameters& theta : {kSymplectic, kMidpoint}) {
     INFO("theta " << theta.theta);
-    Stepper s(kChain, theta);
+    Stepper s(testing::BallChainOnTheFloorScene(), theta);  // one tree of 18 velocities
     s.Steps(100, 1e-3);
     REQUIRE((s.cws.problem.clique_solver(0) != nullptr) == (theta.theta == 0.0));
     CHECK(s.CheckIslands(1e-8) == 1);
@@ -242,7 +221,7 @@ TEST_CASE("the condition estimate is the same on several threads", "[solver][con
 TEST_CASE("a warmed-up step with the condition estimate allocates nothing",
           "[solver][condition][allocation]") {
   for (const ThetaParameters& theta : {kSymplectic, kMidpoint}) {
-    for (const char* yaml : {kPile, kChain}) {
+    for (const std::string& yaml : {std::string(kPile), testing::BallChainOnTheFloorScene()}) {
       for (int threads : {1, 2}) {
         INFO("theta " << theta.theta << ", threads " << threads);
         Stepper s(yaml, theta);

@@ -27,4 +27,28 @@ std::string TwoChainsOnTheFloorScene(const std::string& settings) {
   return s;
 }
 
+std::string BallChainOnTheFloorScene() {
+  return R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - {name: l0, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
+  - {name: l1, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
+  - {name: l2, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
+  - {name: l3, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
+  - {name: l4, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
+  - {name: l5, mass: 0.1, geometry: [{shape: capsule, radius: 0.01, length: 0.08, pose: {position: [0, 0, -0.05]}}]}
+joints:
+  - {name: j0, type: ball, parent: world, child: l0, pose: {position: [0, 0, 0.0099]},
+     initial: {q: [0.7071067811865476, 0.7071067811865475, 0, 0]}}
+  - {name: j1, type: ball, parent: l0, child: l1, pose: {position: [0, 0, -0.1]}}
+  - {name: j2, type: ball, parent: l1, child: l2, pose: {position: [0, 0, -0.1]}}
+  - {name: j3, type: ball, parent: l2, child: l3, pose: {position: [0, 0, -0.1]}}
+  - {name: j4, type: ball, parent: l3, child: l4, pose: {position: [0, 0, -0.1]}}
+  - {name: j5, type: ball, parent: l4, child: l5, pose: {position: [0, 0, -0.1]}}
+)";
+}
+
 }  // namespace csim::testing

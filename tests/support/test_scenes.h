@@ -11,4 +11,9 @@ namespace csim::testing {
 /// inside the scene's `settings: {...}` map.
 std::string TwoChainsOnTheFloorScene(const std::string& settings);
 
+/// A chain of six capsules (0.1 kg each) joined by ball joints, lying on the floor, its
+/// first link held by a ball joint to the world: one tree of 18 velocities with two
+/// contacts per capsule. Time step 1 ms (settings: {time_step: 1.0e-3}).
+std::string BallChainOnTheFloorScene();
+
 }  // namespace csim::testing

@@ -1,9 +1,10 @@
-"""tools/conic_solver_study.py (SAP against CVXOPT, docs/design/conic_comparison.md) on
-problems exported from short clutter runs by build/bench/csim_export_problems:
+"""tools/conic_solver_study.py and tools/conic_program.py (SAP against CVXOPT,
+docs/design/conic_comparison.md) on problems exported from short clutter runs by
+build/bench/csim_export_problems:
 
 - the conic program the study gives CVXOPT is SAP's problem: SAP's recorded solution,
   with sigma = gamma and z = S^-T gamma, satisfies that program's optimality conditions
-  (built by the study's own code, not csim's);
+  (built by tools/conic_program.py, not by csim's code);
 - CVXOPT solves it to the same solution, within what both solvers' accuracies allow;
 - the sparse KKT solver gives CVXOPT the iterates of its own dense one;
 - contacts without friction (linear cones) go through the same path;
@@ -21,6 +22,7 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, os.path.join(REPO, "tools"))
+import conic_program as program  # noqa: E402
 import conic_solver_study as study  # noqa: E402
 
 
@@ -37,7 +39,7 @@ def exporter(csim):
 def export(exporter, path, *args):
     subprocess.run([exporter, "-n", "10", "--runs", "1", *args, "-o", str(path)], check=True,
                    capture_output=True)
-    return study.read_problems(str(path))
+    return program.read_problems(str(path))
 
 
 @pytest.fixture(scope="session")
@@ -50,8 +52,8 @@ def walled(exporter, tmp_path_factory):
 def test_sap_solution_is_a_kkt_point_of_the_conic_program(walled):
     assert len(walled) >= 15
     for p in walled:
-        pr = study.Problem(p)
-        form = study.ConicForm(pr)
+        pr = program.Problem(p)
+        form = program.ConicForm(pr)
         x, s, z = form.point_of(pr.v_sap, pr.gamma_sap)
         r = form.kkt_residuals(x, s, z)
         # Px + q + G'z is -grad ell_p (SAP's momentum residual) and 0 in sigma's rows.
@@ -77,10 +79,10 @@ def test_cvxopt_finds_sap_solution(walled):
 
 def test_sparse_kkt_solver_follows_cvxopt_dense_one(walled):
     for p in walled[-4:]:
-        pr = study.Problem(p)
-        form = study.ConicForm(pr)
-        sparse = study.solve_cvxopt(form, 1e-8, "sparse")
-        dense = study.solve_cvxopt(form, 1e-8, "dense")
+        pr = program.Problem(p)
+        form = program.ConicForm(pr)
+        sparse = program.solve_cvxopt(form, 1e-8, "sparse")
+        dense = program.solve_cvxopt(form, 1e-8, "dense")
         assert sparse["status"] == dense["status"] == "optimal"
         assert sparse["iterations"] == dense["iterations"]
         scale = np.linalg.norm(dense["v"]) + 1e-3
@@ -93,8 +95,8 @@ def test_frictionless_contacts_are_linear_cones(exporter, tmp_path):
                       "--set", "materials.container.friction=0")
     mixed = 0
     for p in problems:
-        pr = study.Problem(p)
-        form = study.ConicForm(pr)
+        pr = program.Problem(p)
+        form = program.ConicForm(pr)
         mixed += form.dims["l"] > 0 and len(form.dims["q"]) > 0
         x, s, z = form.point_of(pr.v_sap, pr.gamma_sap)
         r = form.kkt_residuals(x, s, z)

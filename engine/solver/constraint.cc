@@ -16,14 +16,27 @@ double Constraint::CalcAlong(const double* v_c, const double* dv_c, double* gamm
   return cost;
 }
 
+namespace {
+
+// SAP eq. 29: the period of the contact oscillator is capped at beta * dt.
+double NearRigidTerm(double beta, double delassus) {
+  constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
+  return beta * beta / kFourPiSquared * delassus;
+}
+
+// Compliant regime (docs/design/sap-problem.md §3.1): 1 / (dt k (dt + tau_d)); k = inf gives 0.
+double CompliantTerm(double dt, double k, double tau_d) { return 1.0 / (dt * k * (dt + tau_d)); }
+
+}  // namespace
+
 double NearRigidRegularization(double dt, double k, double tau_d, double beta,
                                double delassus) {
-  constexpr double kFourPiSquared = 4.0 * M_PI * M_PI;
-  // SAP eq. 29: the period of the contact oscillator is capped at beta * dt.
-  const double R_near_rigid = beta * beta / kFourPiSquared * delassus;
-  // Compliant regime (docs/design/sap-problem.md §3.1): 1 / (dt k (dt + tau_d)); k = inf gives 0.
-  const double R_compliant = 1.0 / (dt * k * (dt + tau_d));
-  return std::max(R_near_rigid, R_compliant);
+  return std::max(NearRigidTerm(beta, delassus), CompliantTerm(dt, k, tau_d));
+}
+
+bool NearRigidTermWins(double dt, double k, double tau_d, double beta, double delassus) {
+  // std::max(a, b) returns a unless a < b.
+  return !(NearRigidTerm(beta, delassus) < CompliantTerm(dt, k, tau_d));
 }
 
 }  // namespace csim::solver

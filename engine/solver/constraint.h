@@ -74,4 +74,9 @@ class Constraint {
 /// constraint SAP cannot represent).
 double NearRigidRegularization(double dt, double k, double tau_d, double beta, double delassus);
 
+/// Whether NearRigidRegularization's R is its near-rigid term (ties included: std::max then
+/// returns that term), same arguments. There R depends on neither k nor tau_d, so their
+/// derivatives through R are zero (contact_parameter_derivatives.h).
+bool NearRigidTermWins(double dt, double k, double tau_d, double beta, double delassus);
+
 }  // namespace csim::solver

@@ -25,6 +25,9 @@ void SapFrictionConeConstraint::Prepare(double dt, double delassus) {
   const double R_t = p.stiction_sigma * delassus;
   CSIM_CHECK(R_n > 0.0 && std::isfinite(R_n));
   CSIM_CHECK(R_t > 0.0 && std::isfinite(R_t));
+  dt_ = dt;
+  near_rigid_ = NearRigidTermWins(dt, p.stiffness, p.dissipation_time, p.near_rigid_threshold,
+                                  delassus);
   metric_ = MakeFrictionConeMetric(p.mu, R_t, R_n);
   // docs/design/sap-problem.md §3.1: v_hat_n = -phi0 / (dt + tau_d).
   v_hat_n_ = -p.phi0 / (dt + p.dissipation_time);

@@ -102,6 +102,10 @@ class SapFrictionConeConstraint final : public Constraint, public StictionPredic
   double R_t() const { return metric_.R_t; }  ///< [1/kg], valid after Prepare()
   double R_n() const { return metric_.R_n; }  ///< [1/kg], valid after Prepare()
   double v_hat_n() const { return v_hat_n_; }  ///< [m/s], valid after Prepare()
+  double dt() const { return dt_; }  ///< the time step [s] of the last Prepare()
+  /// R_n is the near-rigid term of SAP eq. 29 (NearRigidTermWins), so it depends on neither
+  /// k nor tau_d. Valid after Prepare().
+  bool near_rigid() const { return near_rigid_; }
   const FrictionConeMetric& metric() const { return metric_; }
 
   /// The un-projected impulse y = -R^{-1} (v_c + v_b - v_hat) [N s] (docs/design/contact-models.md
@@ -112,6 +116,8 @@ class SapFrictionConeConstraint final : public Constraint, public StictionPredic
   SapFrictionConeParameters parameters_;
   FrictionConeMetric metric_;
   double v_hat_n_ = 0.0;
+  double dt_ = 0.0;
+  bool near_rigid_ = false;
 };
 
 }  // namespace csim::solver

@@ -140,6 +140,12 @@ class SapHuntCrossleyConstraint final : public Constraint, public StictionPredic
   double n0() const { return n0_; }            ///< lagged normal impulse [N s], after Prepare()
   double epsilon_s() const { return eps_s_; }  ///< eps_s [m/s], valid after Prepare()
   double v_hat() const { return v_hat_; }      ///< [m/s], valid after Prepare()
+  double dt() const { return dt_; }            ///< the time step [s] of the last Prepare()
+
+  /// The elastic force k x(v) = f_x0 - theta_q dt k v [N] at the penetration predicted for
+  /// the end-of-step normal velocity v [m/s] (see the top of this file), unclamped: negative
+  /// past v_x = f_x0 / (theta_q dt k). Valid after Prepare().
+  double ElasticForce(double v) const { return f_x0_ - k_v_ * v; }
 
   /// Normal impulse n(v) [N s] and its derivative n'(v) [kg] (docs/design/contact-models.md §3.2).
   double NormalImpulse(double v, double* derivative) const;

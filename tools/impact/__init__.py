@@ -20,5 +20,7 @@ Modules:
     synthetic       synthetic ellipse drops simulated by csim.
     compliant       csim's compliant contact models used as impact laws.
     analysis_plots  figures and tables of the identification study.
+    cli             the command line (python3 -m impact): laws, identify, bound,
+                    compare, plots, synthetic.
     tests           pytest tests.
 """

@@ -15,8 +15,8 @@
 // Design choice: free functions over the two prepared contact kinds, not a virtual method of
 // Constraint. Why: the parameters differ per kind (tau_d for SAP, d for Hunt & Crossley), the
 // other kinds (limits, PD, joint friction, holonomic) have none of them, and the solver never
-// needs the derivatives; the step-sensitivity pass that will (docs/design/sensitivities.md §5)
-// walks the contacts it built and knows their kinds.
+// needs the derivatives; the step-sensitivity pass that does (step_sensitivity.h,
+// docs/design/sensitivities.md §5) walks the problem's contacts and tells their kinds.
 
 #include <Eigen/Dense>
 

@@ -1,0 +1,139 @@
+#include "engine/solver/step_sensitivity.h"
+
+#include <algorithm>
+
+#include "engine/common/check.h"
+#include "engine/solver/sap_products.h"
+
+namespace csim::solver {
+
+const Eigen::Vector3d& DerivativeOf(const ContactParameterDerivatives& d,
+                                    ContactParameter parameter) {
+  switch (parameter) {
+    case ContactParameter::kMu:
+      return d.d_mu;
+    case ContactParameter::kStiffness:
+      return d.d_stiffness;
+    case ContactParameter::kDissipationTime:
+      return d.d_dissipation_time;
+    case ContactParameter::kHuntCrossley:
+      return d.d_hunt_crossley;
+    case ContactParameter::kPhi0:
+      break;
+  }
+  return d.d_phi0;
+}
+
+// The kind of a constraint by dynamic_cast. Why not a kind tag in ConstraintEntry (as
+// coordinate_kind): every Add path of ContactProblem would have to set it, for a pass that
+// runs once per step per contact, not per Newton iteration, where a cast costs nothing next
+// to the 3 x 3 work that follows.
+bool CalcContactParameterDerivativesOf(const ContactProblem& problem, int k, const double* v_c,
+                                       ContactParameterDerivatives* out) {
+  const Constraint& c = problem.constraint(k);
+  const double* v_c_k = v_c + problem.entry(k).row_offset;
+  if (const auto* sap = dynamic_cast<const SapFrictionConeConstraint*>(&c)) {
+    *out = CalcContactParameterDerivatives(*sap, v_c_k);
+    return true;
+  }
+  if (const auto* hc = dynamic_cast<const SapHuntCrossleyConstraint*>(&c)) {
+    *out = CalcContactParameterDerivatives(*hc, v_c_k);
+    return true;
+  }
+  return false;
+}
+
+void CalcContactParameterDirection(const ContactProblem& problem, const double* v_c,
+                                   ContactParameter parameter, const double* scale,
+                                   Eigen::Ref<Eigen::VectorXd> dgamma_dp) {
+  CSIM_CHECK(dgamma_dp.size() == problem.num_constraint_rows());
+  dgamma_dp.setZero();
+  ContactParameterDerivatives d;
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    if (!CalcContactParameterDerivativesOf(problem, k, v_c, &d)) continue;
+    const double dp_k = scale != nullptr ? scale[k] : 1.0;  // dp_k / dp
+    dgamma_dp.segment<3>(problem.entry(k).row_offset) = dp_k * DerivativeOf(d, parameter);
+  }
+}
+
+StepSensitivitySolver::StepSensitivitySolver(int dense_threshold) {
+  parameters_.dense_threshold = dense_threshold;
+}
+
+StepStatus StepSensitivitySolver::Solve(const ContactProblem& problem,
+                                        const SapSolverResult& solution,
+                                        const Eigen::Ref<const Eigen::MatrixXd>& dgamma_dp_at_vc,
+                                        StepSensitivityResult* out) {
+  const int nv = problem.num_velocities(), rows = problem.num_constraint_rows();
+  const int n_p = static_cast<int>(dgamma_dp_at_vc.cols());
+  CSIM_CHECK(solution.status.ok() && solution.v.size() == nv && solution.v_c.size() == rows);
+  CSIM_CHECK(dgamma_dp_at_vc.rows() == rows);
+  out->dv_dp.resize(nv, n_p);  // Eigen keeps the storage when the size is unchanged
+  out->dgamma_dp.resize(rows, n_p);
+  out->dv_dp.setZero();  // the cliques no constraint touches keep dv/dp = 0
+  out->dgamma_dp.setZero();
+  StepStatus status;
+  if (problem.num_constraints() == 0) return status;
+  // The solver's reduced coordinates and islands, every constraint in the partition.
+  SetupSapWorkspace(problem, /*num_threads=*/1, &ws_);
+  SetupIslands(parameters_, /*couples=*/nullptr, &ws_);
+  EvaluateHessians(solution.v_c.data());
+  for (int i = 0; i < ws_.islands.num_islands; ++i) {
+    if (SolveIsland(i, dgamma_dp_at_vc, out)) continue;
+    status.outcome = StepOutcome::kNonFinite;
+    status.reason = "step sensitivity: the Newton matrix at the solution is not SPD";
+    return status;
+  }
+  return status;
+}
+
+void StepSensitivitySolver::EvaluateHessians(const double* v_c) {
+  const ContactProblem& p = *ws_.problem;
+  for (int k = 0; k < p.num_constraints(); ++k) {
+    const int o = p.entry(k).row_offset;
+    p.constraint(k).Calc(v_c + o, ws_.gamma.data() + o, ws_.G.data() + ws_.G_offset[k], nullptr);
+  }
+}
+
+bool StepSensitivitySolver::SolveIsland(int i,
+                                        const Eigen::Ref<const Eigen::MatrixXd>& dgamma_dp_at_vc,
+                                        StepSensitivityResult* out) {
+  const ContactProblem& p = *ws_.problem;
+  const Islands& is = ws_.islands;
+  SapThreadScratch& scratch = ws_.scratch[0];
+  // H = A + J^T G J on the island at the solution, factorized once for every direction.
+  ws_.newton.AssembleIsland(i, ws_.G.data(), ws_.G_offset, &scratch.newton);
+  if (!ws_.newton.FactorIsland(i)) return false;
+  double* x = ws_.dv.data();     // reduced: J^T dgamma/dp|_vc, then dv/dp
+  double* dv_c = ws_.dvc.data();  // constraint rows: J dv/dp
+  for (int j = 0; j < dgamma_dp_at_vc.cols(); ++j) {
+    const double* partial = dgamma_dp_at_vc.col(j).data();
+    // H dv/dp = J^T dgamma/dp|_vc.
+    for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+      const int c = is.cliques[q];
+      std::fill_n(x + ws_.reduced_offset[c], p.clique_size(c), 0.0);
+    }
+    IslandAddJTransposeTimes(ws_, i, partial, x);
+    ws_.newton.SolveIsland(i, x, &scratch.newton);
+    for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+      const int c = is.cliques[q], m = p.clique_size(c);
+      out->dv_dp.col(j).segment(p.clique_offset(c), m) =
+          Eigen::Map<const Eigen::VectorXd>(x + ws_.reduced_offset[c], m);
+    }
+    // dgamma/dp = dgamma/dp|_vc - G J dv/dp.
+    IslandConstraintVelocities(ws_, i, x, dv_c);
+    for (int q = is.constraint_start[i]; q < is.constraint_start[i + 1]; ++q) {
+      const int k = is.constraints[q];
+      const int n = p.entry(k).num_rows, o = p.entry(k).row_offset;
+      const double* G = ws_.G.data() + ws_.G_offset[k];  // n x n, column-major
+      for (int r = 0; r < n; ++r) {
+        double G_dv_c = 0.0;
+        for (int s = 0; s < n; ++s) G_dv_c += G[r + s * n] * dv_c[o + s];
+        out->dgamma_dp(o + r, j) = partial[o + r] - G_dv_c;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace csim::solver

@@ -1,0 +1,117 @@
+#pragma once
+// Forward sensitivities of one contact solve with respect to contact parameters, by the
+// implicit function theorem at SAP's optimum (docs/design/sensitivities.md §5). At the
+// solution v of the step's problem (contact_problem.h)
+//   r(v; p) = A (v - v*) - J^T gamma(J v; p) = 0,
+// so along v = v(p), for a parameter p of the contact laws alone (A, v*, J fixed),
+//   H dv/dp = J^T dgamma/dp|_{v_c},     H = A + J^T G J,  G = -dgamma/dv_c at v_c = J v,
+//   dgamma/dp = dgamma/dp|_{v_c} - G J dv/dp          (the total change of the impulses).
+// The input, per direction, is dgamma/dp at fixed v_c (contact_parameter_derivatives.h gives
+// it per contact; CalcContactParameterDirection below stacks it for a problem); the output is
+// dv/dp and the total dgamma/dp.
+//
+// H at the solution: G is each constraint's Calc at the result's v_c (the piece Calc takes
+// there: the solver's own region choice, so a one-sided derivative on a region boundary,
+// docs/design/sensitivities.md §3), and H is assembled and factorized once more per island,
+// as NewtonConditionEstimator does (newton_condition.h): the Newton loop never factorizes H at
+// its final iterate (it tests convergence before factorizing), and a factor at the last
+// iterate would make dv/dp wrong by O(|v - v_last|) and by every region that changed in the
+// last update. Cost: one Newton iteration's assembly and factorization per island, then two
+// triangular solves per direction. Every constraint joins the partition (no deferral: a
+// contact apart at v has G = 0 and changes nothing but the island sizes); cliques that no
+// constraint touches have v = v*, which no contact parameter moves: dv/dp = 0 there.
+//
+// Design choice: the parameter directions are a dense num_constraint_rows x n_p matrix
+// rather than a sparse list of (constraint, 3-vector) per direction. Why: the directions of a
+// material parameter touch every contact of that material, n_p is small (a fit identifies a
+// few parameters), the J^T products skip all-zero constraint rows anyway (sap_products.h),
+// and a dense column is what the total dgamma/dp is returned as.
+//
+// Memory: the workspace (the solver's SapWorkspace layout: reduced coordinates, islands,
+// the Newton system) grows to the largest problem seen and is kept; a call on a problem and
+// n_p no larger than a previous one does not allocate.
+
+#include <Eigen/Dense>
+
+#include "engine/common/step_status.h"
+#include "engine/solver/contact_parameter_derivatives.h"
+#include "engine/solver/contact_problem.h"
+#include "engine/solver/sap_solver.h"
+#include "engine/solver/sap_workspace.h"
+
+namespace csim::solver {
+
+/// A contact parameter of contact_parameter_derivatives.h.
+enum class ContactParameter {
+  kMu,               ///< Coulomb friction coefficient mu [1] (SAP, Hunt & Crossley)
+  kStiffness,        ///< normal stiffness k [N/m] (SAP, Hunt & Crossley)
+  kDissipationTime,  ///< tau_d [s] (SAP only)
+  kHuntCrossley,     ///< Hunt & Crossley dissipation d [s/m] (Hunt & Crossley only)
+  kPhi0,             ///< signed distance at q0 phi0 [m] (SAP, Hunt & Crossley)
+};
+
+/// The field of `d` for `parameter` (3 values in the contact frame [t1, t2, n]).
+const Eigen::Vector3d& DerivativeOf(const ContactParameterDerivatives& d,
+                                    ContactParameter parameter);
+
+/// Constraint k's derivatives at the constraint velocities v_c (all rows of the problem,
+/// num_constraint_rows(), without biases, as SapSolverResult::v_c) when k is a
+/// SapFrictionConeConstraint or a SapHuntCrossleyConstraint: writes *out and returns true;
+/// for any other kind (limits, PD, joint friction, holonomic: no contact parameter) returns
+/// false and leaves *out alone. Never allocates.
+bool CalcContactParameterDerivativesOf(const ContactProblem& problem, int k, const double* v_c,
+                                       ContactParameterDerivatives* out);
+
+/// One parameter direction for StepSensitivitySolver::Solve: dgamma/dp at fixed v_c
+/// (num_constraint_rows() values, gamma's layout, [N s] per unit of p) when every contact's
+/// `parameter` p_k moves with p as dp_k/dp = scale[k] (scale: one value per constraint; null:
+/// 1 for every contact, i.e. one parameter shared by all contacts, such as the friction of
+/// a scene with one material). Rows of constraints that are not contacts, and of contacts
+/// whose kind does not read `parameter` (tau_d for Hunt & Crossley, d for SAP), are zero.
+/// v_c: num_constraint_rows() values (SapSolverResult::v_c). Never allocates.
+void CalcContactParameterDirection(const ContactProblem& problem, const double* v_c,
+                                   ContactParameter parameter, const double* scale,
+                                   Eigen::Ref<Eigen::VectorXd> dgamma_dp);
+
+/// dv/dp and dgamma/dp of one step for n_p parameter directions.
+struct StepSensitivityResult {
+  /// dv/dp (num_velocities x n_p) [m/s, or rad/s, per unit of p]; zero on the cliques no
+  /// constraint touches.
+  Eigen::MatrixXd dv_dp;
+  /// The total dgamma/dp (num_constraint_rows x n_p) [N s per unit of p], gamma's layout.
+  Eigen::MatrixXd dgamma_dp;
+};
+
+class StepSensitivitySolver {
+ public:
+  /// dense_threshold: as SapSolverParameters::dense_threshold, the reduced size up to which
+  /// H is factorized densely (0: always the block-sparse Cholesky, the solver's default).
+  explicit StepSensitivitySolver(int dense_threshold = 0);
+
+  /// The sensitivities at the solution `solution` of `problem` (a successful
+  /// SapSolver::Solve of this very problem, checked: its v_c is read) for the directions
+  /// dgamma_dp_at_vc (num_constraint_rows x n_p, column j = dgamma/dp_j at fixed v_c, e.g.
+  /// from CalcContactParameterDirection; a MatrixXd or a block of one, since an expression
+  /// would be evaluated into a temporary). Writes *out (resized only when a size changes).
+  /// Returns kNonFinite, with a reason, when an island's H cannot be factorized (not SPD:
+  /// non-finite data); *out is then unspecified.
+  StepStatus Solve(const ContactProblem& problem, const SapSolverResult& solution,
+                   const Eigen::Ref<const Eigen::MatrixXd>& dgamma_dp_at_vc,
+                   StepSensitivityResult* out);
+
+  /// Islands of the last Solve (every constraint joins one; islands.h).
+  const Islands& islands() const { return ws_.islands; }
+
+ private:
+  // G of every constraint at v_c into ws_.G.
+  void EvaluateHessians(const double* v_c);
+  // Island i: assembles and factorizes H, then solves for every direction. False when the
+  // factorization fails.
+  bool SolveIsland(int i, const Eigen::Ref<const Eigen::MatrixXd>& dgamma_dp_at_vc,
+                   StepSensitivityResult* out);
+
+  SapSolverParameters parameters_;  // only dense_threshold is read (SetupIslands)
+  SapWorkspace ws_;
+};
+
+}  // namespace csim::solver

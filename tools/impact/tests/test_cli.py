@@ -200,3 +200,26 @@ def test_compare_on_a_csim_made_set(tmp_path, capsys):
     assert irb <= float(rows["Wang-Mason"]["err_drop_mean"]) + 1e-12
     assert "model = sap" in (out / "summary.md").read_text()
     assert (out / "compare_error_densities.png").is_file()
+
+
+def test_identify_ensemble_spread_shrinks_with_the_subset_size(tmp_path):
+    # Paper Fig. 7b: batch fits over random subsets of k noisy drops scatter around the
+    # truth, less as k grows. Subsets of 40 drops drawn without replacement: the spread
+    # goes as sqrt((40 - k) / (39 k)), 0.38 times as wide at k = 20 as at k = 5; asserted
+    # with room for the scatter of a standard deviation estimated from 20 subsets.
+    sigma = np.array([0.014, 0.014, 0.35])
+    noisy = data.synthetic_ellipse_drops(40, "ap_newton", MU, E, np.random.default_rng(5),
+                                         sigma_v=sigma)
+    path = tmp_path / "noisy.csv"
+    data.write_csv(path, noisy)
+    out = tmp_path / "out"
+    rc, _ = _run(["identify", path, "-o", out, "--laws", "ap_newton", "--grid", "5",
+                  "--landscape-drops", "10", "--ensemble", "5", "10", "20", "--ensemble-sets", "20"])
+    assert rc == 0
+    rows = {int(r["k"]): r for r in _rows(out / "ensemble.csv")}
+    assert sorted(rows) == [5, 10, 20]
+    assert (out / "ensemble_ap_newton.png").is_file()
+    for key, truth in (("mu", MU), ("e", E)):
+        std = [float(rows[k][f"{key}_std"]) for k in (5, 10, 20)]
+        assert std[2] < 0.7 * std[0]
+        assert abs(float(rows[20][f"{key}_mean"]) - truth) < 3 * std[2] + 1e-3

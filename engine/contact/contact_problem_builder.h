@@ -159,6 +159,22 @@ class ContactProblemBuilder {
 
   /// Point contacts of the last Build, in the geometry layer's order (by geometry pair),
   /// hydroelastic polygons included (hydroelastic_contacts.h).
+  /// Identity of a point contact across steps: its geometry pair and its index within the
+  /// pair's manifold (the geometry layer emits a pair's points contiguously, in a
+  /// deterministic order).
+  struct ContactKey {
+    int geometry_a = -1, geometry_b = -1, point = 0;
+    bool operator<(const ContactKey& o) const {
+      return geometry_a != o.geometry_a ? geometry_a < o.geometry_a
+             : geometry_b != o.geometry_b ? geometry_b < o.geometry_b
+                                          : point < o.point;
+    }
+  };
+  /// Per contact of the last Build (contacts()): its identity, and the index of its
+  /// constraint in the problem (-1: skipped, both sides without velocities). For matching
+  /// the contacts of two builds (integrator/trajectory_sensitivity.h).
+  const std::vector<ContactKey>& contact_keys() const { return key_; }
+  int contact_constraint(int i) const { return contact_constraint_[i]; }
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
   /// For contact i of contacts(): its polygon in hydroelastic().polygon_contacts(), or -1.
   int polygon_of_contact(int i) const { return polygon_[i]; }
@@ -280,17 +296,6 @@ class ContactProblemBuilder {
                             : parameters.near_rigid_threshold;
   }
 
-  /// Identity of a point contact across steps: its geometry pair and its index within the
-  /// pair's manifold (the geometry layer emits a pair's points contiguously, in a
-  /// deterministic order).
-  struct ContactKey {
-    int geometry_a = -1, geometry_b = -1, point = 0;
-    bool operator<(const ContactKey& o) const {
-      return geometry_a != o.geometry_a ? geometry_a < o.geometry_a
-             : geometry_b != o.geometry_b ? geometry_b < o.geometry_b
-                                          : point < o.point;
-    }
-  };
   std::vector<ContactKey> key_;                    ///< per contact of the last Build
   std::vector<ContactKey> stuck_;                  ///< sorted: in stiction after the last solve
   std::vector<char> was_stuck_;                    ///< per contact of this Build: in stuck_

@@ -34,4 +34,20 @@ CombinedMaterial CombineMaterials(const geometry::Material& a, const geometry::M
   return c;
 }
 
+double CombinedMaterialDerivative(const geometry::Material& a, const geometry::Material& b,
+                                  MaterialParameter parameter) {
+  if (parameter == MaterialParameter::kFriction) {
+    const double sum = a.friction + b.friction;
+    return sum > 0 ? 2 * b.friction * b.friction / (sum * sum) : 0.0;
+  }
+  // d/dx1 of WeightByStiffness(k1, x1, k2, x2), branch by branch.
+  const double k1 = a.stiffness, k2 = b.stiffness;
+  const bool inf1 = std::isinf(k1), inf2 = std::isinf(k2);
+  if (inf1 && inf2) return 0.5;
+  if (inf1) return 0.0;
+  if (inf2) return 1.0;
+  if (k1 + k2 == 0.0) return 0.5;
+  return k2 / (k1 + k2);
+}
+
 }  // namespace csim::contact

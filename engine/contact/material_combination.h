@@ -22,4 +22,15 @@ struct CombinedMaterial {
 /// mu = 2 mu1 mu2 / (mu1 + mu2) (0 when both are 0).
 CombinedMaterial CombineMaterials(const geometry::Material& a, const geometry::Material& b);
 
+/// A material parameter that enters the combination without the stiffness (the stiffness
+/// also weights the dissipations: its derivative moves two combined values).
+enum class MaterialParameter { kFriction, kDissipationTime, kHuntCrossley };
+
+/// The derivative of the combined `parameter` with respect to material a's `parameter` (b's:
+/// swap the arguments), at fixed stiffnesses: friction 2 mu_b^2 / (mu_a + mu_b)^2 (0 when
+/// both are 0); tau_d and d, k_b / (k_a + k_b), with CombineMaterials' limits (1 when only
+/// k_b is infinite, 0 when only k_a is, 1/2 when both are or k_a + k_b = 0). [1]
+double CombinedMaterialDerivative(const geometry::Material& a, const geometry::Material& b,
+                                  MaterialParameter parameter);
+
 }  // namespace csim::contact

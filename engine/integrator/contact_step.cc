@@ -95,6 +95,20 @@ void ContactStepWorkspace::SetStageTiming(bool on) {
   solver.set_time_phases(on);
 }
 
+StepStatus BuildStepProblem(const multibody::Model& model, const ThetaParameters& params,
+                            const FreeMotionSettings& free_motion,
+                            const contact::ContactParameters& contact_parameters, double dt,
+                            const multibody::State& state, StepWorkspace& ws,
+                            ContactStepWorkspace& cws) {
+  const StepStatus status = FreeMotion(model, params, free_motion, dt, state, ws, cws);
+  if (!status.ok()) return status;
+  cws.builder.Build(model, contact_parameters, ProblemInputs(model, params, dt, state, ws, cws),
+                    &cws.problem);
+  if (!model.actuators.empty())
+    cws.actuators.Add(model, state.t, dt, params.theta_q, state.q, state.v, &cws.problem);
+  return status;
+}
+
 StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters& params,
                            const FreeMotionSettings& free_motion,
                            const contact::ContactParameters& contact_parameters, double dt,

@@ -58,4 +58,17 @@ StepStatus StepWithContact(const multibody::Model& model, const ThetaParameters&
                            bool report_contacts, multibody::State& state, StepWorkspace& ws,
                            ContactStepWorkspace& cws);
 
+/// Stages 1 and 2 of StepWithContact alone: v* and A into ws, and the step's problem into
+/// cws.problem (contacts, limits, joint friction, holonomic constraints and, when the model
+/// has them, the PD actuators' constraints, always as constraints: the servos-only direct
+/// solve of stage 3 reaches the same optimum), from `state` (left unchanged). For the
+/// sensitivities' assemblies at perturbed states (trajectory_sensitivity.h); the problem's
+/// matrix-free cliques read ws, which must stay untouched while the problem is used.
+/// Allocation free once warmed up, as the step.
+StepStatus BuildStepProblem(const multibody::Model& model, const ThetaParameters& params,
+                            const FreeMotionSettings& free_motion,
+                            const contact::ContactParameters& contact_parameters, double dt,
+                            const multibody::State& state, StepWorkspace& ws,
+                            ContactStepWorkspace& cws);
+
 }  // namespace csim::integrator

@@ -74,15 +74,60 @@ StepStatus StepSensitivitySolver::Solve(const ContactProblem& problem,
   out->dgamma_dp.setZero();
   StepStatus status;
   if (problem.num_constraints() == 0) return status;
-  // The solver's reduced coordinates and islands, every constraint in the partition.
-  SetupSapWorkspace(problem, /*num_threads=*/1, &ws_);
-  SetupIslands(parameters_, /*couples=*/nullptr, &ws_);
-  EvaluateHessians(solution.v_c.data());
+  SetupAt(problem, solution);
   for (int i = 0; i < ws_.islands.num_islands; ++i) {
     if (SolveIsland(i, dgamma_dp_at_vc, out)) continue;
     status.outcome = StepOutcome::kNonFinite;
     status.reason = "step sensitivity: the Newton matrix at the solution is not SPD";
     return status;
+  }
+  return status;
+}
+
+void StepSensitivitySolver::SetupAt(const ContactProblem& problem,
+                                    const SapSolverResult& solution) {
+  // The solver's reduced coordinates and islands, every constraint in the partition.
+  SetupSapWorkspace(problem, /*num_threads=*/1, &ws_);
+  SetupIslands(parameters_, /*couples=*/nullptr, &ws_);
+  EvaluateHessians(solution.v_c.data());
+}
+
+StepStatus StepSensitivitySolver::SolveRightHandSides(const ContactProblem& problem,
+                                                      const SapSolverResult& solution,
+                                                      const Eigen::Ref<const Eigen::MatrixXd>& rhs,
+                                                      Eigen::MatrixXd* dv) {
+  const int nv = problem.num_velocities(), n = static_cast<int>(rhs.cols());
+  CSIM_CHECK(solution.status.ok() && solution.v.size() == nv &&
+             solution.v_c.size() == problem.num_constraint_rows());
+  CSIM_CHECK(rhs.rows() == nv);
+  dv->resize(nv, n);
+  dv->setZero();
+  StepStatus status;
+  if (problem.num_constraints() == 0) return status;
+  SetupAt(problem, solution);
+  const Islands& is = ws_.islands;
+  SapThreadScratch& scratch = ws_.scratch[0];
+  double* x = ws_.dv.data();  // reduced
+  for (int i = 0; i < is.num_islands; ++i) {
+    ws_.newton.AssembleIsland(i, ws_.G.data(), ws_.G_offset, &scratch.newton);
+    if (!ws_.newton.FactorIsland(i)) {
+      status.outcome = StepOutcome::kNonFinite;
+      status.reason = "step sensitivity: the Newton matrix at the solution is not SPD";
+      return status;
+    }
+    for (int j = 0; j < n; ++j) {
+      for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+        const int c = is.cliques[q], m = problem.clique_size(c);
+        Eigen::Map<Eigen::VectorXd>(x + ws_.reduced_offset[c], m) =
+            rhs.col(j).segment(problem.clique_offset(c), m);
+      }
+      ws_.newton.SolveIsland(i, x, &scratch.newton);
+      for (int q = is.clique_start[i]; q < is.clique_start[i + 1]; ++q) {
+        const int c = is.cliques[q], m = problem.clique_size(c);
+        dv->col(j).segment(problem.clique_offset(c), m) =
+            Eigen::Map<const Eigen::VectorXd>(x + ws_.reduced_offset[c], m);
+      }
+    }
   }
   return status;
 }
@@ -134,6 +179,77 @@ bool StepSensitivitySolver::SolveIsland(int i,
     }
   }
   return true;
+}
+
+namespace {
+
+// Every constraint in one partition of islands, as the sensitivity solve's.
+void SetupProducts(const ContactProblem& problem, SapWorkspace* ws) {
+  SetupSapWorkspace(problem, /*num_threads=*/1, ws);
+  SetupIslands(SapSolverParameters{}, /*couples=*/nullptr, ws);
+}
+
+// out (velocity order) = the reduced vector x on the participating cliques, 0 elsewhere.
+void ScatterReduced(const SapWorkspace& ws, const double* x, Eigen::Ref<Eigen::VectorXd> out) {
+  const ContactProblem& p = *ws.problem;
+  out.setZero();
+  for (int c = 0; c < p.num_cliques(); ++c) {
+    if (ws.reduced_offset[c] < 0) continue;
+    out.segment(p.clique_offset(c), p.clique_size(c)) =
+        Eigen::Map<const Eigen::VectorXd>(x + ws.reduced_offset[c], p.clique_size(c));
+  }
+}
+
+}  // namespace
+
+void CalcConstraintVelocities(const ContactProblem& problem,
+                              const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
+                              Eigen::Ref<Eigen::VectorXd> v_c) {
+  CSIM_CHECK(v.size() == problem.num_velocities() && v_c.size() == problem.num_constraint_rows());
+  if (problem.num_constraints() == 0) return;
+  SetupProducts(problem, ws);
+  LoadGuess(v, ws);
+  for (int i = 0; i < ws->islands.num_islands; ++i)
+    IslandConstraintVelocities(*ws, i, ws->v.data(), v_c.data());
+}
+
+void CalcJTransposeTimes(const ContactProblem& problem, const double* gamma, SapWorkspace* ws,
+                         Eigen::Ref<Eigen::VectorXd> out) {
+  CSIM_CHECK(out.size() == problem.num_velocities());
+  out.setZero();
+  if (problem.num_constraints() == 0) return;
+  SetupProducts(problem, ws);
+  std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
+  for (int i = 0; i < ws->islands.num_islands; ++i)
+    IslandAddJTransposeTimes(*ws, i, gamma, ws->jc.data());
+  ScatterReduced(*ws, ws->jc.data(), out);
+}
+
+void CalcOptimalityResidual(const ContactProblem& problem,
+                            const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
+                            Eigen::Ref<Eigen::VectorXd> r) {
+  CSIM_CHECK(v.size() == problem.num_velocities() && r.size() == problem.num_velocities());
+  r.setZero();
+  if (problem.num_constraints() == 0) return;
+  SetupProducts(problem, ws);
+  LoadGuess(v, ws);
+  const Islands& is = ws->islands;
+  // gamma(J v), each constraint's Calc at its rows of J v.
+  for (int i = 0; i < is.num_islands; ++i)
+    IslandConstraintVelocities(*ws, i, ws->v.data(), ws->vc.data());
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const int o = problem.entry(k).row_offset;
+    problem.constraint(k).Calc(ws->vc.data() + o, ws->gamma.data() + o, nullptr, nullptr);
+  }
+  // grad = A (v - v*) - J^T gamma on the reduced coordinates.
+  for (int j = 0; j < ws->num_reduced; ++j) ws->dv[j] = ws->v[j] - ws->v_star[j];
+  std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
+  for (int i = 0; i < is.num_islands; ++i)
+    IslandAddJTransposeTimes(*ws, i, ws->gamma.data(), ws->jc.data());
+  for (int c = 0; c < problem.num_cliques(); ++c)
+    if (ws->reduced_offset[c] >= 0) MultiplyByA(*ws, c, ws->dv.data(), ws->A_dv.data());
+  for (int j = 0; j < ws->num_reduced; ++j) ws->grad[j] = ws->A_dv[j] - ws->jc[j];
+  ScatterReduced(*ws, ws->grad.data(), r);
 }
 
 }  // namespace csim::solver

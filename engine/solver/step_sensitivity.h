@@ -99,10 +99,24 @@ class StepSensitivitySolver {
                    const Eigen::Ref<const Eigen::MatrixXd>& dgamma_dp_at_vc,
                    StepSensitivityResult* out);
 
+  /// Generalized right-hand sides: dv = H^-1 rhs (rhs, dv: num_velocities x n, velocity
+  /// order) with H at `solution` as in Solve, for right-hand sides that are not J^T times a
+  /// contact-parameter column, such as -dr/dx0 D of a state direction D
+  /// (docs/design/sensitivities.md §6). Rows of the cliques no constraint touches are left
+  /// 0 in *dv: H = A there, which this solver neither assembles nor factors (a caller
+  /// knows their dv, dv* of the free motion). H is factorized once for all n columns.
+  /// Same preconditions and status as Solve; *dv is resized only when its size changes.
+  StepStatus SolveRightHandSides(const ContactProblem& problem, const SapSolverResult& solution,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& rhs,
+                                 Eigen::MatrixXd* dv);
+
   /// Islands of the last Solve (every constraint joins one; islands.h).
   const Islands& islands() const { return ws_.islands; }
 
  private:
+  // Sets up the workspace on `problem` (every constraint in the partition) and evaluates G
+  // at `solution`'s v_c.
+  void SetupAt(const ContactProblem& problem, const SapSolverResult& solution);
   // G of every constraint at v_c into ws_.G.
   void EvaluateHessians(const double* v_c);
   // Island i: assembles and factorizes H, then solves for every direction. False when the
@@ -113,5 +127,26 @@ class StepSensitivitySolver {
   SapSolverParameters parameters_;  // only dense_threshold is read (SetupIslands)
   SapWorkspace ws_;
 };
+
+/// The optimality residual of the step's problem at the velocities v (num_velocities):
+///   r = A (v - v*) - J^T gamma(J v)      [N s, or N m s]
+/// (docs/design/sensitivities.md §1), written on the cliques some constraint touches and 0 on
+/// the others (where the solution has v = v*). gamma is each constraint's Calc at J v
+/// (without biases: a kind with a bias adds it itself). `ws`: scratch, set up here on
+/// `problem` with every constraint in one partition; a problem no larger than one seen
+/// before does not allocate. For central differences of the assembly at fixed v
+/// (trajectory_sensitivity.h).
+void CalcOptimalityResidual(const ContactProblem& problem,
+                            const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
+                            Eigen::Ref<Eigen::VectorXd> r);
+
+/// J^T gamma (num_velocities; gamma: num_constraint_rows values in gamma's layout) on the
+/// cliques some constraint touches, 0 elsewhere; and v_c = J v (num_constraint_rows). `ws`
+/// as for CalcOptimalityResidual.
+void CalcJTransposeTimes(const ContactProblem& problem, const double* gamma, SapWorkspace* ws,
+                         Eigen::Ref<Eigen::VectorXd> out);
+void CalcConstraintVelocities(const ContactProblem& problem,
+                              const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
+                              Eigen::Ref<Eigen::VectorXd> v_c);
 
 }  // namespace csim::solver

@@ -54,5 +54,36 @@ TEST_CASE("frictionless materials give zero friction", "[contact][material]") {
   CHECK(CombineMaterials(Make(1e5, 0, 0, 0.0), Make(1e5, 0, 0, 1.0)).friction == 0.0);
 }
 
+TEST_CASE("the combination's derivatives in a material's friction and dissipations match "
+          "central differences", "[contact][material][sensitivity]") {
+  const double h = 1e-6;
+  for (const double k_b : {3e6, 1e6, static_cast<double>(INFINITY)})
+  for (const double k_a : {1e6, static_cast<double>(INFINITY)}) {
+    INFO("k_a " << k_a << ", k_b " << k_b);
+    const geometry::Material a = Make(k_a, 1e-3, 10, 0.8), b = Make(k_b, 5e-3, 30, 0.4);
+    for (const MaterialParameter p : {MaterialParameter::kFriction,
+                                      MaterialParameter::kDissipationTime,
+                                      MaterialParameter::kHuntCrossley}) {
+      geometry::Material plus = a, minus = a;
+      const auto field = [p](geometry::Material& m) -> double& {
+        return p == MaterialParameter::kFriction          ? m.friction
+               : p == MaterialParameter::kDissipationTime ? m.dissipation_time
+                                                          : m.hunt_crossley;
+      };
+      const auto combined = [p](const CombinedMaterial& c) {
+        return p == MaterialParameter::kFriction          ? c.friction
+               : p == MaterialParameter::kDissipationTime ? c.dissipation_time
+                                                          : c.hunt_crossley;
+      };
+      const double step = h * field(plus);
+      field(plus) += step;
+      field(minus) -= step;
+      const double fd =
+          (combined(CombineMaterials(plus, b)) - combined(CombineMaterials(minus, b))) / (2 * step);
+      CHECK(CombinedMaterialDerivative(a, b, p) == Approx(fd).epsilon(1e-8).margin(1e-10));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace csim::contact

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -607,11 +608,13 @@ TEST_CASE("step sensitivity: a problem without constraints", "[solver][sensitivi
   CHECK(s.dgamma_dp.size() == 0);
 }
 
-// dv/dp = H^{-1} J^T dgamma/dp|_vc with H = A + J^T G J formed densely over all velocities
-// from the problem's dense blocks and each constraint's G at v_c (an independent oracle).
-MatrixXd DenseOracle(const ContactProblem& p, const VectorXd& v_c, const MatrixXd& partial) {
+// H = A + J^T G J formed densely over all velocities from the problem's dense blocks and
+// each constraint's G at v_c, with J^T partial (an independent oracle).
+MatrixXd DenseNewtonMatrix(const ContactProblem& p, const VectorXd& v_c, const MatrixXd& partial,
+                           MatrixXd* JT_partial) {
   const int nv = p.num_velocities();
-  MatrixXd H = MatrixXd::Zero(nv, nv), JT_partial = MatrixXd::Zero(nv, partial.cols());
+  MatrixXd H = MatrixXd::Zero(nv, nv);
+  *JT_partial = MatrixXd::Zero(nv, partial.cols());
   for (int c = 0; c < p.num_cliques(); ++c) {
     const int o = p.clique_offset(c), m = p.clique_size(c);
     H.block(o, o, m, m) = p.DenseA(c);
@@ -624,7 +627,7 @@ MatrixXd DenseOracle(const ContactProblem& p, const VectorXd& v_c, const MatrixX
     for (int a = 0; a < e.num_cliques; ++a) {
       const int ca = e.clique[a], oa = p.clique_offset(ca), ma = p.clique_size(ca);
       const MatrixXd Ja = p.DenseJacobian(k, a);
-      JT_partial.middleRows(oa, ma) +=
+      JT_partial->middleRows(oa, ma) +=
           Ja.transpose() * partial.middleRows(e.row_offset, e.num_rows);
       for (int b = 0; b < e.num_cliques; ++b) {
         const int cb = e.clique[b];
@@ -633,6 +636,13 @@ MatrixXd DenseOracle(const ContactProblem& p, const VectorXd& v_c, const MatrixX
       }
     }
   }
+  return H;
+}
+
+// dv/dp = H^{-1} J^T dgamma/dp|_vc from DenseNewtonMatrix.
+MatrixXd DenseOracle(const ContactProblem& p, const VectorXd& v_c, const MatrixXd& partial) {
+  MatrixXd JT_partial;
+  const MatrixXd H = DenseNewtonMatrix(p, v_c, partial, &JT_partial);
   return H.ldlt().solve(JT_partial);
 }
 
@@ -678,6 +688,49 @@ TEST_CASE("step sensitivity: a chain on the floor through the articulated-body f
       CHECK((s.dv_dp.col(j) - oracle.col(j)).norm() <= 1e-8 * oracle.col(j).norm());
     }
   }
+  // The generalized right-hand sides (brick 3's state directions): H^{-1} rhs for random
+  // rhs against the dense H; the products J^T x and J v and the residual r(v) against the
+  // dense blocks.
+  const int nv = problem.num_velocities(), rows = problem.num_constraint_rows();
+  MatrixXd JT_partial;
+  const MatrixXd H = DenseNewtonMatrix(problem, v_c, partial, &JT_partial);
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal;
+  MatrixXd rhs(nv, 3);
+  for (int i = 0; i < rhs.size(); ++i) rhs.data()[i] = normal(rng);
+  const MatrixXd expected = H.ldlt().solve(rhs);
+  for (const int dense_threshold : {0, 1000}) {
+    INFO("dense_threshold " << dense_threshold);
+    StepSensitivitySolver solver(dense_threshold);
+    MatrixXd dv;
+    REQUIRE(solver.SolveRightHandSides(problem, cws.result, rhs, &dv).ok());
+    CHECK((dv - expected).norm() <= 1e-8 * expected.norm());
+  }
+  MatrixXd J = MatrixXd::Zero(rows, nv);
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const ConstraintEntry& e = problem.entry(k);
+    for (int b = 0; b < e.num_cliques; ++b)
+      J.block(e.row_offset, problem.clique_offset(e.clique[b]), e.num_rows,
+              problem.clique_size(e.clique[b])) = problem.DenseJacobian(k, b);
+  }
+  SapWorkspace products;
+  VectorXd JT_x(nv), Jv(rows), r(nv), gamma(rows);
+  CalcJTransposeTimes(problem, partial.col(0).data(), &products, JT_x);
+  CHECK((JT_x - J.transpose() * partial.col(0)).norm() <= 1e-12 * JT_x.norm());
+  const VectorXd& v = cws.result.v;
+  CalcConstraintVelocities(problem, v, &products, Jv);
+  CHECK((Jv - J * v).norm() <= 1e-12 * std::max(1.0, Jv.norm()));
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const int o = problem.entry(k).row_offset;
+    problem.constraint(k).Calc(Jv.data() + o, gamma.data() + o, nullptr, nullptr);
+  }
+  MatrixXd A = MatrixXd::Zero(nv, nv);
+  for (int c = 0; c < problem.num_cliques(); ++c)
+    A.block(problem.clique_offset(c), problem.clique_offset(c), problem.clique_size(c),
+            problem.clique_size(c)) = problem.DenseA(c);
+  const VectorXd r_dense = A * (v - problem.v_star()) - J.transpose() * gamma;
+  CalcOptimalityResidual(problem, v, &products, r);
+  CHECK((r - r_dense).norm() <= 1e-10 * (A * v).norm());
 }
 
 }  // namespace

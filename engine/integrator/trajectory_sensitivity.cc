@@ -1,0 +1,362 @@
+#include "engine/integrator/trajectory_sensitivity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/common/check.h"
+#include "engine/contact/collision_setup.h"
+#include "engine/contact/material_combination.h"
+#include "engine/multibody/configuration_tangent.h"
+
+namespace csim::integrator {
+namespace {
+
+using Kind = SensitivityParameter::Kind;
+
+// The central difference's step for a direction D = (dq, dv) per unit of p: the largest
+// h with h |dq|_inf <= cbrt(eps) L_q and h |dv|_inf <= cbrt(eps) V, cbrt(eps) balancing the
+// truncation error O(h^2) against the rounding O(eps / h) for coordinates of scale L_q and
+// V. The position scale L_q = 0.1 (m, or rad) is that of what the assembly must not cross
+// at fixed v, not the size of q: h |dq| ~ 6e-7 m, below the penetration of a near-rigid
+// resting contact (~1e-5 m); where a region is narrower (DifferenceAssembly's retries),
+// h shrinks. Why not smaller from the start: a stuck contact's impulse at fixed v rounds
+// to eps |v| / R_t, and 1/h amplifies it (sensitivities.md §6.2). V = max(1, |v0|_inf).
+double CentralStep(double norm_dq, double norm_dv, double velocity_scale) {
+  constexpr double kPositionScale = 1e-1;
+  return std::cbrt(std::numeric_limits<double>::epsilon()) /
+         std::max(norm_dq / kPositionScale, norm_dv / velocity_scale);
+}
+
+// Retries of a difference whose perturbed assemblies do not match the nominal one.
+constexpr int kRetries = 3;
+
+double InfNorm(const Eigen::Ref<const Eigen::VectorXd>& x) {
+  return x.size() == 0 ? 0.0 : x.lpNorm<Eigen::Infinity>();
+}
+
+// Whether the two builds made the same constraints: the same contacts (by identity, in the
+// same order) on the same constraint indices, and the same cliques and rows for every
+// constraint (limits, friction, holonomic and PD rows included).
+bool SameConstraints(const ContactStepWorkspace& a, const ContactStepWorkspace& b) {
+  const auto& ka = a.builder.contact_keys();
+  const auto& kb = b.builder.contact_keys();
+  if (ka.size() != kb.size()) return false;
+  for (size_t i = 0; i < ka.size(); ++i) {
+    if (ka[i].geometry_a != kb[i].geometry_a || ka[i].geometry_b != kb[i].geometry_b ||
+        ka[i].point != kb[i].point)
+      return false;
+    const int ia = static_cast<int>(i);
+    if (a.builder.contact_constraint(ia) != b.builder.contact_constraint(ia)) return false;
+  }
+  const solver::ContactProblem &pa = a.problem, &pb = b.problem;
+  if (pa.num_constraints() != pb.num_constraints() ||
+      pa.num_constraint_rows() != pb.num_constraint_rows())
+    return false;
+  for (int k = 0; k < pa.num_constraints(); ++k) {
+    const solver::ConstraintEntry &ea = pa.entry(k), &eb = pb.entry(k);
+    if (ea.num_rows != eb.num_rows || ea.clique != eb.clique) return false;
+  }
+  return true;
+}
+
+// A code of the piece constraint k's impulse is on at the constraint velocities v_c (all
+// rows): SAP's region (0 none, 1 stiction, 2 sliding); for Hunt & Crossley only whether the
+// normal impulse is clamped (0) or not (1), its stiction/sliding line being smooth
+// (docs/design/sensitivities.md §3); -1 for the kinds without contact parameters.
+int PieceCode(const solver::ContactProblem& problem, int k, const double* v_c) {
+  solver::ContactParameterDerivatives d;
+  if (!solver::CalcContactParameterDerivativesOf(problem, k, v_c, &d)) return -1;
+  if (dynamic_cast<const solver::SapFrictionConeConstraint*>(&problem.constraint(k)) != nullptr)
+    return static_cast<int>(d.region);
+  return d.normal_clamped ? 0 : 1;
+}
+
+// Contact data analytic in q: a sphere, ellipsoid or capsule against a halfspace.
+bool AnalyticPair(geometry::ShapeType a, geometry::ShapeType b) {
+  using geometry::ShapeType;
+  if (b == ShapeType::kHalfspace) std::swap(a, b);
+  return a == ShapeType::kHalfspace &&
+         (b == ShapeType::kSphere || b == ShapeType::kEllipsoid || b == ShapeType::kCapsule);
+}
+
+}  // namespace
+
+TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
+                                             const std::vector<SensitivityParameter>& parameters,
+                                             TreeSolver tree_solver)
+    : parameters_(parameters),
+      nominal_ws_(MakeStepWorkspace(model, tree_solver)),
+      nominal_cws_(model),
+      perturbed_ws_(MakeStepWorkspace(model, tree_solver)),
+      perturbed_cws_(model) {
+  const int nv = model.nv, n_p = static_cast<int>(parameters.size());
+  for (const SensitivityParameter& p : parameters) {
+    if (p.kind == Kind::kInitialPosition || p.kind == Kind::kInitialVelocity)
+      CSIM_CHECK(p.index >= 0 && p.index < nv);
+    if (p.kind == Kind::kMaterial)
+      CSIM_CHECK(p.index >= -1 && p.index < static_cast<int>(model.materials.size()) &&
+                 (p.contact == solver::ContactParameter::kMu ||
+                  p.contact == solver::ContactParameter::kDissipationTime ||
+                  p.contact == solver::ContactParameter::kHuntCrossley));
+  }
+  for (const auto& spec : contact::MakeCollisionSpecs(model)) {
+    shape_.push_back(spec.geometry.type);
+    material_.push_back(spec.geometry.material);
+  }
+  for (Eigen::MatrixXd* m : {&dq_, &dv_, &dq_next_, &dv_next_, &dr_, &dv_star_, &rhs_, &dv_solve_})
+    m->setZero(nv, n_p);
+  for (Eigen::VectorXd* x : {&delta_, &r_plus_, &r_minus_, &r_nominal_, &v_star_plus_,
+                             &v_star_minus_, &jt_, &v_pos_, &dq_plus_, &dq_minus_})
+    x->setZero(nv);
+  perturbed_.q = model.InitialQ();
+  perturbed_.v.setZero(nv);
+  q_plus_ = perturbed_.q;
+  q_minus_ = perturbed_.q;
+  nominal_.v.setZero(nv);
+  Reset();
+}
+
+void TrajectorySensitivity::Reset() {
+  dq_.setZero();
+  dv_.setZero();
+  for (size_t j = 0; j < parameters_.size(); ++j) {
+    const SensitivityParameter& p = parameters_[j];
+    if (p.kind == Kind::kInitialPosition) dq_(p.index, static_cast<int>(j)) = 1.0;
+    if (p.kind == Kind::kInitialVelocity) dv_(p.index, static_cast<int>(j)) = 1.0;
+  }
+  last_ = {};
+  steps_one_sided_ = steps_unmatched_ = steps_approximate_ = 0;
+}
+
+StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
+                                          const ThetaParameters& params,
+                                          const FreeMotionSettings& free_motion,
+                                          const contact::ContactParameters& contact_parameters,
+                                          double dt, const multibody::State& state0,
+                                          const multibody::State& state1) {
+  last_ = {};
+  StepStatus status = AssembleNominal(model, params, free_motion, contact_parameters, dt,
+                                      state0, state1.v);
+  if (!status.ok()) return status;
+  const solver::ContactProblem& problem = nominal_cws_.problem;
+  const int rows = problem.num_constraint_rows();
+  // dr/dx0 D and dv*/dx0 D of every column, by central differences of the assembly.
+  for (int j = 0; j < dq_.cols(); ++j) {
+    status = DifferenceAssembly(model, params, free_motion, contact_parameters, dt, state0,
+                                state1.v, j);
+    if (!status.ok()) return status;
+  }
+  // H dv = -(dr/dx0 D + dr/dp), dr/dp = -J^T dgamma/dp|_vc for a contact column.
+  rhs_ = -dr_;
+  if (dgamma_.size() < rows) dgamma_.resize(rows);
+  for (int j = 0; j < dq_.cols(); ++j) {
+    const Kind kind = parameters_[j].kind;
+    if ((kind != Kind::kContact && kind != Kind::kMaterial) || rows == 0) continue;
+    if (kind == Kind::kMaterial) MaterialScale(model, j);
+    CalcContactParameterDirection(problem, nominal_.v_c.data(), parameters_[j].contact,
+                                  kind == Kind::kMaterial ? scale_.data() : nullptr,
+                                  dgamma_.head(rows));
+    solver::CalcJTransposeTimes(problem, dgamma_.data(), &products_, jt_);
+    rhs_.col(j) += jt_;
+  }
+  status = ift_.SolveRightHandSides(problem, nominal_, rhs_, &dv_solve_);
+  if (!status.ok()) return status;
+  // Cliques without constraints: v = v*, so dv = dv*.
+  for (int i = 0; i < dv_next_.rows(); ++i)
+    dv_next_.row(i) = participating_[i] ? dv_solve_.row(i) : dv_star_.row(i);
+  for (int j = 0; j < dq_.cols(); ++j) DifferencePositions(model, params, dt, state0, state1, j);
+  dq_.swap(dq_next_);
+  dv_.swap(dv_next_);
+  InspectContacts();
+  steps_one_sided_ += last_.num_one_sided > 0;
+  steps_unmatched_ += last_.num_unmatched > 0;
+  steps_approximate_ += last_.approximate_geometry;
+  return status;
+}
+
+StepStatus TrajectorySensitivity::AssembleNominal(
+    const multibody::Model& model, const ThetaParameters& params,
+    const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
+    double dt, const multibody::State& state0, const Eigen::VectorXd& v) {
+  const StepStatus status = BuildStepProblem(model, params, free_motion, contact_parameters, dt,
+                                             state0, nominal_ws_, nominal_cws_);
+  if (!status.ok()) return status;
+  const solver::ContactProblem& problem = nominal_cws_.problem;
+  nominal_.status = {};
+  nominal_.v = v;
+  nominal_.v_c.resize(problem.num_constraint_rows());  // keeps the storage at the same size
+  solver::CalcConstraintVelocities(problem, v, &products_, nominal_.v_c);
+  solver::CalcOptimalityResidual(problem, v, &products_, r_nominal_);
+  piece_.resize(problem.num_constraints());  // grows to the largest count, then reuses
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    piece_[k] = PieceCode(problem, k, nominal_.v_c.data());
+  participating_.assign(model.nv, 0);
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const solver::ConstraintEntry& e = problem.entry(k);
+    for (int b = 0; b < e.num_cliques; ++b) {
+      const int c = e.clique[b];
+      std::fill_n(participating_.begin() + problem.clique_offset(c), problem.clique_size(c), 1);
+    }
+  }
+  return status;
+}
+
+StepStatus TrajectorySensitivity::AssembleAt(
+    const multibody::Model& model, const ThetaParameters& params,
+    const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
+    double dt, const multibody::State& state0, const Eigen::VectorXd& v, int j, double step,
+    Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same) {
+  delta_.noalias() = step * dq_.col(j);
+  multibody::RetractConfiguration(model, state0.q, delta_, &perturbed_.q);
+  perturbed_.v = state0.v;
+  perturbed_.v.noalias() += step * dv_.col(j);
+  perturbed_.t = state0.t;
+  StepStatus status = BuildStepProblem(model, params, free_motion, contact_parameters, dt,
+                                       perturbed_, perturbed_ws_, perturbed_cws_);
+  if (!status.ok()) {
+    status.reason = "sensitivity assembly at a perturbed state: " + status.reason;
+    return status;
+  }
+  const solver::ContactProblem& problem = perturbed_cws_.problem;
+  solver::CalcOptimalityResidual(problem, v, &products_, *r);
+  *v_star = perturbed_ws_.v_star;
+  *same = SameConstraints(nominal_cws_, perturbed_cws_);
+  // The same pieces at the fixed v (products_.vc: this assembly's J v).
+  for (int k = 0; *same && k < problem.num_constraints(); ++k)
+    *same = PieceCode(problem, k, products_.vc.data()) == piece_[k];
+  return status;
+}
+
+StepStatus TrajectorySensitivity::DifferenceAssembly(
+    const multibody::Model& model, const ThetaParameters& params,
+    const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
+    double dt, const multibody::State& state0, const Eigen::VectorXd& v, int j) {
+  const double norm = std::max(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)));
+  if (norm == 0.0) {  // no state direction (a contact column before its first contact)
+    dr_.col(j).setZero();
+    dv_star_.col(j).setZero();
+    return {};
+  }
+  double h = CentralStep(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)),
+                         std::max(1.0, InfNorm(state0.v)));
+  bool same_plus = false, same_minus = false;
+  // A side that does not match may only be too far: retry at h / 10, h / 100, h / 1000
+  // before settling for a one-sided difference (a stuck contact on a rolling body leaves
+  // its stiction region, at fixed v, within about 1e-6 m: sensitivities.md §6.2).
+  for (int attempt = 0; attempt <= kRetries; ++attempt, h /= 10) {
+    StepStatus status = AssembleAt(model, params, free_motion, contact_parameters, dt, state0,
+                                   v, j, h, &r_plus_, &v_star_plus_, &same_plus);
+    if (!status.ok()) return status;
+    status = AssembleAt(model, params, free_motion, contact_parameters, dt, state0, v, j, -h,
+                        &r_minus_, &v_star_minus_, &same_minus);
+    if (!status.ok()) return status;
+    if (same_plus && same_minus) break;
+  }
+  if (!(same_plus && same_minus)) h *= 10;  // the last attempt's
+  if (same_plus == same_minus) {  // central; across a change of the set when both differ
+    last_.num_unmatched += !same_plus;
+    dr_.col(j) = (r_plus_ - r_minus_) / (2 * h);
+    dv_star_.col(j) = (v_star_plus_ - v_star_minus_) / (2 * h);
+  } else if (same_plus) {  // one-sided from the side whose contacts match
+    ++last_.num_one_sided;
+    dr_.col(j) = (r_plus_ - r_nominal_) / h;
+    dv_star_.col(j) = (v_star_plus_ - nominal_ws_.v_star) / h;
+  } else {
+    ++last_.num_one_sided;
+    dr_.col(j) = (r_nominal_ - r_minus_) / h;
+    dv_star_.col(j) = (nominal_ws_.v_star - v_star_minus_) / h;
+  }
+  return {};
+}
+
+void TrajectorySensitivity::DifferencePositions(const multibody::Model& model,
+                                                const ThetaParameters& params, double dt,
+                                                const multibody::State& state0,
+                                                const multibody::State& state1, int j) {
+  const double norm =
+      std::max({InfNorm(dq_.col(j)), InfNorm(dv_.col(j)), InfNorm(dv_next_.col(j))});
+  if (norm == 0.0) {
+    dq_next_.col(j).setZero();
+    return;
+  }
+  const double h =
+      CentralStep(InfNorm(dq_.col(j)),
+                  std::max(InfNorm(dv_.col(j)), InfNorm(dv_next_.col(j))),
+                  std::max({1.0, InfNorm(state0.v), InfNorm(state1.v)}));
+  perturbed_.t = state0.t;
+  for (const double s : {h, -h}) {
+    delta_.noalias() = s * dq_.col(j);
+    multibody::RetractConfiguration(model, state0.q, delta_, &perturbed_.q);
+    perturbed_.v = state0.v;
+    perturbed_.v.noalias() += s * dv_.col(j);
+    v_pos_ = state1.v;
+    v_pos_.noalias() += s * dv_next_.col(j);
+    Eigen::VectorXd& q = s > 0 ? q_plus_ : q_minus_;
+    AdvancePositions(model, params, dt, perturbed_, v_pos_, perturbed_ws_, &q);
+    multibody::ConfigurationDifference(model, q, state1.q, s > 0 ? dq_plus_ : dq_minus_);
+  }
+  dq_next_.col(j) = (dq_plus_ - dq_minus_) / (2 * h);
+  // Coordinates without a quaternion move by q1 = q0 + dt v_bar, linear: exactly
+  // dq0 + dt (theta_q dv + (1 - theta_q) dv0), free of the difference's rounding (which
+  // grows with |q|, a body 10 m from the origin).
+  for (const multibody::Joint& joint : model.joints) {
+    if (joint.q_start < 0 || joint.type == multibody::JointType::kBall) continue;
+    const int o = joint.v_start + (joint.type == multibody::JointType::kFree ? 3 : 0);
+    const int n = joint.type == multibody::JointType::kFree ? 3 : joint.nv;
+    dq_next_.col(j).segment(o, n) =
+        dq_.col(j).segment(o, n) +
+        dt * (params.theta_q * dv_next_.col(j).segment(o, n) +
+              (1 - params.theta_q) * dv_.col(j).segment(o, n));
+  }
+}
+
+void TrajectorySensitivity::MaterialScale(const multibody::Model& model, int j) {
+  const solver::ContactProblem& problem = nominal_cws_.problem;
+  const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
+  const SensitivityParameter& p = parameters_[j];
+  const contact::MaterialParameter parameter =
+      p.contact == solver::ContactParameter::kMu ? contact::MaterialParameter::kFriction
+      : p.contact == solver::ContactParameter::kDissipationTime
+          ? contact::MaterialParameter::kDissipationTime
+          : contact::MaterialParameter::kHuntCrossley;
+  static const geometry::Material kBuiltIn;  // the built-in default material
+  const auto material = [&](int spec) -> const geometry::Material& {
+    return material_[spec] >= 0 ? model.materials[material_[spec]] : kBuiltIn;
+  };
+  scale_.assign(problem.num_constraints(), 0.0);  // grows to the largest count, then reuses
+  const auto& contacts = builder.contacts();
+  for (size_t i = 0; i < contacts.size(); ++i) {
+    const int k = builder.contact_constraint(static_cast<int>(i));
+    if (k < 0) continue;
+    if (builder.polygon_of_contact(static_cast<int>(i)) >= 0 &&
+        parameter != contact::MaterialParameter::kFriction)
+      continue;  // a polygon's dissipation comes from its pressure fields
+    const int a = contacts[i].geometry_a, b = contacts[i].geometry_b;
+    if (material_[a] == p.index)
+      scale_[k] += contact::CombinedMaterialDerivative(material(a), material(b), parameter);
+    if (material_[b] == p.index)
+      scale_[k] += contact::CombinedMaterialDerivative(material(b), material(a), parameter);
+  }
+}
+
+void TrajectorySensitivity::InspectContacts() {
+  const solver::ContactProblem& problem = nominal_cws_.problem;
+  const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
+  last_.num_constraints = problem.num_constraints();
+  const auto& contacts = builder.contacts();
+  for (size_t i = 0; i < contacts.size(); ++i) {
+    const int k = builder.contact_constraint(static_cast<int>(i));
+    if (k < 0) continue;
+    const geometry::PointContact& c = contacts[i];
+    if (builder.polygon_of_contact(static_cast<int>(i)) >= 0 ||
+        !AnalyticPair(shape_[c.geometry_a], shape_[c.geometry_b]))
+      last_.approximate_geometry = true;
+  }
+  solver::ContactParameterDerivatives d;
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    if (solver::CalcContactParameterDerivativesOf(problem, k, nominal_.v_c.data(), &d))
+      last_.min_kink_distance = std::min(last_.min_kink_distance, d.kink_distance);
+}
+
+}  // namespace csim::integrator

@@ -1,0 +1,184 @@
+#pragma once
+// Forward sensitivities of a trajectory, S_n = dx_n/dp, chained over the constrained steps
+// (docs/design/sensitivities.md §6-§7). Per step from x0 = (q0, v0) to the converged v, the
+// optimality residual of the step's problem
+//   r(v; x0, p) = A(x0) (v - v*(x0)) - J(x0)^T gamma(J(x0) v; data(x0), p) = 0
+// gives, for a column with state direction D = (dq0, dv0) (dq0 in the tangent of
+// configuration_tangent.h) and parameter direction e_p,
+//   H dv = -(dr/dx0 D + dr/dp e_p),     H = A + J^T G J at v (step_sensitivity.h),
+//   dq   = d/de [ q1(q0 (+) e dq0, v0 + e dv0, v + e dv) (-) q1 ] at e = 0,
+// with q1(.) the position update of theta_method.h (AdvancePositions) and (-) the tangent
+// difference at the step's q1 (quaternion renormalization included, its radial part
+// projected out by the tangent).
+//
+// Design decision (v1): the partials of the step's smooth assembly in the state, dr/dx0 D
+// at fixed v (A = M(q0) + ..., v*(q0, v0), J(q0), phi0(q0), the contact frames, the
+// Delassus-based R and v_hat, the bias velocities, the lagged Hunt & Crossley n0), are
+// central differences of the whole assembly (BuildStepProblem) at x0 +- h D, evaluated at
+// the fixed converged v (solver::CalcOptimalityResidual); the non-smooth solve is
+// differentiated exactly by the implicit function theorem with the H factor of
+// step_sensitivity.h. h = cbrt(eps) / max(|dq0|_inf / 1e-3, |dv0|_inf / max(1, |v0|_inf)),
+// the central difference's balance of truncation (h^2) and rounding (eps / h), with the
+// positions' scale that of a contact's penetration, not of q (so h |dq0| ~ 6e-9 m). The
+// two assemblies are matched with the nominal one: the same contacts by identity (geometry
+// pair and manifold point, ContactProblemBuilder::contact_keys), the same cliques and rows
+// for every constraint, and every contact on the same piece at the fixed v (SAP's region;
+// Hunt & Crossley's normal clamp). When one side differs, the step is flagged and the
+// one-sided difference from the matching side is used (first order); when both differ,
+// the central difference is kept
+// and the step flagged as unmatched. The position update is differentiated the same way
+// (central differences along (dq0, dv0, dv)): it is smooth and costs nothing.
+// Rejected: templating the multibody pipeline on an AutoDiff scalar (exact, the design
+// target for later: too invasive now); finite differences of whole steps (MuJoCo's way:
+// the solve's kinks and its tolerance make them noisy, and they cost n_p full solves).
+//
+// Cliques no constraint touches (and whole free-flight steps) have v = v*: there dv is the
+// central difference of v*, the same formula with H = A.
+//
+// Contact geometry: phi0, the normal and the contact point are smooth in q for a sphere,
+// ellipsoid or capsule against a halfspace (their witness points are analytic); for every
+// other pair (box corners, convex meshes, GJK/EPA, hydroelastic polygons) the differenced
+// geometry is the narrow phase's, exact for a vertex or a face held by the same features
+// but approximate near a feature switch: such a step is marked approximate_geometry.
+//
+// Cost per step: 1 + 2 n_p assemblies (the nominal one is rebuilt at x0, so that nothing
+// depends on the stepper's workspaces after its position update; a column without a state
+// direction needs none), one factorization of H, n_p solves and position updates.
+// Memory: the nominal and perturbed assemblies each own a StepWorkspace and a
+// ContactStepWorkspace (a model's worth each); a warmed-up Advance on an unchanged number
+// of constraint rows does not allocate (the IFT input v_c is sized to the rows).
+//
+// Contact columns: one parameter shared by every contact (CalcContactParameterDirection's
+// scale = 1), or a material's friction or dissipation, whose scale per contact is the
+// combination's derivative (docs/design/sensitivities.md §7.3). A material's stiffness is
+// not offered: it moves both the combined k and the stiffness-weighted dissipations.
+// Hydroelastic polygons take their friction from the same combination, their stiffness and
+// dissipation from the pressure fields: they get a material's friction only.
+
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "engine/common/step_status.h"
+#include "engine/integrator/contact_step.h"
+#include "engine/solver/sap_workspace.h"
+#include "engine/solver/step_sensitivity.h"
+
+namespace csim::integrator {
+
+/// What one sensitivity column differentiates with respect to.
+struct SensitivityParameter {
+  enum class Kind {
+    kContact,          ///< `contact` of every contact (one value shared by all contacts)
+    kInitialPosition,  ///< tangent coordinate `index` (0 <= index < nv) of q at Reset
+    kInitialVelocity,  ///< v[index] at Reset
+    /// `contact` (kMu, kDissipationTime or kHuntCrossley) of material `index`
+    /// (Model::materials; -1: the built-in default), through CombineMaterials: each contact
+    /// of a geometry of that material moves by contact::CombinedMaterialDerivative.
+    kMaterial,
+  };
+  Kind kind = Kind::kContact;
+  solver::ContactParameter contact = solver::ContactParameter::kMu;  ///< kContact, kMaterial
+  int index = -1;  ///< the initial-state kinds' coordinate; kMaterial's material
+};
+
+/// What the last Advance saw, for judging its derivatives.
+struct SensitivityStepInfo {
+  int num_constraints = 0;
+  /// Columns whose assembly at one of x0 +- h D had another contact set or order, or a
+  /// contact on another piece at the fixed v: a one-sided difference from the other side
+  /// was used.
+  int num_one_sided = 0;
+  /// Columns where both sides differed: the central difference straddles a change of the
+  /// contact set (the derivative there is not that of one piece).
+  int num_unmatched = 0;
+  /// Some contact's geometry is not one with analytic contact data (see the top).
+  bool approximate_geometry = false;
+  /// Smallest kink distance over the contacts (contact_parameter_derivatives.h), 1 without
+  /// contacts: how close the step is to a region boundary.
+  double min_kink_distance = 1.0;
+};
+
+class TrajectorySensitivity {
+ public:
+  /// Columns for `parameters` (n_p of them); tree_solver as the stepper's workspace.
+  TrajectorySensitivity(const multibody::Model& model,
+                        const std::vector<SensitivityParameter>& parameters,
+                        TreeSolver tree_solver = TreeSolver::kAuto);
+
+  /// S_0: e_index for an initial-state column, 0 for a contact column.
+  void Reset();
+
+  /// Advances S from the step that took `state0` to `state1` with these very settings (a
+  /// successful StepWithContact; state1.v its converged solution, state1.q its position
+  /// update). Returns kNonFinite with a reason when an assembly fails or H at the solution
+  /// is not SPD (S is then unspecified).
+  StepStatus Advance(const multibody::Model& model, const ThetaParameters& params,
+                     const FreeMotionSettings& free_motion,
+                     const contact::ContactParameters& contact_parameters, double dt,
+                     const multibody::State& state0, const multibody::State& state1);
+
+  /// dq_n/dp (nv x n_p) in the tangent at q_n (configuration_tangent.h) [m or rad per unit].
+  const Eigen::MatrixXd& dq() const { return dq_; }
+  /// dv_n/dp (nv x n_p) [m/s or rad/s per unit of p].
+  const Eigen::MatrixXd& dv() const { return dv_; }
+  const std::vector<SensitivityParameter>& parameters() const { return parameters_; }
+  /// The last Advance's flags, and the counts over every Advance since Reset.
+  const SensitivityStepInfo& last_step() const { return last_; }
+  int steps_one_sided() const { return steps_one_sided_; }
+  int steps_unmatched() const { return steps_unmatched_; }
+  int steps_approximate_geometry() const { return steps_approximate_; }
+
+ private:
+  // The nominal step's problem at state0 and v_c = J v at v = state1.v.
+  StepStatus AssembleNominal(const multibody::Model& model, const ThetaParameters& params,
+                             const FreeMotionSettings& free_motion,
+                             const contact::ContactParameters& contact_parameters, double dt,
+                             const multibody::State& state0, const Eigen::VectorXd& v);
+  // Column j's dr/dx0 D (into dr_.col(j)) and dv*/dx0 D (into dv_star_.col(j)).
+  StepStatus DifferenceAssembly(const multibody::Model& model, const ThetaParameters& params,
+                                const FreeMotionSettings& free_motion,
+                                const contact::ContactParameters& contact_parameters, double dt,
+                                const multibody::State& state0, const Eigen::VectorXd& v, int j);
+  // r at v and v* of the assembly at x0 + s h D_j into (r, v_star); whether its
+  // constraints match the nominal ones.
+  StepStatus AssembleAt(const multibody::Model& model, const ThetaParameters& params,
+                        const FreeMotionSettings& free_motion,
+                        const contact::ContactParameters& contact_parameters, double dt,
+                        const multibody::State& state0, const Eigen::VectorXd& v, int j,
+                        double step, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same);
+  // The position update's derivative for column j, from the new dv_.col(j).
+  void DifferencePositions(const multibody::Model& model, const ThetaParameters& params,
+                           double dt, const multibody::State& state0,
+                           const multibody::State& state1, int j);
+  // Flags of the nominal problem's contacts (kinks, geometry).
+  void InspectContacts();
+  // scale_ (per constraint of the nominal problem) for material column j.
+  void MaterialScale(const multibody::Model& model, int j);
+
+  std::vector<SensitivityParameter> parameters_;
+  std::vector<geometry::ShapeType> shape_;  // per collision spec
+  std::vector<int> material_;               // per collision spec: Model::materials index
+  std::vector<double> scale_;               // per constraint: dp_k / dp of a material column
+  Eigen::MatrixXd dq_, dv_;                 // S_n (nv x n_p)
+  Eigen::MatrixXd dq_next_, dv_next_;       // S_{n+1} being formed
+  Eigen::MatrixXd dr_, dv_star_, rhs_, dv_solve_;  // per column (nv x n_p)
+  // Nominal assembly and its solution (v, v_c).
+  StepWorkspace nominal_ws_;
+  ContactStepWorkspace nominal_cws_;
+  solver::SapSolverResult nominal_;
+  std::vector<char> participating_;  // per velocity: its clique has a constraint
+  std::vector<int> piece_;           // per constraint: its piece at v (PieceCode)
+  // Perturbed assemblies (x0 + h D, then x0 - h D).
+  StepWorkspace perturbed_ws_;
+  ContactStepWorkspace perturbed_cws_;
+  multibody::State perturbed_;
+  Eigen::VectorXd delta_, r_plus_, r_minus_, r_nominal_, v_star_plus_, v_star_minus_;
+  Eigen::VectorXd dgamma_, jt_, v_pos_, q_plus_, q_minus_, dq_plus_, dq_minus_;
+  solver::SapWorkspace products_;
+  solver::StepSensitivitySolver ift_;
+  SensitivityStepInfo last_;
+  int steps_one_sided_ = 0, steps_unmatched_ = 0, steps_approximate_ = 0;
+};
+
+}  // namespace csim::integrator

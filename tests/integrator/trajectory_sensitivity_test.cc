@@ -1,0 +1,563 @@
+// Forward sensitivities of whole trajectories (docs/design/sensitivities.md §6-§8):
+//   (a) a ballistic body: S_N against its closed form;
+//   (b) Taylor tests: |x_N(p + h d) - x_N(p) - h S_N d| falls as h^2, h = 1e-2 ... 1e-5, on
+//       scenes whose contact regions are the same at every h (checked);
+//   (c) one step against central differences of full steps (solver tolerance 1e-13);
+// and a warmed-up Advance does not allocate.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/contact/collision_setup.h"
+#include "engine/integrator/contact_step.h"
+#include "engine/integrator/trajectory_sensitivity.h"
+#include "engine/io/scene_loader.h"
+#include "engine/multibody/configuration_tangent.h"
+#include "engine/sim/simulate.h"
+#include "engine/solver/contact_parameter_derivatives.h"
+#include "tests/support/allocation_counter.h"
+
+namespace csim::integrator {
+namespace {
+
+using contact::ContactModel;
+using Kind = SensitivityParameter::Kind;
+using solver::ContactParameter;
+
+const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
+
+solver::SapSolverParameters TightParameters() {
+  solver::SapSolverParameters p;
+  p.relative_tolerance = 1e-13;
+  p.absolute_tolerance = 0.0;
+  p.cost_relative_tolerance = 0.0;  // the cost criterion off: SAP eq. 26 only
+  p.cost_absolute_tolerance = 0.0;
+  p.max_iterations = 200;
+  p.dense_threshold = 1000;
+  return p;
+}
+
+// A scene and how it is stepped.
+struct Scenario {
+  std::string yaml;
+  ContactModel contact_model = ContactModel::kSap;
+  ThetaParameters theta = kSymplectic;
+  double dt = 1e-3;
+  int steps = 50;
+};
+
+// The end of a run: x_N, the regions of its contacts with an impulse at every step (the
+// pattern the Taylor test holds fixed), and, with sensitivities, S_N and its flags.
+struct RunEnd {
+  multibody::State x;
+  std::vector<int> pattern;
+  Eigen::MatrixXd dq, dv;
+  int one_sided = 0, unmatched = 0, approximate = 0;
+  double min_kink = 1.0;
+};
+
+RunEnd Run(const Scenario& s, const multibody::State* start,
+           const std::vector<SensitivityParameter>* parameters) {
+  const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
+  cp.contact_model = s.contact_model;
+  cp.position_theta = s.theta.theta_q;
+  StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+  ContactStepWorkspace cws(model);
+  cws.solver.set_parameters(TightParameters());
+  RunEnd end;
+  end.x = start != nullptr ? *start : multibody::State{0.0, model.InitialQ(), model.InitialV()};
+  std::unique_ptr<TrajectorySensitivity> sensitivity;
+  if (parameters != nullptr) sensitivity = std::make_unique<TrajectorySensitivity>(model, *parameters);
+  for (int n = 0; n < s.steps; ++n) {
+    const multibody::State x0 = end.x;
+    REQUIRE(StepWithContact(model, s.theta, {}, cp, s.dt, false, end.x, ws, cws).ok());
+    if (sensitivity != nullptr) {
+      REQUIRE(sensitivity->Advance(model, s.theta, {}, cp, s.dt, x0, end.x).ok());
+      end.min_kink = std::min(end.min_kink, sensitivity->last_step().min_kink_distance);
+    }
+    solver::ContactParameterDerivatives d;
+    for (int k = 0; k < cws.problem.num_constraints(); ++k)
+      if (solver::CalcContactParameterDerivativesOf(cws.problem, k, cws.result.v_c.data(), &d) &&
+          d.region != solver::ContactRegion::kNone)
+        // Hunt & Crossley: only the normal clamp is a kink (its stiction/sliding line is
+        // smooth), so its contacts with an impulse count as one piece.
+        end.pattern.push_back(n * 16 + (s.contact_model == ContactModel::kSap
+                                            ? static_cast<int>(d.region)
+                                            : 1));
+  }
+  if (sensitivity != nullptr) {
+    end.dq = sensitivity->dq();
+    end.dv = sensitivity->dv();
+    end.one_sided = sensitivity->steps_one_sided();
+    end.unmatched = sensitivity->steps_unmatched();
+    end.approximate = sensitivity->steps_approximate_geometry();
+  }
+  return end;
+}
+
+// x_a (-) x_b: the configuration's tangent difference and the velocities' difference.
+Eigen::VectorXd StateDifference(const multibody::Model& model, const multibody::State& a,
+                                const multibody::State& b) {
+  Eigen::VectorXd d(2 * model.nv);
+  multibody::ConfigurationDifference(model, a.q, b.q, d.head(model.nv));
+  d.tail(model.nv) = a.v - b.v;
+  return d;
+}
+
+double Slope(double h0, double e0, double h1, double e1) {
+  return std::log(e0 / e1) / std::log(h0 / h1);
+}
+
+// The Taylor test along d: `perturbed(h)` runs the scene at p + h d; s_d = S_N d (2 nv).
+// Returns the slopes between consecutive h and checks that every run has the nominal's
+// region pattern.
+template <class Perturbed>
+std::vector<double> TaylorSlopes(const multibody::Model& model, const RunEnd& nominal,
+                                 const Eigen::VectorXd& s_d, Perturbed&& perturbed,
+                                 const char* name) {
+  const std::vector<double> hs{1e-2, 1e-3, 1e-4, 1e-5};
+  std::vector<double> errors;
+  for (const double h : hs) {
+    const RunEnd end = perturbed(h);
+    INFO(name << ", h = " << h);
+    REQUIRE(end.pattern == nominal.pattern);
+    errors.push_back((StateDifference(model, end.x, nominal.x) - h * s_d).norm());
+  }
+  std::vector<double> slopes;
+  for (size_t i = 0; i + 1 < hs.size(); ++i)
+    slopes.push_back(Slope(hs[i], errors[i], hs[i + 1], errors[i + 1]));
+  std::printf("taylor %s: |S_N d| %.3e, errors", name, s_d.norm());
+  for (const double e : errors) std::printf(" %.2e", e);
+  std::printf(", slopes");
+  for (const double s : slopes) std::printf(" %.3f", s);
+  std::printf("\n");
+  for (const double s : slopes) CHECK(std::abs(s - 2.0) < 0.2);
+  return slopes;
+}
+
+Eigen::VectorXd Stacked(const RunEnd& end, const Eigen::VectorXd& d) {
+  Eigen::VectorXd s(end.dq.rows() + end.dv.rows());
+  s << end.dq * d, end.dv * d;
+  return s;
+}
+
+// ---- Scenes ----
+
+// A sphere (m = 1 kg, r = 0.05 m) on the ground with compliant contact, launched along x.
+std::string SphereScene(double friction, double dissipation_time, double hunt_crossley,
+                        const std::string& pose_and_velocity) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+materials:
+  default: {stiffness: 1.0e5, dissipation_time: %.17g, hunt_crossley: %.17g, friction: %.17g}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - {name: ball, mass: 1.0, geometry: [{shape: sphere, radius: 0.05}], %s}
+)",
+                dissipation_time, hunt_crossley, friction, pose_and_velocity.c_str());
+  return text;
+}
+
+const char* kSliding =
+    "pose: {position: [0, 0, 0.0499]}, velocity: {linear: [1.0, 0, 0]}";
+const char* kRolling =
+    "pose: {position: [0, 0, 0.0499]}, velocity: {linear: [1.0, 0, 0], angular: [0, 20.0, 0]}";
+const char* kDropping =
+    "pose: {position: [0, 0, 0.0505]}, velocity: {linear: [0.2, 0, -1.0]}";
+
+// A double pendulum of two capsule links (no contact geometry besides their own, which the
+// joint filter keeps apart), released from `angle` at the first hinge.
+std::string PendulumScene(double angle) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+bodies:
+  - {name: l0, mass: 0.5, geometry: [{shape: capsule, radius: 0.02, length: 0.2, pose: {position: [0, 0, -0.15]}}]}
+  - {name: l1, mass: 0.5, geometry: [{shape: capsule, radius: 0.02, length: 0.2, pose: {position: [0, 0, -0.15]}}]}
+joints:
+  - {name: j0, type: revolute, parent: world, child: l0, axis: [0, 1, 0], initial: {q: [%.17g]}}
+  - {name: j1, type: revolute, parent: l0, child: l1, pose: {position: [0, 0, -0.3]},
+     axis: [0, 1, 0], initial: {q: [0.3]}}
+)",
+                angle);
+  return text;
+}
+
+// ---- (a) Ballistic ----
+
+TEST_CASE("trajectory sensitivity: a ballistic body's S_N is the closed form",
+          "[integrator][sensitivity]") {
+  // Free flight (no ground), symplectic Euler: v_N = v0 + N dt g, p_N = p0 + dt sum v_n;
+  // with omega0 = 0 a sphere keeps omega, and the orientation's tangent moves by dt domega
+  // per step. So dx_N/dx0 = [[I, N dt I], [0, I]] exactly, in the tangent coordinates.
+  Scenario s;
+  s.yaml = R"(
+csim: 1
+settings: {time_step: 1.0e-2}
+bodies:
+  - {name: ball, mass: 2.0, geometry: [{shape: sphere, radius: 0.1}],
+     pose: {position: [0, 0, 10.0]}, velocity: {linear: [1.0, -0.5, 2.0]}}
+)";
+  s.dt = 1e-2;
+  s.steps = 50;
+  std::vector<SensitivityParameter> parameters;
+  for (int i = 0; i < 6; ++i) parameters.push_back({Kind::kInitialPosition, {}, i});
+  for (int i = 0; i < 6; ++i) parameters.push_back({Kind::kInitialVelocity, {}, i});
+  const RunEnd end = Run(s, nullptr, &parameters);
+  Eigen::MatrixXd expected_dq(6, 12), expected_dv(6, 12);
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(6, 6);
+  expected_dq << I, s.steps * s.dt * I;
+  expected_dv << Eigen::MatrixXd::Zero(6, 6), I;
+  const double dq_error = (end.dq - expected_dq).cwiseAbs().maxCoeff();
+  const double dv_error = (end.dv - expected_dv).cwiseAbs().maxCoeff();
+  std::printf("ballistic: max |S_N - closed form| dq %.2e, dv %.2e\n", dq_error, dv_error);
+  CHECK(dq_error < 1e-9);
+  CHECK(dv_error < 1e-9);
+  CHECK(end.one_sided == 0);
+  CHECK(end.unmatched == 0);
+}
+
+TEST_CASE("trajectory sensitivity: one pendulum step's state derivatives are the closed form",
+          "[integrator][sensitivity]") {
+  // A pendulum of mass m at l below the hinge (inertia I_c about its com), symplectic Euler:
+  // v1 = v0 - dt m g l sin(q0) / I_p, I_p = I_c + m l^2, q1 = q0 + dt v1. So dv1/dq0 =
+  // -dt m g l cos(q0) / I_p, dv1/dv0 = 1, dq1/dq0 = 1 + dt dv1/dq0, dq1/dv0 = dt: the
+  // assembly's central difference of v*(q0) against the analytic derivative.
+  const double m = 2.0, l = 0.4, I_c = 0.01, q0 = 0.7, dt = 1e-3, g = 9.81;
+  Scenario s;
+  s.dt = dt;
+  s.steps = 1;
+  s.yaml = R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+bodies:
+  - {name: bob, mass: 2.0, com: [0, 0, -0.4], inertia: [0.01, 0.01, 0.01, 0, 0, 0]}
+joints:
+  - {name: hinge, type: revolute, parent: world, child: bob, axis: [0, 1, 0], initial: {q: [0.7]}}
+)";
+  const std::vector<SensitivityParameter> parameters{{Kind::kInitialPosition, {}, 0},
+                                                     {Kind::kInitialVelocity, {}, 0}};
+  const RunEnd end = Run(s, nullptr, &parameters);
+  const double I_p = I_c + m * l * l;
+  const double dv_dq = -dt * m * g * l * std::cos(q0) / I_p;
+  const double errors[] = {std::abs(end.dv(0, 0) - dv_dq) / std::abs(dv_dq),
+                           std::abs(end.dv(0, 1) - 1.0), std::abs(end.dq(0, 0) - (1 + dt * dv_dq)),
+                           std::abs(end.dq(0, 1) - dt) / dt};
+  std::printf("pendulum step: relative errors dv/dq0 %.2e, dv/dv0 %.2e, dq/dq0 %.2e, dq/dv0 %.2e\n",
+              errors[0], errors[1], errors[2], errors[3]);
+  for (const double e : errors) CHECK(e < 1e-9);
+}
+
+// ---- (b) Taylor tests ----
+
+TEST_CASE("trajectory sensitivity: Taylor test, a sphere sliding on the ground, d/dmu",
+          "[integrator][sensitivity]") {
+  // It slides for all 60 steps (it would roll after 2 v0 / (7 mu g) = 0.097 s).
+  const double mu = 0.3, tau = 1e-3;
+  Scenario s;
+  s.steps = 60;
+  s.yaml = SphereScene(mu, tau, 0.0, kSliding);
+  const std::vector<SensitivityParameter> parameters{{Kind::kContact, ContactParameter::kMu, -1}};
+  const RunEnd nominal = Run(s, nullptr, &parameters);
+  const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+  const Eigen::VectorXd s_d = Stacked(nominal, Eigen::VectorXd::Constant(1, mu));
+  REQUIRE(s_d.norm() > 1e-3);
+  CHECK(nominal.approximate == 0);
+  CHECK(nominal.unmatched == 0);
+  TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
+    Scenario p = s;
+    p.yaml = SphereScene(mu * (1 + h), tau, 0.0, kSliding);
+    return Run(p, nullptr, nullptr);
+  }, "sliding sphere d/dmu");
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, a bouncing sphere, d/dtau_d (sap) and "
+          "d/dhunt_crossley (lagged)", "[integrator][sensitivity]") {
+  // Dropped onto the ground at 1 m/s, sliding at 0.2 m/s: approach, impact and release
+  // all within the 40 steps.
+  for (const ContactModel model : {ContactModel::kSap, ContactModel::kLagged}) {
+    const bool sap = model == ContactModel::kSap;
+    const double mu = 0.2, tau = 2e-3, d = 2.0;
+    Scenario s;
+    s.contact_model = model;
+    s.steps = 40;
+    s.yaml = SphereScene(mu, tau, d, kDropping);
+    const std::vector<SensitivityParameter> parameters{
+        {Kind::kContact, sap ? ContactParameter::kDissipationTime : ContactParameter::kHuntCrossley,
+         -1}};
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+    const double p = sap ? tau : d;
+    const Eigen::VectorXd s_d = Stacked(nominal, Eigen::VectorXd::Constant(1, p));
+    REQUIRE(s_d.norm() > 1e-3);
+    CHECK(nominal.unmatched == 0);
+    std::printf("bouncing sphere %s: min kink distance %.2e, one-sided steps %d\n",
+                sap ? "sap" : "lagged", nominal.min_kink, nominal.one_sided);
+    TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
+      Scenario q = s;
+      q.yaml = sap ? SphereScene(mu, tau * (1 + h), d, kDropping)
+                   : SphereScene(mu, tau, d * (1 + h), kDropping);
+      return Run(q, nullptr, nullptr);
+    }, sap ? "bouncing sphere d/dtau_d (sap)" : "bouncing sphere d/dhunt_crossley (lagged)");
+  }
+}
+
+// A sphere of material `ball` on a floor of material `floor`: the combination weighs the
+// two (k 1e5 and 2e5 N/m in series, tau_d and friction mixed).
+std::string TwoMaterialScene(double ball_friction, double ball_dissipation,
+                             const std::string& pose_and_velocity) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+materials:
+  ball: {stiffness: 1.5e5, dissipation_time: %.17g, friction: %.17g}
+  floor: {stiffness: 3.0e5, dissipation_time: 2.0e-3, friction: 0.6}
+world:
+  geometry: [{shape: halfspace, material: floor}]
+bodies:
+  - {name: ball, mass: 1.0, geometry: [{shape: sphere, radius: 0.05, material: ball}], %s}
+)",
+                ball_dissipation, ball_friction, pose_and_velocity.c_str());
+  return text;
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, one material's friction and dissipation time",
+          "[integrator][sensitivity]") {
+  // Material columns: the contact's combined mu and tau_d move by the combination's
+  // derivative in the ball's values. Friction on a sphere sliding at 0.5 m/s (combined
+  // mu = 0.4: it slides for the 30 steps, rolling only after 2 v0 / (7 mu g) = 0.036 s), the
+  // dissipation time on the dropped one (which sticks soon after its impact: its mu column
+  // would be 0 there, stiction).
+  const double mu = 0.3, tau = 1e-3;
+  const io::LoadedScene scene =
+      io::LoadSceneFromText(TwoMaterialScene(mu, tau, kDropping), "scene.yaml", {});
+  int ball = -1, floor = -1;
+  for (int m = 0; m < static_cast<int>(scene.model.materials.size()); ++m)
+    (scene.model.materials[m].name == "ball" ? ball : floor) = m;
+  REQUIRE(ball >= 0);
+  REQUIRE(floor >= 0);
+  const std::vector<SensitivityParameter> parameters{
+      {Kind::kMaterial, ContactParameter::kMu, ball},
+      {Kind::kMaterial, ContactParameter::kDissipationTime, ball},
+      {Kind::kMaterial, ContactParameter::kMu, floor}};
+  const char* kSlow = "pose: {position: [0, 0, 0.0499]}, velocity: {linear: [0.5, 0, 0]}";
+  for (const char* start : {kSlow, kDropping}) {
+    const bool sliding = start == kSlow;
+    Scenario s;
+    s.steps = sliding ? 30 : 40;
+    s.yaml = TwoMaterialScene(mu, tau, start);
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    const Eigen::VectorXd s_d =
+        Stacked(nominal, sliding ? Eigen::Vector3d(mu, 0, 0) : Eigen::Vector3d(0, tau, 0));
+    REQUIRE(s_d.norm() > 1e-3);
+    TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
+      Scenario p = s;
+      p.yaml = sliding ? TwoMaterialScene(mu * (1 + h), tau, start)
+                       : TwoMaterialScene(mu, tau * (1 + h), start);
+      return Run(p, nullptr, nullptr);
+    }, sliding ? "sliding sphere, two materials, d/dmu_ball"
+               : "bouncing sphere, two materials, d/dtau_d,ball");
+    // The floor's friction 0.6 against the ball's 0.3: d mu / d mu_floor = 2 0.3^2 / 0.9^2,
+    // d mu / d mu_ball = 2 0.6^2 / 0.9^2, so the floor's column is the ball's times 1/4.
+    CHECK((nominal.dq.col(2) - 0.25 * nominal.dq.col(0)).norm() <=
+          1e-9 * std::max(1.0, nominal.dq.col(0).norm()));
+    CHECK((nominal.dv.col(2) - 0.25 * nominal.dv.col(0)).norm() <=
+          1e-9 * std::max(1.0, nominal.dv.col(0).norm()));
+  }
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, a rolling sphere, initial velocity",
+          "[integrator][sensitivity]") {
+  // Rolling at 1 m/s (omega_y = v / r), in stiction throughout; the direction changes the
+  // rolling speed, (d omega_y, d v_x) = 30 (1 / r, 1): it keeps rolling at every h. Why 30:
+  // rolling is nearly linear in its speed (the Taylor remainder of a unit direction is
+  // 1.2e-4 h^2, 1.2e-14 at h = 1e-5, the level of the runs' rounding), so the direction is
+  // lengthened until the remainder stands clear of it at every h (h d up to 0.3 m/s).
+  Scenario s;
+  s.steps = 60;
+  s.yaml = SphereScene(0.5, 1e-3, 0.0, kRolling);
+  const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  const std::vector<SensitivityParameter> parameters{{Kind::kInitialVelocity, {}, 1},
+                                                     {Kind::kInitialVelocity, {}, 3}};
+  const RunEnd nominal = Run(s, nullptr, &parameters);
+  const Eigen::Vector2d d(30.0 * 20.0, 30.0);
+  const Eigen::VectorXd s_d = Stacked(nominal, d);
+  CHECK(nominal.approximate == 0);
+  TaylorSlopes(model, nominal, s_d, [&](double h) {
+    multibody::State start{0.0, model.InitialQ(), model.InitialV()};
+    start.v[1] += h * d[0];
+    start.v[3] += h * d[1];
+    return Run(s, &start, nullptr);
+  }, "rolling sphere, initial velocity");
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, a pendulum without contact, initial angle",
+          "[integrator][sensitivity]") {
+  for (const ThetaParameters theta : {kSymplectic, ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}}) {
+    Scenario s;
+    s.theta = theta;
+    s.steps = 300;
+    s.yaml = PendulumScene(0.8);
+    const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+    const std::vector<SensitivityParameter> parameters{{Kind::kInitialPosition, {}, 0}};
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    const Eigen::VectorXd s_d = Stacked(nominal, Eigen::VectorXd::Ones(1));
+    TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
+      Scenario p = s;
+      p.yaml = PendulumScene(0.8 + h);
+      return Run(p, nullptr, nullptr);
+    }, theta.theta == 0.0 ? "pendulum, initial angle (symplectic Euler)"
+                          : "pendulum, initial angle (midpoint)");
+  }
+}
+
+// ---- (c) One step against central differences of full steps ----
+
+// dx_1/dx0 along every state coordinate against (x1(x0 (+) e e_i) - x1(x0 (-) e e_i)) / 2e of
+// full steps solved to 1e-13.
+double OneStepError(const Scenario& s, const char* name, bool approximate_geometry = false) {
+  const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  const int nv = model.nv;
+  std::vector<SensitivityParameter> parameters;
+  for (int i = 0; i < nv; ++i) parameters.push_back({Kind::kInitialPosition, {}, i});
+  for (int i = 0; i < nv; ++i) parameters.push_back({Kind::kInitialVelocity, {}, i});
+  Scenario one = s;
+  one.steps = 1;
+  const RunEnd nominal = Run(one, nullptr, &parameters);
+  const multibody::State x0{0.0, model.InitialQ(), model.InitialV()};
+  double worst = 0.0;
+  const double e = 1e-6;
+  for (int i = 0; i < 2 * nv; ++i) {
+    multibody::State plus = x0, minus = x0;
+    Eigen::VectorXd delta = Eigen::VectorXd::Zero(nv);
+    if (i < nv) {
+      delta[i] = e;
+      multibody::RetractConfiguration(model, x0.q, delta, &plus.q);
+      multibody::RetractConfiguration(model, x0.q, -delta, &minus.q);
+    } else {
+      plus.v[i - nv] += e;
+      minus.v[i - nv] -= e;
+    }
+    const RunEnd a = Run(one, &plus, nullptr), b = Run(one, &minus, nullptr);
+    REQUIRE(a.pattern == nominal.pattern);
+    REQUIRE(b.pattern == nominal.pattern);
+    const Eigen::VectorXd fd = StateDifference(model, a.x, b.x) / (2 * e);
+    Eigen::VectorXd ift(2 * nv);
+    ift << nominal.dq.col(i), nominal.dv.col(i);
+    // Relative to the column's scale, at least the identity's 1 (dx1/dx0 = I + O(dt)).
+    const double error = (ift - fd).norm() / std::max(1.0, fd.norm());
+    INFO(name << ", coordinate " << i << ": ift " << ift.transpose() << "\nfd  " << fd.transpose());
+    CHECK(error < 1e-5);
+    worst = std::max(worst, error);
+  }
+  CHECK((nominal.approximate > 0) == approximate_geometry);
+  std::printf("one step %s: max relative |S_1 - FD| %.2e (one-sided %d, unmatched %d, min kink "
+              "distance %.1e)\n",
+              name, worst, nominal.one_sided, nominal.unmatched, nominal.min_kink);
+  return worst;
+}
+
+TEST_CASE("trajectory sensitivity: one step against central differences of full steps",
+          "[integrator][sensitivity]") {
+  Scenario s;
+  s.yaml = SphereScene(0.3, 1e-3, 0.0, kSliding);
+  OneStepError(s, "sliding sphere (sap)");
+  s.theta = {0.5, 0.5, Gyroscopic::kImplicit};  // midpoint: the free motion iterates
+  OneStepError(s, "sliding sphere (sap, midpoint)");
+  s.theta = kSymplectic;
+  s.yaml = SphereScene(0.5, 1e-3, 0.0, kRolling);
+  OneStepError(s, "rolling sphere (sap)");
+  s.contact_model = ContactModel::kLagged;
+  s.yaml = SphereScene(0.3, 1e-3, 2.0, kSliding);
+  OneStepError(s, "sliding sphere (lagged)");
+  s.contact_model = ContactModel::kSap;
+  s.yaml = R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+materials:
+  default: {stiffness: 1.0e5, dissipation_time: 1.0e-3, friction: 0.3}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - {name: box, mass: 1.0, geometry: [{shape: box, size: [0.1, 0.1, 0.1]}],
+     pose: {position: [0, 0, 0.0499], rpy: [0.01, 0.02, 0.0]}, velocity: {linear: [1.0, 0, 0]}}
+)";
+  OneStepError(s, "sliding box (sap, four corners)", /*approximate_geometry=*/true);
+  s.yaml = PendulumScene(0.8);
+  OneStepError(s, "pendulum");
+}
+
+TEST_CASE("trajectory sensitivity: a contact entering on one side of the difference gives a "
+          "flagged one-sided difference", "[integrator][sensitivity]") {
+  // A sphere at rest just above the height where its ground contact enters the problem
+  // (phi0 = contact_margin, found by bisection to 1e-13 m): moving it down by any of the
+  // difference's steps adds the contact, moving it up does not. The step is free flight
+  // either way (the entering contact is far apart), so the one-sided difference from the
+  // matching side is exact: dv1/dz0 = 0, dq1/dz0 = 1.
+  const std::string yaml = SphereScene(0.3, 1e-3, 0.0, "pose: {position: [0, 0, 0.06]}");
+  io::LoadedScene scene = io::LoadSceneFromText(yaml, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
+  multibody::State x{0.0, model.InitialQ(), model.InitialV()};
+  const int z = 6;  // free joint q: quaternion (4), then position
+  double below = 0.05, above = 0.06;  // contact at `below`, none at `above`
+  while (above - below > 1e-13) {
+    x.q[z] = 0.5 * (below + above);
+    (contact::FindContactsAt(model, 0.0, x.q, cp.contact_margin).empty() ? above : below) = x.q[z];
+  }
+  x.q[z] = above;
+  StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+  ContactStepWorkspace cws(model);
+  TrajectorySensitivity sensitivity(model, {{Kind::kInitialPosition, {}, 5}});
+  const multibody::State x0 = x;
+  REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
+  REQUIRE(cws.problem.num_constraints() == 0);
+  REQUIRE(sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x).ok());
+  CHECK(sensitivity.last_step().num_one_sided == 1);
+  CHECK(sensitivity.last_step().num_unmatched == 0);
+  CHECK(sensitivity.steps_one_sided() == 1);
+  CHECK(std::abs(sensitivity.dv()(5, 0)) < 1e-9);
+  CHECK(std::abs(sensitivity.dq()(5, 0) - 1.0) < 1e-9);
+}
+
+TEST_CASE("trajectory sensitivity: a warmed-up Advance allocates nothing",
+          "[integrator][sensitivity][allocation]") {
+  const io::LoadedScene scene =
+      io::LoadSceneFromText(SphereScene(0.3, 1e-3, 0.0, kSliding), "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+  ContactStepWorkspace cws(model);
+  const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
+  TrajectorySensitivity sensitivity(
+      model, {{Kind::kContact, ContactParameter::kMu, -1}, {Kind::kInitialVelocity, {}, 3}});
+  multibody::State x{0.0, model.InitialQ(), model.InitialV()}, x0 = x;
+  for (int n = 0; n < 20; ++n) {
+    x0 = x;
+    REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
+    REQUIRE(sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x).ok());
+  }
+  const std::size_t before = testing::AllocationCount();
+  for (int n = 0; n < 10; ++n) {
+    x0 = x;
+    StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws);
+    sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x);
+  }
+  CHECK(testing::AllocationCount() - before == 0);
+}
+
+}  // namespace
+}  // namespace csim::integrator

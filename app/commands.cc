@@ -25,6 +25,7 @@
 #include "engine/io/run_summary.h"
 #include "engine/io/scene_loader.h"
 #include "engine/io/scene_overrides.h"
+#include "engine/sim/sensitivity_paths.h"
 
 namespace csim::app {
 namespace {
@@ -272,6 +273,9 @@ int RunCommand(const RunOptions& options) {
   const int64_t steps = sim::StepCount(scene.settings);
   // Before the output exists: a step the run never reaches is an error, not an empty trace.
   scene.settings.trace_solver_steps = ParseTraceSteps(options.trace_solver, steps);
+  // Likewise a parameter path that names nothing (Simulate parses them again).
+  scene.settings.sensitivities = sim::SplitSensitivityPaths(options.sensitivities);
+  sim::ParseSensitivityPaths(scene.model, scene.settings.sensitivities);
   const double end_time = static_cast<double>(steps) * scene.settings.time_step;
   if (end_time > scene.settings.duration * (1.0 + 1e-9)) {
     spdlog::warn("duration {} s is not a whole number of time steps of {} s: the run takes "

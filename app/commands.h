@@ -30,6 +30,8 @@ struct RunOptions {
   int threads = sim::Settings{}.threads;  ///< --threads; not a scene key
   /// --trace-solver STEP[,STEP...] as given (repeatable); not a scene key
   std::vector<std::string> trace_solver;
+  /// `--sensitivities PATH[,PATH...]` as given (repeatable).
+  std::vector<std::string> sensitivities;
   bool quiet = false;                 ///< -q: errors only, no summary line
   ProgressMode progress = ProgressMode::kAuto;
 };

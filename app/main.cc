@@ -87,6 +87,11 @@ void AddRunOptions(CLI::App& run, RunOptions& o, int& progress_flag) {
                  "STEP[,STEP...]: record every Newton iteration of these steps' contact "
                  "solves in /solver_trace (step 1 ends at t = dt; repeatable)")
       ->allow_extra_args(false);
+  run.add_option("--sensitivities", o.sensitivities,
+                 "PATH[,PATH...]: forward sensitivities of q and v with respect to these "
+                 "parameters (materials.NAME.friction|dissipation_time|hunt_crossley, "
+                 "joints.NAME.q[i]|v[i]) in /sensitivity (repeatable)")
+      ->allow_extra_args(false);
 }
 
 int Dispatch(int argc, char** argv) {

@@ -345,15 +345,24 @@ void TrajectorySensitivity::InspectContacts() {
   const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
   last_.num_constraints = problem.num_constraints();
   const auto& contacts = builder.contacts();
+  contact_region_.clear();  // keep their capacity
+  contact_kink_.clear();
+  solver::ContactParameterDerivatives d;
   for (size_t i = 0; i < contacts.size(); ++i) {
     const int k = builder.contact_constraint(static_cast<int>(i));
     if (k < 0) continue;
+    if (solver::CalcContactParameterDerivativesOf(problem, k, nominal_.v_c.data(), &d)) {
+      contact_region_.push_back(static_cast<int8_t>(d.region));
+      contact_kink_.push_back(d.kink_distance);
+    } else {
+      contact_region_.push_back(0);
+      contact_kink_.push_back(1.0);
+    }
     const geometry::PointContact& c = contacts[i];
     if (builder.polygon_of_contact(static_cast<int>(i)) >= 0 ||
         !AnalyticPair(shape_[c.geometry_a], shape_[c.geometry_b]))
       last_.approximate_geometry = true;
   }
-  solver::ContactParameterDerivatives d;
   for (int k = 0; k < problem.num_constraints(); ++k)
     if (solver::CalcContactParameterDerivativesOf(problem, k, nominal_.v_c.data(), &d))
       last_.min_kink_distance = std::min(last_.min_kink_distance, d.kink_distance);

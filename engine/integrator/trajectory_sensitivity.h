@@ -55,6 +55,7 @@
 // Hydroelastic polygons take their friction from the same combination, their stiffness and
 // dissipation from the pressure fields: they get a material's friction only.
 
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -125,6 +126,12 @@ class TrajectorySensitivity {
   const std::vector<SensitivityParameter>& parameters() const { return parameters_; }
   /// The last Advance's flags, and the counts over every Advance since Reset.
   const SensitivityStepInfo& last_step() const { return last_; }
+  /// Per contact of the last Advance's step, in the order of its contact reports
+  /// (ContactProblemBuilder::Report: the builder's contacts that have a constraint): the
+  /// region (solver::ContactRegion: 0 none, 1 stiction, 2 sliding) and the kink distance
+  /// (contact_parameter_derivatives.h) at the converged v.
+  const std::vector<int8_t>& contact_regions() const { return contact_region_; }
+  const std::vector<double>& contact_kink_distances() const { return contact_kink_; }
   int steps_one_sided() const { return steps_one_sided_; }
   int steps_unmatched() const { return steps_unmatched_; }
   int steps_approximate_geometry() const { return steps_approximate_; }
@@ -178,6 +185,8 @@ class TrajectorySensitivity {
   solver::SapWorkspace products_;
   solver::StepSensitivitySolver ift_;
   SensitivityStepInfo last_;
+  std::vector<int8_t> contact_region_;  // per reported contact of the last step
+  std::vector<double> contact_kink_;
   int steps_one_sided_ = 0, steps_unmatched_ = 0, steps_approximate_ = 0;
 };
 

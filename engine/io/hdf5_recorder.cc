@@ -96,6 +96,7 @@ struct Hdf5Recorder::Layout {
   bool polygons = false;       // surfaces recorded and settings.output.contact_surfaces
   int64_t pending_polygons = 0, pending_vertices = 0;
   bool condition = false;      // settings.output.condition_number
+  int np = 0;                  // sensitivity columns: /sensitivity/* when > 0
 
   Hdf5Dataset status;
   Hdf5Dataset body_names;
@@ -111,11 +112,16 @@ struct Hdf5Recorder::Layout {
   Series<double> constraint_impulse;
   Series<double> actuator_effort, actuator_q_target, actuator_v_target;
   Series<int8_t> actuator_saturated;
+  Series<double> sensitivity_dq, sensitivity_dv, sensitivity_min_kink;
+  Series<int32_t> sensitivity_one_sided, sensitivity_unmatched;
+  Series<int8_t> sensitivity_approximate, sensitivity_near_kink;
   Series<int32_t> contact_count;
   Series<int64_t> contact_offset;
   FlatSeries<int32_t> body_a, body_b;
   FlatSeries<double> point, normal, signed_distance, force, slip_speed;
   FlatSeries<double> stiction_tolerance;
+  FlatSeries<int8_t> region;
+  FlatSeries<double> kink_distance;
   Series<int32_t> surface_count;
   Series<int64_t> surface_offset;
   FlatSeries<int32_t> surface_body_a, surface_body_b, surface_contact_count;
@@ -138,6 +144,9 @@ struct Hdf5Recorder::Layout {
     if (constraint_rows > 0) fn(constraint_impulse);
     if (na > 0) fn(actuator_effort), fn(actuator_q_target), fn(actuator_v_target);
     if (na > 0) fn(actuator_saturated);
+    if (np > 0) fn(sensitivity_dq), fn(sensitivity_dv), fn(sensitivity_one_sided);
+    if (np > 0) fn(sensitivity_unmatched), fn(sensitivity_approximate);
+    if (np > 0) fn(sensitivity_min_kink), fn(sensitivity_near_kink);
     if (contacts) fn(contact_count), fn(contact_offset);
     if (surfaces) fn(surface_count), fn(surface_offset);
   }
@@ -166,6 +175,7 @@ struct Hdf5Recorder::Layout {
     fn(body_a), fn(body_b), fn(point), fn(normal), fn(signed_distance), fn(force);
     fn(slip_speed);
     if (condition) fn(stiction_tolerance);
+    if (np > 0) fn(region), fn(kink_distance);
   }
 
   /// Gives up every dataset handle without closing it (Hdf5Object::Abandon).
@@ -182,7 +192,10 @@ struct Hdf5Recorder::Layout {
   }
 
   void CreateSeries(Hdf5File& file, hsize_t chunk_rows, int gzip);
+  void CreateSensitivities(Hdf5File& file, const std::vector<std::string>& paths,
+                           hsize_t chunk_rows, int gzip);
   void CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip);
+  void CreateContactRegions(Hdf5File& file, int gzip);
   void CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip);
   void CreatePolygons(Hdf5File& file, int gzip);
   void AttachScales();
@@ -246,6 +259,35 @@ void Hdf5Recorder::Layout::CreateSeries(Hdf5File& file, hsize_t chunk_rows, int 
                      "coordinate [N or N*m], within +-/model/joint_friction"};
 }
 
+void Hdf5Recorder::Layout::CreateSensitivities(Hdf5File& file,
+                                               const std::vector<std::string>& paths,
+                                               hsize_t chunk_rows, int gzip) {
+  np = static_cast<int>(paths.size());
+  Hdf5Group group = file.CreateGroup("sensitivity");
+  Hdf5Dataset parameters = group.CreateStringList("parameters", paths);
+  Describe(parameters, "", "parameter path of each column (--sensitivities), in order");
+  const std::vector<hsize_t> shape{hsize_t(nv), hsize_t(np)};
+  sensitivity_dq = {file, "sensitivity/dq", shape, chunk_rows, gzip, "mixed",
+                    "dq/dp in the velocity-space tangent at q (nv rows, not nq; a quaternion "
+                    "moves by Exp(delta)) [m or rad per unit of p]"};
+  sensitivity_dv = {file, "sensitivity/dv", shape, chunk_rows, gzip, "mixed",
+                    "dv/dp [m/s or rad/s per unit of p]"};
+  sensitivity_one_sided = {file, "sensitivity/one_sided", {}, chunk_rows, gzip, "1",
+                           "columns whose state partials were one-sided differences, summed "
+                           "over the steps since the previous row"};
+  sensitivity_unmatched = {file, "sensitivity/unmatched", {}, chunk_rows, gzip, "1",
+                           "columns whose both perturbed assemblies changed the contact set or "
+                           "piece, summed over the steps since the previous row"};
+  sensitivity_approximate = {file, "sensitivity/approximate_geometry", {}, chunk_rows, gzip, "1",
+                             "1 when a step since the previous row had a contact whose geometry "
+                             "is differenced through the narrow phase (not analytic)"};
+  sensitivity_min_kink = {file, "sensitivity/min_kink_distance", {}, chunk_rows, gzip, "1",
+                          "smallest contact kink distance over the steps since the previous "
+                          "row, 1 without contacts"};
+  sensitivity_near_kink = {file, "sensitivity/near_kink", {}, chunk_rows, gzip, "1",
+                           "1 where min_kink_distance < 1e-6: a region boundary within reach"};
+}
+
 void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows, int gzip) {
   file.CreateGroup("contacts");
   contact_count = {file, "contacts/count", {}, chunk_rows, gzip, "1", "contacts of the step"};
@@ -266,6 +308,14 @@ void Hdf5Recorder::Layout::CreateContacts(Hdf5File& file, hsize_t chunk_rows, in
                           "effective stiction tolerance of the step's friction law: SAP "
                           "mu sigma w gamma_n, Hunt & Crossley models eps_s"};
   }
+}
+
+void Hdf5Recorder::Layout::CreateContactRegions(Hdf5File& file, int gzip) {
+  region = {file, "contacts/region", {}, gzip, "1",
+            "piece of the contact law at the solution: 0 none, 1 stiction, 2 sliding"};
+  kink_distance = {file, "contacts/kink_distance", {}, gzip, "1",
+                   "distance to the nearest region boundary (sine of an angle for SAP, "
+                   "relative for Hunt & Crossley), 0 on it"};
 }
 
 void Hdf5Recorder::Layout::CreateSurfaces(Hdf5File& file, hsize_t chunk_rows, int gzip) {
@@ -404,7 +454,10 @@ void Hdf5Recorder::WriteLayout(const sim::RunInfo& info) {
   }
   const int gzip = info.settings->output.compression;
   layout->CreateSeries(file_, chunk_rows_, gzip);
+  if (!info.settings->sensitivities.empty())
+    layout->CreateSensitivities(file_, info.settings->sensitivities, chunk_rows_, gzip);
   if (layout->contacts) layout->CreateContacts(file_, chunk_rows_, gzip);
+  if (layout->contacts && layout->np > 0) layout->CreateContactRegions(file_, gzip);
   layout->surfaces = layout->contacts && model.HasHydroelasticGeometry();
   if (layout->surfaces) layout->CreateSurfaces(file_, chunk_rows_, gzip);
   layout->polygons = layout->surfaces && info.settings->output.contact_surfaces;
@@ -478,6 +531,24 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
     std::copy_n(row.actuator_v_target.data(), l.na, l.actuator_v_target.Row(slot));
     std::copy_n(row.actuator_saturated.data(), l.na, l.actuator_saturated.Row(slot));
   }
+  if (l.np > 0) {
+    const sim::SensitivityRow& r = row.sensitivity;
+    CSIM_CHECK(r.dq.rows() == l.nv && r.dq.cols() == l.np && r.dv.rows() == l.nv &&
+               r.dv.cols() == l.np);
+    double* dq = l.sensitivity_dq.Row(slot);
+    double* dv = l.sensitivity_dv.Row(slot);
+    for (int i = 0; i < l.nv; ++i) {  // row-major (nv, np) from Eigen's column-major
+      for (int j = 0; j < l.np; ++j) {
+        dq[i * l.np + j] = r.dq(i, j);
+        dv[i * l.np + j] = r.dv(i, j);
+      }
+    }
+    *l.sensitivity_one_sided.Row(slot) = r.one_sided;
+    *l.sensitivity_unmatched.Row(slot) = r.unmatched;
+    *l.sensitivity_approximate.Row(slot) = r.approximate_geometry;
+    *l.sensitivity_min_kink.Row(slot) = r.min_kink_distance;
+    *l.sensitivity_near_kink.Row(slot) = r.min_kink_distance < 1e-6 ? 1 : 0;
+  }
   if (!l.contacts) return;
   const int64_t count = static_cast<int64_t>(row.contacts.size());
   *l.contact_count.Row(slot) = static_cast<int32_t>(count);
@@ -491,6 +562,7 @@ void Hdf5Recorder::BufferRow(const sim::Row& row, int64_t slot) {
     l.force.Push(c.force);
     l.slip_speed.Push(c.slip_speed);
     if (l.condition) l.stiction_tolerance.Push(c.stiction_tolerance);
+    if (l.np > 0) l.region.Push(c.region), l.kink_distance.Push(c.kink_distance);
   }
   if (l.surfaces) BufferSurfaces(row, slot);
   recorded_contacts_ += count;

@@ -49,6 +49,21 @@ struct ContactRow {
   /// (contact::ContactReport::stiction_tolerance); recorded with
   /// settings.output.condition_number.
   double stiction_tolerance = 0.0;
+  /// With sensitivities (Settings::sensitivities): the contact's piece at the solution
+  /// (solver::ContactRegion: 0 none, 1 stiction, 2 sliding) and its kink distance [1].
+  int8_t region = 0;
+  double kink_distance = 1.0;
+};
+
+/// The forward sensitivities of a row (Settings::sensitivities non-empty; output-format.md
+/// "Extension: sensitivities"). The flags are over the steps since the previous row.
+struct SensitivityRow {
+  Eigen::MatrixXd dq;  ///< (nv, np) dq/dp in the tangent at q (configuration_tangent.h)
+  Eigen::MatrixXd dv;  ///< (nv, np) dv/dp
+  int32_t one_sided = 0;            ///< columns differenced one-sided, summed over the steps
+  int32_t unmatched = 0;            ///< columns whose both sides changed piece, summed
+  int8_t approximate_geometry = 0;  ///< some step had a contact with differenced geometry
+  double min_kink_distance = 1.0;   ///< smallest kink distance over the steps (1: none)
 };
 
 /// One hydroelastic contact surface of a row (/hydroelastic/* in output-format.md): the
@@ -98,6 +113,8 @@ struct Row {
   /// the targets at t = 0. Empty when the model has no actuators.
   Eigen::VectorXd actuator_effort, actuator_q_target, actuator_v_target;
   std::vector<int8_t> actuator_saturated;
+  /// Empty matrices unless Settings::sensitivities is non-empty; S_0 in the initial row.
+  SensitivityRow sensitivity;
 };
 
 enum class RunStatus { kRunning, kCompleted, kInterrupted, kFailed };

@@ -62,6 +62,9 @@ struct Settings : contact::ContactSettings {
   /// Steps whose contact solve's Newton history is recorded (`--trace-solver`), ascending,
   /// each in [1, StepCount]: step s is the one that ends at t = s dt (the row /step = s).
   std::vector<int64_t> trace_solver_steps;
+  /// Parameter paths of the forward sensitivities (`--sensitivities`, sensitivity_paths.h),
+  /// in column order; empty: none computed.
+  std::vector<std::string> sensitivities;
 };
 
 }  // namespace csim::sim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -10,9 +11,11 @@
 #include "engine/common/check.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/integrator/theta_method.h"
+#include "engine/integrator/trajectory_sensitivity.h"
 #include "engine/multibody/position_update.h"
 #include "engine/sim/row_filler.h"
 #include "engine/sim/run_monitor.h"
+#include "engine/sim/sensitivity_paths.h"
 
 namespace csim::sim {
 namespace {
@@ -187,6 +190,14 @@ class RowRecording {
   Recorder& recorder_;
   multibody::Workspace ws_;
   Row row_;
+
+ public:
+  // The next row's sensitivities (Sensitivities::Fill).
+  SensitivityRow* sensitivity() { return &row_.sensitivity; }
+  // The contacts of the last StepCompleted, for their regions and kink distances.
+  std::vector<ContactRow>* contacts() { return &row_.contacts; }
+
+ private:
   bool record_polygons_;
 };
 
@@ -236,6 +247,71 @@ class SolverTracing {
   bool traced_ = false;                // the step running now is traced
 };
 
+// The forward sensitivities of Settings::sensitivities (docs/design/sensitivities.md §7),
+// advanced after each completed step from its own workspaces: the forward steps read
+// nothing of it, so the trajectory is the same bits with or without it. The flags of the
+// steps since the last row are accumulated into that row.
+class Sensitivities {
+ public:
+  Sensitivities(const multibody::Model& model, const Settings& settings)
+      : on_(!settings.sensitivities.empty()) {
+    if (!on_) return;
+    chain_ = std::make_unique<integrator::TrajectorySensitivity>(
+        model, ParseSensitivityPaths(model, settings.sensitivities), settings.tree_solver);
+    chain_->Reset();
+  }
+  bool on() const { return on_; }
+  // Before a step: its start state.
+  void StepStarting(const multibody::State& state) {
+    if (on_) state0_ = state;
+  }
+  // After a completed step to `state1`, whose contacts (RowRecording::StepCompleted's)
+  // get their regions and kink distances.
+  StepStatus StepCompleted(const multibody::Model& model, const StepSettings& s,
+                           const multibody::State& state1, std::vector<ContactRow>* contacts) {
+    if (!on_) return {};
+    const StepStatus status = chain_->Advance(model, s.theta, s.free_motion, s.contact, s.dt,
+                                              state0_, state1);
+    if (!status.ok()) return status;
+    // The chain's nominal assembly is the step's own (the same build at the same state),
+    // so its contacts are the reports' one for one; NaN should that ever not hold.
+    const std::vector<int8_t>& region = chain_->contact_regions();
+    const std::vector<double>& kink = chain_->contact_kink_distances();
+    const bool same = region.size() == contacts->size();
+    for (size_t i = 0; i < contacts->size(); ++i) {
+      (*contacts)[i].region = same ? region[i] : 0;
+      (*contacts)[i].kink_distance = same ? kink[i] : std::nan("");
+    }
+    const integrator::SensitivityStepInfo& info = chain_->last_step();
+    one_sided_ += info.num_one_sided;
+    unmatched_ += info.num_unmatched;
+    approximate_ = approximate_ || info.approximate_geometry;
+    min_kink_ = std::min(min_kink_, info.min_kink_distance);
+    return status;
+  }
+  // Into the row about to be recorded; restarts the flags.
+  void Fill(SensitivityRow* row) {
+    if (!on_) return;
+    row->dq = chain_->dq();
+    row->dv = chain_->dv();
+    row->one_sided = one_sided_;
+    row->unmatched = unmatched_;
+    row->approximate_geometry = approximate_ ? 1 : 0;
+    row->min_kink_distance = min_kink_;
+    one_sided_ = unmatched_ = 0;
+    approximate_ = false;
+    min_kink_ = 1.0;
+  }
+
+ private:
+  bool on_;
+  std::unique_ptr<integrator::TrajectorySensitivity> chain_;
+  multibody::State state0_;
+  int32_t one_sided_ = 0, unmatched_ = 0;
+  bool approximate_ = false;
+  double min_kink_ = 1.0;
+};
+
 }  // namespace
 
 int64_t StepCount(const Settings& s) {
@@ -265,8 +341,10 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   StepWorkspaces scratch(model, settings, control);
   RowRecording rows(model, recorder, settings.output.contact_surfaces);
   RunMonitor monitor(control, total_steps);
+  Sensitivities sensitivities(model, settings);
 
   recorder.Begin(info);
+  sensitivities.Fill(rows.sensitivity());
   rows.Record(state, 0);
   if (control.on_first_row) control.on_first_row();
 
@@ -276,6 +354,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   while (step < total_steps) {
     monitor.StepStarted();
     tracing.StepStarting(step + 1, scratch.contact.solver);
+    sensitivities.StepStarting(state);
     const StepStatus status = TakeStep(model, step_settings, state, scratch);
     tracing.StepRan(step + 1, scratch.contact.solver, recorder);
     if (!status.ok()) {
@@ -288,7 +367,16 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
                        scratch.contact.joint_friction, scratch.contact.constraint_impulse,
                        scratch.contact.actuator_outputs,
                        scratch.contact.builder.hydroelastic());
+    const StepStatus chained = sensitivities.StepCompleted(model, step_settings, state, rows.contacts());
+    if (!chained.ok()) {
+      // The step completed but its derivatives did not: its state is recorded below, its
+      // sensitivities are not valid (the run says why).
+      EndRun(RunStatus::kFailed,
+             "step " + std::to_string(step) + ": sensitivities: " + chained.reason, &result);
+      break;
+    }
     if (step % settings.output.every == 0 || step == total_steps) {
+      sensitivities.Fill(rows.sensitivity());
       if (!rows.Record(state, step)) {
         EndRun(RunStatus::kFailed,
                "step " + std::to_string(step) + ": the energy of the state overflows", &result);
@@ -305,7 +393,10 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
   }
   // The last good state is always in the file, whatever output.every says (Record refuses
   // a state whose energy overflows, which is not good).
-  if (step != last_recorded) rows.Record(state, step);
+  if (step != last_recorded) {
+    sensitivities.Fill(rows.sensitivity());
+    rows.Record(state, step);
+  }
 
   monitor.Summarize(step, state.t, &result);
   recorder.Finish(result.status, result.reason);

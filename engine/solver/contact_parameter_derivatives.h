@@ -25,7 +25,7 @@
 
 namespace csim::solver {
 
-/// Where a contact is at v_c; the values are the ones planned for `/contacts/region`
+/// Where a contact is at v_c; the values are those of `/contacts/region`
 /// (docs/design/sensitivities.md §3).
 enum class ContactRegion {
   kNone = 0,      ///< gamma = 0 on a neighbourhood of v_c: no contact impulse at all

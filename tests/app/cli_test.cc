@@ -341,6 +341,56 @@ TEST_CASE("shorthand options are recorded as overrides after --set", "[cli]") {
   CHECK(Contains(status, "settings.integrator=midpoint"));
 }
 
+TEST_CASE("csim run --sensitivities writes /sensitivity and the contacts' regions and bad paths exit 1",
+          "[cli][sensitivity]") {
+  TempDir dir;
+  SECTION("a run with sensitivities conforms, its forward datasets the same bytes") {
+    const std::string with = dir / "with.h5", without = dir / "without.h5";
+    const std::vector<std::string> common{"run", Scene("sliding_box.yaml"), "--duration", "0.3",
+                                          "--set", "settings.output.every=3"};
+    std::vector<std::string> a = common, b = common;
+    a.insert(a.end(), {"-o", with, "--sensitivities", "materials.default.friction",
+                       "--sensitivities", "joints.box.v[3],joints.box.q[5]"});
+    b.insert(b.end(), {"-o", without});
+    const Outcome o = Csim(a, dir);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    REQUIRE(Csim(b, dir).status == 0);
+    CHECK(OutputConforms(with, dir));
+    static const char* kScript = R"PY(
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+for k in ("state/q", "state/v", "contacts/force", "contacts/slip_speed", "solver/iterations",
+          "solver/cost", "time"):
+    assert a[k][()].tobytes() == b[k][()].tobytes(), k
+assert "sensitivity" not in b and "contacts/region" not in b
+n = len(a["time"])
+assert a["sensitivity/dq"].shape == (n, 6, 3) and a["sensitivity/dv"].shape == (n, 6, 3)
+assert [p.decode() for p in a["sensitivity/parameters"][()]] == [
+    "materials.default.friction", "joints.box.v[3]", "joints.box.q[5]"]
+assert a["sensitivity/dv"][0, 3, 1] == 1 and a["sensitivity/dq"][0, 5, 2] == 1
+assert set(np.unique(a["contacts/region"][()])) == {1, 2}
+print("ok")
+)PY";
+    const Outcome check = RunProgram({"/usr/bin/python3", "-c", kScript, with, without}, dir);
+    INFO(check.out << check.err);
+    CHECK(check.status == 0);
+  }
+  SECTION("a bad path") {
+    for (const char* path : {"materials.steel.friction", "materials.default.stiffness",
+                             "bodies.box.mass", "joints.box.q[6]", "joints.box.v[0],"}) {
+      const Outcome o = Csim({"run", Scene("sliding_box.yaml"), "-o", dir / "x.h5",
+                              "--sensitivities", path},
+                             dir);
+      INFO(path << ": " << o.err);
+      CHECK(o.status == 1);
+      CHECK(Contains(o.err, "--sensitivities: "));
+      CHECK(Contains(o.err, std::string(path).substr(0, 12)));
+      CHECK(dir.H5Files().empty());
+    }
+  }
+}
+
 TEST_CASE("invalid input exits 1 with FILE:LINE:COL and writes no file", "[cli]") {
   TempDir dir;
   SECTION("a scene with an unknown key") {

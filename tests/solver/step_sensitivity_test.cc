@@ -562,7 +562,7 @@ TEST_CASE("step sensitivity: two islands and a body in free flight", "[solver][s
   CHECK(a.ift.dv_dp.block(0, 3, 6, 1).norm() > 0.0);
 }
 
-TEST_CASE("step sensitivity: dense and block-sparse factorizations agree; no allocation",
+TEST_CASE("step sensitivity: dense and block-sparse factorizations agree and allocate nothing",
           "[solver][sensitivity]") {
   const Case c = TwoIslands();
   ContactProblem problem;

@@ -51,7 +51,12 @@ _SERIES = {
 _BODY_SERIES = ("position", "quaternion", "linear_velocity", "angular_velocity")
 _CONTACT_SERIES = ("body_a", "body_b", "point", "normal", "signed_distance", "force", "slip_speed")
 # Written only with some settings (settings.output.condition_number): read where present.
-_OPTIONAL_CONTACT_SERIES = ("stiction_tolerance",)
+_OPTIONAL_CONTACT_SERIES = ("stiction_tolerance", "region", "kink_distance")
+# What writes each optional contact series.
+_OPTIONAL_CONTACT_SOURCE = {"stiction_tolerance": "the scene did not set "
+                            "output.condition_number: true",
+                            "region": "the run had no --sensitivities",
+                            "kink_distance": "the run had no --sensitivities"}
 # /solver_trace's flat per-iteration datasets (csim run --trace-solver).
 _TRACE_SERIES = ("iteration", "cost", "gradient_norm", "momentum_error", "alpha", "merged")
 
@@ -147,7 +152,8 @@ class Run:
     `actuator(name)` picks one), surface_count, surface_offset (models with hydroelastic
     geometry; `surfaces(a, b)` and `surface_polygons(row, a, b)` read them by body pair).
     Newton histories of the steps traced with `csim run --trace-solver`: traced_steps,
-    `solver_trace(step)`, `solver_trace_frame()`.
+    `solver_trace(step)`, `solver_trace_frame()`. Forward sensitivities (csim run
+    --sensitivities): has_sensitivity, `sensitivity()`.
     Model: body_names, joint_names, joint_types, nq, nv, constraint_names, constraint_types,
     actuator_names. Settings: attrs (root
     attributes), time_step, integrator, contact_model, gyroscopic, scene_name, status.
@@ -406,13 +412,14 @@ class Run:
 
     def contact_array(self, name):
         """One flat contact dataset (body_a, body_b, point, normal, signed_distance, force,
-        slip_speed, and stiction_tolerance [m/s] with settings.output.condition_number) over
-        all complete rows, shape (M, ...)."""
+        slip_speed, and stiction_tolerance [m/s] with settings.output.condition_number,
+        region (0 none, 1 stiction, 2 sliding) and kink_distance with csim run
+        --sensitivities) over all complete rows, shape (M, ...)."""
         self._require_contacts()
         if name not in self._contact_series():
             if name in _OPTIONAL_CONTACT_SERIES:
-                raise KeyError(f"{self.path}: no /contacts/{name} (the scene did not set "
-                               "output.condition_number: true)")
+                raise KeyError(f"{self.path}: no /contacts/{name} "
+                               f"({_OPTIONAL_CONTACT_SOURCE[name]})")
             raise KeyError(f"no contact series {name!r}; one of {', '.join(_CONTACT_SERIES)}")
         key = ("contacts", name)
         if key not in self._cache:
@@ -536,6 +543,28 @@ class Run:
         for name in _TRACE_SERIES:
             data[name] = self._trace(name) if len(steps) else np.zeros(0)
         return pd.DataFrame(data)
+
+    # ------------------------------------------------------------------ sensitivities
+    @property
+    def has_sensitivity(self):
+        """Whether the run recorded forward sensitivities (csim run --sensitivities)."""
+        return "sensitivity/parameters" in self._file
+
+    def sensitivity(self):
+        """The forward sensitivities (docs/output-format.md, "Extension: sensitivities"): a
+        dict with parameters (np paths, column order), dq (N, nv, np; dq/dp in the
+        velocity-space tangent at q, not in /state/q's coordinates), dv (N, nv, np), and the
+        per-row flags one_sided, unmatched, approximate_geometry, min_kink_distance,
+        near_kink (N,). Complete rows only."""
+        if not self.has_sensitivity:
+            raise KeyError(f"{self.path}: no /sensitivity in this file (csim run "
+                           "--sensitivities PATH)")
+        group = self._file["sensitivity"]
+        out = {"parameters": _strings(group["parameters"])}
+        for name in ("dq", "dv", "one_sided", "unmatched", "approximate_geometry",
+                     "min_kink_distance", "near_kink"):
+            out[name] = group[name][: self.n]
+        return out
 
     # ------------------------------------------------------------------ hydroelastic surfaces
     @property

@@ -21,6 +21,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/export_html.h"
+#include "app/fit_command.h"
 #include "app/reader_process.h"
 #include "engine/io/hdf5_file.h"
 
@@ -28,7 +29,7 @@ namespace {
 
 using csim::app::RunOptions;
 
-const char* const kSubcommands[] = {"run", "check", "info", "export-html"};
+const char* const kSubcommands[] = {"run", "check", "info", "export-html", "fit"};
 
 bool IsSubcommand(const std::string& word) {
   for (const char* name : kSubcommands) {
@@ -143,6 +144,37 @@ int Dispatch(int argc, char** argv) {
                    "contacts per frame; meshes are written once")
       ->check(CLI::Range(int64_t{2}, int64_t{1000000}));
 
+  csim::app::FitOptions fit_options;
+  CLI::App* fit = app.add_subcommand(
+      "fit", "fit material parameters of a scene to measured joint coordinates "
+             "(Levenberg-Marquardt on ln p, Jacobian from forward sensitivities)");
+  fit->add_option("scene", fit_options.scene, "scene file (YAML)")->required();
+  fit->add_option("--data", fit_options.data,
+                  "MEAS: a csim output file (/time, /state/q) or a CSV of t, q_0, ... "
+                  "(one file for now)")
+      ->required()
+      ->allow_extra_args(false);
+  fit->add_option("--param", fit_options.params,
+                  "PATH[,PATH...]: materials.NAME.friction|dissipation_time|hunt_crossley "
+                  "to fit, starting from the scene's value (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  fit->add_option("--set", fit_options.sets,
+                  "PATH=VALUE override, applied before the parameters (repeatable); "
+                  "sets a parameter's starting value")
+      ->allow_extra_args(false);
+  fit->add_option("--window", fit_options.window,
+                  "T0:T1: fit the measurement times in [T0, T1] s only (either side may "
+                  "be empty)");
+  fit->add_flag("--fit-initial-state", fit_options.fit_initial_state,
+                "fit the initial state too (not supported yet: refused)");
+  fit->add_option("--max-iterations", fit_options.max_iterations,
+                  "trial steps at most (default: 50)")
+      ->check(CLI::Range(1, 100000));
+  fit->add_option("-o,--output", fit_options.output,
+                  "FIT.h5: the fit's values, standard errors, correlations, singular "
+                  "values and history in /fit (docs/output-format.md)");
+
   std::vector<std::string> args = Arguments(argc, argv);
   std::vector<char*> cargs{argv[0]};
   for (std::string& a : args) cargs.push_back(a.data());
@@ -165,6 +197,9 @@ int Dispatch(int argc, char** argv) {
                            : progress_flag < 0 ? csim::app::ProgressMode::kOff
                                                : csim::app::ProgressMode::kAuto;
     return ReportErrors([&] { return csim::app::RunCommand(run_options); });
+  }
+  if (fit->parsed()) {
+    return ReportErrors([&] { return csim::app::FitCommand(fit_options); });
   }
   if (check->parsed()) {
     return ReportErrors([&] { return csim::app::CheckCommand(check_scene, check_sets, check_expand); });

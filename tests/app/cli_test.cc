@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -23,6 +24,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/common/version.h"
+#include "engine/io/hdf5_file.h"
 #include "tests/support/fetched_models.h"
 #include "tests/support/build_variant.h"
 
@@ -818,4 +820,58 @@ TEST_CASE("SIGTERM finishes the step, keeps the file and exits 143", "[cli]") {
   REQUIRE(fs::exists(dir / "long.h5"));
   CHECK(OutputConforms(dir / "long.h5", dir));
   CHECK(Contains(StatusOf(dir / "long.h5", dir), "status=interrupted"));
+}
+
+TEST_CASE("csim fit recovers the sliding box's friction from its own run", "[cli][fit]") {
+  TempDir dir;
+  const std::string scene = Scene("sliding_box.yaml");
+  const Outcome run = Csim({"run", scene, "-q", "-o", dir / "data.h5", "--duration", "0.15",
+                            "--set", "settings.solver.relative_tolerance=1e-12"},
+                           dir);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  // Start 30 % off.
+  const Outcome fit = Csim({"fit", scene, "--data", dir / "data.h5", "--param",
+                            "materials.default.friction", "--set",
+                            "materials.default.friction=0.35", "--window", "0:0.15", "-o",
+                            dir / "fit.h5"},
+                           dir);
+  INFO(fit.out << fit.err);
+  REQUIRE(fit.status == 0);
+  CHECK(Contains(fit.out, "status: converged"));
+  CHECK(Contains(fit.out, "unidentifiable directions: none"));
+  CHECK(Contains(fit.out, "--set materials.default.friction=0."));
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+                                                     csim::io::Hdf5File::Mode::kReadOnly);
+  const std::vector<double> values = file.OpenDataset("fit/values").ReadDoubles();
+  REQUIRE(values.size() == 1);
+  CHECK(std::abs(values[0] / 0.5 - 1.0) < 1e-6);
+  const std::vector<double> summary = file.OpenDataset("fit/summary").ReadDoubles();
+  REQUIRE(summary.size() == 5);
+  CHECK(summary[1] <= 20);  // iterations
+  CHECK(file.OpenDataset("fit/history").rows() == static_cast<hsize_t>(summary[1]));
+  CHECK(file.OpenDataset("fit/parameters").ReadStrings() ==
+        std::vector<std::string>{"materials.default.friction"});
+}
+
+TEST_CASE("csim fit refuses an unidentifiable request with a message", "[cli][fit]") {
+  TempDir dir;
+  const std::string scene = Scene("sliding_box.yaml");
+  // A box that never slides: its motion does not depend on friction.
+  const Outcome run = Csim({"run", scene, "-q", "-o", dir / "rest.h5", "--duration", "0.1",
+                            "--set", "bodies.box.velocity.linear=[0,0,0]"},
+                           dir);
+  REQUIRE(run.status == 0);
+  const Outcome fit = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
+                            "materials.default.friction", "--set",
+                            "bodies.box.velocity.linear=[0,0,0]", "-o", dir / "fit.h5"},
+                           dir);
+  CHECK(fit.status == 1);
+  CHECK(Contains(fit.err, "'materials.default.friction' is not identifiable"));
+  CHECK_FALSE(fs::exists(dir / "fit.h5"));
+  const Outcome initial = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
+                                "materials.default.friction", "--fit-initial-state"},
+                               dir);
+  CHECK(initial.status == 1);
+  CHECK(Contains(initial.err, "--fit-initial-state: not supported yet"));
 }

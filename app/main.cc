@@ -146,18 +146,19 @@ int Dispatch(int argc, char** argv) {
 
   csim::app::FitOptions fit_options;
   CLI::App* fit = app.add_subcommand(
-      "fit", "fit material parameters of a scene to measured joint coordinates "
-             "(Levenberg-Marquardt on ln p, Jacobian from forward sensitivities)");
+      "fit", "fit material parameters (and initial states) of a scene to measured joint "
+             "coordinates (Levenberg-Marquardt, Jacobian from forward sensitivities)");
   fit->add_option("scene", fit_options.scene, "scene file (YAML)")->required();
   fit->add_option("--data", fit_options.data,
-                  "MEAS: a csim output file (/time, /state/q) or a CSV of t, q_0, ... "
-                  "(one file for now)")
+                  "MEAS: a csim output file (/time, /state/q) or a CSV of t, q_0, ...; "
+                  "repeatable: several files make one ensemble fit with shared materials")
       ->required()
       ->allow_extra_args(false);
   fit->add_option("--param", fit_options.params,
-                  "PATH[,PATH...]: materials.NAME.friction|dissipation_time|hunt_crossley "
-                  "to fit, starting from the scene's value (repeatable)")
-      ->required()
+                  "PATH[,PATH...]: any path of run --sensitivities: materials.NAME.friction|"
+                  "dissipation_time|hunt_crossley|stiffness or bodies.NAME.mass (shared, "
+                  "fitted in ln p) or joints.NAME.q[i]|v[i] (each run's initial state, "
+                  "fitted linearly), starting from the scene's or data's value (repeatable)")
       ->allow_extra_args(false);
   fit->add_option("--set", fit_options.sets,
                   "PATH=VALUE override, applied before the parameters (repeatable); "
@@ -166,8 +167,20 @@ int Dispatch(int argc, char** argv) {
   fit->add_option("--window", fit_options.window,
                   "T0:T1: fit the measurement times in [T0, T1] s only (either side may "
                   "be empty)");
+  fit->add_option("--initial-state", fit_options.initial_state,
+                  "scene|data: each run starts from the scene's initial state (default "
+                  "with one --data) or its data's first sample in the window (needed with "
+                  "several --data)");
   fit->add_flag("--fit-initial-state", fit_options.fit_initial_state,
-                "fit the initial state too (not supported yet: refused)");
+                "fit every run's initial q (tangent) and v of every joint coordinate too "
+                "(nuisance parameters, per data file)");
+  fit->add_option("--observe", fit_options.observe,
+                  "JOINT[,JOINT...]: only these joints' coordinates enter the residuals "
+                  "(repeatable; default all)")
+      ->allow_extra_args(false);
+  fit->add_option("--sigma", fit_options.sigma,
+                  "POSITION,ANGLE: measurement noise in m and rad; residuals are weighted "
+                  "by 1/sigma (default: unweighted)");
   fit->add_option("--max-iterations", fit_options.max_iterations,
                   "trial steps at most (default: 50)")
       ->check(CLI::Range(1, 100000));

@@ -50,4 +50,13 @@ double CombinedMaterialDerivative(const geometry::Material& a, const geometry::M
   return k2 / (k1 + k2);
 }
 
+CombinedStiffnessDerivative CombinedStiffnessDerivativeOf(const geometry::Material& a,
+                                                          const geometry::Material& b) {
+  const double k1 = a.stiffness, k2 = b.stiffness;
+  if (std::isinf(k2)) return {1.0, 0.0, 0.0};  // k = k1, x = x1: the weights do not move
+  const double s = k1 + k2, w = k2 / (s * s);
+  return {k2 * w, w * (b.dissipation_time - a.dissipation_time),
+          w * (b.hunt_crossley - a.hunt_crossley)};
+}
+
 }  // namespace csim::contact

@@ -114,14 +114,15 @@ const char* ParameterVerdictName(ParameterVerdict verdict) {
 FitStatistics CalcFitStatistics(const Eigen::VectorXd& p, const Eigen::VectorXd& e,
                                 const Eigen::MatrixXd& de_dp,
                                 const std::vector<BoundState>& bound_state,
-                                const FitStatisticsOptions& options) {
+                                const FitStatisticsOptions& options,
+                                const std::vector<ParameterScale>& scale) {
   const int n = static_cast<int>(p.size());
   const int m = static_cast<int>(e.size());
   CSIM_CHECK(de_dp.rows() == m && de_dp.cols() == n);
   CSIM_CHECK(bound_state.empty() || static_cast<int>(bound_state.size()) == n);
   const std::vector<BoundState> state =
       bound_state.empty() ? std::vector<BoundState>(n, BoundState::kFree) : bound_state;
-  const ScaledSvd svd = DecomposeScaled(LogJacobian(de_dp, p), state);
+  const ScaledSvd svd = DecomposeScaled(FitJacobian(de_dp, p, scale), state);
 
   FitStatistics st;
   st.num_residuals = m;
@@ -151,16 +152,20 @@ FitStatistics CalcFitStatistics(const Eigen::VectorXd& p, const Eigen::VectorXd&
     if (state[j] != BoundState::kFree) st.verdict[j] = ParameterVerdict::kAtBound;
 
   st.covariance_eta = CovarianceEta(svd, st.rank, st.s2, st.verdict);
-  st.covariance_p = p.asDiagonal() * st.covariance_eta * p.asDiagonal();
+  // dp/deta: p for a log parameter, 1 for a linear one.
+  Eigen::VectorXd dp_deta = p;
+  for (int j = 0; j < n; ++j)
+    if (!scale.empty() && scale[j] == ParameterScale::kLinear) dp_deta[j] = 1.0;
+  st.covariance_p = dp_deta.asDiagonal() * st.covariance_eta * dp_deta.asDiagonal();
   st.standard_error_eta = st.covariance_eta.diagonal().cwiseSqrt();
-  st.standard_error_p = p.cwiseProduct(st.standard_error_eta);
+  st.standard_error_p = dp_deta.cwiseAbs().cwiseProduct(st.standard_error_eta);
   st.correlation = Correlation(st.covariance_eta, st.verdict);
   return st;
 }
 
 FitStatistics CalcFitStatistics(const LevenbergMarquardtResult& fit,
                                 const FitStatisticsOptions& options) {
-  return CalcFitStatistics(fit.p, fit.e, fit.de_dp, fit.bound_state, options);
+  return CalcFitStatistics(fit.p, fit.e, fit.de_dp, fit.bound_state, options, fit.scale);
 }
 
 std::string DescribeDirection(const Eigen::VectorXd& direction,

@@ -23,6 +23,11 @@
 // "0.89 k - 0.45 tau_d". The identifiable combinations are the products prod p_j^w_j whose
 // exponent vectors w are orthogonal to every such direction.
 //
+// A linear parameter (ParameterScale::kLinear: an initial position or velocity) is its own
+// fit coordinate: eta_j = p_j, its row of the delta method a factor 1, so its covariance,
+// standard error and unidentifiable-direction component are in the parameter's own unit.
+// "eta" below means the fit coordinates: ln p_j or p_j per parameter.
+//
 // Parameters held by a bound (BoundState from the fit) are treated as fixed: no standard
 // error, no correlation, and they do not count in r.
 
@@ -71,10 +76,11 @@ struct FitStatistics {
   int degrees_of_freedom = 0;  ///< m - r
   double cost = 0.0;           ///< C = 1/2 ||e||^2
   double s2 = 0.0;             ///< residual variance ||e||^2 / (m - r); NaN when m <= r
-  Eigen::MatrixXd covariance_eta;  ///< n x n, Cov(ln p); NaN rows of held parameters,
+  Eigen::MatrixXd covariance_eta;  ///< n x n, Cov(eta); NaN rows of held parameters,
                                    ///< inf diagonal of unidentifiable ones
   Eigen::MatrixXd covariance_p;    ///< n x n, delta method, units of p_i p_j
-  Eigen::VectorXd standard_error_eta;  ///< n, relative standard errors se(ln p) [1]
+  Eigen::VectorXd standard_error_eta;  ///< n, se(eta): relative se(ln p) [1] of a log
+                                       ///< parameter, se(p) of a linear one
   Eigen::VectorXd standard_error_p;    ///< n, units of p
   Eigen::MatrixXd correlation;  ///< n x n in [-1, 1]; NaN where a side has no finite se
   Eigen::VectorXd singular_values;  ///< num_free, of the column-scaled J, descending
@@ -84,12 +90,14 @@ struct FitStatistics {
   std::vector<ParameterVerdict> verdict;  ///< n
 };
 
-/// Statistics at parameters p (n, > 0) from the residuals e (m) and de_dp (m x n) there;
-/// bound_state (n, or empty: all free) from LevenbergMarquardtResult.
+/// Statistics at parameters p (n, > 0 where log) from the residuals e (m) and de_dp (m x n)
+/// there; bound_state (n, or empty: all free) from LevenbergMarquardtResult; scale (n, or
+/// empty: every parameter kLog).
 FitStatistics CalcFitStatistics(const Eigen::VectorXd& p, const Eigen::VectorXd& e,
                                 const Eigen::MatrixXd& de_dp,
                                 const std::vector<BoundState>& bound_state = {},
-                                const FitStatisticsOptions& options = {});
+                                const FitStatisticsOptions& options = {},
+                                const std::vector<ParameterScale>& scale = {});
 
 /// The same from a fit's result.
 FitStatistics CalcFitStatistics(const LevenbergMarquardtResult& fit,

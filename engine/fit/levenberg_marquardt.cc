@@ -16,30 +16,43 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // test ends the fit long before; the cap only keeps the arithmetic finite.
 constexpr double kMaxLambda = 1e30;
 
-// The box in eta = ln p (ln 0 = -inf, ln inf = inf), and in p, where a point exactly on a
-// bound is put (exp(ln lo) may be an ulp below lo).
+// The box in the fit coordinates eta (ln p of a log parameter: ln 0 = -inf, ln inf = inf;
+// p itself of a linear one), and in p, where a point exactly on a bound is put (exp(ln lo)
+// may be an ulp below lo).
 struct LogBox {
   Eigen::VectorXd lo, hi;      // n, in eta
   Eigen::VectorXd lo_p, hi_p;  // n, in p
+  std::vector<ParameterScale> scale;  // n
 };
+
+bool IsLog(const LogBox& box, int j) { return box.scale[j] == ParameterScale::kLog; }
 
 LogBox MakeLogBox(const ParameterBounds& bounds, const Eigen::VectorXd& p0) {
   const int n = static_cast<int>(p0.size());
   CSIM_CHECK(bounds.lo.empty() || static_cast<int>(bounds.lo.size()) == n);
   CSIM_CHECK(bounds.hi.empty() || static_cast<int>(bounds.hi.size()) == n);
+  CSIM_CHECK(bounds.scale.empty() || static_cast<int>(bounds.scale.size()) == n);
   LogBox box{Eigen::VectorXd::Constant(n, -kInf), Eigen::VectorXd::Constant(n, kInf),
-             Eigen::VectorXd::Zero(n), Eigen::VectorXd::Constant(n, kInf)};
+             Eigen::VectorXd::Zero(n), Eigen::VectorXd::Constant(n, kInf),
+             bounds.scale.empty() ? std::vector<ParameterScale>(n, ParameterScale::kLog)
+                                  : bounds.scale};
   for (int j = 0; j < n; ++j) {
-    CSIM_CHECK(std::isfinite(p0[j]) && p0[j] > 0.0);
+    const bool log = IsLog(box, j);
+    CSIM_CHECK(std::isfinite(p0[j]) && (!log || p0[j] > 0.0));
+    if (!log) box.lo_p[j] = -kInf;
     if (!bounds.lo.empty()) {
-      CSIM_CHECK(bounds.lo[j] >= 0.0 && bounds.lo[j] <= p0[j]);
+      CSIM_CHECK((!log || bounds.lo[j] >= 0.0) && bounds.lo[j] <= p0[j]);
       box.lo_p[j] = bounds.lo[j];
-      if (bounds.lo[j] > 0.0) box.lo[j] = std::log(bounds.lo[j]);
+      if (!log) {
+        box.lo[j] = bounds.lo[j];
+      } else if (bounds.lo[j] > 0.0) {
+        box.lo[j] = std::log(bounds.lo[j]);
+      }
     }
     if (!bounds.hi.empty()) {
       CSIM_CHECK(bounds.hi[j] >= p0[j]);
       box.hi_p[j] = bounds.hi[j];
-      box.hi[j] = std::log(bounds.hi[j]);  // +inf stays +inf
+      box.hi[j] = log ? std::log(bounds.hi[j]) : bounds.hi[j];  // +inf stays +inf
     }
     CSIM_CHECK(box.lo[j] < box.hi[j]);
   }
@@ -56,8 +69,8 @@ struct Point {
 };
 
 // Calls the model; false on its failure or on a non-finite output. m < 0: not yet known.
-bool Evaluate(const ResidualFunction& model, bool want_jacobian, int* m, int* calls,
-              Point* x) {
+bool Evaluate(const ResidualFunction& model, const std::vector<ParameterScale>& scale,
+              bool want_jacobian, int* m, int* calls, Point* x) {
   ++*calls;
   Eigen::MatrixXd* de_dp = want_jacobian ? &x->de_dp : nullptr;
   if (!model(x->p, want_jacobian, &x->e, de_dp)) return false;
@@ -67,18 +80,20 @@ bool Evaluate(const ResidualFunction& model, bool want_jacobian, int* m, int* ca
   if (want_jacobian) {
     CSIM_CHECK(x->de_dp.rows() == *m && x->de_dp.cols() == x->p.size());
     if (!x->de_dp.allFinite()) return false;
-    x->J = LogJacobian(x->de_dp, x->p);
+    x->J = FitJacobian(x->de_dp, x->p, scale);
   }
   x->cost = 0.5 * x->e.squaredNorm();
   return true;
 }
 
-// p at the trial eta: p exp(delta), so that a parameter the step leaves alone keeps its
-// value to the bit (exp(ln p) need not be p), and exactly lo or hi on a bound.
+// p at the trial eta: p exp(delta) (log) or p + delta (linear), so that a parameter the step
+// leaves alone keeps its value to the bit (exp(ln p) need not be p), and exactly lo or hi on
+// a bound.
 Eigen::VectorXd TrialParameters(const Eigen::VectorXd& p, const Eigen::VectorXd& delta,
                                 const Eigen::VectorXd& eta, const LogBox& box) {
-  Eigen::VectorXd trial = p.cwiseProduct(delta.array().exp().matrix());
+  Eigen::VectorXd trial(p.size());
   for (int j = 0; j < p.size(); ++j) {
+    trial[j] = IsLog(box, j) ? p[j] * std::exp(delta[j]) : p[j] + delta[j];
     if (eta[j] <= box.lo[j]) trial[j] = box.lo_p[j];
     if (eta[j] >= box.hi[j]) trial[j] = box.hi_p[j];
     trial[j] = std::min(std::max(trial[j], box.lo_p[j]), box.hi_p[j]);
@@ -192,7 +207,7 @@ LevenbergMarquardtIteration TryStep(const ResidualFunction& model, const LogBox&
     return it;
   }
   trial->p = TrialParameters(x.p, delta, trial->eta, box);
-  if (!Evaluate(model, false, m, &result->evaluations, trial)) {
+  if (!Evaluate(model, box.scale, false, m, &result->evaluations, trial)) {
     it.evaluation_failed = true;
     return it;
   }
@@ -200,7 +215,7 @@ LevenbergMarquardtIteration TryStep(const ResidualFunction& model, const LogBox&
   it.rho = (x.cost - trial->cost) / predicted;
   if (it.rho > 0.0) {  // the Jacobian only at an accepted point
     ++result->jacobian_evaluations;
-    it.accepted = Evaluate(model, true, m, &result->evaluations, trial);
+    it.accepted = Evaluate(model, box.scale, true, m, &result->evaluations, trial);
     it.evaluation_failed = !it.accepted;
   }
   return it;
@@ -223,6 +238,16 @@ Eigen::MatrixXd LogJacobian(const Eigen::MatrixXd& de_dp, const Eigen::VectorXd&
   return de_dp * p.asDiagonal();
 }
 
+Eigen::MatrixXd FitJacobian(const Eigen::MatrixXd& de_dp, const Eigen::VectorXd& p,
+                            const std::vector<ParameterScale>& scale) {
+  CSIM_CHECK(de_dp.cols() == p.size());
+  CSIM_CHECK(scale.empty() || static_cast<Eigen::Index>(scale.size()) == p.size());
+  Eigen::MatrixXd J = de_dp;
+  for (Eigen::Index j = 0; j < p.size(); ++j)
+    if (scale.empty() || scale[j] == ParameterScale::kLog) J.col(j) *= p[j];
+  return J;
+}
+
 LevenbergMarquardtResult LevenbergMarquardt(const ResidualFunction& model,
                                             const Eigen::VectorXd& p0,
                                             const ParameterBounds& bounds,
@@ -233,11 +258,14 @@ LevenbergMarquardtResult LevenbergMarquardt(const ResidualFunction& model,
   result.p = p0;
   result.cost = kNaN;
   result.bound_state.assign(n, BoundState::kFree);
+  result.scale = box.scale;
   int m = -1;
   Point x;
   x.p = p0;
-  x.eta = p0.array().log().matrix();
-  if (!Evaluate(model, true, &m, &result.evaluations, &x)) return result;
+  x.eta = p0;
+  for (int j = 0; j < n; ++j)
+    if (IsLog(box, j)) x.eta[j] = std::log(p0[j]);
+  if (!Evaluate(model, box.scale, true, &m, &result.evaluations, &x)) return result;
   ++result.jacobian_evaluations;
 
   double lambda = options.initial_lambda;

@@ -1,6 +1,8 @@
 #pragma once
-// Levenberg-Marquardt for nonlinear least squares over positive parameters, in log space:
-// minimise C(p) = 1/2 ||e(p)||^2 over p > 0 with optional bounds lo <= p <= hi. The core knows
+// Levenberg-Marquardt for nonlinear least squares: minimise C(p) = 1/2 ||e(p)||^2 with optional
+// bounds lo <= p <= hi, each parameter either positive and fitted in log space (the default)
+// or signed and fitted as it is (ParameterScale::kLinear: an initial position or velocity,
+// which can be 0 or negative). The core knows
 // nothing of the simulator: the caller supplies e(p) and de/dp (csim fit: a run, with forward
 // sensitivities when the Jacobian is requested). Design: docs/design/sensitivities.md,
 // "Fitting (Levenberg-Marquardt)".
@@ -8,7 +10,10 @@
 // Log parameters eta = ln p: a step in eta is a relative change of p, so one step tolerance
 // serves parameters of any unit and magnitude (a friction coefficient and a stiffness), p
 // stays positive without a constraint, and the chain rule is one column scaling,
-// de/deta_j = p_j de/dp_j (LogJacobian below), done here, not by the caller.
+// de/deta_j = p_j de/dp_j (LogJacobian below), done here, not by the caller. A linear
+// parameter is its own fit coordinate (eta_j = p_j, de/deta_j = de/dp_j): its step and the
+// step tolerance are in the parameter's own unit. "eta" below means the fit coordinates,
+// ln p_j or p_j per parameter (FitJacobian).
 //
 // The step: Marquardt's scaled system (J^T J + lambda D^2) delta = -J^T e, D = diag of the
 // column norms of J (so D^2 = diag(J^T J)), solved not from the normal equations but from the
@@ -37,7 +42,7 @@
 
 namespace csim::fit {
 
-/// The model seen by the fit. At parameters p (n, every p_j > 0, inside the bounds) writes
+/// The model seen by the fit. At parameters p (n, every log parameter > 0, inside the bounds) writes
 /// the residuals e (m, resized by the callee; the same m at every call) and, when
 /// want_jacobian, de_dp (m x n, d e_i / d p_j in the units of e over those of p_j). Returns
 /// false when the model cannot be evaluated at p (the simulator failed at a trial point): the
@@ -63,10 +68,18 @@ struct LevenbergMarquardtOptions {
   double singular_value_cutoff = 1e-6;
 };
 
-/// Bounds on p; empty vectors mean none. lo_j = 0 or hi_j = +inf leave that side open.
+/// How a parameter is fitted.
+enum class ParameterScale {
+  kLog,     ///< p > 0, fitted in eta = ln p (steps are relative changes of p)
+  kLinear,  ///< any sign, fitted in p itself (steps in the parameter's unit)
+};
+
+/// The parameter space: scales and bounds on p; empty vectors mean every parameter kLog and
+/// no bounds. lo_j = 0 (log) or -inf (linear), hi_j = +inf leave that side open.
 struct ParameterBounds {
-  std::vector<double> lo;  ///< n or empty, same unit as p_j, 0 <= lo_j < hi_j
+  std::vector<double> lo;  ///< n or empty, same unit as p_j, lo_j < hi_j (log: 0 <= lo_j)
   std::vector<double> hi;  ///< n or empty, same unit as p_j
+  std::vector<ParameterScale> scale;  ///< n or empty: every parameter kLog
 };
 
 /// Where a parameter ended relative to its bounds.
@@ -108,14 +121,20 @@ struct LevenbergMarquardtResult {
   Eigen::VectorXd e;        ///< m, residuals at p
   Eigen::MatrixXd de_dp;    ///< m x n, Jacobian at p (in p, as the caller gave it)
   std::vector<BoundState> bound_state;  ///< n, at p
+  std::vector<ParameterScale> scale;    ///< n, as fitted (kLog where the caller gave none)
   std::vector<LevenbergMarquardtIteration> history;  ///< one entry per trial step
 };
 
 /// de/deta = de/dp diag(p): the Jacobian in log parameters (m x n).
 Eigen::MatrixXd LogJacobian(const Eigen::MatrixXd& de_dp, const Eigen::VectorXd& p);
 
-/// Minimises 1/2 ||e(p)||^2 from p0 (n, p0_j > 0 and inside the bounds; a violation is a
-/// caller bug and aborts). Never throws on a failing model: see FitStatus.
+/// The Jacobian in the fit coordinates: column j times p_j for a kLog parameter, unchanged
+/// for a kLinear one (scale empty: every parameter kLog, LogJacobian).
+Eigen::MatrixXd FitJacobian(const Eigen::MatrixXd& de_dp, const Eigen::VectorXd& p,
+                            const std::vector<ParameterScale>& scale);
+
+/// Minimises 1/2 ||e(p)||^2 from p0 (n, inside the bounds, > 0 for a kLog parameter; a
+/// violation is a caller bug and aborts). Never throws on a failing model: see FitStatus.
 LevenbergMarquardtResult LevenbergMarquardt(const ResidualFunction& model,
                                             const Eigen::VectorXd& p0,
                                             const ParameterBounds& bounds = {},

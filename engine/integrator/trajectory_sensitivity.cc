@@ -31,6 +31,16 @@ double CentralStep(double norm_dq, double norm_dv, double velocity_scale) {
 // Retries of a difference whose perturbed assemblies do not match the nominal one.
 constexpr int kRetries = 3;
 
+// A body-mass column's relative step h_m: the central difference's cbrt(eps) for a
+// parameter of scale m (the assembly is smooth in m at fixed x0 and v).
+const double kMassStep = std::cbrt(std::numeric_limits<double>::epsilon());
+
+// The built-in default material (material index -1).
+const geometry::Material& BuiltInMaterial() {
+  static const geometry::Material kBuiltIn;
+  return kBuiltIn;
+}
+
 double InfNorm(const Eigen::Ref<const Eigen::VectorXd>& x) {
   return x.size() == 0 ? 0.0 : x.lpNorm<Eigen::Infinity>();
 }
@@ -80,7 +90,30 @@ bool AnalyticPair(geometry::ShapeType a, geometry::ShapeType b) {
          (b == ShapeType::kSphere || b == ShapeType::kEllipsoid || b == ShapeType::kCapsule);
 }
 
+// `model` with body `body`'s mass set to `mass` as `--set bodies.NAME.mass=M` would set it
+// (model_builder.cc, ResolveMassProperties): a geometric inertia (MassSource::kMass, and
+// kDensity's, which `--set` cannot reach) is the geometry's scaled to M, shifted to a given
+// com by the parallel-axis theorem (also linear in M), so it scales with the mass; a given
+// inertia stays; the com does not move.
+multibody::Model WithMass(const multibody::Model& model, int body, double mass) {
+  multibody::Model out = model;
+  multibody::Body& b = out.bodies[body];
+  if (b.mass_source != multibody::MassSource::kMassAndInertia) b.inertia *= mass / b.mass;
+  b.mass = mass;
+  return out;
+}
+
 }  // namespace
+
+TrajectorySensitivity::MassModels::MassModels(const multibody::Model& model, int body,
+                                              double relative_step, TreeSolver tree_solver)
+    : step(relative_step * model.bodies[body].mass),
+      plus(WithMass(model, body, model.bodies[body].mass + step)),
+      minus(WithMass(model, body, model.bodies[body].mass - step)),
+      plus_ws(MakeStepWorkspace(plus, tree_solver)),
+      minus_ws(MakeStepWorkspace(minus, tree_solver)),
+      plus_cws(plus),
+      minus_cws(minus) {}
 
 TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
                                              const std::vector<SensitivityParameter>& parameters,
@@ -94,11 +127,18 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
   for (const SensitivityParameter& p : parameters) {
     if (p.kind == Kind::kInitialPosition || p.kind == Kind::kInitialVelocity)
       CSIM_CHECK(p.index >= 0 && p.index < nv);
-    if (p.kind == Kind::kMaterial)
+    if (p.kind == Kind::kMaterial) {
       CSIM_CHECK(p.index >= -1 && p.index < static_cast<int>(model.materials.size()) &&
-                 (p.contact == solver::ContactParameter::kMu ||
-                  p.contact == solver::ContactParameter::kDissipationTime ||
-                  p.contact == solver::ContactParameter::kHuntCrossley));
+                 p.contact != solver::ContactParameter::kPhi0);
+      // An infinite stiffness selects the near-rigid rule: no derivative.
+      if (p.contact == solver::ContactParameter::kStiffness)
+        CSIM_CHECK(std::isfinite(
+            (p.index >= 0 ? model.materials[p.index] : BuiltInMaterial()).stiffness));
+    }
+    if (p.kind == Kind::kBodyMass) CSIM_CHECK(p.index >= 0 && p.index < model.num_bodies());
+    mass_.push_back(p.kind == Kind::kBodyMass
+                        ? std::make_unique<MassModels>(model, p.index, kMassStep, tree_solver)
+                        : nullptr);
   }
   for (const auto& spec : contact::MakeCollisionSpecs(model)) {
     shape_.push_back(spec.geometry.type);
@@ -147,9 +187,16 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
                                 state1.v, j);
     if (!status.ok()) return status;
   }
+  // A body-mass column's dr/dm and dv*/dm, added to its state part.
+  for (int j = 0; j < dq_.cols(); ++j) {
+    if (parameters_[j].kind != Kind::kBodyMass) continue;
+    status = DifferenceMass(params, free_motion, contact_parameters, dt, state0, state1.v, j);
+    if (!status.ok()) return status;
+  }
   // H dv = -(dr/dx0 D + dr/dp), dr/dp = -J^T dgamma/dp|_vc for a contact column.
   rhs_ = -dr_;
   if (dgamma_.size() < rows) dgamma_.resize(rows);
+  if (dgamma_term_.size() < rows) dgamma_term_.resize(rows);
   for (int j = 0; j < dq_.cols(); ++j) {
     const Kind kind = parameters_[j].kind;
     if ((kind != Kind::kContact && kind != Kind::kMaterial) || rows == 0) continue;
@@ -157,6 +204,17 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
     CalcContactParameterDirection(problem, nominal_.v_c.data(), parameters_[j].contact,
                                   kind == Kind::kMaterial ? scale_.data() : nullptr,
                                   dgamma_.head(rows));
+    if (kind == Kind::kMaterial && parameters_[j].contact == solver::ContactParameter::kStiffness) {
+      // The stiffness-weighted dissipations move too (§7.3); a kind that does not read one
+      // (SAP d, Hunt & Crossley tau_d) gives 0.
+      for (const auto& [parameter, scale] :
+           {std::pair{solver::ContactParameter::kDissipationTime, scale_tau_.data()},
+            std::pair{solver::ContactParameter::kHuntCrossley, scale_d_.data()}}) {
+        CalcContactParameterDirection(problem, nominal_.v_c.data(), parameter, scale,
+                                      dgamma_term_.head(rows));
+        dgamma_.head(rows) += dgamma_term_.head(rows);
+      }
+    }
     solver::CalcJTransposeTimes(problem, dgamma_.data(), &products_, jt_);
     rhs_.col(j) += jt_;
   }
@@ -212,19 +270,61 @@ StepStatus TrajectorySensitivity::AssembleAt(
   perturbed_.v = state0.v;
   perturbed_.v.noalias() += step * dv_.col(j);
   perturbed_.t = state0.t;
-  StepStatus status = BuildStepProblem(model, params, free_motion, contact_parameters, dt,
-                                       perturbed_, perturbed_ws_, perturbed_cws_);
-  if (!status.ok()) {
-    status.reason = "sensitivity assembly at a perturbed state: " + status.reason;
-    return status;
-  }
-  const solver::ContactProblem& problem = perturbed_cws_.problem;
+  StepStatus status = AssembleWith(model, params, free_motion, contact_parameters, dt,
+                                   perturbed_, v, perturbed_ws_, perturbed_cws_, r, v_star, same);
+  if (!status.ok()) status.reason = "sensitivity assembly at a perturbed state: " + status.reason;
+  return status;
+}
+
+StepStatus TrajectorySensitivity::AssembleWith(
+    const multibody::Model& model, const ThetaParameters& params,
+    const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
+    double dt, const multibody::State& state, const Eigen::VectorXd& v, StepWorkspace& ws,
+    ContactStepWorkspace& cws, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same) {
+  const StepStatus status =
+      BuildStepProblem(model, params, free_motion, contact_parameters, dt, state, ws, cws);
+  if (!status.ok()) return status;
+  const solver::ContactProblem& problem = cws.problem;
   solver::CalcOptimalityResidual(problem, v, &products_, *r);
-  *v_star = perturbed_ws_.v_star;
-  *same = SameConstraints(nominal_cws_, perturbed_cws_);
+  *v_star = ws.v_star;
+  *same = SameConstraints(nominal_cws_, cws);
   // The same pieces at the fixed v (products_.vc: this assembly's J v).
   for (int k = 0; *same && k < problem.num_constraints(); ++k)
     *same = PieceCode(problem, k, products_.vc.data()) == piece_[k];
+  return status;
+}
+
+StepStatus TrajectorySensitivity::DifferenceMass(
+    const ThetaParameters& params, const FreeMotionSettings& free_motion,
+    const contact::ContactParameters& contact_parameters, double dt,
+    const multibody::State& state0, const Eigen::VectorXd& v, int j) {
+  MassModels& m = *mass_[j];
+  bool same_plus = false, same_minus = false;
+  StepStatus status = AssembleWith(m.plus, params, free_motion, contact_parameters, dt, state0,
+                                   v, m.plus_ws, m.plus_cws, &r_plus_, &v_star_plus_,
+                                   &same_plus);
+  if (status.ok())
+    status = AssembleWith(m.minus, params, free_motion, contact_parameters, dt, state0, v,
+                          m.minus_ws, m.minus_cws, &r_minus_, &v_star_minus_, &same_minus);
+  if (!status.ok()) {
+    status.reason = "sensitivity assembly at a perturbed mass: " + status.reason;
+    return status;
+  }
+  const int body = parameters_[j].index;  // the step as the copies hold it
+  const double h = 0.5 * (m.plus.bodies[body].mass - m.minus.bodies[body].mass);
+  if (same_plus == same_minus) {  // central; across a change of the set when both differ
+    last_.num_unmatched += !same_plus;
+    dr_.col(j) += (r_plus_ - r_minus_) / (2 * h);
+    dv_star_.col(j) += (v_star_plus_ - v_star_minus_) / (2 * h);
+  } else if (same_plus) {  // one-sided from the side whose constraints match
+    ++last_.num_one_sided;
+    dr_.col(j) += (r_plus_ - r_nominal_) / h;
+    dv_star_.col(j) += (v_star_plus_ - nominal_ws_.v_star) / h;
+  } else {
+    ++last_.num_one_sided;
+    dr_.col(j) += (r_nominal_ - r_minus_) / h;
+    dv_star_.col(j) += (nominal_ws_.v_star - v_star_minus_) / h;
+  }
   return status;
 }
 
@@ -315,24 +415,38 @@ void TrajectorySensitivity::MaterialScale(const multibody::Model& model, int j) 
   const solver::ContactProblem& problem = nominal_cws_.problem;
   const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
   const SensitivityParameter& p = parameters_[j];
-  const contact::MaterialParameter parameter =
+  const contact::MaterialParameter parameter =  // unused for the stiffness
       p.contact == solver::ContactParameter::kMu ? contact::MaterialParameter::kFriction
       : p.contact == solver::ContactParameter::kDissipationTime
           ? contact::MaterialParameter::kDissipationTime
           : contact::MaterialParameter::kHuntCrossley;
-  static const geometry::Material kBuiltIn;  // the built-in default material
   const auto material = [&](int spec) -> const geometry::Material& {
-    return material_[spec] >= 0 ? model.materials[material_[spec]] : kBuiltIn;
+    return material_[spec] >= 0 ? model.materials[material_[spec]] : BuiltInMaterial();
   };
-  scale_.assign(problem.num_constraints(), 0.0);  // grows to the largest count, then reuses
+  const bool stiffness = p.contact == solver::ContactParameter::kStiffness;
+  // Each grows to the largest count, then reuses its storage.
+  scale_.assign(problem.num_constraints(), 0.0);
+  scale_tau_.assign(stiffness ? problem.num_constraints() : 0, 0.0);
+  scale_d_.assign(stiffness ? problem.num_constraints() : 0, 0.0);
   const auto& contacts = builder.contacts();
   for (size_t i = 0; i < contacts.size(); ++i) {
     const int k = builder.contact_constraint(static_cast<int>(i));
     if (k < 0) continue;
     if (builder.polygon_of_contact(static_cast<int>(i)) >= 0 &&
-        parameter != contact::MaterialParameter::kFriction)
-      continue;  // a polygon's dissipation comes from its pressure fields
+        (stiffness || parameter != contact::MaterialParameter::kFriction))
+      continue;  // a polygon's stiffness and dissipation come from its pressure fields
     const int a = contacts[i].geometry_a, b = contacts[i].geometry_b;
+    if (stiffness) {
+      for (const auto& [mine, other] : {std::pair{a, b}, std::pair{b, a}}) {
+        if (material_[mine] != p.index) continue;
+        const contact::CombinedStiffnessDerivative d =
+            contact::CombinedStiffnessDerivativeOf(material(mine), material(other));
+        scale_[k] += d.stiffness;
+        scale_tau_[k] += d.dissipation_time;
+        scale_d_[k] += d.hunt_crossley;
+      }
+      continue;
+    }
     if (material_[a] == p.index)
       scale_[k] += contact::CombinedMaterialDerivative(material(a), material(b), parameter);
     if (material_[b] == p.index)

@@ -43,19 +43,32 @@
 //
 // Cost per step: 1 + 2 n_p assemblies (the nominal one is rebuilt at x0, so that nothing
 // depends on the stepper's workspaces after its position update; a column without a state
-// direction needs none), one factorization of H, n_p solves and position updates.
+// direction needs none), 2 more per body-mass column, one factorization of H, n_p solves and
+// position updates.
 // Memory: the nominal and perturbed assemblies each own a StepWorkspace and a
-// ContactStepWorkspace (a model's worth each); a warmed-up Advance on an unchanged number
-// of constraint rows does not allocate (the IFT input v_c is sized to the rows).
+// ContactStepWorkspace (a model's worth each), and a body-mass column two copies of the
+// model with a pair of workspaces each, all made by the constructor; a warmed-up Advance on
+// an unchanged number of constraint rows does not allocate (the IFT input v_c is sized to
+// the rows).
 //
 // Contact columns: one parameter shared by every contact (CalcContactParameterDirection's
-// scale = 1), or a material's friction or dissipation, whose scale per contact is the
-// combination's derivative (docs/design/sensitivities.md §7.3). A material's stiffness is
-// not offered: it moves both the combined k and the stiffness-weighted dissipations.
-// Hydroelastic polygons take their friction from the same combination, their stiffness and
-// dissipation from the pressure fields: they get a material's friction only.
+// scale = 1), or a material's friction, dissipation or stiffness, whose scale per contact is
+// the combination's derivative (docs/design/sensitivities.md §7.3). A material's stiffness
+// moves the series k and both stiffness-weighted dissipations: its direction is the sum of
+// three, dgamma/dk dk/dk_m + dgamma/dtau_d dtau_d/dk_m + dgamma/dd dd/dk_m. Hydroelastic
+// polygons take their friction from the same combination, their stiffness and dissipation
+// from the pressure fields: they get a material's friction only (0 in the other columns).
+//
+// Body-mass columns: the mass moves M (A, v*, gravity, the Delassus estimates behind R and
+// v_hat), so dr/dm at fixed v and x0 is the central difference of the assembly between two
+// copies of the model with the body's mass m (1 +- h_m), h_m = cbrt(eps), made once by the
+// constructor as the loader would make them (multibody::MassSource: the inertia scales with
+// the mass when the scene derived it from the geometry, else it stays). It is matched with
+// the nominal assembly like the state differences (one attempt: the copies are fixed, so
+// there are no retries at a smaller step; a mismatch is counted one-sided or unmatched).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -73,14 +86,19 @@ struct SensitivityParameter {
     kContact,          ///< `contact` of every contact (one value shared by all contacts)
     kInitialPosition,  ///< tangent coordinate `index` (0 <= index < nv) of q at Reset
     kInitialVelocity,  ///< v[index] at Reset
-    /// `contact` (kMu, kDissipationTime or kHuntCrossley) of material `index`
+    /// `contact` (kMu, kStiffness, kDissipationTime or kHuntCrossley) of material `index`
     /// (Model::materials; -1: the built-in default), through CombineMaterials: each contact
-    /// of a geometry of that material moves by contact::CombinedMaterialDerivative.
+    /// of a geometry of that material moves by contact::CombinedMaterialDerivative, or for
+    /// the stiffness (finite: checked) contact::CombinedStiffnessDerivativeOf.
     kMaterial,
+    /// The mass of body `index` [kg] (its inertia scaled along when the scene derived it
+    /// from the geometry, multibody::MassSource).
+    kBodyMass,
   };
   Kind kind = Kind::kContact;
   solver::ContactParameter contact = solver::ContactParameter::kMu;  ///< kContact, kMaterial
-  int index = -1;  ///< the initial-state kinds' coordinate; kMaterial's material
+  int index = -1;  ///< the initial-state kinds' coordinate; kMaterial's material; kBodyMass's
+                   ///< body
 };
 
 /// What the last Advance saw, for judging its derivatives.
@@ -154,19 +172,45 @@ class TrajectorySensitivity {
                         const contact::ContactParameters& contact_parameters, double dt,
                         const multibody::State& state0, const Eigen::VectorXd& v, int j,
                         double step, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same);
+  // Adds column j's dr/dm and dv*/dm of a body-mass column, at the fixed x0 and v.
+  StepStatus DifferenceMass(const ThetaParameters& params, const FreeMotionSettings& free_motion,
+                            const contact::ContactParameters& contact_parameters, double dt,
+                            const multibody::State& state0, const Eigen::VectorXd& v, int j);
+  // r at v and v* of `model`'s assembly at `state` with the workspaces (ws, cws), and whether
+  // its constraints and pieces match the nominal ones.
+  StepStatus AssembleWith(const multibody::Model& model, const ThetaParameters& params,
+                          const FreeMotionSettings& free_motion,
+                          const contact::ContactParameters& contact_parameters, double dt,
+                          const multibody::State& state, const Eigen::VectorXd& v,
+                          StepWorkspace& ws, ContactStepWorkspace& cws, Eigen::VectorXd* r,
+                          Eigen::VectorXd* v_star, bool* same);
   // The position update's derivative for column j, from the new dv_.col(j).
   void DifferencePositions(const multibody::Model& model, const ThetaParameters& params,
                            double dt, const multibody::State& state0,
                            const multibody::State& state1, int j);
   // Flags of the nominal problem's contacts (kinks, geometry).
   void InspectContacts();
-  // scale_ (per constraint of the nominal problem) for material column j.
+  // scale_ (per constraint of the nominal problem) for material column j; for a stiffness
+  // column also scale_tau_ and scale_d_ (the weighted dissipations' derivatives).
   void MaterialScale(const multibody::Model& model, int j);
+
+  // A body-mass column's two models, m (1 + h_m) and m (1 - h_m), with their own workspaces
+  // (the multibody workspaces hold the bodies' spatial inertias).
+  struct MassModels {
+    MassModels(const multibody::Model& model, int body, double relative_step,
+               TreeSolver tree_solver);
+    double step;  // h_m m [kg]
+    multibody::Model plus, minus;
+    StepWorkspace plus_ws, minus_ws;
+    ContactStepWorkspace plus_cws, minus_cws;
+  };
 
   std::vector<SensitivityParameter> parameters_;
   std::vector<geometry::ShapeType> shape_;  // per collision spec
   std::vector<int> material_;               // per collision spec: Model::materials index
   std::vector<double> scale_;               // per constraint: dp_k / dp of a material column
+  std::vector<double> scale_tau_, scale_d_;  // per constraint: a stiffness column's dtau, dd
+  std::vector<std::unique_ptr<MassModels>> mass_;  // per column: a body-mass column's, or null
   Eigen::MatrixXd dq_, dv_;                 // S_n (nv x n_p)
   Eigen::MatrixXd dq_next_, dv_next_;       // S_{n+1} being formed
   Eigen::MatrixXd dr_, dv_star_, rhs_, dv_solve_;  // per column (nv x n_p)
@@ -181,7 +225,7 @@ class TrajectorySensitivity {
   ContactStepWorkspace perturbed_cws_;
   multibody::State perturbed_;
   Eigen::VectorXd delta_, r_plus_, r_minus_, r_nominal_, v_star_plus_, v_star_minus_;
-  Eigen::VectorXd dgamma_, jt_, v_pos_, q_plus_, q_minus_, dq_plus_, dq_minus_;
+  Eigen::VectorXd dgamma_, dgamma_term_, jt_, v_pos_, q_plus_, q_minus_, dq_plus_, dq_minus_;
   solver::SapWorkspace products_;
   solver::StepSensitivitySolver ift_;
   SensitivityStepInfo last_;

@@ -210,6 +210,9 @@ void ResolveMassProperties(BodySpec& spec) {
     body.inertia = geometry::ShiftInertia(scaled.inertia, body.mass, scaled.com, body.com);
   }
   CheckInertia(body.inertia, inertia ? *inertia : b, body.name);
+  body.mass_source = density   ? multibody::MassSource::kDensity
+                     : inertia ? multibody::MassSource::kMassAndInertia
+                               : multibody::MassSource::kMass;
 }
 
 BodySpec ReadBody(const NodeReader& b, const MaterialIndex& materials, int default_material,

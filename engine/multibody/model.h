@@ -75,12 +75,25 @@ struct Joint {
   PrescribedMotion motion;              ///< meaningful when prescribed
 };
 
+/// What a scene gave of a body's mass properties (scene-format.md "bodies"), which decides
+/// what a change of its mass moves (`--set bodies.NAME.mass=M`, the `bodies.NAME.mass`
+/// sensitivity, docs/design/sensitivities.md §9).
+enum class MassSource {
+  kMassAndInertia,  ///< mass and inertia given (or imported, or built in code): the inertia
+                    ///< stays when the mass changes
+  kMass,            ///< mass alone: the inertia is the geometry's scaled to the mass, so it
+                    ///< scales with it (the com, the geometry's or given, does not move)
+  kDensity,         ///< density: the mass is density x volume and the inertia the
+                    ///< geometry's; there is no mass entry to change
+};
+
 struct Body {
   std::string name;
   double mass = 0.0;                                   ///< [kg] > 0
   Eigen::Vector3d com = Eigen::Vector3d::Zero();       ///< centre of mass in B [m]
   Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();   ///< about com, B axes [kg m^2], SPD
   std::vector<geometry::Geometry> geometry;            ///< in the body frame
+  MassSource mass_source = MassSource::kMassAndInertia;
 };
 
 /// A named frame fixed on a body (scene `frames:`): a tool point, a site or a merged fixed

@@ -1,6 +1,7 @@
 #include "engine/sim/sensitivity_paths.h"
 
 #include <charconv>
+#include <cmath>
 
 #include "engine/common/input_error.h"
 
@@ -12,7 +13,8 @@ using Kind = SensitivityParameter::Kind;
 
 constexpr const char* kAccepted =
     "accepted: materials.NAME.friction, materials.NAME.dissipation_time, "
-    "materials.NAME.hunt_crossley, joints.NAME.q[i], joints.NAME.v[i]";
+    "materials.NAME.hunt_crossley, materials.NAME.stiffness, bodies.NAME.mass, "
+    "joints.NAME.q[i], joints.NAME.v[i]";
 
 [[noreturn]] void Fail(const std::string& path, const std::string& why) {
   throw InputError({"--sensitivities", 0, 0}, "'" + path + "' " + why + " (" + kAccepted + ")");
@@ -41,9 +43,7 @@ SensitivityParameter Material(const multibody::Model& model, const std::string& 
   } else if (field == "hunt_crossley") {
     p.contact = solver::ContactParameter::kHuntCrossley;
   } else if (field == "stiffness") {
-    Fail(path, "is not supported yet: a material's stiffness moves both the combined "
-               "stiffness and the stiffness-weighted dissipations (design/sensitivities.md "
-               "§7.3)");
+    p.contact = solver::ContactParameter::kStiffness;
   } else {
     Fail(path, "names no material parameter with a sensitivity");
   }
@@ -54,7 +54,32 @@ SensitivityParameter Material(const multibody::Model& model, const std::string& 
     if (name != "default") Fail(path, "names no material of the scene");
     p.index = -1;  // the built-in default material
   }
+  if (p.contact == solver::ContactParameter::kStiffness) {
+    const geometry::Material built_in;
+    const double k = (p.index >= 0 ? model.materials[p.index] : built_in).stiffness;
+    if (!std::isfinite(k))
+      Fail(path, "is not differentiable: stiffness .inf has no derivative (it selects the "
+                 "near-rigid rule, docs/design/sensitivities.md §7.3)");
+  }
   return p;
+}
+
+SensitivityParameter BodyMass(const multibody::Model& model, const std::string& path,
+                              const std::string& name, const std::string& field) {
+  if (field != "mass") Fail(path, "names no body parameter with a sensitivity");
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    if (model.bodies[b].name != name) continue;
+    // The column is the derivative of what `--set bodies.NAME.mass=M` changes, which a
+    // density body refuses.
+    if (model.bodies[b].mass_source == multibody::MassSource::kDensity)
+      Fail(path, "names a body whose mass comes from its density (it has no mass entry to "
+                 "change)");
+    SensitivityParameter p;
+    p.kind = Kind::kBodyMass;
+    p.index = b;
+    return p;
+  }
+  Fail(path, "names no body of the scene");
 }
 
 }  // namespace
@@ -72,12 +97,7 @@ SensitivityParameter ParseSensitivityPath(const multibody::Model& model,
   if (parts.size() != 3 || parts[1].empty() || parts[2].empty())
     Fail(path, "is not a parameter path");
   if (parts[0] == "materials") return Material(model, path, parts[1], parts[2]);
-  if (parts[0] == "bodies") {
-    if (parts[2] == "mass")
-      Fail(path, "is not supported yet: a body's mass moves the mass matrix, which the "
-                 "sensitivities do not differentiate");
-    Fail(path, "is not a parameter path");
-  }
+  if (parts[0] == "bodies") return BodyMass(model, path, parts[1], parts[2]);
   if (parts[0] != "joints") Fail(path, "is not a parameter path");
   char which = 0;
   int index = 0;

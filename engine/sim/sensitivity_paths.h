@@ -3,6 +3,10 @@
 // docs/design/sensitivities.md §9): each names one column of the forward sensitivities
 // (integrator::TrajectorySensitivity), in the scene's own path syntax (`--set`):
 //   materials.NAME.friction | materials.NAME.dissipation_time | materials.NAME.hunt_crossley
+//   materials.NAME.stiffness              (finite: .inf has no derivative)
+//   bodies.NAME.mass                      (a body given a mass, not a density: the
+//                                          derivative of what `--set bodies.NAME.mass`
+//                                          changes)
 //   joints.NAME.q[i] | joints.NAME.v[i]   (initial state coordinate i of joint NAME; a free
 //                                          body's joint is named after the body)
 // A bad path is an InputError located at the flag ("--sensitivities: 'PATH' ...").

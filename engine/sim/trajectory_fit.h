@@ -1,32 +1,55 @@
 #pragma once
 // The fitting driver of `csim fit` (docs/cli.md, docs/design/sensitivities.md "csim fit"):
-// material parameters of a scene fitted to measured joint coordinates by Levenberg-Marquardt
-// (engine/fit) with the Jacobian from the run's forward sensitivities (Settings::
+// parameters of a scene fitted to measured joint coordinates by Levenberg-Marquardt
+// (engine/fit) with the Jacobian from the runs' forward sensitivities (Settings::
 // sensitivities).
 //
-// Each evaluation at parameters p builds the scene anew through the caller's SceneFactory
-// with the overrides
-//   user --set ..., settings.output.every=1, settings.duration=T (the last measurement
-//   time used), settings.solver.relative_tolerance=1e-12, PATH_j=p_j (%.17g)
-// and runs Simulate into a MemoryRecorder with sensitivities for the paths. Residuals, one
-// block of nv per measurement time t_i in the window:
-//   e_i = q_sim(t_i) (-) q_meas(t_i)   (ConfigurationDifference: the tangent at q_meas,
-//                                       so rotations are handled; a free body's block is
-//                                       [rotation vector in rad; position in m])
-// unweighted: positions in m, angles in rad, every coordinate and time alike (noise-free
-// or equally noisy data; a weighting is for later). A measurement time that is not a
-// simulated row time (to 1e-9 s) takes the linear blend of the residuals and sensitivities
-// of the two rows around it. The Jacobian de_i/dp = dq/dp (tangent at q_sim, Row::
-// sensitivity.dq): the Gauss-Newton approximation that drops the d(-)/dq_sim correction,
-// exact at zero residual (second order in the residual otherwise).
+// Runs: one per measurement (data file). Every run shares the scene and its material (and
+// other positive) parameters; each starts from its own initial state: the scene's (after
+// --set; one measurement only) or its data's first sample in the window
+// (InitialState::kData: q_meas(t0), v from the data's recorded velocities or else the
+// tangent difference of its first two samples over their time step; joints the data does
+// not give start at the scene's state). A run that starts at t0 > 0 is simulated from
+// t = 0 and its times are shifted by t0 (refused for a scene with time-dependent inputs).
 //
-// Parameters: materials.NAME.friction | dissipation_time | hunt_crossley only (positive: the
-// LM core works on ln p). Initial-state paths (joints.NAME.q[i] | v[i]) need a linear
-// parameterisation the core does not have yet and are refused; so is a parameter starting
-// at 0 (say dissipation_time 0: give a positive start with --set).
+// Each evaluation at parameters p builds the scene once through the caller's SceneFactory
+// with the overrides
+//   user --set ..., PATH_j=p_j (%.17g) for the shared (log) parameters
+// then forces settings.output.every=1, settings.duration = the run's last measurement time
+// (minus t0), settings.solver.relative_tolerance <= 1e-12, and for each run sets the joints'
+// initial q and v on a copy of the model (the run's initial state with its initial-state
+// parameters applied, below) and runs Simulate into a MemoryRecorder, with sensitivities for
+// the run's own columns only (the shared paths and its own initial-state paths) when the
+// Jacobian is wanted. The model built for one p serves every run and the next evaluation at
+// the same shared values (LM's Jacobian evaluation after an accepted trial).
+//
+// Residuals, stacked run after run, one block per measurement time t_i in the window:
+//   e_i = W (q_sim(t_i) (-) q_meas(t_i))[observed]
+// (ConfigurationDifference: the tangent at q_meas, so rotations are handled; a free body's
+// block is [rotation vector in rad; position in m]) restricted to the observed joints'
+// tangent coordinates, W = diag(1/sigma) with sigma_position [m] on translational
+// coordinates and sigma_angle [rad] on rotational ones (both 1: unweighted). A measurement
+// time that is not a simulated row time (to 1e-9 s) takes the linear blend of the residuals
+// and sensitivities of the two rows around it. The Jacobian de_i/dp = W dq/dp (tangent at
+// q_sim, Row::sensitivity.dq): the Gauss-Newton approximation that drops the d(-)/dq_sim
+// correction, exact at zero residual. It is block sparse: a run's rows have entries only in
+// the shared columns and its own initial-state columns.
+//
+// Parameters (any path ParseSensitivityPath accepts):
+//   - shared, ParameterScale::kLog: every path that is not an initial-state one
+//     (materials.NAME.friction, ...): positive, set through the scene overrides;
+//   - per run, ParameterScale::kLinear: joints.NAME.q[i] and joints.NAME.v[i], one parameter
+//     per run (per data file). v[i] is the initial velocity coordinate itself. q[i] is a
+//     tangent coordinate: for a translational or joint coordinate (a revolute angle, a
+//     prismatic slide, a free body's position) the initial coordinate itself; for a rotation
+//     tangent of a free or ball joint the rotation vector of the offset from the run's
+//     reference orientation (0 at the start), q0 = q_ref (+) delta, whose columns are the
+//     run's sensitivities to the joint's three rotation tangents times the rotation's
+//     Jacobian at delta (J_l for a free joint, J_r for a ball joint).
+//   fit_initial_state adds every run's q[i] and v[i] of every joint with coordinates.
 //
 // Identifiability is checked at the start, before any iteration: a parameter whose column
-// of de/d ln p is (numerically) zero, or a direction of the column-scaled Jacobian with a
+// of de/d eta is (numerically) zero, or a direction of the column-scaled Jacobian with a
 // singular value below 1e-6 of the largest (fit_statistics.h), is refused with an
 // InputError located at "--param" naming the parameter or the combination.
 
@@ -44,11 +67,22 @@
 
 namespace csim::sim {
 
-/// Measured joint coordinates (a csim output's /time and /state/q).
+/// Measured joint coordinates (a csim output's /time, /state/q and /state/v, or a CSV).
 struct Measurement {
   std::string source;              ///< file name, for messages
   std::vector<double> time;        ///< (N) ascending [s]
   std::vector<Eigen::VectorXd> q;  ///< (N) each nq, the scene's coordinate layout
+  /// (N) each nv, the recorded velocities; empty when the data has none (a CSV).
+  std::vector<Eigen::VectorXd> v;
+  /// The joints whose coordinates q gives; empty: all. The other joints' entries of q are
+  /// placeholders (the scene's initial coordinates) that enter no residual.
+  std::vector<std::string> joints;
+};
+
+/// Where each run starts.
+enum class InitialState {
+  kScene,  ///< the scene's initial state (after --set): one measurement only
+  kData,   ///< the data's first sample in the window
 };
 
 struct TrajectoryFitOptions {
@@ -58,6 +92,13 @@ struct TrajectoryFitOptions {
   double window_end = std::numeric_limits<double>::infinity();     ///< [s]
   int max_iterations = 50;
   double solver_relative_tolerance = 1e-12;
+  InitialState initial_state = InitialState::kScene;
+  /// Every run's initial q (tangent) and v of every joint coordinate as parameters.
+  bool fit_initial_state = false;
+  /// Joints whose coordinates enter the residuals; empty: every joint with coordinates.
+  std::vector<std::string> observe;
+  double sigma_position = 1.0;  ///< [m] > 0, residual weight 1/sigma on translations
+  double sigma_angle = 1.0;     ///< [rad] > 0, residual weight 1/sigma on rotations
 };
 
 /// Builds the model and settings of the scene with these --set overrides; throws
@@ -66,24 +107,45 @@ using SceneFactory = std::function<void(const std::vector<std::string>& override
                                         multibody::Model* model, Settings* settings)>;
 
 struct TrajectoryFitResult {
-  std::vector<std::string> parameters;  ///< (n) the paths
-  Eigen::VectorXd start;                ///< (n) starting values (the scene's, after --set)
-  int num_samples = 0;                  ///< measurement times in the window
-  int num_residuals = 0;                ///< m = num_samples * nv
+  /// (n) the fit's parameters: the shared ones in --param order, then per run its
+  /// initial-state ones. `parameters` holds the paths, `run` the run (data file index) of
+  /// an initial-state parameter or -1 for a shared one, `scale` how it was fitted.
+  std::vector<std::string> parameters;
+  std::vector<int> run;
+  std::vector<fit::ParameterScale> scale;
+  Eigen::VectorXd start;                ///< (n) starting values
+  int num_runs = 0;                     ///< data files
+  std::vector<int> run_samples;         ///< (num_runs) measurement times in the window
+  std::vector<double> run_t0;           ///< (num_runs) data time of the run's t = 0 [s]
+  int num_samples = 0;                  ///< measurement times in the window, all runs
+  int num_residuals = 0;                ///< m = num_samples * observed coordinates
+  int observed_coordinates = 0;         ///< residuals per measurement time
+  /// (num_runs) each run's initial q (nq) and v (nv) at the start and at the fitted values.
+  std::vector<Eigen::VectorXd> initial_q_start, initial_v_start, initial_q, initial_v;
   fit::LevenbergMarquardtResult lm;
   fit::FitStatistics statistics;
-  /// At the last Jacobian evaluation (the final point): steps near non-smooth points (a
-  /// column differenced one-sided or straddling a change of contact set, or a kink distance
-  /// below 1e-6: /sensitivity/near_kink), and the smallest kink distance (1: none).
+  /// At the last Jacobian evaluation (the final point), over all runs: steps near non-smooth
+  /// points (a column differenced one-sided or straddling a change of contact set, or a kink
+  /// distance below 1e-6: /sensitivity/near_kink), and the smallest kink distance (1: none).
   int kink_steps = 0;
   double min_kink_distance = 1.0;
-  /// "--set PATH=VALUE" lines of the fitted values.
+  /// Parameter j as a readable name: the path, and for an initial-state parameter of
+  /// several runs its run ("joints.box.v[3] (data 1)").
+  std::string Label(int j) const;
+  /// "--set PATH=VALUE" lines of the fitted shared values (initial-state parameters have no
+  /// single --set path; they are in initial_q / initial_v).
   std::vector<std::string> SetLines() const;
 };
 
 /// Fits; throws InputError for a refused request (a bad or unsupported path, an
 /// unidentifiable parameter, a measurement that does not fit the scene, a scene that does
-/// not run at the start). A fit that ends without converging is not an error: see lm.status.
+/// not run at the start, several measurements starting from the scene's state). A fit that
+/// ends without converging is not an error: see lm.status.
+TrajectoryFitResult FitTrajectory(const SceneFactory& factory,
+                                  const std::vector<Measurement>& data,
+                                  const TrajectoryFitOptions& options);
+
+/// One measurement.
 TrajectoryFitResult FitTrajectory(const SceneFactory& factory, const Measurement& data,
                                   const TrajectoryFitOptions& options);
 

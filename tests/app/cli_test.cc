@@ -380,7 +380,7 @@ print("ok")
   }
   SECTION("a bad path") {
     for (const char* path : {"materials.steel.friction", "materials.default.stiffness",
-                             "bodies.box.mass", "joints.box.q[6]", "joints.box.v[0],"}) {
+                             "bodies.lid.mass", "joints.box.q[6]", "joints.box.v[0],"}) {
       const Outcome o = Csim({"run", Scene("sliding_box.yaml"), "-o", dir / "x.h5",
                               "--sensitivities", path},
                              dir);
@@ -869,9 +869,208 @@ TEST_CASE("csim fit refuses an unidentifiable request with a message", "[cli][fi
   CHECK(fit.status == 1);
   CHECK(Contains(fit.err, "'materials.default.friction' is not identifiable"));
   CHECK_FALSE(fs::exists(dir / "fit.h5"));
-  const Outcome initial = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
-                                "materials.default.friction", "--fit-initial-state"},
-                               dir);
-  CHECK(initial.status == 1);
-  CHECK(Contains(initial.err, "--fit-initial-state: not supported yet"));
+  // Two runs that would both start from the scene's one initial state.
+  const Outcome ensemble = Csim({"fit", scene, "--data", dir / "rest.h5", "--data",
+                                 dir / "rest.h5", "--param", "materials.default.friction",
+                                 "-o", dir / "fit.h5"},
+                                dir);
+  CHECK(ensemble.status == 1);
+  CHECK(Contains(ensemble.err, "--initial-state: several --data files (2) with "
+                               "--initial-state scene"));
+  CHECK_FALSE(fs::exists(dir / "fit.h5"));
+  const Outcome state = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
+                              "materials.default.friction", "--initial-state", "measured"},
+                             dir);
+  CHECK(state.status == 1);
+  CHECK(Contains(state.err, "--initial-state: 'measured': expected scene or data"));
+  const Outcome sigma = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
+                              "materials.default.friction", "--sigma", "1e-3"},
+                             dir);
+  CHECK(sigma.status == 1);
+  CHECK(Contains(sigma.err, "--sigma: '1e-3': expected POSITION,ANGLE"));
+  // The initial state fitted from a CSV of one sample: its velocity is not seen.
+  WriteFile(dir / "one.csv", "t,qw,qx,qy,qz,x,y,z\n0,1,0,0,0,0,0,0.055\n");
+  const Outcome one = Csim({"fit", scene, "--data", dir / "one.csv", "--param",
+                            "materials.default.friction", "--fit-initial-state"},
+                           dir);
+  CHECK(one.status == 1);
+  CHECK(Contains(one.err, "one.csv: --fit-initial-state needs at least two measurement times"));
+}
+
+// The rows of a csim output as CSV text: `t,q_0,...` at full precision, with a header.
+// `columns` picks q's columns (empty: all).
+std::string CsvOf(const std::string& h5, const std::vector<int>& columns = {}) {
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadOnly);
+  const std::vector<double> t = file.OpenDataset("time").ReadDoubles();
+  const csim::io::Hdf5Dataset qd = file.OpenDataset("state/q");
+  const std::vector<double> q = qd.ReadDoubles();
+  const size_t nq = qd.row_size();
+  std::vector<int> picked = columns;
+  if (picked.empty())
+    for (size_t k = 0; k < nq; ++k) picked.push_back(static_cast<int>(k));
+  std::ostringstream out;
+  out << "# time [s], joint coordinates\nt";
+  for (int k : picked) out << ",q" << k;
+  out << "\n";
+  out.precision(17);
+  for (size_t i = 0; i < t.size(); ++i) {
+    out << t[i];
+    for (int k : picked) out << "," << q[i * nq + k];
+    out << "\n";
+  }
+  return out.str();
+}
+
+TEST_CASE("csim fit reads a CSV of the measured coordinates", "[cli][fit]") {
+  TempDir dir;
+  const std::string scene = Scene("sliding_box.yaml");
+  const Outcome run = Csim({"run", scene, "-q", "-o", dir / "data.h5", "--duration", "0.15",
+                            "--set", "settings.solver.relative_tolerance=1e-12"},
+                           dir);
+  REQUIRE(run.status == 0);
+  WriteFile(dir / "data.csv", CsvOf(dir / "data.h5"));
+  const Outcome fit = Csim({"fit", scene, "--data", dir / "data.csv", "--param",
+                            "materials.default.friction", "--set",
+                            "materials.default.friction=0.35", "-o", dir / "fit.h5"},
+                           dir);
+  INFO(fit.out << fit.err);
+  REQUIRE(fit.status == 0);
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+                                                     csim::io::Hdf5File::Mode::kReadOnly);
+  const std::vector<double> values = file.OpenDataset("fit/values").ReadDoubles();
+  REQUIRE(values.size() == 1);
+  CHECK(std::abs(values[0] / 0.5 - 1.0) < 1e-6);
+  CHECK(file.OpenDataset("fit/summary").ReadDoubles()[1] <= 20);
+
+  SECTION("bad rows are reported with the file and line") {
+    const std::string good = CsvOf(dir / "data.h5");
+    // Line 1 is the comment, line 2 the header, data from line 3.
+    std::string text = good;
+    size_t line5 = 0;
+    for (int k = 0; k < 4; ++k) line5 = text.find('\n', line5) + 1;
+    text.insert(line5, "0.025,1,0,zero,0,0,0,0.055\n");
+    WriteFile(dir / "word.csv", text);
+    const Outcome word = Csim({"fit", scene, "--data", dir / "word.csv", "--param",
+                               "materials.default.friction"},
+                              dir);
+    CHECK(word.status == 1);
+    CHECK(Contains(word.err, "word.csv:5: expected a row of numbers"));
+    text = good;
+    text.insert(line5, "0.025,1,0,0\n");
+    WriteFile(dir / "short.csv", text);
+    const Outcome narrow = Csim({"fit", scene, "--data", dir / "short.csv", "--param",
+                                 "materials.default.friction"},
+                                dir);
+    CHECK(narrow.status == 1);
+    CHECK(Contains(narrow.err, "short.csv:5: has 4 values; the first row 8"));
+    text = good;
+    text.insert(line5, "0.005,1,0,0,0,0,0,0.055\n");
+    WriteFile(dir / "back.csv", text);
+    const Outcome back = Csim({"fit", scene, "--data", dir / "back.csv", "--param",
+                               "materials.default.friction"},
+                              dir);
+    CHECK(back.status == 1);
+    CHECK(Contains(back.err, "back.csv:5: time 0.005"));
+    CHECK(Contains(back.err, "does not increase"));
+    WriteFile(dir / "wide.csv", "0,1,0,0,0,0,0,0.055,7\n0.01,1,0,0,0,0.01,0,0.055,7\n");
+    const Outcome wide = Csim({"fit", scene, "--data", dir / "wide.csv", "--param",
+                               "materials.default.friction"},
+                              dir);
+    CHECK(wide.status == 1);
+    CHECK(Contains(wide.err, "wide.csv:1: has 8 coordinates after t; expected t and the "
+                             "scene's 7 joint coordinates"));
+  }
+}
+
+// Two boxes on the ground: `a` launched along x, `b` at rest; one material.
+const char* const kTwoBoxesScene = R"(csim: 1
+name: two_boxes
+settings:
+  time_step: 0.01
+  duration: 0.15
+  integrator: symplectic_euler
+  contact_margin: 0.02
+  solver: {relative_tolerance: 1.0e-12}
+materials:
+  default: {stiffness: .inf, dissipation_time: 0.0, friction: 0.5}
+world:
+  geometry:
+    - {shape: halfspace}
+bodies:
+  - name: a
+    mass: 1.0
+    geometry:
+      - {shape: box, size: [0.1, 0.1, 0.1]}
+    pose: {position: [0, 0, 0.055]}
+    velocity: {linear: [1.0, 0, 0]}
+  - name: b
+    mass: 1.0
+    geometry:
+      - {shape: box, size: [0.1, 0.1, 0.1]}
+    pose: {position: [0, 1, 0.05]}
+)";
+
+TEST_CASE("csim fit --observe fits a CSV of the observed joint only, weighted", "[cli][fit]") {
+  TempDir dir;
+  WriteFile(dir / "two.yaml", kTwoBoxesScene);
+  const Outcome run = Csim({"run", dir / "two.yaml", "-q", "-o", dir / "data.h5"}, dir);
+  REQUIRE(run.status == 0);
+  // Box a's 7 coordinates only (quaternion, position): q_0 ... q_6 of the scene.
+  WriteFile(dir / "a.csv", CsvOf(dir / "data.h5", {0, 1, 2, 3, 4, 5, 6}));
+  const Outcome fit = Csim({"fit", dir / "two.yaml", "--data", dir / "a.csv", "--observe", "a",
+                            "--sigma", "1e-3,1e-2", "--param", "materials.default.friction",
+                            "--set", "materials.default.friction=0.35", "-o", dir / "fit.h5"},
+                           dir);
+  INFO(fit.out << fit.err);
+  REQUIRE(fit.status == 0);
+  CHECK(Contains(fit.out, "6 observed coordinates: weighted by 1/sigma"));
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+                                                     csim::io::Hdf5File::Mode::kReadOnly);
+  CHECK(std::abs(file.OpenDataset("fit/values").ReadDoubles()[0] / 0.5 - 1.0) < 1e-6);
+  CHECK(file.OpenDataset("fit/observed").ReadStrings() == std::vector<std::string>{"a"});
+  CHECK(file.OpenDataset("fit/sigma").ReadDoubles() == std::vector<double>{1e-3, 1e-2});
+  // Box b's columns alone, observed: b never slides, friction is unseen.
+  WriteFile(dir / "b.csv", CsvOf(dir / "data.h5", {7, 8, 9, 10, 11, 12, 13}));
+  const Outcome rest = Csim({"fit", dir / "two.yaml", "--data", dir / "b.csv", "--observe",
+                             "b", "--param", "materials.default.friction"},
+                            dir);
+  CHECK(rest.status == 1);
+  CHECK(Contains(rest.err, "'materials.default.friction' is not identifiable"));
+}
+
+TEST_CASE("csim fit: an ensemble of runs from their data's initial states", "[cli][fit]") {
+  TempDir dir;
+  const std::string scene = Scene("sliding_box.yaml");
+  const std::vector<std::string> launches = {"[1,0,0]", "[0.8,0.3,0]"};
+  std::vector<std::string> args = {"fit", scene};
+  for (size_t k = 0; k < launches.size(); ++k) {
+    const std::string out = dir / ("run" + std::to_string(k) + ".h5");
+    const Outcome run = Csim({"run", scene, "-q", "-o", out, "--duration", "0.15", "--set",
+                              "settings.solver.relative_tolerance=1e-12", "--set",
+                              "bodies.box.velocity.linear=" + launches[k]},
+                             dir);
+    REQUIRE(run.status == 0);
+    args.insert(args.end(), {"--data", out});
+  }
+  args.insert(args.end(), {"--initial-state", "data", "--param", "materials.default.friction",
+                           "--param", "joints.box.v[3]", "--set",
+                           "materials.default.friction=0.35", "-o", dir / "fit.h5"});
+  const Outcome fit = Csim(args, dir);
+  INFO(fit.out << fit.err);
+  REQUIRE(fit.status == 0);
+  CHECK(Contains(fit.out, "2 runs"));
+  CHECK(Contains(fit.out, "joints.box.v[3] (data 1)"));
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+                                                     csim::io::Hdf5File::Mode::kReadOnly);
+  const std::vector<double> values = file.OpenDataset("fit/values").ReadDoubles();
+  REQUIRE(values.size() == 3);  // the friction, then each run's v[3]
+  CHECK(std::abs(values[0] / 0.5 - 1.0) < 1e-6);
+  CHECK(std::abs(values[1] / 1.0 - 1.0) < 1e-6);
+  CHECK(std::abs(values[2] / 0.8 - 1.0) < 1e-6);
+  CHECK(file.OpenDataset("fit/data").ReadStrings().size() == 2);
+  CHECK(file.OpenDataset("fit/scales").ReadStrings() ==
+        std::vector<std::string>{"log", "linear", "linear"});
+  const std::vector<double> v = file.OpenDataset("fit/initial_v").ReadDoubles();
+  REQUIRE(v.size() == 2 * 6);
+  CHECK(v[6 + 4] == Approx(0.3).epsilon(1e-9));  // run 1's initial y velocity
 }

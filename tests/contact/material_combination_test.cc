@@ -85,5 +85,39 @@ TEST_CASE("the combination's derivatives in a material's friction and dissipatio
   }
 }
 
+TEST_CASE("the combination's derivatives in a material's stiffness match central differences",
+          "[contact][material][sensitivity]") {
+  // The combined k, tau_d and d as functions of k_a alone (both weights move), finite and
+  // rigid other sides, and a contact of one material with itself (both sides move: the sum of
+  // the two sides' derivatives).
+  const double h = 1e-6;
+  for (const double k_b : {3e6, 1e6, static_cast<double>(INFINITY)}) {
+    INFO("k_b " << k_b);
+    const geometry::Material a = Make(1e6, 1e-3, 10, 0.8), b = Make(k_b, 5e-3, 30, 0.4);
+    geometry::Material plus = a, minus = a;
+    const double step = h * a.stiffness;
+    plus.stiffness += step;
+    minus.stiffness -= step;
+    const CombinedMaterial cp = CombineMaterials(plus, b), cm = CombineMaterials(minus, b);
+    const CombinedStiffnessDerivative d = CombinedStiffnessDerivativeOf(a, b);
+    CHECK(d.stiffness == Approx((cp.stiffness - cm.stiffness) / (2 * step)).epsilon(1e-8));
+    CHECK(d.dissipation_time ==
+          Approx((cp.dissipation_time - cm.dissipation_time) / (2 * step)).margin(1e-17));
+    CHECK(d.hunt_crossley ==
+          Approx((cp.hunt_crossley - cm.hunt_crossley) / (2 * step)).epsilon(1e-7).margin(1e-15));
+    if (std::isinf(k_b)) {  // a rigid side: k = k_a, the dissipations the finite side's
+      CHECK(d.stiffness == 1.0);
+      CHECK(d.dissipation_time == 0.0);
+      CHECK(d.hunt_crossley == 0.0);
+    }
+  }
+  // One material on both sides: k = k_m / 2, the dissipations k_m's own.
+  const geometry::Material m = Make(2e5, 1e-3, 10, 0.5);
+  const CombinedStiffnessDerivative d = CombinedStiffnessDerivativeOf(m, m);
+  CHECK(2 * d.stiffness == Approx(0.5).epsilon(1e-15));
+  CHECK(d.dissipation_time == 0.0);
+  CHECK(d.hunt_crossley == 0.0);
+}
+
 }  // namespace
 }  // namespace csim::contact

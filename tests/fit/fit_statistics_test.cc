@@ -263,3 +263,31 @@ TEST_CASE("DescribeDirection writes a signed combination with two decimals", "[f
 }
 
 }  // namespace csim::fit
+
+namespace csim::fit {
+
+TEST_CASE("A linear parameter's standard error is in its own unit", "[fit]") {
+  // y = a t + c with a fitted in ln a and c (an offset, any sign) as it is: the covariance
+  // in p equals s^2 (J_p^T J_p)^-1 of the plain linear regression, whatever the scales.
+  Eigen::VectorXd y(kSamples);
+  for (int i = 0; i < kSamples; ++i) y[i] = 2.0 * Time(i) - 0.5 + 0.01 * std::sin(7.0 * i);
+  const Model line = [](const Eigen::VectorXd& p, double t, Eigen::VectorXd* dy) {
+    if (dy != nullptr) *dy = Eigen::Vector2d(t, 1.0);
+    return p[0] * t + p[1];
+  };
+  ParameterBounds space;
+  space.scale = {ParameterScale::kLog, ParameterScale::kLinear};
+  const LevenbergMarquardtResult r = LevenbergMarquardt(Residuals(line, y),
+                                                        Eigen::Vector2d(1.0, 0.0), space);
+  REQUIRE((r.status == FitStatus::kConvergedStep ||
+           r.status == FitStatus::kConvergedGradient));
+  CHECK(r.p[1] == Approx(-0.5).margin(0.01));
+  const FitStatistics st = CalcFitStatistics(r);
+  const Eigen::Matrix2d cov_p = st.s2 * (r.de_dp.transpose() * r.de_dp).inverse();
+  CHECK((st.covariance_p - cov_p).norm() <= 1e-10 * cov_p.norm());
+  CHECK(st.standard_error_p[1] == Approx(std::sqrt(cov_p(1, 1))).epsilon(1e-10));
+  CHECK(st.standard_error_eta[1] == Approx(st.standard_error_p[1]).epsilon(1e-14));
+  CHECK(st.standard_error_eta[0] == Approx(st.standard_error_p[0] / r.p[0]).epsilon(1e-12));
+}
+
+}  // namespace csim::fit

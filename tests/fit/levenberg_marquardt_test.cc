@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace csim::fit {
@@ -347,6 +348,54 @@ TEST_CASE("LM rejects trial points where the model fails and carries on", "[fit]
     CHECK(r.status == FitStatus::kFailedEvaluation);
     CHECK(r.p == p0);
     CHECK(r.iterations <= 50);
+  }
+}
+
+}  // namespace csim::fit
+
+namespace csim::fit {
+namespace {
+
+// y = a exp(-b t) + c: a, b positive (log), c an offset of either sign (linear).
+double DecayWithOffset(const Eigen::VectorXd& p, double t, Eigen::VectorXd* dy) {
+  const double E = std::exp(-p[1] * t);
+  if (dy != nullptr) *dy = Eigen::Vector3d(E, -p[0] * t * E, 1.0);
+  return p[0] * E + p[2];
+}
+
+}  // namespace
+
+TEST_CASE("LM fits a signed parameter linearly next to log ones", "[fit]") {
+  // The offset's truth is negative and it starts at 0: neither is possible in ln p.
+  const std::vector<double> t = Times(50, 0.1);
+  const Eigen::Vector3d truth(2.5, 0.7, -0.3);
+  const ResidualFunction f = Residuals(DecayWithOffset, t, Sample(DecayWithOffset, truth, t));
+  CheckJacobian(Residuals(DecayWithOffset, t, Sample(DecayWithOffset, truth, t)),
+                Eigen::Vector3d(1.3, 0.4, 0.2));
+  ParameterBounds space;
+  space.scale = {ParameterScale::kLog, ParameterScale::kLog, ParameterScale::kLinear};
+  const LevenbergMarquardtResult r = LevenbergMarquardt(f, Eigen::Vector3d(1.0, 1.5, 0.0), space);
+  Print("decay with an offset", r, truth);
+  CHECK(Converged(r.status));
+  CHECK((r.p - truth).cwiseQuotient(truth).cwiseAbs().maxCoeff() <= 1e-10);
+  CHECK(r.iterations <= 20);
+  REQUIRE(r.scale.size() == 3);
+  CHECK(r.scale[2] == ParameterScale::kLinear);
+  // The linear column is de/dp itself, the log ones p_j de/dp_j.
+  const Eigen::MatrixXd J = FitJacobian(r.de_dp, r.p, r.scale);
+  CHECK(J.col(2) == r.de_dp.col(2));
+  CHECK(J.col(0) == r.de_dp.col(0) * r.p[0]);
+
+  SECTION("a bound on the linear parameter holds it, below zero") {
+    ParameterBounds bounded = space;
+    bounded.lo = {0.0, 0.0, -0.2};
+    const double inf = std::numeric_limits<double>::infinity();
+    bounded.hi = {inf, inf, 1.0};
+    const LevenbergMarquardtResult b =
+        LevenbergMarquardt(f, Eigen::Vector3d(1.0, 1.5, 0.0), bounded);
+    CHECK(Converged(b.status));
+    CHECK(b.p[2] == -0.2);
+    CHECK(b.bound_state[2] == BoundState::kAtLower);
   }
 }
 

@@ -378,6 +378,162 @@ TEST_CASE("trajectory sensitivity: Taylor test, one material's friction and diss
   }
 }
 
+// A sphere of material `ball` (stiffness k_ball) on a floor of material `floor` with both
+// dissipations given: the combination weighs tau_d and d by the other side's stiffness, so a
+// finite k_ball moves the series k and both weighted dissipations.
+std::string StiffnessScene(double k_ball, const std::string& floor_stiffness,
+                           const std::string& pose_and_velocity) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+materials:
+  ball: {stiffness: %.17g, dissipation_time: 1.0e-3, hunt_crossley: 2.0, friction: 0.2}
+  floor: {stiffness: %s, dissipation_time: 4.0e-3, hunt_crossley: 6.0, friction: 0.2}
+world:
+  geometry: [{shape: halfspace, material: floor}]
+bodies:
+  - {name: ball, mass: 1.0, geometry: [{shape: sphere, radius: 0.05, material: ball}], %s}
+)",
+                k_ball, floor_stiffness.c_str(), pose_and_velocity.c_str());
+  return text;
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, a bouncing sphere, a material's stiffness",
+          "[integrator][sensitivity]") {
+  // The ball's stiffness k_b = 1e5 N/m against a floor of 3e5 N/m (series k = 7.5e4 N/m,
+  // compliant: SAP's R_n from k, not the near-rigid term), SAP and lagged Hunt & Crossley
+  // (tau_d, resp. d, weighted by the stiffnesses: both move with k_b); and against a rigid
+  // floor (k = k_b, the finite side's dissipation: the weights do not move). It falls from
+  // 1.5 mm at 0.5 m/s (3 steps of flight) into a contact of about 10 ms; the run ends in the
+  // rebound, before the release, whose step moves with k (at h = 1e-2 by one step).
+  const double k = 1e5;
+  const char* kApproaching =
+      "pose: {position: [0, 0, 0.0515]}, velocity: {linear: [0.2, 0, -0.5]}";
+  struct Case {
+    ContactModel contact_model;
+    const char* floor;
+    const char* name;
+  };
+  const Case cases[] = {
+      {ContactModel::kSap, "3.0e5", "bouncing sphere d/dk_ball (sap)"},
+      {ContactModel::kLagged, "3.0e5", "bouncing sphere d/dk_ball (lagged)"},
+      {ContactModel::kSap, ".inf", "bouncing sphere d/dk_ball, rigid floor (sap)"}};
+  for (const Case& c : cases) {
+    Scenario s;
+    s.contact_model = c.contact_model;
+    s.steps = 12;
+    s.yaml = StiffnessScene(k, c.floor, kApproaching);
+    const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+    int ball = -1;
+    for (int m = 0; m < static_cast<int>(scene.model.materials.size()); ++m)
+      if (scene.model.materials[m].name == "ball") ball = m;
+    REQUIRE(ball >= 0);
+    const std::vector<SensitivityParameter> parameters{
+        {Kind::kMaterial, ContactParameter::kStiffness, ball}};
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    const Eigen::VectorXd s_d = Stacked(nominal, Eigen::VectorXd::Constant(1, k));
+    REQUIRE(s_d.norm() > 1e-3);
+    CHECK(nominal.unmatched == 0);
+    TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
+      Scenario p = s;
+      p.yaml = StiffnessScene(k * (1 + h), c.floor, kApproaching);
+      return Run(p, nullptr, nullptr);
+    }, c.name);
+  }
+}
+
+TEST_CASE("trajectory sensitivity: a near-rigid contact's stiffness column is exactly 0",
+          "[integrator][sensitivity]") {
+  // k = 1e12 N/m (finite) on both sides: SAP's R_n is the near-rigid term of SAP eq. 29,
+  // which reads no k (physics: the step resolves no compliance that stiff). With one
+  // material on both sides the weighted tau_d stays its own value, so dgamma/dk_m = 0 on
+  // every contact and the column stays 0, exactly. With two (tau_d 1e-3 s and 4e-3 s), the
+  // weight still moves tau_d, which sets v_hat_n = -phi0 / (dt + tau_d) even there: the
+  // column is the ball's tau_d column times d tau_d/dk_b / (d tau_d/dtau_b) =
+  // (tau_f - tau_b) / (k_b + k_f).
+  const double k = 1e12;
+  Scenario s;
+  s.steps = 40;
+  const std::string two_materials = StiffnessScene(k, "1.0e12", kSliding);
+  std::string one_material = two_materials;
+  const std::string floor =
+      "floor: {stiffness: 1.0e12, dissipation_time: 4.0e-3, hunt_crossley: 6.0,";
+  const size_t at = one_material.find(floor);
+  REQUIRE(at != std::string::npos);
+  one_material.replace(at, floor.size(),
+                       "floor: {stiffness: 1.0e12, dissipation_time: 1.0e-3, hunt_crossley: 2.0,");
+  for (const std::string& yaml : {two_materials, one_material}) {
+    s.yaml = yaml;
+    const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+    int ball = -1;
+    for (int m = 0; m < static_cast<int>(scene.model.materials.size()); ++m)
+      if (scene.model.materials[m].name == "ball") ball = m;
+    REQUIRE(ball >= 0);
+    const std::vector<SensitivityParameter> parameters{
+        {Kind::kMaterial, ContactParameter::kStiffness, ball},
+        {Kind::kMaterial, ContactParameter::kDissipationTime, ball}};
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    REQUIRE(!nominal.pattern.empty());  // in contact
+    if (yaml == one_material) {
+      CHECK(nominal.dq.col(0).norm() == 0.0);
+      CHECK(nominal.dv.col(0).norm() == 0.0);
+    } else {
+      const double ratio = (4e-3 - 1e-3) / (2 * k);
+      REQUIRE(nominal.dv.col(1).norm() > 1e-6);  // tau_d acts
+      CHECK((nominal.dv.col(0) - ratio * nominal.dv.col(1)).norm() <=
+            1e-9 * ratio * nominal.dv.col(1).norm());
+      CHECK((nominal.dq.col(0) - ratio * nominal.dq.col(1)).norm() <=
+            1e-9 * ratio * std::max(nominal.dq.col(1).norm(), nominal.dv.col(1).norm()));
+    }
+  }
+}
+
+// A sphere of mass `mass` on the ground (compliant SAP, k = 1e5 N/m), its inertia from its
+// geometry or, with `inertia`, given.
+std::string MassScene(double mass, const char* inertia, const std::string& pose_and_velocity) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+materials:
+  default: {stiffness: 1.0e5, dissipation_time: 2.0e-3, friction: 0.2}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - {name: ball, mass: %.17g, %sgeometry: [{shape: sphere, radius: 0.05}], %s}
+)",
+                mass, inertia, pose_and_velocity.c_str());
+  return text;
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, a bouncing sphere, a body's mass",
+          "[integrator][sensitivity]") {
+  // Dropped at 1 m/s and sliding at 0.2 m/s, 1 kg: the mass moves M (A, v*, gravity) and the
+  // Delassus estimates behind R and v_hat. The scene's inertia scales with the mass when it
+  // comes from the geometry (the loader's rule), and stays when given: both, each against
+  // runs of the scene with its mass changed (and so its geometric inertia, by the loader).
+  const double m = 1.0;
+  for (const char* inertia : {"", "inertia: [2.0e-3, 2.0e-3, 2.0e-3, 0, 0, 0], "}) {
+    Scenario s;
+    s.steps = 40;
+    s.yaml = MassScene(m, inertia, kDropping);
+    const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+    const std::vector<SensitivityParameter> parameters{{Kind::kBodyMass, {}, 0}};
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    const Eigen::VectorXd s_d = Stacked(nominal, Eigen::VectorXd::Constant(1, m));
+    REQUIRE(s_d.norm() > 1e-3);
+    CHECK(nominal.unmatched == 0);
+    std::printf("bouncing sphere d/dm: one-sided steps %d\n", nominal.one_sided);
+    TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
+      Scenario p = s;
+      p.yaml = MassScene(m * (1 + h), inertia, kDropping);
+      return Run(p, nullptr, nullptr);
+    }, *inertia == '\0' ? "bouncing sphere d/dm (geometric inertia)"
+                        : "bouncing sphere d/dm (given inertia)");
+  }
+}
+
 TEST_CASE("trajectory sensitivity: Taylor test, a rolling sphere, initial velocity",
           "[integrator][sensitivity]") {
   // Rolling at 1 m/s (omega_y = v / r), in stiction throughout; the direction changes the
@@ -543,7 +699,10 @@ TEST_CASE("trajectory sensitivity: a warmed-up Advance allocates nothing",
   ContactStepWorkspace cws(model);
   const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
   TrajectorySensitivity sensitivity(
-      model, {{Kind::kContact, ContactParameter::kMu, -1}, {Kind::kInitialVelocity, {}, 3}});
+      model, {{Kind::kContact, ContactParameter::kMu, -1},
+              {Kind::kInitialVelocity, {}, 3},
+              {Kind::kMaterial, ContactParameter::kStiffness, model.default_material},
+              {Kind::kBodyMass, {}, 0}});
   multibody::State x{0.0, model.InitialQ(), model.InitialV()}, x0 = x;
   for (int n = 0; n < 20; ++n) {
     x0 = x;

@@ -92,6 +92,50 @@ TEST_CASE("a run's dv/dmu and dq/dmu match central differences of two runs",
   CHECK(rows.front().sensitivity.dq.norm() == 0.0);
 }
 
+TEST_CASE("a run's dv/dm and dq/dm match central differences of two runs through the loader",
+          "[sim][sensitivity]") {
+  // `bodies.sphere.mass` on the falling sphere (a rigid sphere, its inertia from its
+  // geometry, so the loader scales it with the mass), under SAP on a ground softened to
+  // 1e5 N/m: compliant (R_n from k, not the near-rigid term, under which a mass would scale
+  // the whole problem and leave v unchanged). The column against two whole runs with
+  // `--set bodies.sphere.mass=M (1 +- 1e-5)`, which checks that the perturbed models are what
+  // the loader makes. 0.15 s: the fall (mass-free), the landing at 0.1 s and the sliding
+  // after it, where friction spins the sphere up (its inertia scaled with the mass).
+  const std::vector<std::string> tight{"settings.duration=0.15", "settings.output.every=1",
+                                       "settings.contact_model=sap",
+                                       "materials.ground.stiffness=1e5",
+                                       "settings.solver.relative_tolerance=1e-13",
+                                       "settings.solver.absolute_tolerance=1e-300"};
+  const std::string file = std::string(CSIM_SOURCE_DIR) + "/scenes/falling_sphere.yaml";
+  const std::vector<Row> rows = Run(io::LoadScene(file, tight), {"bodies.sphere.mass"});
+  // h = 1e-5 m: the runs' difference carries the solves' tolerance, about
+  // eps_r |v| / h = 1e-13 * 2 / h relative to |dv/dm| = 0.17, 2e-6 at h = 1e-6 m (measured
+  // there: 3e-7, against 2e-8 at 1e-5 m and 9e-9 at 1e-4 m: the columns converge).
+  const double m = 0.5, h = 1e-5 * m;
+  auto at = [&](double value) {
+    std::vector<std::string> o = tight;
+    o.push_back("bodies.sphere.mass=" + Str(value));
+    return Run(io::LoadScene(file, o), {}).back();
+  };
+  const Row plus = at(m + h), minus = at(m - h);
+  const Row& last = rows.back();
+  REQUIRE(last.sensitivity.dv.cols() == 1);
+  const Eigen::VectorXd fd_v = (plus.v - minus.v) / (2 * h);
+  const Eigen::Vector3d fd_x = (plus.q.tail<3>() - minus.q.tail<3>()) / (2 * h);
+  const double dv_error =
+      (last.sensitivity.dv.col(0) - fd_v).norm() / std::max(1e-2, fd_v.norm());
+  const double dx_error = (last.sensitivity.dq.col(0).tail<3>() - fd_x).norm() /
+                          std::max(1e-2, fd_x.norm());
+  WARN("run sensitivity, falling sphere d/dm at t = 0.15 s: |dv/dm| = "
+       << last.sensitivity.dv.col(0).norm() << " (FD " << fd_v.norm()
+       << "), relative difference dv " << dv_error << ", dx " << dx_error << "; one-sided columns " << last.sensitivity.one_sided
+       << ", min kink distance " << last.sensitivity.min_kink_distance);
+  CHECK(fd_v.norm() > 1e-2);  // the mass matters
+  CHECK(dv_error < 1e-6);
+  CHECK(dx_error < 1e-6);
+  CHECK(rows.front().sensitivity.dv.norm() == 0.0);
+}
+
 TEST_CASE("sensitivities leave the trajectory the same bits", "[sim][sensitivity]") {
   const std::vector<Row> without = Run(SlidingBox({}), {});
   const std::vector<Row> with =
@@ -150,6 +194,25 @@ TEST_CASE("sensitivity parameter paths", "[sim][sensitivity]") {
         solver::ContactParameter::kDissipationTime);
   CHECK(ParseSensitivityPath(model, "materials.default.hunt_crossley").contact ==
         solver::ContactParameter::kHuntCrossley);
+  const SensitivityParameter mass = ParseSensitivityPath(model, "bodies.box.mass");
+  CHECK(mass.kind == SensitivityParameter::Kind::kBodyMass);
+  CHECK(mass.index == 0);
+  // A finite stiffness has a column (the sliding box's default material is rigid, .inf).
+  const io::LoadedScene soft = SlidingBox({"materials.default.stiffness=1e6"});
+  const SensitivityParameter k = ParseSensitivityPath(soft.model, "materials.default.stiffness");
+  CHECK(k.kind == SensitivityParameter::Kind::kMaterial);
+  CHECK(k.contact == solver::ContactParameter::kStiffness);
+  // A body whose mass comes from its density has no mass entry for `--set` to change.
+  const io::LoadedScene dense = SlidingBox({"bodies.box={name: box, density: 1000, "
+                                            "geometry: [{shape: box, size: [0.1, 0.1, 0.1]}], "
+                                            "pose: {position: [0, 0, 0.055]}}"});
+  try {
+    ParseSensitivityPath(dense.model, "bodies.box.mass");
+    FAIL("a density body's mass was accepted");
+  } catch (const InputError& e) {
+    INFO(e.message());
+    CHECK(e.message().find("comes from its density") != std::string::npos);
+  }
   const SensitivityParameter vx = ParseSensitivityPath(model, "joints.box.v[3]");
   CHECK(vx.kind == SensitivityParameter::Kind::kInitialVelocity);
   CHECK(vx.index == 3);
@@ -171,8 +234,9 @@ TEST_CASE("sensitivity parameter paths", "[sim][sensitivity]") {
     return text.find(part) != std::string::npos;
   };
   CHECK(has(error({"materials.steel.friction"}), "'materials.steel.friction' names no material"));
-  CHECK(has(error({"materials.default.stiffness"}), "not supported yet"));
-  CHECK(has(error({"bodies.box.mass"}), "not supported yet"));
+  CHECK(has(error({"materials.default.stiffness"}), "stiffness .inf has no derivative"));
+  CHECK(has(error({"bodies.lid.mass"}), "'bodies.lid.mass' names no body of the scene"));
+  CHECK(has(error({"bodies.box.volume"}), "names no body parameter"));
   CHECK(has(error({"materials.default.colour"}), "names no material parameter"));
   CHECK(has(error({"joints.box.q[6]"}), "out of range"));
   CHECK(has(error({"joints.slider.v[0]"}), "names no joint"));

@@ -140,17 +140,21 @@ def touch_pose(theta: float, x: float = 0.0) -> np.ndarray:
 
 def scene_yaml(q0, v0, contacts: list[Contact], dt: float = DT, duration: float = 0.1,
                every: int = 1, name: str = "ellipse_drops", contacts_output: bool = False,
-               slots=None) -> str:
+               slots=None, shared_material: bool = False) -> str:
     """A csim scene with one ellipse per row of q0 (n, 3) and v0 (n, 3), each on its own
     planar joint (world x-z plane), drop i SPACING * slots[i] out of the plane (slots
     default to 0..n-1), with its own material from contacts[i] (which must share one
-    model). Drops never touch each other: each is an island of its own."""
+    model). Drops never touch each other: each is an island of its own. shared_material:
+    one material `m` for every drop (the contacts must then be equal), so that a fit of
+    `materials.m.*` (csim fit) fits one set of parameters to the whole batch."""
     q0, v0 = np.atleast_2d(q0), np.atleast_2d(v0)
     n = len(q0)
     models = {c.model for c in contacts}
     if len(contacts) != n or len(models) != 1:
         raise ValueError("scene_yaml: one Contact per drop, all of one model")
     slots = range(n) if slots is None else slots
+    if shared_material and any(c != contacts[0] for c in contacts):
+        raise ValueError("scene_yaml: a shared material needs equal contacts")
     lines = [f"# {n} planar ellipse drops written by tools/impact/synthetic.py",
              "csim: 1", f"name: {name}", "settings:",
              f"  time_step: {dt!r}", f"  duration: {duration!r}",
@@ -159,9 +163,9 @@ def scene_yaml(q0, v0, contacts: list[Contact], dt: float = DT, duration: float 
              f"contacts: {'true' if contacts_output else 'false'}}}",
              "materials:",
              f"  ground: {{stiffness: .inf, friction: {GROUND_FRICTION!r}}}"]
-    for i, c in enumerate(contacts):
+    for i, c in enumerate(contacts[:1] if shared_material else contacts):
         m = ", ".join(f"{k}: {v!r}" for k, v in c.material().items())
-        lines.append(f"  m{i}: {{{m}}}")
+        lines.append(f"  m{'' if shared_material else i}: {{{m}}}")
     lines += ["world:", "  geometry:", "    - {shape: halfspace, material: ground}", "bodies:"]
     # Inertia about the body axes: the joint axis (body z) carries m k_g^2; the other two
     # are the solid ellipsoid's (they never act).
@@ -170,7 +174,7 @@ def scene_yaml(q0, v0, contacts: list[Contact], dt: float = DT, duration: float 
         lines.append(f"  - {{name: e{i}, mass: {MASS!r}, "
                      f"inertia: [{ixx!r}, {iyy!r}, {INERTIA!r}, 0, 0, 0], "
                      f"geometry: [{{shape: ellipsoid, radii: [{A!r}, {B!r}, {C!r}], "
-                     f"material: m{i}}}]}}")
+                     f"material: m{'' if shared_material else i}}}]}}")
     lines.append("joints:")
     for i, s in zip(range(n), slots):
         q = ", ".join(repr(float(x)) for x in q0[i])
@@ -393,14 +397,15 @@ class SyntheticSet:
     estimates: list          # Estimate or None per drop
     settings: dict = field(default_factory=dict)
     wall: float = 0.0        # csim wall time [s]
+    scene: str = ""          # the scene text csim ran
 
 
 def make_drops(n: int = 20, seed: int = 0, model: str = "sap", mu="batch",
                k: float = STIFFNESS, dissipation: float | None = None, noise: bool = True,
                dt: float = DT, n_side: int = 16, exclude: int = 2, degree: int = 2,
                sigma_pos: float = SIGMA_POS, sigma_theta: float = SIGMA_THETA,
-               ranges: dict = RANGES, csim: str | None = None, keep_all: bool = False
-               ) -> SyntheticSet:
+               ranges: dict = RANGES, csim: str | None = None, keep_all: bool = False,
+               shared_material: bool = False, extra=()) -> SyntheticSet:
     """Simulates n drops in one csim run and returns them as measured.
 
     model       csim contact model of the ground truth (sap, lagged, similar, ...)
@@ -413,6 +418,10 @@ def make_drops(n: int = 20, seed: int = 0, model: str = "sap", mu="batch",
     n_side, exclude, degree   the fits (see estimate)
     keep_all    keep drops with more than one impact too (default: they are dropped, as
                 the paper's processing rejects them; SyntheticSet.kept says which)
+    shared_material  one material `m` for all drops (needs one mu: 'batch' or a number),
+                the scene a batch fit by `csim fit --param materials.m.*` reads
+    extra       more arguments of the drops' `csim run` (e.g. --set of the solver's
+                tolerance; not of the dissipation's tuning runs)
     """
     rng = np.random.default_rng(seed)
     every = int(round(1.0 / (RATE * dt)))
@@ -438,7 +447,9 @@ def make_drops(n: int = 20, seed: int = 0, model: str = "sap", mu="batch",
         q0[i], v0[i] = ballistic(qt, vt, -t_touch[i])
     rows = n_side + exclude + 1 + exclude + n_side + 1
     duration = rows * period
-    run = run_scene(scene_yaml(q0, v0, contacts, dt=dt, duration=duration, every=every), csim)
+    text = scene_yaml(q0, v0, contacts, dt=dt, duration=duration, every=every,
+                      shared_material=shared_material)
+    run = run_scene(text, csim, extra=extra)
     t, q, v = run.t, run.q, run.v
     noise_scale = np.array([sigma_pos, sigma_pos, sigma_theta]) if noise else np.zeros(3)
     q_meas = q + rng.normal(size=q.shape) * noise_scale
@@ -476,4 +487,4 @@ def make_drops(n: int = 20, seed: int = 0, model: str = "sap", mu="batch",
                     sigma_pos=sigma_pos, sigma_theta=sigma_theta, seed=seed, mu=mu,
                     duration=duration)
     return SyntheticSet(drops, contacts, touch, t_touch, t, q, v, q_meas, v_f_true, kept,
-                        estimates, settings, run.wall)
+                        estimates, settings, run.wall, text)

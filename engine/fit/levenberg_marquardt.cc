@@ -169,6 +169,21 @@ double GradientCosine(const Point& x, const std::vector<BoundState>& state) {
   return worst;
 }
 
+// Doublings of lambda a trial may take to bring its step inside max_log_step (from 1e-12,
+// 2^200 covers any lambda the step could need); past them the step is scaled down. Then
+// bisections of the bracket in ln lambda: 30 put the longest log move within 2^-30 of a
+// doubling's ratio of the bound.
+constexpr int kMaxShortenings = 200;
+constexpr int kBisections = 30;
+
+// max |delta_j| over the log parameters (0 without any).
+double LargestLogStep(const Eigen::VectorXd& delta, const LogBox& box) {
+  double largest = 0.0;
+  for (int j = 0; j < delta.size(); ++j)
+    if (IsLog(box, j)) largest = std::max(largest, std::abs(delta[j]));
+  return largest;
+}
+
 // Marquardt's update after a trial (the design note's rule, with Nielsen's growing factor
 // on consecutive rejections so that a lambda decayed to 1e-12 recovers in a few trials).
 void UpdateLambda(bool accepted, double rho, double* lambda, double* nu) {
@@ -187,15 +202,43 @@ void UpdateLambda(bool accepted, double rho, double* lambda, double* nu) {
 // model predicts a decrease; accepted iff rho > 0 and the Jacobian evaluates there too. On
 // acceptance *trial holds the new point. Counts evaluations in *result.
 LevenbergMarquardtIteration TryStep(const ResidualFunction& model, const LogBox& box,
-                                    const Point& x, const StepSystem& sys, double lambda,
-                                    double cutoff, int* m, LevenbergMarquardtResult* result,
-                                    Point* trial) {
+                                    const Point& x, const StepSystem& sys, double* lambda,
+                                    double cutoff, double max_log_step, int* m,
+                                    LevenbergMarquardtResult* result, Point* trial) {
   LevenbergMarquardtIteration it;
-  it.lambda = lambda;
+  it.lambda = *lambda;
   it.trial_cost = kNaN;
   it.rho = kNaN;
   const int n = static_cast<int>(x.eta.size());
-  trial->eta = (x.eta + SolveStep(sys, lambda, cutoff, n)).cwiseMax(box.lo).cwiseMin(box.hi);
+  // The trust region on the log parameters: when the step moves some ln p by more than
+  // max_log_step, lambda is raised (the caller's too, so that later trials start from it)
+  // to where the longest log move is just inside the bound: doublings to bracket it, then
+  // bisection in ln lambda (the SVD is reused: each try is one product).
+  Eigen::VectorXd step = SolveStep(sys, *lambda, cutoff, n);
+  if (LargestLogStep(step, box) > max_log_step) {
+    double lo = *lambda, hi = std::max(2.0 * *lambda, 1e-12);
+    step = SolveStep(sys, hi, cutoff, n);
+    for (int k = 0; k < kMaxShortenings && LargestLogStep(step, box) > max_log_step; ++k) {
+      lo = hi;
+      hi *= 2.0;
+      step = SolveStep(sys, hi, cutoff, n);
+    }
+    for (int k = 0; k < kBisections; ++k) {
+      const double mid = std::sqrt(lo * hi);
+      const Eigen::VectorXd shorter = SolveStep(sys, mid, cutoff, n);
+      if (LargestLogStep(shorter, box) > max_log_step) {
+        lo = mid;
+      } else {
+        hi = mid;
+        step = shorter;
+      }
+    }
+    if (LargestLogStep(step, box) > max_log_step)  // lambda's cap reached: scaled instead
+      step *= max_log_step / LargestLogStep(step, box);
+    *lambda = std::min(hi, kMaxLambda);
+    it.lambda = *lambda;
+  }
+  trial->eta = (x.eta + step).cwiseMax(box.lo).cwiseMin(box.hi);
   const Eigen::VectorXd delta = trial->eta - x.eta;
   it.step_norm = delta.norm();
   // Predicted decrease of the Gauss-Newton model for the clamped step, without forming
@@ -282,9 +325,9 @@ LevenbergMarquardtResult LevenbergMarquardt(const ResidualFunction& model,
     ++result.iterations;
 
     Point trial;
-    LevenbergMarquardtIteration it = TryStep(model, box, x, sys, lambda,
-                                             options.singular_value_cutoff, &m, &result,
-                                             &trial);
+    LevenbergMarquardtIteration it = TryStep(model, box, x, sys, &lambda,
+                                             options.singular_value_cutoff,
+                                             options.max_log_step, &m, &result, &trial);
     UpdateLambda(it.accepted, it.rho, &lambda, &nu);
     if (it.accepted) {
       x = std::move(trial);

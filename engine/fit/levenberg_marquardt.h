@@ -66,6 +66,13 @@ struct LevenbergMarquardtOptions {
   /// Singular values of the column-scaled Jacobian below this times the largest are left
   /// out of the step (equal to FitStatisticsOptions::unidentifiable_ratio by default).
   double singular_value_cutoff = 1e-6;
+  /// Largest change of a log parameter's ln p in one trial step (ln 10 by default: p moves
+  /// by at most a factor of 10). A step that asks for more is shortened by raising lambda
+  /// for that trial (a trust region on the log parameters): a Gauss-Newton step through a
+  /// column that is nearly flat where it stands can otherwise jump ln p by 1e40, to p = 0,
+  /// where the parameter's column de/d ln p = p de/dp vanishes and the fit can never bring
+  /// it back. Linear parameters are not bounded here (their unit sets no natural size).
+  double max_log_step = 2.302585092994046;
 };
 
 /// How a parameter is fitted.

@@ -400,3 +400,39 @@ TEST_CASE("LM fits a signed parameter linearly next to log ones", "[fit]") {
 }
 
 }  // namespace csim::fit
+
+namespace csim::fit {
+namespace {
+
+// e = ln p - 50 is linear in eta = ln p: Gauss-Newton's first step would be the whole 50 in
+// ln p. The trust region (max_log_step, ln 10) takes it in factor-of-10 steps instead, each
+// trial accepted with rho = 1, and still lands on p = e^50.
+TEST_CASE("LevenbergMarquardt moves a log parameter by at most max_log_step a trial",
+          "[fit]") {
+  const ResidualFunction model = [](const Eigen::VectorXd& p, bool want_jacobian,
+                                    Eigen::VectorXd* e, Eigen::MatrixXd* de_dp) {
+    *e = Eigen::VectorXd::Constant(1, std::log(p[0]) - 50.0);
+    if (want_jacobian) *de_dp = Eigen::MatrixXd::Constant(1, 1, 1.0 / p[0]);
+    return true;
+  };
+  LevenbergMarquardtOptions options;
+  const LevenbergMarquardtResult r =
+      LevenbergMarquardt(model, Eigen::VectorXd::Ones(1), ParameterBounds{}, options);
+  CHECK(r.status != FitStatus::kMaxIterations);
+  CHECK(std::abs(std::log(r.p[0]) - 50.0) <= 1e-9);
+  int full_length = 0;
+  for (const LevenbergMarquardtIteration& it : r.history) {
+    CHECK(it.step_norm <= options.max_log_step * (1 + 1e-12));
+    full_length += it.step_norm >= 0.999 * options.max_log_step;
+  }
+  CHECK(full_length >= 20);  // 50 / ln 10 = 21.7 steps of the full length
+  // Without the bound the same fit takes the whole step at once.
+  options.max_log_step = std::numeric_limits<double>::infinity();
+  const LevenbergMarquardtResult free =
+      LevenbergMarquardt(model, Eigen::VectorXd::Ones(1), ParameterBounds{}, options);
+  REQUIRE_FALSE(free.history.empty());
+  CHECK(free.history.front().step_norm > 45.0);
+}
+
+}  // namespace
+}  // namespace csim::fit

@@ -245,6 +245,7 @@ void WriteFitFile(const std::string& path, const std::string& scene,
     for (fit::ParameterVerdict v : r.statistics.verdict) {
       verdicts.push_back(fit::ParameterVerdictName(v));
     }
+    for (const int j : r.vanished) verdicts[j] = "no longer acts";
     g.CreateStringList("verdicts", verdicts);
     g.CreateStringList("set", r.SetLines());
     g.CreateStringList("observed", observed);
@@ -404,6 +405,11 @@ int FitCommand(const FitOptions& options) {
   }
   std::printf("steps near non-smooth points: %d (smallest kink distance %.3g)\n",
               r.kink_steps, r.min_kink_distance);
+  for (const int j : r.vanished) {
+    std::printf("no longer acts: %s = %.6g (its sensitivity vanished there: a minimum on the "
+                "boundary of the parameter space, not an estimate)\n",
+                r.Label(j).c_str(), r.lm.p[j]);
+  }
   const std::vector<std::string> set_lines = r.SetLines();
   if (!set_lines.empty()) {
     std::printf("fitted values:\n");
@@ -426,6 +432,13 @@ int FitCommand(const FitOptions& options) {
   if (!converged) {
     std::fprintf(stderr, "csim: error: the fit did not converge (%s)\n",
                  fit::FitStatusName(r.lm.status));
+    return kExitSimFailed;
+  }
+  if (!r.vanished.empty()) {
+    std::fprintf(stderr,
+                 "csim: error: the fit ended where '%s' no longer acts (%.6g): not an "
+                 "estimate; start closer to plausible values or leave it out\n",
+                 r.Label(r.vanished.front()).c_str(), r.lm.p[r.vanished.front()]);
     return kExitSimFailed;
   }
   return kExitCompleted;

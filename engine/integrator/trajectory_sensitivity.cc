@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/common/check.h"
+#include "engine/common/thread_pool.h"
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/material_combination.h"
 #include "engine/multibody/configuration_tangent.h"
@@ -115,14 +116,25 @@ TrajectorySensitivity::MassModels::MassModels(const multibody::Model& model, int
       plus_cws(plus),
       minus_cws(minus) {}
 
+TrajectorySensitivity::ColumnScratch::ColumnScratch(const multibody::Model& model,
+                                                   TreeSolver tree_solver)
+    : ws(MakeStepWorkspace(model, tree_solver)), cws(model) {
+  for (Eigen::VectorXd* x :
+       {&delta, &r_plus, &r_minus, &v_star_plus, &v_star_minus, &v_pos, &dq_plus, &dq_minus})
+    x->setZero(model.nv);
+  state.q = model.InitialQ();
+  state.v.setZero(model.nv);
+  q_plus = state.q;
+  q_minus = state.q;
+}
+
 TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
                                              const std::vector<SensitivityParameter>& parameters,
-                                             TreeSolver tree_solver)
+                                             TreeSolver tree_solver, int threads)
     : parameters_(parameters),
       nominal_ws_(MakeStepWorkspace(model, tree_solver)),
-      nominal_cws_(model),
-      perturbed_ws_(MakeStepWorkspace(model, tree_solver)),
-      perturbed_cws_(model) {
+      nominal_cws_(model) {
+  CSIM_CHECK(threads >= 1);
   const int nv = model.nv, n_p = static_cast<int>(parameters.size());
   for (const SensitivityParameter& p : parameters) {
     if (p.kind == Kind::kInitialPosition || p.kind == Kind::kInitialVelocity)
@@ -146,15 +158,50 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
   }
   for (Eigen::MatrixXd* m : {&dq_, &dv_, &dq_next_, &dv_next_, &dr_, &dv_star_, &rhs_, &dv_solve_})
     m->setZero(nv, n_p);
-  for (Eigen::VectorXd* x : {&delta_, &r_plus_, &r_minus_, &r_nominal_, &v_star_plus_,
-                             &v_star_minus_, &jt_, &v_pos_, &dq_plus_, &dq_minus_})
-    x->setZero(nv);
-  perturbed_.q = model.InitialQ();
-  perturbed_.v.setZero(nv);
-  q_plus_ = perturbed_.q;
-  q_minus_ = perturbed_.q;
+  for (Eigen::VectorXd* x : {&r_nominal_, &jt_}) x->setZero(nv);
+  // More threads than columns would only wait.
+  const int num_threads = std::max(1, std::min(threads, n_p));
+  if (num_threads > 1) pool_ = std::make_unique<ThreadPool>(num_threads);
+  for (int t = 0; t < num_threads; ++t)
+    scratch_.push_back(std::make_unique<ColumnScratch>(model, tree_solver));
+  outcome_.resize(n_p);
   nominal_.v.setZero(nv);
   Reset();
+}
+
+template <typename Body>
+void TrajectorySensitivity::ForEachColumn(Body& body) {
+  const int n_p = static_cast<int>(parameters_.size());
+  const int chunks = static_cast<int>(scratch_.size());
+  // Chunk t holds the columns t, t + chunks, ... and uses scratch_[t], whichever thread
+  // takes it (one at a time): a scratch always serves the same columns, so once they have
+  // run, none of its storage grows again (the hot path's no-allocation rule, on every thread
+  // count; with the pool's dynamic assignment a worker's scratch stayed cold until the
+  // worker first woke in time, which a warmed-up Advance could then pay: the allocation
+  // test failed about once in 20 runs). Measured on clutter-40 with 2 threads, handing out
+  // columns one by one gained nothing at n_p <= 4 and about 12 % of Advance at n_p = 8
+  // (sensitivities.md §6.2).
+  // The pool's body must not throw: an exception (std::bad_alloc from an assembly) is kept
+  // per column and rethrown on this thread, the first in column order, as the serial loop
+  // would have let it through.
+  auto chunk = [&](int t, int /*thread*/) {
+    for (int j = t; j < n_p; j += chunks) {
+      ColumnOutcome& outcome = outcome_[j];
+      outcome.error = nullptr;
+      try {
+        body(j, *scratch_[t]);
+      } catch (...) {
+        outcome.error = std::current_exception();
+      }
+    }
+  };
+  if (pool_ != nullptr) {
+    pool_->ParallelFor(chunks, chunk);
+  } else {
+    chunk(0, 0);
+  }
+  for (int j = 0; j < n_p; ++j)
+    if (outcome_[j].error) std::rethrow_exception(outcome_[j].error);
 }
 
 void TrajectorySensitivity::Reset() {
@@ -174,30 +221,43 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
                                           const FreeMotionSettings& free_motion,
                                           const contact::ContactParameters& contact_parameters,
                                           double dt, const multibody::State& state0,
-                                          const multibody::State& state1) {
+                                          const multibody::State& state1,
+                                          const Eigen::VectorXd* solver_v_c) {
   last_ = {};
   StepStatus status = AssembleNominal(model, params, free_motion, contact_parameters, dt,
-                                      state0, state1.v);
+                                      state0, state1.v, solver_v_c);
   if (!status.ok()) return status;
   const solver::ContactProblem& problem = nominal_cws_.problem;
   const int rows = problem.num_constraint_rows();
-  // dr/dx0 D and dv*/dx0 D of every column, by central differences of the assembly.
-  for (int j = 0; j < dq_.cols(); ++j) {
-    status = DifferenceAssembly(model, params, free_motion, contact_parameters, dt, state0,
-                                state1.v, j);
-    if (!status.ok()) return status;
-  }
-  // A body-mass column's dr/dm and dv*/dm, added to its state part.
-  for (int j = 0; j < dq_.cols(); ++j) {
-    if (parameters_[j].kind != Kind::kBodyMass) continue;
-    status = DifferenceMass(params, free_motion, contact_parameters, dt, state0, state1.v, j);
-    if (!status.ok()) return status;
+  const int n_p = static_cast<int>(parameters_.size());
+  // dr/dx0 D and dv*/dx0 D of every column, by central differences of the assembly, and a
+  // body-mass column's dr/dm and dv*/dm added to its state part: column by column, in
+  // parallel (each writes only its columns of dr_ and dv_star_ and its outcome).
+  auto assemble = [&](int j, ColumnScratch& scratch) {
+    ColumnOutcome& outcome = outcome_[j];
+    outcome.one_sided = outcome.unmatched = 0;
+    outcome.mass = {};
+    outcome.assembly = DifferenceAssembly(model, params, free_motion, contact_parameters, dt,
+                                          state0, state1.v, j, scratch, outcome);
+    if (outcome.assembly.ok() && parameters_[j].kind == Kind::kBodyMass)
+      outcome.mass = DifferenceMass(params, free_motion, contact_parameters, dt, state0,
+                                    state1.v, j, scratch, outcome);
+  };
+  ForEachColumn(assemble);
+  // The serial loops' order: every column's state difference, then the mass differences.
+  for (int j = 0; j < n_p; ++j)
+    if (!outcome_[j].assembly.ok()) return outcome_[j].assembly;
+  for (int j = 0; j < n_p; ++j)
+    if (!outcome_[j].mass.ok()) return outcome_[j].mass;
+  for (int j = 0; j < n_p; ++j) {
+    last_.num_one_sided += outcome_[j].one_sided;
+    last_.num_unmatched += outcome_[j].unmatched;
   }
   // H dv = -(dr/dx0 D + dr/dp), dr/dp = -J^T dgamma/dp|_vc for a contact column.
   rhs_ = -dr_;
   if (dgamma_.size() < rows) dgamma_.resize(rows);
   if (dgamma_term_.size() < rows) dgamma_term_.resize(rows);
-  for (int j = 0; j < dq_.cols(); ++j) {
+  for (int j = 0; j < n_p; ++j) {
     const Kind kind = parameters_[j].kind;
     if ((kind != Kind::kContact && kind != Kind::kMaterial) || rows == 0) continue;
     if (kind == Kind::kMaterial) MaterialScale(model, j);
@@ -223,7 +283,11 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   // Cliques without constraints: v = v*, so dv = dv*.
   for (int i = 0; i < dv_next_.rows(); ++i)
     dv_next_.row(i) = participating_[i] ? dv_solve_.row(i) : dv_star_.row(i);
-  for (int j = 0; j < dq_.cols(); ++j) DifferencePositions(model, params, dt, state0, state1, j);
+  // The position differences, column by column in parallel (each writes dq_next_.col(j)).
+  auto positions = [&](int j, ColumnScratch& scratch) {
+    DifferencePositions(model, params, dt, state0, state1, j, scratch);
+  };
+  ForEachColumn(positions);
   dq_.swap(dq_next_);
   dv_.swap(dv_next_);
   InspectContacts();
@@ -236,15 +300,22 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
 StepStatus TrajectorySensitivity::AssembleNominal(
     const multibody::Model& model, const ThetaParameters& params,
     const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
-    double dt, const multibody::State& state0, const Eigen::VectorXd& v) {
+    double dt, const multibody::State& state0, const Eigen::VectorXd& v,
+    const Eigen::VectorXd* solver_v_c) {
   const StepStatus status = BuildStepProblem(model, params, free_motion, contact_parameters, dt,
                                              state0, nominal_ws_, nominal_cws_);
   if (!status.ok()) return status;
   const solver::ContactProblem& problem = nominal_cws_.problem;
+  const int rows = problem.num_constraint_rows();
   nominal_.status = {};
   nominal_.v = v;
-  nominal_.v_c.resize(problem.num_constraint_rows());  // keeps the storage at the same size
-  solver::CalcConstraintVelocities(problem, v, &products_, nominal_.v_c);
+  nominal_.v_c.resize(rows);  // keeps the storage at the same size
+  // The solver's own v_c when it is this problem's: its pieces are the solver's (J v formed
+  // anew may round to the other side of a region boundary, sensitivities.md §9).
+  if (solver_v_c != nullptr && solver_v_c->size() == rows)
+    nominal_.v_c = *solver_v_c;
+  else
+    solver::CalcConstraintVelocities(problem, v, &products_, nominal_.v_c);
   solver::CalcOptimalityResidual(problem, v, &products_, r_nominal_);
   piece_.resize(problem.num_constraints());  // grows to the largest count, then reuses
   for (int k = 0; k < problem.num_constraints(); ++k)
@@ -264,14 +335,15 @@ StepStatus TrajectorySensitivity::AssembleAt(
     const multibody::Model& model, const ThetaParameters& params,
     const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
     double dt, const multibody::State& state0, const Eigen::VectorXd& v, int j, double step,
-    Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same) {
-  delta_.noalias() = step * dq_.col(j);
-  multibody::RetractConfiguration(model, state0.q, delta_, &perturbed_.q);
-  perturbed_.v = state0.v;
-  perturbed_.v.noalias() += step * dv_.col(j);
-  perturbed_.t = state0.t;
-  StepStatus status = AssembleWith(model, params, free_motion, contact_parameters, dt,
-                                   perturbed_, v, perturbed_ws_, perturbed_cws_, r, v_star, same);
+    ColumnScratch& scratch, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same) {
+  scratch.delta.noalias() = step * dq_.col(j);
+  multibody::RetractConfiguration(model, state0.q, scratch.delta, &scratch.state.q);
+  scratch.state.v = state0.v;
+  scratch.state.v.noalias() += step * dv_.col(j);
+  scratch.state.t = state0.t;
+  StepStatus status =
+      AssembleWith(model, params, free_motion, contact_parameters, dt, scratch.state, v,
+                   scratch.ws, scratch.cws, scratch.products, r, v_star, same);
   if (!status.ok()) status.reason = "sensitivity assembly at a perturbed state: " + status.reason;
   return status;
 }
@@ -280,32 +352,36 @@ StepStatus TrajectorySensitivity::AssembleWith(
     const multibody::Model& model, const ThetaParameters& params,
     const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
     double dt, const multibody::State& state, const Eigen::VectorXd& v, StepWorkspace& ws,
-    ContactStepWorkspace& cws, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same) {
+    ContactStepWorkspace& cws, solver::SapWorkspace& products, Eigen::VectorXd* r,
+    Eigen::VectorXd* v_star, bool* same) const {
   const StepStatus status =
       BuildStepProblem(model, params, free_motion, contact_parameters, dt, state, ws, cws);
   if (!status.ok()) return status;
   const solver::ContactProblem& problem = cws.problem;
-  solver::CalcOptimalityResidual(problem, v, &products_, *r);
+  solver::CalcOptimalityResidual(problem, v, &products, *r);
   *v_star = ws.v_star;
   *same = SameConstraints(nominal_cws_, cws);
-  // The same pieces at the fixed v (products_.vc: this assembly's J v).
+  // The same pieces at the fixed v (products.vc: this assembly's J v).
   for (int k = 0; *same && k < problem.num_constraints(); ++k)
-    *same = PieceCode(problem, k, products_.vc.data()) == piece_[k];
+    *same = PieceCode(problem, k, products.vc.data()) == piece_[k];
   return status;
 }
 
 StepStatus TrajectorySensitivity::DifferenceMass(
     const ThetaParameters& params, const FreeMotionSettings& free_motion,
     const contact::ContactParameters& contact_parameters, double dt,
-    const multibody::State& state0, const Eigen::VectorXd& v, int j) {
+    const multibody::State& state0, const Eigen::VectorXd& v, int j, ColumnScratch& scratch,
+    ColumnOutcome& outcome) {
   MassModels& m = *mass_[j];
+  ColumnScratch& x = scratch;
   bool same_plus = false, same_minus = false;
-  StepStatus status = AssembleWith(m.plus, params, free_motion, contact_parameters, dt, state0,
-                                   v, m.plus_ws, m.plus_cws, &r_plus_, &v_star_plus_,
-                                   &same_plus);
+  StepStatus status =
+      AssembleWith(m.plus, params, free_motion, contact_parameters, dt, state0, v, m.plus_ws,
+                   m.plus_cws, x.products, &x.r_plus, &x.v_star_plus, &same_plus);
   if (status.ok())
     status = AssembleWith(m.minus, params, free_motion, contact_parameters, dt, state0, v,
-                          m.minus_ws, m.minus_cws, &r_minus_, &v_star_minus_, &same_minus);
+                          m.minus_ws, m.minus_cws, x.products, &x.r_minus, &x.v_star_minus,
+                          &same_minus);
   if (!status.ok()) {
     status.reason = "sensitivity assembly at a perturbed mass: " + status.reason;
     return status;
@@ -313,17 +389,17 @@ StepStatus TrajectorySensitivity::DifferenceMass(
   const int body = parameters_[j].index;  // the step as the copies hold it
   const double h = 0.5 * (m.plus.bodies[body].mass - m.minus.bodies[body].mass);
   if (same_plus == same_minus) {  // central; across a change of the set when both differ
-    last_.num_unmatched += !same_plus;
-    dr_.col(j) += (r_plus_ - r_minus_) / (2 * h);
-    dv_star_.col(j) += (v_star_plus_ - v_star_minus_) / (2 * h);
+    outcome.unmatched += !same_plus;
+    dr_.col(j) += (x.r_plus - x.r_minus) / (2 * h);
+    dv_star_.col(j) += (x.v_star_plus - x.v_star_minus) / (2 * h);
   } else if (same_plus) {  // one-sided from the side whose constraints match
-    ++last_.num_one_sided;
-    dr_.col(j) += (r_plus_ - r_nominal_) / h;
-    dv_star_.col(j) += (v_star_plus_ - nominal_ws_.v_star) / h;
+    ++outcome.one_sided;
+    dr_.col(j) += (x.r_plus - r_nominal_) / h;
+    dv_star_.col(j) += (x.v_star_plus - nominal_ws_.v_star) / h;
   } else {
-    ++last_.num_one_sided;
-    dr_.col(j) += (r_nominal_ - r_minus_) / h;
-    dv_star_.col(j) += (nominal_ws_.v_star - v_star_minus_) / h;
+    ++outcome.one_sided;
+    dr_.col(j) += (r_nominal_ - x.r_minus) / h;
+    dv_star_.col(j) += (nominal_ws_.v_star - x.v_star_minus) / h;
   }
   return status;
 }
@@ -331,13 +407,15 @@ StepStatus TrajectorySensitivity::DifferenceMass(
 StepStatus TrajectorySensitivity::DifferenceAssembly(
     const multibody::Model& model, const ThetaParameters& params,
     const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
-    double dt, const multibody::State& state0, const Eigen::VectorXd& v, int j) {
+    double dt, const multibody::State& state0, const Eigen::VectorXd& v, int j,
+    ColumnScratch& scratch, ColumnOutcome& outcome) {
   const double norm = std::max(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)));
   if (norm == 0.0) {  // no state direction (a contact column before its first contact)
     dr_.col(j).setZero();
     dv_star_.col(j).setZero();
     return {};
   }
+  ColumnScratch& x = scratch;
   double h = CentralStep(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)),
                          std::max(1.0, InfNorm(state0.v)));
   bool same_plus = false, same_minus = false;
@@ -346,26 +424,26 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
   // its stiction region, at fixed v, within about 1e-6 m: sensitivities.md §6.2).
   for (int attempt = 0; attempt <= kRetries; ++attempt, h /= 10) {
     StepStatus status = AssembleAt(model, params, free_motion, contact_parameters, dt, state0,
-                                   v, j, h, &r_plus_, &v_star_plus_, &same_plus);
+                                   v, j, h, x, &x.r_plus, &x.v_star_plus, &same_plus);
     if (!status.ok()) return status;
-    status = AssembleAt(model, params, free_motion, contact_parameters, dt, state0, v, j, -h,
-                        &r_minus_, &v_star_minus_, &same_minus);
+    status = AssembleAt(model, params, free_motion, contact_parameters, dt, state0, v, j, -h, x,
+                        &x.r_minus, &x.v_star_minus, &same_minus);
     if (!status.ok()) return status;
     if (same_plus && same_minus) break;
   }
   if (!(same_plus && same_minus)) h *= 10;  // the last attempt's
   if (same_plus == same_minus) {  // central; across a change of the set when both differ
-    last_.num_unmatched += !same_plus;
-    dr_.col(j) = (r_plus_ - r_minus_) / (2 * h);
-    dv_star_.col(j) = (v_star_plus_ - v_star_minus_) / (2 * h);
+    outcome.unmatched += !same_plus;
+    dr_.col(j) = (x.r_plus - x.r_minus) / (2 * h);
+    dv_star_.col(j) = (x.v_star_plus - x.v_star_minus) / (2 * h);
   } else if (same_plus) {  // one-sided from the side whose contacts match
-    ++last_.num_one_sided;
-    dr_.col(j) = (r_plus_ - r_nominal_) / h;
-    dv_star_.col(j) = (v_star_plus_ - nominal_ws_.v_star) / h;
+    ++outcome.one_sided;
+    dr_.col(j) = (x.r_plus - r_nominal_) / h;
+    dv_star_.col(j) = (x.v_star_plus - nominal_ws_.v_star) / h;
   } else {
-    ++last_.num_one_sided;
-    dr_.col(j) = (r_nominal_ - r_minus_) / h;
-    dv_star_.col(j) = (nominal_ws_.v_star - v_star_minus_) / h;
+    ++outcome.one_sided;
+    dr_.col(j) = (r_nominal_ - x.r_minus) / h;
+    dv_star_.col(j) = (nominal_ws_.v_star - x.v_star_minus) / h;
   }
   return {};
 }
@@ -373,30 +451,32 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
 void TrajectorySensitivity::DifferencePositions(const multibody::Model& model,
                                                 const ThetaParameters& params, double dt,
                                                 const multibody::State& state0,
-                                                const multibody::State& state1, int j) {
+                                                const multibody::State& state1, int j,
+                                                ColumnScratch& scratch) {
   const double norm =
       std::max({InfNorm(dq_.col(j)), InfNorm(dv_.col(j)), InfNorm(dv_next_.col(j))});
   if (norm == 0.0) {
     dq_next_.col(j).setZero();
     return;
   }
+  ColumnScratch& x = scratch;
   const double h =
       CentralStep(InfNorm(dq_.col(j)),
                   std::max(InfNorm(dv_.col(j)), InfNorm(dv_next_.col(j))),
                   std::max({1.0, InfNorm(state0.v), InfNorm(state1.v)}));
-  perturbed_.t = state0.t;
+  x.state.t = state0.t;
   for (const double s : {h, -h}) {
-    delta_.noalias() = s * dq_.col(j);
-    multibody::RetractConfiguration(model, state0.q, delta_, &perturbed_.q);
-    perturbed_.v = state0.v;
-    perturbed_.v.noalias() += s * dv_.col(j);
-    v_pos_ = state1.v;
-    v_pos_.noalias() += s * dv_next_.col(j);
-    Eigen::VectorXd& q = s > 0 ? q_plus_ : q_minus_;
-    AdvancePositions(model, params, dt, perturbed_, v_pos_, perturbed_ws_, &q);
-    multibody::ConfigurationDifference(model, q, state1.q, s > 0 ? dq_plus_ : dq_minus_);
+    x.delta.noalias() = s * dq_.col(j);
+    multibody::RetractConfiguration(model, state0.q, x.delta, &x.state.q);
+    x.state.v = state0.v;
+    x.state.v.noalias() += s * dv_.col(j);
+    x.v_pos = state1.v;
+    x.v_pos.noalias() += s * dv_next_.col(j);
+    Eigen::VectorXd& q = s > 0 ? x.q_plus : x.q_minus;
+    AdvancePositions(model, params, dt, x.state, x.v_pos, x.ws, &q);
+    multibody::ConfigurationDifference(model, q, state1.q, s > 0 ? x.dq_plus : x.dq_minus);
   }
-  dq_next_.col(j) = (dq_plus_ - dq_minus_) / (2 * h);
+  dq_next_.col(j) = (x.dq_plus - x.dq_minus) / (2 * h);
   // Coordinates without a quaternion move by q1 = q0 + dt v_bar, linear: exactly
   // dq0 + dt (theta_q dv + (1 - theta_q) dv0), free of the difference's rounding (which
   // grows with |q|, a body 10 m from the origin).

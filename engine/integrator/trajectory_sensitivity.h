@@ -45,7 +45,20 @@
 // depends on the stepper's workspaces after its position update; a column without a state
 // direction needs none), 2 more per body-mass column, one factorization of H, n_p solves and
 // position updates.
-// Memory: the nominal and perturbed assemblies each own a StepWorkspace and a
+// Threads (docs/design/sensitivities.md §6.2): the columns' differences are independent of
+// one another, so with N threads two loops of Advance run over the columns on a ThreadPool
+// owned here: the perturbed assemblies (DifferenceAssembly, then DifferenceMass) before
+// the IFT solve, and the position differences (DifferencePositions) after it. The columns
+// are dealt round-robin into min(N, n_p) fixed chunks, one ColumnScratch each (the
+// perturbed state and its workspaces, the differences' vectors); a chunk writes only its
+// scratch and its columns' outcomes (dr_, dv_star_, dq_next_ columns, statuses and the
+// one-sided / unmatched counts), reduced after the loop in column order. A column's
+// arithmetic does not depend on which thread ran it, so S and the flags are the same bits
+// for every N. The nominal assembly, the IFT and the contact columns' dgamma/dp stay
+// serial. Rejected: the contact solver's pool (its owner is the stepper's workspace, which
+// the chain does not read); a thread per column and step (creation costs and allocates);
+// columns handed out one by one to whichever thread is free (ForEachColumn says why).
+// Memory: the nominal assembly and each chunk's scratch own a StepWorkspace and a
 // ContactStepWorkspace (a model's worth each), and a body-mass column two copies of the
 // model with a pair of workspaces each, all made by the constructor; a warmed-up Advance on
 // an unchanged number of constraint rows does not allocate (the IFT input v_c is sized to
@@ -68,12 +81,14 @@
 // there are no retries at a smaller step; a mismatch is counted one-sided or unmatched).
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
+#include "engine/common/thread_pool.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/solver/sap_workspace.h"
 #include "engine/solver/step_sensitivity.h"
@@ -120,10 +135,12 @@ struct SensitivityStepInfo {
 
 class TrajectorySensitivity {
  public:
-  /// Columns for `parameters` (n_p of them); tree_solver as the stepper's workspace.
+  /// Columns for `parameters` (n_p of them); tree_solver as the stepper's workspace. The
+  /// columns' differences run on min(threads, n_p) threads (threads >= 1; 1: no thread is
+  /// started); S is the same bits for every count.
   TrajectorySensitivity(const multibody::Model& model,
                         const std::vector<SensitivityParameter>& parameters,
-                        TreeSolver tree_solver = TreeSolver::kAuto);
+                        TreeSolver tree_solver = TreeSolver::kAuto, int threads = 1);
 
   /// S_0: e_index for an initial-state column, 0 for a contact column.
   void Reset();
@@ -132,10 +149,18 @@ class TrajectorySensitivity {
   /// successful StepWithContact; state1.v its converged solution, state1.q its position
   /// update). Returns kNonFinite with a reason when an assembly fails or H at the solution
   /// is not SPD (S is then unspecified).
+  /// solver_v_c: optionally the step's own constraint velocities (its ContactStepWorkspace's
+  /// result.v_c), for a step whose problem held the same rows as the rebuilt nominal one,
+  /// i.e. not a servos-only step solved directly (contact::PdActuators::last_step_direct:
+  /// its problem has no actuator rows). Used for the nominal pieces and G when its size is
+  /// the nominal problem's row count (else, and when null, v_c = J v is formed here): on a
+  /// region boundary (kink distance ~1e-16) J v formed anew can round to the other region
+  /// than the solver's v_c did, and the derivative must be that of the solver's piece.
   StepStatus Advance(const multibody::Model& model, const ThetaParameters& params,
                      const FreeMotionSettings& free_motion,
                      const contact::ContactParameters& contact_parameters, double dt,
-                     const multibody::State& state0, const multibody::State& state1);
+                     const multibody::State& state0, const multibody::State& state1,
+                     const Eigen::VectorXd* solver_v_c = nullptr);
 
   /// dq_n/dp (nv x n_p) in the tangent at q_n (configuration_tangent.h) [m or rad per unit].
   const Eigen::MatrixXd& dq() const { return dq_; }
@@ -155,39 +180,68 @@ class TrajectorySensitivity {
   int steps_approximate_geometry() const { return steps_approximate_; }
 
  private:
-  // The nominal step's problem at state0 and v_c = J v at v = state1.v.
+  // One chunk's scratch for the columns it differences: a perturbed state with its
+  // assembly's workspaces, and the vectors the differences write (nv each; q_plus, q_minus
+  // nq). products: the perturbed problem's J v and residual products.
+  struct ColumnScratch {
+    ColumnScratch(const multibody::Model& model, TreeSolver tree_solver);
+    StepWorkspace ws;
+    ContactStepWorkspace cws;
+    multibody::State state;
+    Eigen::VectorXd delta, r_plus, r_minus, v_star_plus, v_star_minus;
+    Eigen::VectorXd v_pos, q_plus, q_minus, dq_plus, dq_minus;
+    solver::SapWorkspace products;
+  };
+  // What column j's differences ended with, reduced after each parallel loop in column order.
+  struct ColumnOutcome {
+    StepStatus assembly, mass;  // DifferenceAssembly's, DifferenceMass's
+    int one_sided = 0, unmatched = 0;
+    std::exception_ptr error;   // what the loop body caught, rethrown by the caller
+  };
+
+  // The nominal step's problem at state0 and its v_c at v = state1.v: solver_v_c when it
+  // fits the problem's rows, else J v.
   StepStatus AssembleNominal(const multibody::Model& model, const ThetaParameters& params,
                              const FreeMotionSettings& free_motion,
                              const contact::ContactParameters& contact_parameters, double dt,
-                             const multibody::State& state0, const Eigen::VectorXd& v);
+                             const multibody::State& state0, const Eigen::VectorXd& v,
+                             const Eigen::VectorXd* solver_v_c);
   // Column j's dr/dx0 D (into dr_.col(j)) and dv*/dx0 D (into dv_star_.col(j)).
   StepStatus DifferenceAssembly(const multibody::Model& model, const ThetaParameters& params,
                                 const FreeMotionSettings& free_motion,
                                 const contact::ContactParameters& contact_parameters, double dt,
-                                const multibody::State& state0, const Eigen::VectorXd& v, int j);
+                                const multibody::State& state0, const Eigen::VectorXd& v, int j,
+                                ColumnScratch& scratch, ColumnOutcome& outcome);
   // r at v and v* of the assembly at x0 + s h D_j into (r, v_star); whether its
   // constraints match the nominal ones.
   StepStatus AssembleAt(const multibody::Model& model, const ThetaParameters& params,
                         const FreeMotionSettings& free_motion,
                         const contact::ContactParameters& contact_parameters, double dt,
                         const multibody::State& state0, const Eigen::VectorXd& v, int j,
-                        double step, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same);
+                        double step, ColumnScratch& scratch, Eigen::VectorXd* r,
+                        Eigen::VectorXd* v_star, bool* same);
   // Adds column j's dr/dm and dv*/dm of a body-mass column, at the fixed x0 and v.
   StepStatus DifferenceMass(const ThetaParameters& params, const FreeMotionSettings& free_motion,
                             const contact::ContactParameters& contact_parameters, double dt,
-                            const multibody::State& state0, const Eigen::VectorXd& v, int j);
+                            const multibody::State& state0, const Eigen::VectorXd& v, int j,
+                            ColumnScratch& scratch, ColumnOutcome& outcome);
   // r at v and v* of `model`'s assembly at `state` with the workspaces (ws, cws), and whether
-  // its constraints and pieces match the nominal ones.
+  // its constraints and pieces match the nominal ones (products: scratch for J v).
   StepStatus AssembleWith(const multibody::Model& model, const ThetaParameters& params,
                           const FreeMotionSettings& free_motion,
                           const contact::ContactParameters& contact_parameters, double dt,
                           const multibody::State& state, const Eigen::VectorXd& v,
-                          StepWorkspace& ws, ContactStepWorkspace& cws, Eigen::VectorXd* r,
-                          Eigen::VectorXd* v_star, bool* same);
-  // The position update's derivative for column j, from the new dv_.col(j).
+                          StepWorkspace& ws, ContactStepWorkspace& cws,
+                          solver::SapWorkspace& products, Eigen::VectorXd* r,
+                          Eigen::VectorXd* v_star, bool* same) const;
+  // The position update's derivative for column j, from the new dv_next_.col(j).
   void DifferencePositions(const multibody::Model& model, const ThetaParameters& params,
                            double dt, const multibody::State& state0,
-                           const multibody::State& state1, int j);
+                           const multibody::State& state1, int j, ColumnScratch& scratch);
+  // Runs body(j, scratch) for every column, in chunks on the pool when there is one;
+  // afterwards the first exception a column threw (in column order) is rethrown here.
+  template <typename Body>
+  void ForEachColumn(Body& body);
   // Flags of the nominal problem's contacts (kinks, geometry).
   void InspectContacts();
   // scale_ (per constraint of the nominal problem) for material column j; for a stiffness
@@ -195,7 +249,8 @@ class TrajectorySensitivity {
   void MaterialScale(const multibody::Model& model, int j);
 
   // A body-mass column's two models, m (1 + h_m) and m (1 - h_m), with their own workspaces
-  // (the multibody workspaces hold the bodies' spatial inertias).
+  // (the multibody workspaces hold the bodies' spatial inertias). Used by one thread at a
+  // time (its column's chunk); the differences' vectors are that chunk's ColumnScratch.
   struct MassModels {
     MassModels(const multibody::Model& model, int body, double relative_step,
                TreeSolver tree_solver);
@@ -220,13 +275,11 @@ class TrajectorySensitivity {
   solver::SapSolverResult nominal_;
   std::vector<char> participating_;  // per velocity: its clique has a constraint
   std::vector<int> piece_;           // per constraint: its piece at v (PieceCode)
-  // Perturbed assemblies (x0 + h D, then x0 - h D).
-  StepWorkspace perturbed_ws_;
-  ContactStepWorkspace perturbed_cws_;
-  multibody::State perturbed_;
-  Eigen::VectorXd delta_, r_plus_, r_minus_, r_nominal_, v_star_plus_, v_star_minus_;
-  Eigen::VectorXd dgamma_, dgamma_term_, jt_, v_pos_, q_plus_, q_minus_, dq_plus_, dq_minus_;
-  solver::SapWorkspace products_;
+  Eigen::VectorXd r_nominal_, dgamma_, dgamma_term_, jt_;
+  solver::SapWorkspace products_;    // the nominal problem's (serial parts)
+  std::unique_ptr<ThreadPool> pool_;  // null with one thread
+  std::vector<std::unique_ptr<ColumnScratch>> scratch_;  // per chunk = thread of the pool
+  std::vector<ColumnOutcome> outcome_;                    // per column
   solver::StepSensitivitySolver ift_;
   SensitivityStepInfo last_;
   std::vector<int8_t> contact_region_;  // per reported contact of the last step

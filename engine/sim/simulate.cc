@@ -256,8 +256,10 @@ class Sensitivities {
   Sensitivities(const multibody::Model& model, const Settings& settings)
       : on_(!settings.sensitivities.empty()) {
     if (!on_) return;
+    // The columns' differences on the run's threads: the same bits for every count.
     chain_ = std::make_unique<integrator::TrajectorySensitivity>(
-        model, ParseSensitivityPaths(model, settings.sensitivities), settings.tree_solver);
+        model, ParseSensitivityPaths(model, settings.sensitivities), settings.tree_solver,
+        settings.threads);
     chain_->Reset();
   }
   bool on() const { return on_; }
@@ -265,13 +267,19 @@ class Sensitivities {
   void StepStarting(const multibody::State& state) {
     if (on_) state0_ = state;
   }
-  // After a completed step to `state1`, whose contacts (RowRecording::StepCompleted's)
-  // get their regions and kink distances.
+  // After a completed step to `state1`, solved in `step` (its workspace), whose contacts
+  // (RowRecording::StepCompleted's) get their regions and kink distances.
   StepStatus StepCompleted(const multibody::Model& model, const StepSettings& s,
-                           const multibody::State& state1, std::vector<ContactRow>* contacts) {
+                           const multibody::State& state1,
+                           const integrator::ContactStepWorkspace& step,
+                           std::vector<ContactRow>* contacts) {
     if (!on_) return {};
+    // The solver's v_c, so that the chain's pieces are the solve's own (a servos-only step
+    // solved directly has no actuator rows in its problem: the chain forms J v then).
+    const Eigen::VectorXd* solver_v_c =
+        step.actuators.last_step_direct() ? nullptr : &step.result.v_c;
     const StepStatus status = chain_->Advance(model, s.theta, s.free_motion, s.contact, s.dt,
-                                              state0_, state1);
+                                              state0_, state1, solver_v_c);
     if (!status.ok()) return status;
     // The chain's nominal assembly is the step's own (the same build at the same state),
     // so its contacts are the reports' one for one; NaN should that ever not hold.
@@ -367,7 +375,8 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
                        scratch.contact.joint_friction, scratch.contact.constraint_impulse,
                        scratch.contact.actuator_outputs,
                        scratch.contact.builder.hydroelastic());
-    const StepStatus chained = sensitivities.StepCompleted(model, step_settings, state, rows.contacts());
+    const StepStatus chained = sensitivities.StepCompleted(model, step_settings, state,
+                                                           scratch.contact, rows.contacts());
     if (!chained.ok()) {
       // The step completed but its derivatives did not: its state is recorded below, its
       // sensitivities are not valid (the run says why).

@@ -18,6 +18,13 @@ namespace {
 
 using integrator::SensitivityParameter;
 
+// Whether column j of the fit Jacobian (de/d eta) is numerically zero: its norm at most
+// 1e-9 sqrt(m), a residual change below 1e-9 per coordinate for a unit change of eta.
+bool ColumnVanishes(const Eigen::MatrixXd& jfit, int j) {
+  const double scale = std::sqrt(static_cast<double>(std::max<Eigen::Index>(1, jfit.rows())));
+  return !(jfit.col(j).norm() > 1e-9 * scale);
+}
+
 [[noreturn]] void Refuse(const std::string& message) {
   throw InputError({"--param", 0, 0}, message);
 }
@@ -669,9 +676,8 @@ TrajectoryFitResult FitTrajectory(const SceneFactory& factory,
     Refuse("the scene does not run at the starting values: " + reason);
   }
   const Eigen::MatrixXd jfit = fit::FitJacobian(j0, out.start, out.scale);
-  const double scale = std::sqrt(static_cast<double>(std::max<Eigen::Index>(1, jfit.rows())));
   for (int j = 0; j < n; ++j) {
-    if (!(jfit.col(j).norm() > 1e-9 * scale)) {
+    if (ColumnVanishes(jfit, j)) {
       Refuse("'" + out.Label(j) +
              "' is not identifiable from this data: the observed coordinates do not depend "
              "on it in the window (zero sensitivity; e.g. a material no contact uses, "
@@ -703,6 +709,11 @@ TrajectoryFitResult FitTrajectory(const SceneFactory& factory,
   };
   out.lm = fit::LevenbergMarquardt(model_function, out.start, space, lm_options);
   out.statistics = fit::CalcFitStatistics(out.lm);
+  if (out.lm.de_dp.cols() == n) {
+    const Eigen::MatrixXd jend = fit::FitJacobian(out.lm.de_dp, out.lm.p, out.scale);
+    for (int j = 0; j < n; ++j)
+      if (ColumnVanishes(jend, j)) out.vanished.push_back(j);
+  }
   out.kink_steps = evaluator.kink_steps();
   out.min_kink_distance = evaluator.min_kink_distance();
   for (int r = 0; r < num_runs; ++r) {

@@ -15,7 +15,10 @@
 //     and the step's min_kink_distance are below the 1e-6 of /sensitivity/near_kink
 //     (docs/output-format.md, "Extension: sensitivities");
 //   - in a run with sensitivities (Simulate, Settings::sensitivities, an HDF5 file) the row
-//     of that step has /sensitivity/near_kink = 1, and a run with 2 mu* has none.
+//     of that step has /sensitivity/near_kink = 1, and a run with 2 mu* has none;
+//   - at the bracket's stuck end itself, where J v formed anew can round to sliding, the
+//     chain given the solver's v_c (Advance's solver_v_c) takes the solver's region,
+//     stiction, and stiction's dx1/dmu = 0.
 
 #include <catch2/catch.hpp>
 
@@ -85,7 +88,8 @@ loads:
 }
 
 // The first step of the scene at `mu`: x1, the contact's derivatives at the converged
-// solution (its region and kink distance) and, with `sensitivity`, one Advance of it.
+// solution (its region and kink distance) and, with `sensitivity`, one Advance of it (given
+// the solver's v_c with `solver_v_c`, else forming J v itself).
 struct FirstStep {
   multibody::State x0, x1;
   solver::ContactParameterDerivatives contact;
@@ -94,7 +98,7 @@ struct FirstStep {
   int chain_region = -1;            // with sensitivities: the region its derivative took
 };
 
-FirstStep Step(double mu, bool with_sensitivities = false) {
+FirstStep Step(double mu, bool with_sensitivities = false, bool solver_v_c = false) {
   const io::LoadedScene scene = io::LoadSceneFromText(PushedSphere(mu), "scene.yaml", {});
   const multibody::Model& model = scene.model;
   const sim::Settings& s = scene.settings;
@@ -116,7 +120,9 @@ FirstStep Step(double mu, bool with_sensitivities = false) {
   if (with_sensitivities) {
     TrajectorySensitivity chain(model, {{Kind::kContact, ContactParameter::kMu, -1}});
     chain.Reset();
-    REQUIRE(chain.Advance(model, theta, {}, cp, s.time_step, step.x0, step.x1).ok());
+    REQUIRE(chain.Advance(model, theta, {}, cp, s.time_step, step.x0, step.x1,
+                          solver_v_c ? &cws.result.v_c : nullptr)
+                .ok());
     step.ift.resize(2 * model.nv);
     step.ift << chain.dq().col(0), chain.dv().col(0);
     step.min_kink_distance = chain.last_step().min_kink_distance;
@@ -162,9 +168,10 @@ TEST_CASE("sensitivity kink: one-sided differences at the stick/slip boundary ma
   CHECK(std::abs(b.stuck / rolling - 1.0) < 0.01);
   // Each side's derivative is taken at delta = 1e-9 from the boundary, inside its piece:
   // at the bracket's ends themselves (1e-14 apart) the region is a matter of round-off, and
-  // the chain, which forms v_c = J v anew (TrajectorySensitivity::Advance), may classify the
-  // contact otherwise than the solver's own v_c did. The one-sided differences then step
-  // away from the boundary by h = 1e-6, wholly within that side.
+  // a chain that forms v_c = J v anew (Advance without the solver's v_c, as here) may
+  // classify the contact otherwise than the solver's own v_c did (the last test case). The
+  // one-sided differences then step away from the boundary by h = 1e-6, wholly within
+  // that side.
   const double delta = 1e-9, h = 1e-6;
   const double mu_stuck = b.stuck * (1 + delta), mu_sliding = b.sliding * (1 - delta);
   const FirstStep stuck = Step(mu_stuck, true), above = Step(mu_stuck * (1 + h));
@@ -208,6 +215,28 @@ TEST_CASE("sensitivity kink: one-sided differences at the stick/slip boundary ma
   CHECK(sliding.min_kink_distance < kNearKink);
   // Away from the boundary (mu 2 mu*) the same step is not near a kink.
   CHECK(Step(2.0 * b.stuck).contact.kink_distance > 1e-2);
+}
+
+TEST_CASE("sensitivity kink: at the bracket's stuck end the chain takes the solver's region",
+          "[integrator][sensitivity]") {
+  // At b.stuck the solver's v_c is in stiction by the bisection's construction, with a kink
+  // distance ~1e-16: J v formed anew from the converged v can round to sliding, and the
+  // chain would then return sliding's derivative for a step the solver took as stuck. Given
+  // the solver's v_c, the chain's pieces, G and dgamma/dmu are the solver's: stiction, whose
+  // impulse does not read mu, so dx1/dmu = 0 exactly.
+  const Bracket b = FindBoundary();
+  const FirstStep own = Step(b.stuck, true, /*solver_v_c=*/true);
+  const FirstStep formed = Step(b.stuck, true, /*solver_v_c=*/false);
+  std::printf("sensitivity kink, stuck end mu = %.17g: solver region %d (kink distance %.1e); "
+              "chain region with the solver's v_c %d, with J v formed anew %d\n",
+              b.stuck, static_cast<int>(own.contact.region), own.contact.kink_distance,
+              own.chain_region, formed.chain_region);
+  REQUIRE(own.contact.region == ContactRegion::kStiction);
+  CHECK(own.chain_region == static_cast<int>(ContactRegion::kStiction));
+  const int nv = static_cast<int>(own.ift.size()) / 2;
+  CHECK(own.ift.tail(nv).norm() == 0.0);  // dv1/dmu: stiction's
+  CHECK(own.ift.norm() == 0.0);           // and dq1/dmu
+  CHECK(own.min_kink_distance < kNearKink);
 }
 
 class TempDir {

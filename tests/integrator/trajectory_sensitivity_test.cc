@@ -3,12 +3,14 @@
 //   (b) Taylor tests: |x_N(p + h d) - x_N(p) - h S_N d| falls as h^2, h = 1e-2 ... 1e-5, on
 //       scenes whose contact regions are the same at every h (checked);
 //   (c) one step against central differences of full steps (solver tolerance 1e-13);
-// and a warmed-up Advance does not allocate.
+//   (d) the columns differenced on 1, 2 and 3 threads give the same bits;
+// and a warmed-up Advance does not allocate (on one thread and on two).
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -690,32 +692,183 @@ TEST_CASE("trajectory sensitivity: a contact entering on one side of the differe
   CHECK(std::abs(sensitivity.dq()(5, 0) - 1.0) < 1e-9);
 }
 
+// ---- (d) Threads ----
+
+// Four bodies on a floor of its own material, stepped under SAP: a ball of material `ball`
+// dropped while sliding, a tilted box dropped while sliding (its corners: approximate
+// geometry, contacts entering), a sphere of the default material rolling, and one at rest
+// above the floor (`hover`, its height set by the test).
+const char* kFourBodies = R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+materials:
+  ball: {stiffness: 1.5e5, dissipation_time: 1.0e-3, friction: 0.3}
+  floor: {stiffness: 3.0e5, dissipation_time: 2.0e-3, friction: 0.6}
+world:
+  geometry: [{shape: halfspace, material: floor}]
+bodies:
+  - {name: ball, mass: 1.0, geometry: [{shape: sphere, radius: 0.05, material: ball}],
+     pose: {position: [0, 0, 0.0505]}, velocity: {linear: [0.2, 0, -1.0]}}
+  - {name: box, mass: 0.8, geometry: [{shape: box, size: [0.1, 0.1, 0.1]}],
+     pose: {position: [0.5, 0, 0.075], rpy: [0.3, 0.2, 0.0]}, velocity: {linear: [0.6, 0, -0.5]}}
+  - {name: roller, mass: 0.5, geometry: [{shape: sphere, radius: 0.04}],
+     pose: {position: [-0.5, 0, 0.0399]}, velocity: {linear: [1.0, 0, 0], angular: [0, 25.0, 0]}}
+  - {name: hover, mass: 0.3, geometry: [{shape: sphere, radius: 0.03}],
+     pose: {position: [1.5, 0, 0.05]}}
+)";
+
+// What a chain reports after each step of a run.
+struct ChainRecord {
+  std::vector<Eigen::MatrixXd> dq, dv;
+  std::vector<int> one_sided, unmatched, approximate;
+  std::vector<double> min_kink;
+  std::vector<std::vector<int8_t>> regions;
+  std::vector<std::vector<double>> kinks;
+  int steps_one_sided = 0, steps_unmatched = 0, steps_approximate = 0;
+};
+
+ChainRecord RunChain(const std::string& yaml, const multibody::State& start,
+                     const std::vector<SensitivityParameter>& parameters, int steps,
+                     int threads) {
+  const io::LoadedScene scene = io::LoadSceneFromText(yaml, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
+  StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+  ContactStepWorkspace cws(model);
+  TrajectorySensitivity chain(model, parameters, TreeSolver::kAuto, threads);
+  multibody::State x = start;
+  ChainRecord record;
+  for (int n = 0; n < steps; ++n) {
+    const multibody::State x0 = x;
+    REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
+    REQUIRE(chain.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c).ok());
+    record.dq.push_back(chain.dq());
+    record.dv.push_back(chain.dv());
+    const SensitivityStepInfo& info = chain.last_step();
+    record.one_sided.push_back(info.num_one_sided);
+    record.unmatched.push_back(info.num_unmatched);
+    record.approximate.push_back(info.approximate_geometry);
+    record.min_kink.push_back(info.min_kink_distance);
+    record.regions.push_back(chain.contact_regions());
+    record.kinks.push_back(chain.contact_kink_distances());
+  }
+  record.steps_one_sided = chain.steps_one_sided();
+  record.steps_unmatched = chain.steps_unmatched();
+  record.steps_approximate = chain.steps_approximate_geometry();
+  return record;
+}
+
+bool SameBits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+}
+
+bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+}
+
+TEST_CASE("trajectory sensitivity: the columns differenced on 1, 2 and 3 threads give the same "
+          "bits", "[integrator][sensitivity]") {
+  // Every kind of column (a contact parameter, a material's friction, dissipation time and
+  // stiffness, a body's mass, an initial position and velocity) over 80 steps with impacts,
+  // sliding, rolling and box corners: each thread count must give the same S, flags,
+  // regions and kink distances after every step (the columns are reduced in column order;
+  // docs/design/sensitivities.md §6.2). The resting `hover` sphere starts just above the
+  // height where its ground contact enters the problem (found by bisection as in the
+  // entering-contact test above), so that its height column is one-sided in the first step.
+  const io::LoadedScene scene = io::LoadSceneFromText(kFourBodies, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  int ball = -1, floor = -1;
+  for (int m = 0; m < static_cast<int>(model.materials.size()); ++m)
+    (model.materials[m].name == "ball" ? ball : floor) = m;
+  REQUIRE(ball >= 0);
+  REQUIRE(floor >= 0);
+  const double margin = sim::ContactParametersFor(scene.settings).contact_margin;
+  multibody::State start{0.0, model.InitialQ(), model.InitialV()};
+  const int hover_z = 4 * 7 - 1;  // the fourth free joint's q: quaternion (4), position (3)
+  const size_t others = contact::FindContactsAt(model, 0.0, start.q, margin).size();
+  double below = 0.02, above = 0.05;  // the hover's contact at `below`, none at `above`
+  while (above - below > 1e-13) {
+    start.q[hover_z] = 0.5 * (below + above);
+    (contact::FindContactsAt(model, 0.0, start.q, margin).size() == others ? above : below) =
+        start.q[hover_z];
+  }
+  start.q[hover_z] = above;
+  const std::vector<SensitivityParameter> parameters{
+      {Kind::kContact, ContactParameter::kMu, -1},
+      {Kind::kMaterial, ContactParameter::kMu, ball},
+      {Kind::kMaterial, ContactParameter::kDissipationTime, floor},
+      {Kind::kMaterial, ContactParameter::kStiffness, floor},
+      {Kind::kBodyMass, {}, 1},
+      {Kind::kInitialPosition, {}, 5},
+      {Kind::kInitialVelocity, {}, 9},
+      {Kind::kMaterial, ContactParameter::kDissipationTime, ball},
+      {Kind::kInitialPosition, {}, 23}};  // the hover's height
+  const int steps = 80;
+  const ChainRecord one = RunChain(kFourBodies, start, parameters, steps, 1);
+  // The run exercises what the reduction must keep in order: contacts, flags, S moving.
+  int one_sided = 0;
+  for (const int f : one.one_sided) one_sided += f;
+  REQUIRE(one.dv.back().norm() > 0.0);
+  REQUIRE(!one.regions.back().empty());
+  REQUIRE(one.steps_approximate > 0);
+  REQUIRE(one.one_sided[0] >= 1);
+  std::printf("threads bit-identity: %d steps, %d columns, one-sided columns %d, "
+              "steps one-sided %d, unmatched %d\n",
+              steps, static_cast<int>(parameters.size()), one_sided, one.steps_one_sided,
+              one.steps_unmatched);
+  for (const int threads : {2, 3}) {
+    const ChainRecord other = RunChain(kFourBodies, start, parameters, steps, threads);
+    for (int n = 0; n < steps; ++n) {
+      INFO("threads " << threads << ", step " << n + 1);
+      CHECK(SameBits(other.dq[n], one.dq[n]));
+      CHECK(SameBits(other.dv[n], one.dv[n]));
+      CHECK(other.one_sided[n] == one.one_sided[n]);
+      CHECK(other.unmatched[n] == one.unmatched[n]);
+      CHECK(other.approximate[n] == one.approximate[n]);
+      CHECK(SameBits(std::vector<double>{other.min_kink[n]}, {one.min_kink[n]}));
+      CHECK(other.regions[n] == one.regions[n]);
+      CHECK(SameBits(other.kinks[n], one.kinks[n]));
+    }
+    CHECK(other.steps_one_sided == one.steps_one_sided);
+    CHECK(other.steps_unmatched == one.steps_unmatched);
+    CHECK(other.steps_approximate == one.steps_approximate);
+  }
+}
+
 TEST_CASE("trajectory sensitivity: a warmed-up Advance allocates nothing",
           "[integrator][sensitivity][allocation]") {
+  // On one thread and on two: the allocation counter counts every thread of the process
+  // (tests/support/allocation_counter.cc), the pool's workers included.
   const io::LoadedScene scene =
       io::LoadSceneFromText(SphereScene(0.3, 1e-3, 0.0, kSliding), "scene.yaml", {});
   const multibody::Model& model = scene.model;
-  StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
-  ContactStepWorkspace cws(model);
   const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
-  TrajectorySensitivity sensitivity(
-      model, {{Kind::kContact, ContactParameter::kMu, -1},
-              {Kind::kInitialVelocity, {}, 3},
-              {Kind::kMaterial, ContactParameter::kStiffness, model.default_material},
-              {Kind::kBodyMass, {}, 0}});
-  multibody::State x{0.0, model.InitialQ(), model.InitialV()}, x0 = x;
-  for (int n = 0; n < 20; ++n) {
-    x0 = x;
-    REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
-    REQUIRE(sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x).ok());
+  for (const int threads : {1, 2}) {
+    INFO("threads " << threads);
+    StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+    ContactStepWorkspace cws(model);
+    TrajectorySensitivity sensitivity(
+        model,
+        {{Kind::kContact, ContactParameter::kMu, -1},
+         {Kind::kInitialVelocity, {}, 3},
+         {Kind::kMaterial, ContactParameter::kStiffness, model.default_material},
+         {Kind::kBodyMass, {}, 0}},
+        TreeSolver::kAuto, threads);
+    multibody::State x{0.0, model.InitialQ(), model.InitialV()}, x0 = x;
+    for (int n = 0; n < 20; ++n) {
+      x0 = x;
+      REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
+      REQUIRE(sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c).ok());
+    }
+    const std::size_t before = testing::AllocationCount();
+    for (int n = 0; n < 10; ++n) {
+      x0 = x;
+      StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws);
+      sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c);
+    }
+    CHECK(testing::AllocationCount() - before == 0);
   }
-  const std::size_t before = testing::AllocationCount();
-  for (int n = 0; n < 10; ++n) {
-    x0 = x;
-    StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws);
-    sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x);
-  }
-  CHECK(testing::AllocationCount() - before == 0);
 }
 
 }  // namespace

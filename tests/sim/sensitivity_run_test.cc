@@ -4,6 +4,8 @@
 //   - the sliding box's dv/dmu and dq/dmu at the end of its sliding against central
 //     differences of two whole runs at mu +- h, solved to a tight tolerance;
 //   - the trajectory is the same bits with and without sensitivities;
+//   - the /sensitivity rows and the contacts' regions and kink distances are the same bits
+//     with Settings::threads = 2 as with 1;
 //   - each recorded contact's region agrees with its slip against the stiction tolerance,
 //     in a run that has both stiction and sliding;
 //   - the parameter paths: what they map to, and the errors of bad ones.
@@ -156,6 +158,66 @@ TEST_CASE("sensitivities leave the trajectory the same bits", "[sim][sensitivity
   // S_0 of the initial-state columns: e_index.
   CHECK(with.front().sensitivity.dv(3, 1) == 1.0);
   CHECK(with.front().sensitivity.dq(5, 2) == 1.0);
+}
+
+TEST_CASE("sensitivities on two threads are the same bits as on one", "[sim][sensitivity]") {
+  // `--threads 2`: the contact solve's islands and the columns' differences run on two
+  // threads (docs/design/sensitivities.md §6.2); every recorded row must be the one thread's.
+  // The sliding box (one body, four corners: approximate geometry) with a column of every
+  // kind, and clutter-40 over its first 0.3 s (impacts, many islands and contacts).
+  struct Case {
+    std::string file;
+    std::vector<std::string> overrides;
+    std::vector<std::string> columns;
+  };
+  const std::string scenes = std::string(CSIM_SOURCE_DIR) + "/scenes/";
+  const Case cases[] = {
+      {scenes + "sliding_box.yaml",
+       {"settings.output.every=1"},
+       {"materials.default.friction", "materials.default.dissipation_time", "bodies.box.mass",
+        "joints.box.q[5]", "joints.box.v[3]"}},
+      {scenes + "clutter_40.yaml",
+       {"settings.duration=0.3", "settings.output.every=1"},
+       {"materials.object.friction", "materials.container.dissipation_time",
+        "joints.box_000.q[5]", "joints.sphere_001.v[3]"}}};
+  for (const Case& c : cases) {
+    INFO(c.file);
+    io::LoadedScene scene = io::LoadScene(c.file, c.overrides);
+    const std::vector<Row> one = Run(scene, c.columns);
+    scene.settings.threads = 2;
+    const std::vector<Row> two = Run(scene, c.columns);
+    REQUIRE(two.size() == one.size());
+    int contacts = 0;
+    for (size_t i = 0; i < one.size(); ++i) {
+      INFO("row " << i);
+      const SensitivityRow &a = one[i].sensitivity, &b = two[i].sensitivity;
+      REQUIRE(a.dv.cols() == static_cast<int>(c.columns.size()));
+      CHECK(SameBits(one[i].q, two[i].q));
+      CHECK(SameBits(one[i].v, two[i].v));
+      CHECK(b.dq.rows() == a.dq.rows());
+      CHECK(b.dq.cols() == a.dq.cols());
+      CHECK(std::memcmp(a.dq.data(), b.dq.data(), sizeof(double) * a.dq.size()) == 0);
+      CHECK(std::memcmp(a.dv.data(), b.dv.data(), sizeof(double) * a.dv.size()) == 0);
+      CHECK(b.one_sided == a.one_sided);
+      CHECK(b.unmatched == a.unmatched);
+      CHECK(b.approximate_geometry == a.approximate_geometry);
+      CHECK(std::memcmp(&a.min_kink_distance, &b.min_kink_distance, sizeof(double)) == 0);
+      REQUIRE(two[i].contacts.size() == one[i].contacts.size());
+      for (size_t k = 0; k < one[i].contacts.size(); ++k) {
+        CHECK(two[i].contacts[k].region == one[i].contacts[k].region);
+        CHECK(std::memcmp(&two[i].contacts[k].kink_distance, &one[i].contacts[k].kink_distance,
+                          sizeof(double)) == 0);
+      }
+      contacts += static_cast<int>(one[i].contacts.size());
+    }
+    int one_sided = 0;
+    for (const Row& row : one) one_sided += row.sensitivity.one_sided;
+    std::printf("sensitivities on 1 and 2 threads, %s: %zu rows, %d contacts, %d one-sided "
+                "columns\n",
+                scene.name.c_str(), one.size(), contacts, one_sided);
+    CHECK(contacts > 0);
+    CHECK(one.back().sensitivity.dv.norm() > 0.0);
+  }
 }
 
 TEST_CASE("/contacts/region follows the contact's slip", "[sim][sensitivity]") {

@@ -63,3 +63,16 @@ def test_rolling_ball_friction_refused(tmp_path):
     f = FS.run_fit(ball, data, ["materials.ball.friction"], [FS.BALL_MU], [0.52],
                    extra=FS.rolling_args())
     assert f.rc == 1 and "not identifiable" in f.message
+
+
+def test_boundary_minimum_reported(tmp_path):
+    """A 4-drop SAP batch (seed 2) from 30 % off walks its dissipation down towards 0,
+    where it no longer acts (the study's "From 30 % off"): `csim fit` must not call that an
+    estimate: exit 3 and the verdict `no longer acts`, while friction and dissipation stay
+    far from the truth."""
+    df = FS.DropsFit("sap", 4, 2, tmp_path, dissipation=TAU_D)
+    f = df.fit(df.clean.q_true, "boundary")
+    print(f"4 drops, seed 2: rc {f.rc}, values {f.values}, verdicts {f.verdicts}")
+    assert f.rc == 3
+    assert f.verdicts[1] == "no longer acts"
+    assert f.values[1] < 1e-6 * f.truth[1]

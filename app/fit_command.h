@@ -1,8 +1,9 @@
 #pragma once
 // `csim fit` (docs/cli.md): fits material parameters (and the runs' initial states) of a
 // scene to measured joint coordinates (csim output files or CSVs, one run each) with
-// Levenberg-Marquardt; the driver is engine/sim/trajectory_fit.h, this file reads the
-// measurements, prints the report and writes FIT.h5 (docs/output-format.md "Fit files").
+// Levenberg-Marquardt. The driver is engine/sim/trajectory_fit.h; the measurement files are
+// read by measurement_file.h, the report and FIT.h5 (docs/output-format.md "Fit files")
+// written by fit_report.h.
 
 #include <string>
 #include <vector>
@@ -23,21 +24,6 @@ struct FitOptions {
   int max_iterations = 50;          ///< --max-iterations
   std::string output;               ///< -o FIT.h5; empty: none written
 };
-
-/// A measurement file as read, before it is matched to the scene.
-struct MeasurementFile {
-  std::vector<double> time;              ///< (N) increasing [s]
-  std::vector<std::vector<double>> q;    ///< (N) rows, all of one width
-  std::vector<std::vector<double>> v;    ///< (N) rows of /state/v; empty for a CSV
-  std::vector<int> lines;                ///< (N) 1-based line of each CSV row; empty for HDF5
-};
-
-/// Reads MEAS: a csim output (/time, /state/q, /state/v when present) or, for a name ending
-/// in .csv, rows of `t, q...` (comma, semicolon, tab or space separated; blank lines, lines
-/// starting with '#' and header lines before the first row of numbers are skipped). A row
-/// that is not all numbers, a row of another width or a time that does not increase is an
-/// InputError naming the file and line.
-MeasurementFile ReadMeasurement(const std::string& path);
 
 /// `csim fit`: exit 0 when the fit converged, 1 for a refused request (bad path, an
 /// unidentifiable parameter, ...), 3 when it did not converge or a run failed, 4 for I/O.

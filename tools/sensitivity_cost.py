@@ -306,8 +306,9 @@ def classify(frames):
     if any(d in top for d in DIFFERENCE_FRAMES):
         if "CalcOptimalityResidual" in joined:
             return "perturbed: r(v) and matching", "residual r(v)"
-        if "ContactParameterDerivatives" in joined or "dynamic_cast" in joined:
-            return "perturbed: r(v) and matching", "pieces at the fixed v (PieceCode)"
+        if ("ContactParameterDerivatives" in joined or "CalcContactPiece" in joined
+                or "dynamic_cast" in joined):
+            return "perturbed: r(v) and matching", "pieces at the fixed v"
         return "perturbed: r(v) and matching", "state, matching, differences"
     if "StepSensitivitySolver" in joined:
         return "H factorization and solves", ""
@@ -366,8 +367,8 @@ def profile_table(label, total, parts, details, row):
              f"step, so the perturbed assemblies' samples over its samples, {implied:.1f}, are "
              "the perturbed assemblies a step makes, against 2 m = "
              f"{2 * active:.1f} without retries ({flagged:.2f} columns a step exhausted the "
-             f"retries, {6 * flagged:.1f} extra assemblies; the rest of the excess are retries "
-             "that matched at a smaller h; the ratio assumes a perturbed assembly costs what "
+             "retries and fell back to a one-sided difference; the rest of the excess are "
+             "retries that matched at a smaller h; the ratio assumes a perturbed assembly costs what "
              "the nominal one does). The nominal assembly inside Advance: "
              f"{advance_us * nominal / inside:.1f} us a step, against "
              f"{float(row['assembly_us']):.1f} us for one assembly timed alone by the bench's "
@@ -447,9 +448,10 @@ def main():
         "assembling per step*: the mean number m of columns with a state direction; Advance "
         "makes 1 + 2 m assemblies of the step's problem (BuildStepProblem) a step, more when "
         "a perturbed assembly changes the contact set or a contact's piece at the fixed v "
-        "(its SAP region, its Hunt & Crossley clamp) and the difference is retried at h/10, "
-        "h/100, h/1000 (*flagged*: columns whose every retry failed, one-sided or unmatched, "
-        "8 assemblies each). *Advance beyond 1 + 2 m assemblies*: Advance minus that many "
+        "(its SAP region, its Hunt & Crossley clamp) and the difference is retried at a "
+        "smaller h (docs/design/sensitivities.md §6.2: at the decade the changed contacts' "
+        "kink distances predict, none when even h/1000 cannot keep them; *flagged*: columns "
+        "left one-sided or unmatched). *Advance beyond 1 + 2 m assemblies*: Advance minus that many "
         "times one assembly as the probe run times it: the factorization of H, the solves, "
         "the contact derivatives, the position differences, and the retries.",
         "",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <typeinfo>
 
 #include "engine/common/check.h"
 #include "engine/common/thread_pool.h"
@@ -29,8 +30,24 @@ double CentralStep(double norm_dq, double norm_dv, double velocity_scale) {
          std::max(norm_dq / kPositionScale, norm_dv / velocity_scale);
 }
 
-// Retries of a difference whose perturbed assemblies do not match the nominal one.
+// Retries of a difference whose perturbed assemblies differ from the nominal one: its step
+// goes down by decades, to h / 10^kRetries at the least (kDecade[level] = 10^level).
 constexpr int kRetries = 3;
+constexpr double kDecade[kRetries + 1] = {1.0, 1e1, 1e2, 1e3};
+
+// The retry level after a step h / 10^level on which a side left the nominal pieces at
+// `reach` of the step by the linear estimate (AssembleWith): the largest decade step at
+// most twice that predicted crossing (a factor of 2 of optimism: a retry too far costs two
+// assemblies, a step too small costs accuracy, whose rounding grows as 1/h), at least one
+// decade down; kRetries + 1 when that step would be below the smallest retry, which
+// therefore cannot keep the pieces (a contact on its region boundary, kink distance ~1e-12,
+// is not kept by any h / 10^level).
+int NextRetryLevel(int level, double reach) {
+  if (!(reach > 0.0)) return kRetries + 1;
+  const double decades = std::log10(0.5 / reach);
+  if (decades > kRetries) return kRetries + 1;
+  return level + std::max(1, static_cast<int>(std::ceil(decades)));
+}
 
 // A body-mass column's relative step h_m: the central difference's cbrt(eps) for a
 // parameter of scale m (the assembly is smooth in m at fixed x0 and v).
@@ -71,16 +88,21 @@ bool SameConstraints(const ContactStepWorkspace& a, const ContactStepWorkspace& 
   return true;
 }
 
-// A code of the piece constraint k's impulse is on at the constraint velocities v_c (all
-// rows): SAP's region (0 none, 1 stiction, 2 sliding); for Hunt & Crossley only whether the
-// normal impulse is clamped (0) or not (1), its stiction/sliding line being smooth
-// (docs/design/sensitivities.md §3); -1 for the kinds without contact parameters.
-int PieceCode(const solver::ContactProblem& problem, int k, const double* v_c) {
-  solver::ContactParameterDerivatives d;
-  if (!solver::CalcContactParameterDerivativesOf(problem, k, v_c, &d)) return -1;
-  if (dynamic_cast<const solver::SapFrictionConeConstraint*>(&problem.constraint(k)) != nullptr)
-    return static_cast<int>(d.region);
-  return d.normal_clamped ? 0 : 1;
+// A code of the piece a constraint of kind `kind` is on (its CalcContactPieceOf): SAP's
+// region (0 none, 1 stiction, 2 sliding); for Hunt & Crossley only whether the normal impulse
+// is clamped (0) or not (1), its stiction/sliding line being smooth
+// (docs/design/sensitivities.md §3); -1 for the kinds without contact parameters. The piece's
+// kink_distance is the distance to the boundary of that very code.
+int PieceCode(solver::ContactKind kind, const solver::ContactPiece& piece) {
+  switch (kind) {
+    case solver::ContactKind::kSap:
+      return static_cast<int>(piece.region);
+    case solver::ContactKind::kHuntCrossley:
+      return piece.normal_clamped ? 0 : 1;
+    case solver::ContactKind::kOther:
+      break;
+  }
+  return -1;
 }
 
 // Contact data analytic in q: a sphere, ellipsoid or capsule against a halfspace.
@@ -257,21 +279,25 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   rhs_ = -dr_;
   if (dgamma_.size() < rows) dgamma_.resize(rows);
   if (dgamma_term_.size() < rows) dgamma_term_.resize(rows);
+  bool have_derivatives = false;  // the contacts' dgamma/dp at v_c, once for every column
   for (int j = 0; j < n_p; ++j) {
     const Kind kind = parameters_[j].kind;
     if ((kind != Kind::kContact && kind != Kind::kMaterial) || rows == 0) continue;
+    if (!have_derivatives) {
+      ContactDerivatives();
+      have_derivatives = true;
+    }
     if (kind == Kind::kMaterial) MaterialScale(model, j);
-    CalcContactParameterDirection(problem, nominal_.v_c.data(), parameters_[j].contact,
-                                  kind == Kind::kMaterial ? scale_.data() : nullptr,
-                                  dgamma_.head(rows));
+    ContactParameterDirection(parameters_[j].contact,
+                              kind == Kind::kMaterial ? scale_.data() : nullptr,
+                              dgamma_.head(rows));
     if (kind == Kind::kMaterial && parameters_[j].contact == solver::ContactParameter::kStiffness) {
       // The stiffness-weighted dissipations move too (§7.3); a kind that does not read one
       // (SAP d, Hunt & Crossley tau_d) gives 0.
       for (const auto& [parameter, scale] :
            {std::pair{solver::ContactParameter::kDissipationTime, scale_tau_.data()},
             std::pair{solver::ContactParameter::kHuntCrossley, scale_d_.data()}}) {
-        CalcContactParameterDirection(problem, nominal_.v_c.data(), parameter, scale,
-                                      dgamma_term_.head(rows));
+        ContactParameterDirection(parameter, scale, dgamma_term_.head(rows));
         dgamma_.head(rows) += dgamma_term_.head(rows);
       }
     }
@@ -317,9 +343,22 @@ StepStatus TrajectorySensitivity::AssembleNominal(
   else
     solver::CalcConstraintVelocities(problem, v, &products_, nominal_.v_c);
   solver::CalcOptimalityResidual(problem, v, &products_, r_nominal_);
-  piece_.resize(problem.num_constraints());  // grows to the largest count, then reuses
-  for (int k = 0; k < problem.num_constraints(); ++k)
-    piece_[k] = PieceCode(problem, k, nominal_.v_c.data());
+  // Each grows to the largest count, then reuses its storage. The kinds are found here once
+  // per step: a perturbed assembly that matches has the same constraints in the same order.
+  const int num_constraints = problem.num_constraints();
+  kind_.resize(num_constraints);
+  piece_.resize(num_constraints);
+  region_.resize(num_constraints);
+  kink_.resize(num_constraints);
+  for (int k = 0; k < num_constraints; ++k) {
+    kind_[k] = solver::ContactKindOf(problem.constraint(k));
+    solver::ContactPiece piece;  // kOther: no region, kink distance 1
+    piece.kink_distance = 1.0;
+    solver::CalcContactPieceOf(problem, k, kind_[k], nominal_.v_c.data(), &piece);
+    piece_[k] = PieceCode(kind_[k], piece);
+    region_[k] = static_cast<int8_t>(piece.region);
+    kink_[k] = piece.kink_distance;
+  }
   participating_.assign(model.nv, 0);
   for (int k = 0; k < problem.num_constraints(); ++k) {
     const solver::ConstraintEntry& e = problem.entry(k);
@@ -335,7 +374,8 @@ StepStatus TrajectorySensitivity::AssembleAt(
     const multibody::Model& model, const ThetaParameters& params,
     const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
     double dt, const multibody::State& state0, const Eigen::VectorXd& v, int j, double step,
-    ColumnScratch& scratch, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same) {
+    ColumnScratch& scratch, Eigen::VectorXd* r, Eigen::VectorXd* v_star, bool* same,
+    double* reach) {
   scratch.delta.noalias() = step * dq_.col(j);
   multibody::RetractConfiguration(model, state0.q, scratch.delta, &scratch.state.q);
   scratch.state.v = state0.v;
@@ -343,7 +383,7 @@ StepStatus TrajectorySensitivity::AssembleAt(
   scratch.state.t = state0.t;
   StepStatus status =
       AssembleWith(model, params, free_motion, contact_parameters, dt, scratch.state, v,
-                   scratch.ws, scratch.cws, scratch.products, r, v_star, same);
+                   scratch.ws, scratch.cws, scratch.products, r, v_star, same, reach);
   if (!status.ok()) status.reason = "sensitivity assembly at a perturbed state: " + status.reason;
   return status;
 }
@@ -353,7 +393,7 @@ StepStatus TrajectorySensitivity::AssembleWith(
     const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
     double dt, const multibody::State& state, const Eigen::VectorXd& v, StepWorkspace& ws,
     ContactStepWorkspace& cws, solver::SapWorkspace& products, Eigen::VectorXd* r,
-    Eigen::VectorXd* v_star, bool* same) const {
+    Eigen::VectorXd* v_star, bool* same, double* reach) const {
   const StepStatus status =
       BuildStepProblem(model, params, free_motion, contact_parameters, dt, state, ws, cws);
   if (!status.ok()) return status;
@@ -361,9 +401,33 @@ StepStatus TrajectorySensitivity::AssembleWith(
   solver::CalcOptimalityResidual(problem, v, &products, *r);
   *v_star = ws.v_star;
   *same = SameConstraints(nominal_cws_, cws);
-  // The same pieces at the fixed v (products.vc: this assembly's J v).
-  for (int k = 0; *same && k < problem.num_constraints(); ++k)
-    *same = PieceCode(problem, k, products.vc.data()) == piece_[k];
+  // Unknown where another contact set begins: the whole step.
+  if (reach != nullptr) *reach = 1.0;
+  if (!*same) return status;
+  // The same pieces at the fixed v (products.vc: this assembly's J v), with the nominal
+  // kinds (the same constraints, in the same order; the exact type is compared, a load and a
+  // compare, where the kind's dynamic_cast would walk the hierarchy).
+  const solver::ContactProblem& nominal = nominal_cws_.problem;
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const solver::ContactKind kind = kind_[k];
+    if (kind == solver::ContactKind::kOther) continue;
+    if (typeid(problem.constraint(k)) != typeid(nominal.constraint(k))) {
+      *same = false;
+      return status;
+    }
+    // The region alone; the kink distance only for a contact that left its piece.
+    solver::ContactPiece piece;
+    solver::CalcContactPieceOf(problem, k, kind, products.vc.data(), &piece,
+                               /*with_kink_distance=*/false);
+    if (PieceCode(kind, piece) == piece_[k]) continue;
+    *same = false;
+    if (reach == nullptr) break;
+    solver::CalcContactPieceOf(problem, k, kind, products.vc.data(), &piece);
+    // Where along the step the contact crossed its boundary, if its kink distance (signed
+    // across the boundary) moves linearly: at kink_[k] / (kink_[k] + d) of the step.
+    const double span = kink_[k] + piece.kink_distance;
+    *reach = std::min(*reach, span > 0.0 ? kink_[k] / span : 0.0);
+  }
   return status;
 }
 
@@ -377,11 +441,11 @@ StepStatus TrajectorySensitivity::DifferenceMass(
   bool same_plus = false, same_minus = false;
   StepStatus status =
       AssembleWith(m.plus, params, free_motion, contact_parameters, dt, state0, v, m.plus_ws,
-                   m.plus_cws, x.products, &x.r_plus, &x.v_star_plus, &same_plus);
+                   m.plus_cws, x.products, &x.r_plus, &x.v_star_plus, &same_plus, nullptr);
   if (status.ok())
     status = AssembleWith(m.minus, params, free_motion, contact_parameters, dt, state0, v,
                           m.minus_ws, m.minus_cws, x.products, &x.r_minus, &x.v_star_minus,
-                          &same_minus);
+                          &same_minus, nullptr);
   if (!status.ok()) {
     status.reason = "sensitivity assembly at a perturbed mass: " + status.reason;
     return status;
@@ -416,35 +480,92 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
     return {};
   }
   ColumnScratch& x = scratch;
-  double h = CentralStep(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)),
-                         std::max(1.0, InfNorm(state0.v)));
+  const double h0 = CentralStep(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)),
+                                std::max(1.0, InfNorm(state0.v)));
+  // Both sides at h; a side that leaves the nominal pieces may only be too far (a stuck
+  // contact on a rolling body leaves its stiction region, at fixed v, within about 1e-6 m:
+  // sensitivities.md §6.2). Both sides are redone at h / 10, h / 100, h / 1000, as far down
+  // as the differing contacts' crossings predict (NextRetryLevel), until both match: the
+  // central difference. When no retry can keep the differing side:
+  // - one side matches: the one-sided second-order difference from it at h1 and h1 / 2,
+  //   h1 = min(the last step, h / 10) (one or two more assemblies), whose truncation,
+  //   h1^2 f''' / 12, is that of the central difference at h1 (h1^2 f''' / 6);
+  // - both differ: the central difference across the pieces (flagged unmatched).
+  int level = 0;
   bool same_plus = false, same_minus = false;
-  // A side that does not match may only be too far: retry at h / 10, h / 100, h / 1000
-  // before settling for a one-sided difference (a stuck contact on a rolling body leaves
-  // its stiction region, at fixed v, within about 1e-6 m: sensitivities.md §6.2).
-  for (int attempt = 0; attempt <= kRetries; ++attempt, h /= 10) {
+  for (;;) {
+    const double h = h0 / kDecade[level];
+    double reach_plus = 1.0, reach_minus = 1.0;
     StepStatus status = AssembleAt(model, params, free_motion, contact_parameters, dt, state0,
-                                   v, j, h, x, &x.r_plus, &x.v_star_plus, &same_plus);
+                                   v, j, h, x, &x.r_plus, &x.v_star_plus, &same_plus,
+                                   &reach_plus);
     if (!status.ok()) return status;
     status = AssembleAt(model, params, free_motion, contact_parameters, dt, state0, v, j, -h, x,
-                        &x.r_minus, &x.v_star_minus, &same_minus);
+                        &x.r_minus, &x.v_star_minus, &same_minus, &reach_minus);
     if (!status.ok()) return status;
-    if (same_plus && same_minus) break;
+    if (same_plus && same_minus) {
+      dr_.col(j) = (x.r_plus - x.r_minus) / (2 * h);
+      dv_star_.col(j) = (x.v_star_plus - x.v_star_minus) / (2 * h);
+      return {};
+    }
+    // Down to where both sides should match; when both differ and one of them cannot,
+    // down to where the other should (a one-sided difference).
+    const double reach_a = same_plus ? 1.0 : reach_plus, reach_b = same_minus ? 1.0 : reach_minus;
+    int next = NextRetryLevel(level, std::min(reach_a, reach_b));
+    if (next > kRetries && !same_plus && !same_minus)
+      next = NextRetryLevel(level, std::max(reach_a, reach_b));
+    if (next > kRetries) break;
+    level = next;
   }
-  if (!(same_plus && same_minus)) h *= 10;  // the last attempt's
-  if (same_plus == same_minus) {  // central; across a change of the set when both differ
-    outcome.unmatched += !same_plus;
+  if (!same_plus && !same_minus) {  // central across other pieces
+    const double h = h0 / kDecade[level];
+    ++outcome.unmatched;
     dr_.col(j) = (x.r_plus - x.r_minus) / (2 * h);
     dv_star_.col(j) = (x.v_star_plus - x.v_star_minus) / (2 * h);
-  } else if (same_plus) {  // one-sided from the side whose contacts match
-    ++outcome.one_sided;
-    dr_.col(j) = (x.r_plus - r_nominal_) / h;
-    dv_star_.col(j) = (x.v_star_plus - nominal_ws_.v_star) / h;
-  } else {
-    ++outcome.one_sided;
-    dr_.col(j) = (r_nominal_ - x.r_minus) / h;
-    dv_star_.col(j) = (nominal_ws_.v_star - x.v_star_minus) / h;
+    return {};
   }
+  // One-sided from the matching side s (+-1): with r_far at s h1 and r_near at s h1 / 2,
+  // dr = s (4 (r_near - r0) - (r_far - r0)) / h1. r_far is the last attempt's when that was
+  // at h / 10 or below, else assembled at h / 10 into the differing side's vectors (so that
+  // the matching assembly at h stays for the fallback below).
+  ++outcome.one_sided;
+  const double side = same_plus ? 1.0 : -1.0;
+  const double h_last = h0 / kDecade[level];
+  const double h1 = h0 / kDecade[std::max(level, 1)];
+  Eigen::VectorXd* r_last = same_plus ? &x.r_plus : &x.r_minus;
+  Eigen::VectorXd* v_star_last = same_plus ? &x.v_star_plus : &x.v_star_minus;
+  Eigen::VectorXd* r_other = same_plus ? &x.r_minus : &x.r_plus;
+  Eigen::VectorXd* v_star_other = same_plus ? &x.v_star_minus : &x.v_star_plus;
+  Eigen::VectorXd *r_far = r_last, *v_star_far = v_star_last;
+  Eigen::VectorXd *r_near = r_other, *v_star_near = v_star_other;
+  bool same_far = true, same_near = false;
+  if (level == 0) {  // the far point at h / 10 into the other pair, the near one after it
+    StepStatus status =
+        AssembleAt(model, params, free_motion, contact_parameters, dt, state0, v, j, side * h1,
+                   x, r_other, v_star_other, &same_far, nullptr);
+    if (!status.ok()) return status;
+    r_far = r_other;
+    v_star_far = v_star_other;
+    r_near = same_far ? r_last : r_other;  // keep whichever matched
+    v_star_near = same_far ? v_star_last : v_star_other;
+  }
+  if (same_far) {
+    const StepStatus status =
+        AssembleAt(model, params, free_motion, contact_parameters, dt, state0, v, j,
+                   0.5 * side * h1, x, r_near, v_star_near, &same_near, nullptr);
+    if (!status.ok()) return status;
+  }
+  if (same_far && same_near) {
+    dr_.col(j) = (side / h1) * (4.0 * (*r_near - r_nominal_) - (*r_far - r_nominal_));
+    dv_star_.col(j) = (side / h1) * (4.0 * (*v_star_near - nominal_ws_.v_star) -
+                                     (*v_star_far - nominal_ws_.v_star));
+    return {};
+  }
+  // The pieces change closer in (rare): first order from the far point when it matched,
+  // else from the last attempt's matching assembly, kept in its own vectors.
+  const double step = same_far ? h1 : h_last;
+  dr_.col(j) = (side / step) * ((same_far ? *r_far : *r_last) - r_nominal_);
+  dv_star_.col(j) = (side / step) * ((same_far ? *v_star_far : *v_star_last) - nominal_ws_.v_star);
   return {};
 }
 
@@ -488,6 +609,28 @@ void TrajectorySensitivity::DifferencePositions(const multibody::Model& model,
         dq_.col(j).segment(o, n) +
         dt * (params.theta_q * dv_next_.col(j).segment(o, n) +
               (1 - params.theta_q) * dv_.col(j).segment(o, n));
+  }
+}
+
+void TrajectorySensitivity::ContactDerivatives() {
+  const solver::ContactProblem& problem = nominal_cws_.problem;
+  derivatives_.resize(problem.num_constraints());  // grows to the largest count, then reuses
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    if (kind_[k] != solver::ContactKind::kOther)
+      solver::CalcContactParameterDerivativesOf(problem, k, nominal_.v_c.data(), &derivatives_[k]);
+}
+
+void TrajectorySensitivity::ContactParameterDirection(solver::ContactParameter parameter,
+                                                      const double* scale,
+                                                      Eigen::Ref<Eigen::VectorXd> dgamma_dp) const {
+  // solver::CalcContactParameterDirection's arithmetic on the derivatives found once.
+  const solver::ContactProblem& problem = nominal_cws_.problem;
+  dgamma_dp.setZero();
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    if (kind_[k] == solver::ContactKind::kOther) continue;
+    const double dp_k = scale != nullptr ? scale[k] : 1.0;  // dp_k / dp
+    dgamma_dp.segment<3>(problem.entry(k).row_offset) =
+        dp_k * solver::DerivativeOf(derivatives_[k], parameter);
   }
 }
 
@@ -541,25 +684,20 @@ void TrajectorySensitivity::InspectContacts() {
   const auto& contacts = builder.contacts();
   contact_region_.clear();  // keep their capacity
   contact_kink_.clear();
-  solver::ContactParameterDerivatives d;
+  // The nominal pieces at nominal_.v_c, found by AssembleNominal.
   for (size_t i = 0; i < contacts.size(); ++i) {
     const int k = builder.contact_constraint(static_cast<int>(i));
     if (k < 0) continue;
-    if (solver::CalcContactParameterDerivativesOf(problem, k, nominal_.v_c.data(), &d)) {
-      contact_region_.push_back(static_cast<int8_t>(d.region));
-      contact_kink_.push_back(d.kink_distance);
-    } else {
-      contact_region_.push_back(0);
-      contact_kink_.push_back(1.0);
-    }
+    contact_region_.push_back(region_[k]);
+    contact_kink_.push_back(kink_[k]);
     const geometry::PointContact& c = contacts[i];
     if (builder.polygon_of_contact(static_cast<int>(i)) >= 0 ||
         !AnalyticPair(shape_[c.geometry_a], shape_[c.geometry_b]))
       last_.approximate_geometry = true;
   }
   for (int k = 0; k < problem.num_constraints(); ++k)
-    if (solver::CalcContactParameterDerivativesOf(problem, k, nominal_.v_c.data(), &d))
-      last_.min_kink_distance = std::min(last_.min_kink_distance, d.kink_distance);
+    if (kind_[k] != solver::ContactKind::kOther)
+      last_.min_kink_distance = std::min(last_.min_kink_distance, kink_[k]);
 }
 
 }  // namespace csim::integrator

@@ -23,11 +23,16 @@
 // two assemblies are matched with the nominal one: the same contacts by identity (geometry
 // pair and manifold point, ContactProblemBuilder::contact_keys), the same cliques and rows
 // for every constraint, and every contact on the same piece at the fixed v (SAP's region;
-// Hunt & Crossley's normal clamp). When one side differs, the step is flagged and the
-// one-sided difference from the matching side is used (first order); when both differ,
-// the central difference is kept
-// and the step flagged as unmatched. The position update is differentiated the same way
-// (central differences along (dq0, dv0, dv)): it is smooth and costs nothing.
+// Hunt & Crossley's normal clamp; asked of each perturbed assembly by
+// solver::CalcContactPieceOf with the kinds found once for the nominal problem). When a
+// side differs, both are redone at h / 10, h / 100, h / 1000 until both match, skipping the
+// steps that the differing contacts' kink distances (nominal and perturbed, taken as linear
+// along the step) predict to cross their boundaries, and stopping where no retry can keep
+// them. Then, when one side matches, the step is flagged and the one-sided second-order
+// difference from it at min(the last step, h / 10) and half that is used; when both differ,
+// the central difference is kept and the step flagged as unmatched. The position update is
+// differentiated the same way (central differences along (dq0, dv0, dv)): it is smooth and
+// costs nothing.
 // Rejected: templating the multibody pipeline on an AutoDiff scalar (exact, the design
 // target for later: too invasive now); finite differences of whole steps (MuJoCo's way:
 // the solve's kinks and its tolerance make them noisy, and they cost n_p full solves).
@@ -43,8 +48,8 @@
 //
 // Cost per step: 1 + 2 n_p assemblies (the nominal one is rebuilt at x0, so that nothing
 // depends on the stepper's workspaces after its position update; a column without a state
-// direction needs none), 2 more per body-mass column, one factorization of H, n_p solves and
-// position updates.
+// direction needs none), two per retry, one or two per one-sided column, 2 more per body-mass
+// column, one factorization of H, n_p solves and position updates.
 // Threads (docs/design/sensitivities.md §6.2): the columns' differences are independent of
 // one another, so with N threads two loops of Advance run over the columns on a ThreadPool
 // owned here: the perturbed assemblies (DifferenceAssembly, then DifferenceMass) before
@@ -120,8 +125,8 @@ struct SensitivityParameter {
 struct SensitivityStepInfo {
   int num_constraints = 0;
   /// Columns whose assembly at one of x0 +- h D had another contact set or order, or a
-  /// contact on another piece at the fixed v: a one-sided difference from the other side
-  /// was used.
+  /// contact on another piece at the fixed v: a one-sided (second-order) difference from
+  /// the other side was used.
   int num_one_sided = 0;
   /// Columns where both sides differed: the central difference straddles a change of the
   /// contact set (the derivative there is not that of one piece).
@@ -212,28 +217,31 @@ class TrajectorySensitivity {
                                 const contact::ContactParameters& contact_parameters, double dt,
                                 const multibody::State& state0, const Eigen::VectorXd& v, int j,
                                 ColumnScratch& scratch, ColumnOutcome& outcome);
-  // r at v and v* of the assembly at x0 + s h D_j into (r, v_star); whether its
-  // constraints match the nominal ones.
+  // r at v and v* of the assembly at x0 + step D_j into (r, v_star); whether its
+  // constraints match the nominal ones, and the reach of AssembleWith.
   StepStatus AssembleAt(const multibody::Model& model, const ThetaParameters& params,
                         const FreeMotionSettings& free_motion,
                         const contact::ContactParameters& contact_parameters, double dt,
                         const multibody::State& state0, const Eigen::VectorXd& v, int j,
                         double step, ColumnScratch& scratch, Eigen::VectorXd* r,
-                        Eigen::VectorXd* v_star, bool* same);
+                        Eigen::VectorXd* v_star, bool* same, double* reach);
   // Adds column j's dr/dm and dv*/dm of a body-mass column, at the fixed x0 and v.
   StepStatus DifferenceMass(const ThetaParameters& params, const FreeMotionSettings& free_motion,
                             const contact::ContactParameters& contact_parameters, double dt,
                             const multibody::State& state0, const Eigen::VectorXd& v, int j,
                             ColumnScratch& scratch, ColumnOutcome& outcome);
   // r at v and v* of `model`'s assembly at `state` with the workspaces (ws, cws), and whether
-  // its constraints and pieces match the nominal ones (products: scratch for J v).
+  // its constraints and pieces match the nominal ones (products: scratch for J v). reach
+  // (optional): when only pieces differ, the fraction of the perturbation from x0 at which
+  // the first differing contact crosses its boundary, estimated from its kink distances at
+  // both ends as if they moved linearly; 1 when it matches or the contact set differs.
   StepStatus AssembleWith(const multibody::Model& model, const ThetaParameters& params,
                           const FreeMotionSettings& free_motion,
                           const contact::ContactParameters& contact_parameters, double dt,
                           const multibody::State& state, const Eigen::VectorXd& v,
                           StepWorkspace& ws, ContactStepWorkspace& cws,
                           solver::SapWorkspace& products, Eigen::VectorXd* r,
-                          Eigen::VectorXd* v_star, bool* same) const;
+                          Eigen::VectorXd* v_star, bool* same, double* reach) const;
   // The position update's derivative for column j, from the new dv_next_.col(j).
   void DifferencePositions(const multibody::Model& model, const ThetaParameters& params,
                            double dt, const multibody::State& state0,
@@ -244,6 +252,11 @@ class TrajectorySensitivity {
   void ForEachColumn(Body& body);
   // Flags of the nominal problem's contacts (kinks, geometry).
   void InspectContacts();
+  // derivatives_: every contact's dgamma/dp at the nominal v_c (for every contact column).
+  void ContactDerivatives();
+  // solver::CalcContactParameterDirection for the nominal problem from derivatives_.
+  void ContactParameterDirection(solver::ContactParameter parameter, const double* scale,
+                                 Eigen::Ref<Eigen::VectorXd> dgamma_dp) const;
   // scale_ (per constraint of the nominal problem) for material column j; for a stiffness
   // column also scale_tau_ and scale_d_ (the weighted dissipations' derivatives).
   void MaterialScale(const multibody::Model& model, int j);
@@ -274,7 +287,13 @@ class TrajectorySensitivity {
   ContactStepWorkspace nominal_cws_;
   solver::SapSolverResult nominal_;
   std::vector<char> participating_;  // per velocity: its clique has a constraint
-  std::vector<int> piece_;           // per constraint: its piece at v (PieceCode)
+  // Per constraint of the nominal problem, at its v_c: the kind (ContactKindOf), the piece
+  // (PieceCode), the region and the kink distance (kOther: 0 and 1).
+  std::vector<solver::ContactKind> kind_;
+  std::vector<int> piece_;
+  std::vector<int8_t> region_;
+  std::vector<double> kink_;
+  std::vector<solver::ContactParameterDerivatives> derivatives_;  // per constraint (contacts)
   Eigen::VectorXd r_nominal_, dgamma_, dgamma_term_, jt_;
   solver::SapWorkspace products_;    // the nominal problem's (serial parts)
   std::unique_ptr<ThreadPool> pool_;  // null with one thread

@@ -137,6 +137,8 @@ struct TrajectoryFitResult {
   /// Parameter j as a readable name: the path, and for an initial-state parameter of
   /// several runs its run ("joints.box.v[3] (data 1)").
   std::string Label(int j) const;
+  /// Label(j) of every parameter, in order.
+  std::vector<std::string> Labels() const;
   /// "--set PATH=VALUE" lines of the fitted shared values (initial-state parameters have no
   /// single --set path; they are in initial_q / initial_v).
   std::vector<std::string> SetLines() const;

@@ -253,6 +253,30 @@ double HuntCrossleyKinkDistance(const SapHuntCrossleyConstraint& c, const HuntCr
 
 }  // namespace
 
+ContactPiece CalcContactPiece(const SapFrictionConeConstraint& c, const double* v_c,
+                              bool with_kink_distance) {
+  const Eigen::Vector3d y = c.CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));
+  const FrictionConeMetric& m = c.metric();
+  // The projection's own region test (ProjectOntoFrictionCone classifies by the same
+  // function), without forming gamma.
+  const FrictionConeRegion region = ClassifyFrictionCone(m, y);
+  ContactPiece r;
+  r.region = RegionOf(region);
+  if (with_kink_distance) r.kink_distance = SapKinkDistance(m, y, region);
+  r.normal_clamped = region == FrictionConeRegion::kNoContact;
+  return r;
+}
+
+ContactPiece CalcContactPiece(const SapHuntCrossleyConstraint& c, const double* v_c,
+                              bool with_kink_distance) {
+  const HuntCrossleyPoint x = HuntCrossleyPointAt(c, v_c);
+  ContactPiece r;
+  r.region = HuntCrossleyRegion(c, x, v_c);
+  if (with_kink_distance) r.kink_distance = HuntCrossleyKinkDistance(c, x);
+  r.normal_clamped = !x.active;
+  return r;
+}
+
 ContactParameterDerivatives CalcContactParameterDerivatives(const SapFrictionConeConstraint& c,
                                                             const double* v_c) {
   const Eigen::Vector3d y = c.CalcUnprojectedImpulse(Eigen::Map<const Eigen::Vector3d>(v_c));

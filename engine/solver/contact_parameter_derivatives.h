@@ -68,4 +68,26 @@ ContactParameterDerivatives CalcContactParameterDerivatives(const SapFrictionCon
 ContactParameterDerivatives CalcContactParameterDerivatives(const SapHuntCrossleyConstraint& c,
                                                             const double* v_c);
 
+/// The piece of a contact's gamma at v_c alone: the region, kink distance and normal clamp
+/// that CalcContactParameterDerivatives reports at the same v_c (the same tests, the same
+/// values), without the parameter derivatives. For a caller that only tells pieces apart:
+/// the chain's matching of its perturbed assemblies (trajectory_sensitivity.h) asks this of
+/// every contact of every perturbed assembly, where the derivatives would cost five times
+/// the region test. Never allocates.
+struct ContactPiece {
+  ContactRegion region = ContactRegion::kNone;
+  double kink_distance = 0.0;
+  bool normal_clamped = true;
+};
+
+/// The SAP contact's piece at v_c (3 values, as CalcContactParameterDerivatives). Without
+/// with_kink_distance the kink distance (a few square roots) is not formed: left 0.
+ContactPiece CalcContactPiece(const SapFrictionConeConstraint& c, const double* v_c,
+                              bool with_kink_distance = true);
+
+/// The Hunt & Crossley contact's piece at v_c (3 values, as CalcContactParameterDerivatives);
+/// with_kink_distance as for SAP.
+ContactPiece CalcContactPiece(const SapHuntCrossleyConstraint& c, const double* v_c,
+                              bool with_kink_distance = true);
+
 }  // namespace csim::solver

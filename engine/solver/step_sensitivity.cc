@@ -43,6 +43,31 @@ bool CalcContactParameterDerivativesOf(const ContactProblem& problem, int k, con
   return false;
 }
 
+ContactKind ContactKindOf(const Constraint& c) {
+  if (dynamic_cast<const SapFrictionConeConstraint*>(&c) != nullptr) return ContactKind::kSap;
+  if (dynamic_cast<const SapHuntCrossleyConstraint*>(&c) != nullptr)
+    return ContactKind::kHuntCrossley;
+  return ContactKind::kOther;
+}
+
+bool CalcContactPieceOf(const ContactProblem& problem, int k, ContactKind kind, const double* v_c,
+                        ContactPiece* out, bool with_kink_distance) {
+  const double* v_c_k = v_c + problem.entry(k).row_offset;
+  switch (kind) {
+    case ContactKind::kSap:
+      *out = CalcContactPiece(static_cast<const SapFrictionConeConstraint&>(problem.constraint(k)),
+                              v_c_k, with_kink_distance);
+      return true;
+    case ContactKind::kHuntCrossley:
+      *out = CalcContactPiece(static_cast<const SapHuntCrossleyConstraint&>(problem.constraint(k)),
+                              v_c_k, with_kink_distance);
+      return true;
+    case ContactKind::kOther:
+      break;
+  }
+  return false;
+}
+
 void CalcContactParameterDirection(const ContactProblem& problem, const double* v_c,
                                    ContactParameter parameter, const double* scale,
                                    Eigen::Ref<Eigen::VectorXd> dgamma_dp) {

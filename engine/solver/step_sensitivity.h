@@ -31,6 +31,8 @@
 // the Newton system) grows to the largest problem seen and is kept; a call on a problem and
 // n_p no larger than a previous one does not allocate.
 
+#include <cstdint>
+
 #include <Eigen/Dense>
 
 #include "engine/common/step_status.h"
@@ -61,6 +63,26 @@ const Eigen::Vector3d& DerivativeOf(const ContactParameterDerivatives& d,
 /// false and leaves *out alone. Never allocates.
 bool CalcContactParameterDerivativesOf(const ContactProblem& problem, int k, const double* v_c,
                                        ContactParameterDerivatives* out);
+
+/// The contact kinds CalcContactParameterDerivativesOf tells apart.
+enum class ContactKind : int8_t {
+  kOther,         ///< no contact parameter (limits, PD, joint friction, holonomic)
+  kSap,           ///< SapFrictionConeConstraint
+  kHuntCrossley,  ///< SapHuntCrossleyConstraint
+};
+
+/// c's kind, by the casts CalcContactParameterDerivativesOf makes.
+ContactKind ContactKindOf(const Constraint& c);
+
+/// Constraint k's piece at v_c (all rows, as CalcContactParameterDerivativesOf): for a contact
+/// kind writes *out, the region, kink distance and normal clamp that
+/// CalcContactParameterDerivativesOf would report, and returns true; for kOther returns false
+/// and leaves *out alone. `kind` must be ContactKindOf(problem.constraint(k)): a caller that
+/// asks for many v_c or many problems with the same constraints (the chain's perturbed
+/// assemblies) finds it once; it is not checked here. Without with_kink_distance the kink
+/// distance is not formed (left 0). Never allocates.
+bool CalcContactPieceOf(const ContactProblem& problem, int k, ContactKind kind, const double* v_c,
+                        ContactPiece* out, bool with_kink_distance = true);
 
 /// One parameter direction for StepSensitivitySolver::Solve: dgamma/dp at fixed v_c
 /// (num_constraint_rows() values, gamma's layout, [N s] per unit of p) when every contact's

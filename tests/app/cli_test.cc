@@ -27,6 +27,7 @@
 #include "engine/io/hdf5_file.h"
 #include "tests/support/fetched_models.h"
 #include "tests/support/build_variant.h"
+#include "tests/support/test_scenes.h"
 
 namespace {
 
@@ -982,37 +983,9 @@ TEST_CASE("csim fit reads a CSV of the measured coordinates", "[cli][fit]") {
   }
 }
 
-// Two boxes on the ground: `a` launched along x, `b` at rest; one material.
-const char* const kTwoBoxesScene = R"(csim: 1
-name: two_boxes
-settings:
-  time_step: 0.01
-  duration: 0.15
-  integrator: symplectic_euler
-  contact_margin: 0.02
-  solver: {relative_tolerance: 1.0e-12}
-materials:
-  default: {stiffness: .inf, dissipation_time: 0.0, friction: 0.5}
-world:
-  geometry:
-    - {shape: halfspace}
-bodies:
-  - name: a
-    mass: 1.0
-    geometry:
-      - {shape: box, size: [0.1, 0.1, 0.1]}
-    pose: {position: [0, 0, 0.055]}
-    velocity: {linear: [1.0, 0, 0]}
-  - name: b
-    mass: 1.0
-    geometry:
-      - {shape: box, size: [0.1, 0.1, 0.1]}
-    pose: {position: [0, 1, 0.05]}
-)";
-
 TEST_CASE("csim fit --observe fits a CSV of the observed joint only, weighted", "[cli][fit]") {
   TempDir dir;
-  WriteFile(dir / "two.yaml", kTwoBoxesScene);
+  WriteFile(dir / "two.yaml", csim::testing::TwoBoxesOnTheGroundScene());
   const Outcome run = Csim({"run", dir / "two.yaml", "-q", "-o", dir / "data.h5"}, dir);
   REQUIRE(run.status == 0);
   // Box a's 7 coordinates only (quaternion, position): q_0 ... q_6 of the scene.

@@ -23,6 +23,7 @@
 #include "engine/sim/memory_recorder.h"
 #include "engine/sim/simulate.h"
 #include "engine/sim/trajectory_fit.h"
+#include "tests/support/test_scenes.h"
 
 namespace csim::sim {
 namespace {
@@ -332,39 +333,12 @@ TEST_CASE("with noisy data the standard errors cover the truth in 95 of 100 seed
        << seconds << " s");
 }
 
-// Two boxes on the ground: `a` launched along x, `b` at rest; one material.
-const char* const kTwoBoxes = R"(csim: 1
-name: two_boxes
-settings:
-  time_step: 0.01
-  duration: 0.15
-  integrator: symplectic_euler
-  contact_margin: 0.02
-materials:
-  default: {stiffness: .inf, dissipation_time: 0.0, friction: 0.5}
-world:
-  geometry:
-    - {shape: halfspace}
-bodies:
-  - name: a
-    mass: 1.0
-    geometry:
-      - {shape: box, size: [0.1, 0.1, 0.1]}
-    pose: {position: [0, 0, 0.055]}
-    velocity: {linear: [1.0, 0, 0]}
-  - name: b
-    mass: 1.0
-    geometry:
-      - {shape: box, size: [0.1, 0.1, 0.1]}
-    pose: {position: [0, 1, 0.05]}
-)";
-
 TEST_CASE("csim fit observe: only the observed joints enter the residuals", "[fit][sim]") {
   const std::string file =
       (std::filesystem::temp_directory_path() / "csim_trajectory_fit_two_boxes.yaml").string();
   {
     std::ofstream out(file);
-    out << kTwoBoxes;
+    out << csim::testing::TwoBoxesOnTheGroundScene();
   }
   const Measurement data = Data({}, file);
   TrajectoryFitOptions options;

@@ -51,4 +51,33 @@ joints:
 )";
 }
 
+std::string TwoBoxesOnTheGroundScene() {
+  return R"(csim: 1
+name: two_boxes
+settings:
+  time_step: 0.01
+  duration: 0.15
+  integrator: symplectic_euler
+  contact_margin: 0.02
+  solver: {relative_tolerance: 1.0e-12}
+materials:
+  default: {stiffness: .inf, dissipation_time: 0.0, friction: 0.5}
+world:
+  geometry:
+    - {shape: halfspace}
+bodies:
+  - name: a
+    mass: 1.0
+    geometry:
+      - {shape: box, size: [0.1, 0.1, 0.1]}
+    pose: {position: [0, 0, 0.055]}
+    velocity: {linear: [1.0, 0, 0]}
+  - name: b
+    mass: 1.0
+    geometry:
+      - {shape: box, size: [0.1, 0.1, 0.1]}
+    pose: {position: [0, 1, 0.05]}
+)";
+}
+
 }  // namespace csim::testing

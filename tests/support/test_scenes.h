@@ -16,4 +16,9 @@ std::string TwoChainsOnTheFloorScene(const std::string& settings);
 /// contacts per capsule. Time step 1 ms (settings: {time_step: 1.0e-3}).
 std::string BallChainOnTheFloorScene();
 
+/// Two 1 kg boxes (10 cm) on the ground, one material (rigid, friction 0.5): `a` launched
+/// along x at 1 m/s (it slides), `b` at rest; 0.15 s of 10 ms steps solved to 1e-12 relative
+/// (the fit's tests: observing one body of two).
+std::string TwoBoxesOnTheGroundScene();
+
 }  // namespace csim::testing

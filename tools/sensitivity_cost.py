@@ -79,8 +79,9 @@ def build_type(build):
 def commit():
     try:
         head = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip()
+        # results/ is left out: the bench writes its CSV there before this is asked.
         dirty = run(["git", "--no-optional-locks", "-C", ROOT, "status", "--porcelain",
-                     "--untracked-files=no"]).stdout
+                     "--untracked-files=no", "--", ".", ":(exclude)results"]).stdout
         return head + (" with uncommitted changes" if dirty.strip() else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

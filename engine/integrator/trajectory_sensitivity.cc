@@ -113,6 +113,25 @@ bool AnalyticPair(geometry::ShapeType a, geometry::ShapeType b) {
          (b == ShapeType::kSphere || b == ShapeType::kEllipsoid || b == ShapeType::kCapsule);
 }
 
+// A contact's ratio r = |gamma_t| / n at v_c (its rows, without the bias, as Calc), n the
+// normal impulse its friction impulse is bounded by, |gamma_t| <= mu n
+// (TrajectorySensitivity::friction_bounds): gamma_n for SAP and `similar`, the lagged
+// impulse n0 for `lagged` (its friction is mu n0 |t_hat| whatever this step's gamma_n).
+// -1 without such an impulse, and for a kind without friction.
+double FrictionRatio(const solver::Constraint& c, solver::ContactKind kind, const double* v_c) {
+  if (kind == solver::ContactKind::kOther) return -1.0;
+  double gamma[3];
+  c.Calc(v_c, gamma, nullptr, nullptr);
+  double n = gamma[2];
+  if (kind == solver::ContactKind::kHuntCrossley) {
+    const auto& hc = static_cast<const solver::SapHuntCrossleyConstraint&>(c);
+    if (hc.parameters().approximation == solver::HuntCrossleyApproximation::kLagged)
+      n = hc.n0();
+  }
+  if (!(n > 0.0)) return -1.0;
+  return std::hypot(gamma[0], gamma[1]) / n;
+}
+
 // `model` with body `body`'s mass set to `mass` as `--set bodies.NAME.mass=M` would set it
 // (model_builder.cc, ResolveMassProperties): a geometric inertia (MassSource::kMass, and
 // kDensity's, which `--set` cannot reach) is the geometry's scaled to M, shifted to a given
@@ -170,6 +189,8 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
             (p.index >= 0 ? model.materials[p.index] : BuiltInMaterial()).stiffness));
     }
     if (p.kind == Kind::kBodyMass) CSIM_CHECK(p.index >= 0 && p.index < model.num_bodies());
+    has_friction_column_ = has_friction_column_ || (p.kind == Kind::kMaterial &&
+                                                     p.contact == solver::ContactParameter::kMu);
     mass_.push_back(p.kind == Kind::kBodyMass
                         ? std::make_unique<MassModels>(model, p.index, kMassStep, tree_solver)
                         : nullptr);
@@ -187,6 +208,7 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
   for (int t = 0; t < num_threads; ++t)
     scratch_.push_back(std::make_unique<ColumnScratch>(model, tree_solver));
   outcome_.resize(n_p);
+  friction_bound_.resize(n_p);
   nominal_.v.setZero(nv);
   Reset();
 }
@@ -235,6 +257,7 @@ void TrajectorySensitivity::Reset() {
     if (p.kind == Kind::kInitialVelocity) dv_(p.index, static_cast<int>(j)) = 1.0;
   }
   last_ = {};
+  friction_bound_.setConstant(-std::numeric_limits<double>::infinity());
   steps_one_sided_ = steps_unmatched_ = steps_approximate_ = 0;
 }
 
@@ -317,6 +340,7 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   dq_.swap(dq_next_);
   dv_.swap(dv_next_);
   InspectContacts();
+  FrictionBounds(model);
   steps_one_sided_ += last_.num_one_sided > 0;
   steps_unmatched_ += last_.num_unmatched > 0;
   steps_approximate_ += last_.approximate_geometry;
@@ -674,6 +698,40 @@ void TrajectorySensitivity::MaterialScale(const multibody::Model& model, int j) 
       scale_[k] += contact::CombinedMaterialDerivative(material(a), material(b), parameter);
     if (material_[b] == p.index)
       scale_[k] += contact::CombinedMaterialDerivative(material(b), material(a), parameter);
+  }
+}
+
+void TrajectorySensitivity::FrictionBounds(const multibody::Model& model) {
+  friction_bound_.setConstant(-std::numeric_limits<double>::infinity());
+  if (!has_friction_column_) return;
+  const solver::ContactProblem& problem = nominal_cws_.problem;
+  const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
+  friction_ratio_.resize(problem.num_constraints());  // grows to the largest count, then reuses
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    friction_ratio_[k] = FrictionRatio(problem.constraint(k), kind_[k],
+                                       nominal_.v_c.data() + problem.entry(k).row_offset);
+  const auto& contacts = builder.contacts();
+  for (size_t j = 0; j < parameters_.size(); ++j) {
+    const SensitivityParameter& p = parameters_[j];
+    if (p.kind != Kind::kMaterial || p.contact != solver::ContactParameter::kMu) continue;
+    double& bound = friction_bound_[static_cast<int>(j)];
+    for (size_t i = 0; i < contacts.size(); ++i) {
+      const int k = builder.contact_constraint(static_cast<int>(i));
+      if (k < 0 || friction_ratio_[k] < 0.0) continue;
+      const double r = friction_ratio_[k];
+      const int a = contacts[i].geometry_a, b = contacts[i].geometry_b;
+      for (const auto& [mine, other] : {std::pair{a, b}, std::pair{b, a}}) {
+        if (material_[mine] != p.index) continue;
+        if (material_[other] == p.index) {  // the pair's friction is mu_m itself
+          bound = std::max(bound, r);
+          continue;
+        }
+        const double mu_o =
+            (material_[other] >= 0 ? model.materials[material_[other]] : BuiltInMaterial())
+                .friction;
+        if (2.0 * mu_o > r) bound = std::max(bound, r * mu_o / (2.0 * mu_o - r));
+      }
+    }
   }
 }
 

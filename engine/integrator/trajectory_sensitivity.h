@@ -180,6 +180,21 @@ class TrajectorySensitivity {
   /// (contact_parameter_derivatives.h) at the converged v.
   const std::vector<int8_t>& contact_regions() const { return contact_region_; }
   const std::vector<double>& contact_kink_distances() const { return contact_kink_; }
+  /// Per column, of the last Advance's step: for a material's friction column (kMaterial,
+  /// kMu), the lower bound the step's contact impulses put on that material's friction mu_m
+  /// (docs/design/sensitivities.md "`csim fit`"); -inf for the other columns, and when no
+  /// contact of the material carries a normal impulse. Each such contact (one of its
+  /// geometries has the material) is in the friction cone, |gamma_t| <= mu n: SAP projects
+  /// onto it (n = gamma_n); Hunt & Crossley's friction is mu n |t_hat|, |t_hat| < 1, with
+  /// n = gamma_n for `similar` and the lagged impulse n0 for `lagged` and
+  /// `lagged_regularized`. Its ratio r = |gamma_t| / n at the converged v_c needs the pair's
+  /// friction 2 mu_m mu_o / (mu_m + mu_o) >= r (CombineMaterials, the other material's mu_o
+  /// at its value): mu_m >= r against its own material, mu_m >= r mu_o / (2 mu_o - r) when
+  /// 2 mu_o > r; a contact with r >= 2 mu_o, which no finite mu_m reaches (the model's own
+  /// impulses never do: there r <= the pair's friction < 2 mu_o), is skipped. The bound is
+  /// the largest over the contacts. Why: in stiction dgamma/dmu = 0, so a run that only
+  /// sticks has a zero friction column; this is what its impulses say instead.
+  const Eigen::VectorXd& friction_bounds() const { return friction_bound_; }
   int steps_one_sided() const { return steps_one_sided_; }
   int steps_unmatched() const { return steps_unmatched_; }
   int steps_approximate_geometry() const { return steps_approximate_; }
@@ -260,6 +275,8 @@ class TrajectorySensitivity {
   // scale_ (per constraint of the nominal problem) for material column j; for a stiffness
   // column also scale_tau_ and scale_d_ (the weighted dissipations' derivatives).
   void MaterialScale(const multibody::Model& model, int j);
+  // friction_bound_ of the nominal problem at its v_c (friction_bounds()).
+  void FrictionBounds(const multibody::Model& model);
 
   // A body-mass column's two models, m (1 + h_m) and m (1 - h_m), with their own workspaces
   // (the multibody workspaces hold the bodies' spatial inertias). Used by one thread at a
@@ -278,6 +295,9 @@ class TrajectorySensitivity {
   std::vector<int> material_;               // per collision spec: Model::materials index
   std::vector<double> scale_;               // per constraint: dp_k / dp of a material column
   std::vector<double> scale_tau_, scale_d_;  // per constraint: a stiffness column's dtau, dd
+  std::vector<double> friction_ratio_;       // per constraint: |gamma_t| / n, -1 without n
+  Eigen::VectorXd friction_bound_;           // per column: friction_bounds()
+  bool has_friction_column_ = false;         // some column is a material's friction
   std::vector<std::unique_ptr<MassModels>> mass_;  // per column: a body-mass column's, or null
   Eigen::MatrixXd dq_, dv_;                 // S_n (nv x n_p)
   Eigen::MatrixXd dq_next_, dv_next_;       // S_{n+1} being formed

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "engine/common/input_error.h"
@@ -162,6 +163,21 @@ void FitEvaluator::CountKinks(const std::vector<Row>& rows) {
   }
 }
 
+void FitEvaluator::BoundFriction(const FitRun& run, const std::vector<Row>& rows) {
+  // A row's bound covers the step that ended at it: the steps after the window's first
+  // measurement time (the run ends at its last).
+  const double begin = run.data->time[run.samples.front()] - run.t0;
+  for (const Row& row : rows) {
+    const Eigen::VectorXd& bound = row.sensitivity.friction_bound;
+    if (row.time <= begin + 1e-9 || bound.size() != static_cast<Eigen::Index>(run.columns.size()))
+      continue;
+    for (size_t c = 0; c < run.columns.size(); ++c) {
+      const int j = run.columns[c];
+      if (j >= 0) friction_bound_[j] = std::max(friction_bound_[j], bound[static_cast<int>(c)]);
+    }
+  }
+}
+
 bool FitEvaluator::Evaluate(const Eigen::VectorXd& p, bool want_jacobian, Eigen::VectorXd* e,
                             Eigen::MatrixXd* de_dp, std::string* reason) {
   if (!Build(p, reason)) return false;
@@ -172,6 +188,7 @@ bool FitEvaluator::Evaluate(const Eigen::VectorXd& p, bool want_jacobian, Eigen:
     de_dp->setZero(num_residuals(), n);
     kink_steps_ = 0;
     min_kink_distance_ = 1.0;
+    friction_bound_.assign(n, -std::numeric_limits<double>::infinity());
   }
   int block = 0;  // the first residual of the next sample: runs' blocks are stacked
   for (int r = 0; r < static_cast<int>(runs_.size()); ++r) {
@@ -186,7 +203,10 @@ bool FitEvaluator::Evaluate(const Eigen::VectorXd& p, bool want_jacobian, Eigen:
       AddSample(run, i, rows, at.k, at.w, p, block, e, want_jacobian ? de_dp : nullptr);
       block += no;
     }
-    if (want_jacobian) CountKinks(rows);
+    if (want_jacobian) {
+      CountKinks(rows);
+      BoundFriction(run, rows);
+    }
   }
   return e->allFinite() && (!want_jacobian || de_dp->allFinite());
 }

@@ -51,6 +51,11 @@ class FitEvaluator {
   /// distance (1: none) over all runs (TrajectoryFitResult::kink_steps).
   int kink_steps() const { return kink_steps_; }
   double min_kink_distance() const { return min_kink_distance_; }
+  /// At the last Jacobian evaluation, per parameter: for a material's friction, the lower
+  /// bound its contacts' impulses put on it over the steps of every run's window (the rows
+  /// after its first measurement time: SensitivityRow::friction_bound); -inf for the other
+  /// parameters and a material whose contacts carried no normal impulse there.
+  const std::vector<double>& friction_bounds() const { return friction_bound_; }
 
  private:
   // Simulates run r at p into `recorder`, with its sensitivity columns when want_jacobian.
@@ -64,6 +69,8 @@ class FitEvaluator {
   std::string InRun(const FitRun& run) const;
   // Counts the run's steps near non-smooth points into the kink statistics.
   void CountKinks(const std::vector<Row>& rows);
+  // Raises friction_bound_ by the run's rows in its window.
+  void BoundFriction(const FitRun& run, const std::vector<Row>& rows);
 
   const SceneFactory& factory_;
   const TrajectoryFitOptions& options_;
@@ -78,6 +85,7 @@ class FitEvaluator {
   std::vector<double> built_shared_;
   int kink_steps_ = 0;
   double min_kink_distance_ = 1.0;
+  std::vector<double> friction_bound_;
 };
 
 }  // namespace csim::sim

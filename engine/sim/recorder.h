@@ -64,6 +64,12 @@ struct SensitivityRow {
   int32_t unmatched = 0;            ///< columns whose both sides changed piece, summed
   int8_t approximate_geometry = 0;  ///< some step had a contact with differenced geometry
   double min_kink_distance = 1.0;   ///< smallest kink distance over the steps (1: none)
+  /// (np) per column, the largest over the steps of the lower bound on a material's friction
+  /// that its contacts' impulses imply (integrator::TrajectorySensitivity::friction_bounds;
+  /// -inf: not a friction column, or no contact of the material carried a normal impulse).
+  /// In memory only (csim fit's refusal of a friction that does not act reads it); the HDF5
+  /// recorder does not write it.
+  Eigen::VectorXd friction_bound;
 };
 
 /// One hydroelastic contact surface of a row (/hydroelastic/* in output-format.md): the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <new>
 #include <string>
@@ -261,6 +262,7 @@ class Sensitivities {
         model, ParseSensitivityPaths(model, settings.sensitivities), settings.tree_solver,
         settings.threads);
     chain_->Reset();
+    friction_bound_ = chain_->friction_bounds();
   }
   bool on() const { return on_; }
   // Before a step: its start state.
@@ -295,6 +297,7 @@ class Sensitivities {
     unmatched_ += info.num_unmatched;
     approximate_ = approximate_ || info.approximate_geometry;
     min_kink_ = std::min(min_kink_, info.min_kink_distance);
+    friction_bound_ = friction_bound_.cwiseMax(chain_->friction_bounds());
     return status;
   }
   // Into the row about to be recorded; restarts the flags.
@@ -306,9 +309,11 @@ class Sensitivities {
     row->unmatched = unmatched_;
     row->approximate_geometry = approximate_ ? 1 : 0;
     row->min_kink_distance = min_kink_;
+    row->friction_bound = friction_bound_;
     one_sided_ = unmatched_ = 0;
     approximate_ = false;
     min_kink_ = 1.0;
+    friction_bound_.setConstant(-std::numeric_limits<double>::infinity());
   }
 
  private:
@@ -318,6 +323,7 @@ class Sensitivities {
   int32_t one_sided_ = 0, unmatched_ = 0;
   bool approximate_ = false;
   double min_kink_ = 1.0;
+  Eigen::VectorXd friction_bound_;  // per column, the largest since the last row
 };
 
 }  // namespace

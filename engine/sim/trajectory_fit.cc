@@ -28,6 +28,17 @@ bool ColumnVanishes(const Eigen::MatrixXd& jfit, int j) {
   return !(jfit.col(j).norm() > 1e-9 * scale);
 }
 
+// What the refusal of parameter `path` adds when it is a material's friction that its
+// contacts bound from below (FitEvaluator::friction_bounds: finite), else "".
+std::string FrictionBoundNote(const std::string& path, double bound) {
+  if (!std::isfinite(bound)) return "";
+  return "; the data bounds it from below: its material's contacts in the window need " +
+         path + " >= " + ShortNumber(bound) +
+         " to hold their impulses (the largest |gamma_t| / gamma_n at the starting values, "
+         "through the pair's friction 2 mu_a mu_b / (mu_a + mu_b) with the other material's "
+         "at its value)";
+}
+
 // Refuses what is wrong with the request itself, before the scene is loaded: no data,
 // several runs from the scene's one state, no parameter or a repeated one, bad sigmas.
 void CheckRequest(const std::vector<Measurement>& data, const TrajectoryFitOptions& options) {
@@ -131,7 +142,8 @@ void CheckIdentifiable(FitEvaluator* evaluator, const TrajectoryFitResult& out) 
           "' is not identifiable from this data: the observed coordinates do not depend "
           "on it in the window (zero sensitivity; e.g. a material no contact uses, "
           "friction while every contact sticks, an unobserved joint); leave it out or "
-          "observe motion it changes");
+          "observe motion it changes" +
+          FrictionBoundNote(out.parameters[j], evaluator->friction_bounds()[j]));
     }
   }
   const fit::FitStatistics s0 = fit::CalcFitStatistics(out.start, e0, j0, {}, {}, out.scale);

@@ -51,7 +51,13 @@
 // Identifiability is checked at the start, before any iteration: a parameter whose column
 // of de/d eta is (numerically) zero, or a direction of the column-scaled Jacobian with a
 // singular value below 1e-6 of the largest (fit_statistics.h), is refused with an
-// InputError located at "--param" naming the parameter or the combination.
+// InputError located at "--param" naming the parameter or the combination. A material's
+// friction refused so (its contacts only stick: dgamma/dmu = 0) comes with the lower bound
+// the data gives it: the friction its contacts need to hold their impulses at the start,
+// the largest over the steps after each run's first measurement time and over the
+// material's contacts of r = |gamma_t| / gamma_n against its own material and
+// r mu_o / (2 mu_o - r) against one of friction mu_o (FitEvaluator::friction_bounds,
+// integrator::TrajectorySensitivity::friction_bounds).
 
 #include <Eigen/Dense>
 

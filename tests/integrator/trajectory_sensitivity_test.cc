@@ -1,7 +1,8 @@
 // Forward sensitivities of whole trajectories (docs/design/sensitivities.md §6-§8):
 //   (a) a ballistic body: S_N against its closed form;
-//   (b) Taylor tests: |x_N(p + h d) - x_N(p) - h S_N d| falls as h^2, h = 1e-2 ... 1e-5, on
-//       scenes whose contact regions are the same at every h (checked);
+//   (b) Taylor tests: |x_N(p + h d) - x_N(p) - h S_N d| falls as h^2, h = 1e-2 ... 1e-5, and
+//       to 1e-6 (four decades) for the sliding box, the bouncing sphere and the rolling
+//       sphere, on scenes whose contact regions are the same at every h (checked);
 //   (c) one step against central differences of full steps (solver tolerance 1e-13);
 //   (d) the columns differenced on 1, 2 and 3 threads give the same bits;
 // and a warmed-up Advance does not allocate (on one thread and on two).
@@ -117,14 +118,25 @@ double Slope(double h0, double e0, double h1, double e1) {
   return std::log(e0 / e1) / std::log(h0 / h1);
 }
 
+// The h of the Taylor tests: three decades, or four, to 1e-6.
+const std::vector<double> kThreeDecades{1e-2, 1e-3, 1e-4, 1e-5};
+const std::vector<double> kFourDecades{1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+
+// The runs' rounding floor relative to the state: e(h) of the four-decade runs below at
+// h = 1e-9, where the remainder is negligible, is below 5e-14, their states |x_N| 1 ... 20.
+constexpr double kRounding = 5e-14;
+
 // The Taylor test along d: `perturbed(h)` runs the scene at p + h d; s_d = S_N d (2 nv).
 // Returns the slopes between consecutive h and checks that every run has the nominal's
-// region pattern.
+// region pattern. Over four decades the remainder at the smallest h must stand at least 100
+// times above the rounding floor, kRounding |x_N| (its slope is rounding otherwise): such a
+// case lengthens its direction d until it does (the remainder grows as |d|^2 h^2, the
+// rounding does not).
 template <class Perturbed>
 std::vector<double> TaylorSlopes(const multibody::Model& model, const RunEnd& nominal,
                                  const Eigen::VectorXd& s_d, Perturbed&& perturbed,
-                                 const char* name) {
-  const std::vector<double> hs{1e-2, 1e-3, 1e-4, 1e-5};
+                                 const char* name,
+                                 const std::vector<double>& hs = kThreeDecades) {
   std::vector<double> errors;
   for (const double h : hs) {
     const RunEnd end = perturbed(h);
@@ -139,8 +151,14 @@ std::vector<double> TaylorSlopes(const multibody::Model& model, const RunEnd& no
   for (const double e : errors) std::printf(" %.2e", e);
   std::printf(", slopes");
   for (const double s : slopes) std::printf(" %.3f", s);
-  std::printf("\n");
+  const double floor =
+      kRounding * std::sqrt(nominal.x.q.squaredNorm() + nominal.x.v.squaredNorm());
+  std::printf(", e(%.0e) / floor %.0f\n", hs.back(), errors.back() / floor);
   for (const double s : slopes) CHECK(std::abs(s - 2.0) < 0.2);
+  if (hs.size() > kThreeDecades.size()) {
+    INFO(name << ": e(" << hs.back() << ") = " << errors.back() << ", floor " << floor);
+    CHECK(errors.back() >= 100 * floor);
+  }
   return slopes;
 }
 
@@ -284,13 +302,96 @@ TEST_CASE("trajectory sensitivity: Taylor test, a sphere sliding on the ground, 
   }, "sliding sphere d/dmu");
 }
 
+// The near-rigid box of scenes/sliding_box.yaml (1 kg, 10 cm edge, on its four corners;
+// stiffness .inf, tau_d = 0, dt = 1e-2 s, launched at 1 m/s along x with its bottom face
+// dt mu v0 = 5 mm above the ground, contact_margin 2 cm), with friction `friction`.
+std::string SlidingBoxScene(double friction) {
+  char text[1024];
+  std::snprintf(text, sizeof text, R"(
+csim: 1
+settings: {time_step: 1.0e-2, contact_margin: 0.02}
+materials:
+  default: {stiffness: .inf, dissipation_time: 0.0, friction: %.17g}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - {name: box, mass: 1.0, geometry: [{shape: box, size: [0.1, 0.1, 0.1]}],
+     pose: {position: [0, 0, 0.055]}, velocity: {linear: [1.0, 0, 0]}}
+)",
+                friction);
+  return text;
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, a box sliding on its four corners, d/dmu and "
+          "initial velocity", "[integrator][sensitivity]") {
+  // The box of the run-level test (tests/sim/sensitivity_run_test.cc) for 15 steps, 0.15 s:
+  // all four corners slide at every step and every h (it stops at v0 / (mu g) = 0.2 s).
+  // Near-rigid rather than compliant: a compliant box (k = 1e5 N/m, tau_d = 1e-3 s,
+  // dt = 1e-3 s, at rest on its corners' static overlap) changes its corners' pattern at
+  // h = 1e-2 already along d = mu. Its corners are differenced through the narrow phase
+  // (approximate geometry, exact while the corners hold the contacts). Four decades, the
+  // floor 5e-14 |x_N| = 5.2e-14:
+  //  - d/dmu along 20 mu. The run is nearly linear in mu (v_x = v0 - mu g t; the sinking
+  //    v_z = -dt mu^2 g is not): a unit direction's remainder, 0.044 h^2, would be 4e-14 at
+  //    h = 1e-6, at the floor; 20 mu puts it at 1.8e-11, 340 floors (at h = 1e-2, mu = 0.6:
+  //    it stops at 0.17 s, after the run). Along -20 mu the pattern changes at h = 1e-2.
+  //  - the initial velocity along (d v_x, d v_y) = 10 (1, 1) m/s. Along x alone the run is
+  //    nearly linear in v0 (x = v0 t - mu g t^2 / 2, the glide gap dt mu |v_t|: a unit
+  //    direction's remainder is 3.4e-7 h^2, below the floor over most of the range); the
+  //    sideways part turns the slide, quadratically: e(1e-6) = 8.1e-11, 1600 floors (at
+  //    h = 1e-2, v0 = (1.1, 0.1) m/s). Along 30 (1, 1) the pattern changes at h = 1e-2.
+  const double mu = 0.5;
+  Scenario s;
+  s.dt = 1e-2;
+  s.steps = 15;
+  s.yaml = SlidingBoxScene(mu);
+  const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  // The free joint: v = [angular; linear].
+  const std::vector<SensitivityParameter> parameters{{Kind::kContact, ContactParameter::kMu, -1},
+                                                     {Kind::kInitialVelocity, {}, 3},
+                                                     {Kind::kInitialVelocity, {}, 4}};
+  const RunEnd nominal = Run(s, nullptr, &parameters);
+  REQUIRE(nominal.pattern.size() == 4u * s.steps);  // four corners with an impulse a step
+  REQUIRE(nominal.x.v[3] > 0.2);                    // still sliding
+  CHECK(nominal.approximate == s.steps);
+  CHECK(nominal.unmatched == 0);
+  const double friction_scale = 20.0, velocity_scale = 10.0;
+  TaylorSlopes(model, nominal, Stacked(nominal, Eigen::Vector3d(friction_scale * mu, 0, 0)),
+               [&](double h) {
+                 Scenario p = s;
+                 p.yaml = SlidingBoxScene(mu * (1 + friction_scale * h));
+                 return Run(p, nullptr, nullptr);
+               },
+               "sliding box d/dmu, direction 20 mu", kFourDecades);
+  TaylorSlopes(model, nominal,
+               Stacked(nominal, Eigen::Vector3d(0, velocity_scale, velocity_scale)),
+               [&](double h) {
+                 multibody::State start{0.0, model.InitialQ(), model.InitialV()};
+                 start.v[3] += h * velocity_scale;
+                 start.v[4] += h * velocity_scale;
+                 return Run(s, &start, nullptr);
+               },
+               "sliding box, initial velocity, direction 10 (1, 1) m/s", kFourDecades);
+}
+
 TEST_CASE("trajectory sensitivity: Taylor test, a bouncing sphere, d/dtau_d (sap) and "
           "d/dhunt_crossley (lagged)", "[integrator][sensitivity]") {
   // Dropped onto the ground at 1 m/s, sliding at 0.2 m/s: approach, impact and release
-  // all within the 40 steps.
+  // all within the 40 steps. Four decades, h = 1e-2 ... 1e-6, along lengthened directions
+  // (p moves by s h p): with s = 1 the remainder at 1e-6 would be 8e-14 (SAP) and 9e-13
+  // (lagged), against a floor of 1.5e-13 (|x_N| = 3). SAP: s = 20, e(1e-6) = 3.3e-11 (the
+  // pattern holds at h = 1e-2 up to s = 25). Lagged: the window is narrow. The remainder
+  // reaches 100 floors from |s| = 4.1 on; with s > 0 its slope at h = 1e-2 leaves 2 +- 0.2
+  // from s = 3.5 (1.78: higher-order terms); with s < 0 it stays within (2.09 at
+  // s = -4.5), but from s = -5 the release moves by a step at h = 1e-2 (the pattern
+  // changes). A longer run reaches the second impact, whose step moves with d at h = 1e-2
+  // as well. So s = -4.5: 120 floors; at h = 1e-2 d moves by 4.5 %, and the pattern changes
+  // between 4.9 % and 5 %.
   for (const ContactModel model : {ContactModel::kSap, ContactModel::kLagged}) {
     const bool sap = model == ContactModel::kSap;
     const double mu = 0.2, tau = 2e-3, d = 2.0;
+    const double scale = sap ? 20.0 : -4.5;
     Scenario s;
     s.contact_model = model;
     s.steps = 40;
@@ -301,17 +402,18 @@ TEST_CASE("trajectory sensitivity: Taylor test, a bouncing sphere, d/dtau_d (sap
     const RunEnd nominal = Run(s, nullptr, &parameters);
     const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
     const double p = sap ? tau : d;
-    const Eigen::VectorXd s_d = Stacked(nominal, Eigen::VectorXd::Constant(1, p));
+    const Eigen::VectorXd s_d = Stacked(nominal, Eigen::VectorXd::Constant(1, scale * p));
     REQUIRE(s_d.norm() > 1e-3);
     CHECK(nominal.unmatched == 0);
     std::printf("bouncing sphere %s: min kink distance %.2e, one-sided steps %d\n",
                 sap ? "sap" : "lagged", nominal.min_kink, nominal.one_sided);
     TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
       Scenario q = s;
-      q.yaml = sap ? SphereScene(mu, tau * (1 + h), d, kDropping)
-                   : SphereScene(mu, tau, d * (1 + h), kDropping);
+      q.yaml = sap ? SphereScene(mu, tau * (1 + scale * h), d, kDropping)
+                   : SphereScene(mu, tau, d * (1 + scale * h), kDropping);
       return Run(q, nullptr, nullptr);
-    }, sap ? "bouncing sphere d/dtau_d (sap)" : "bouncing sphere d/dhunt_crossley (lagged)");
+    }, sap ? "bouncing sphere d/dtau_d (sap), direction 20 tau_d"
+           : "bouncing sphere d/dhunt_crossley (lagged), direction -4.5 d", kFourDecades);
   }
 }
 
@@ -538,28 +640,53 @@ TEST_CASE("trajectory sensitivity: Taylor test, a bouncing sphere, a body's mass
 
 TEST_CASE("trajectory sensitivity: Taylor test, a rolling sphere, initial velocity",
           "[integrator][sensitivity]") {
-  // Rolling at 1 m/s (omega_y = v / r), in stiction throughout; the direction changes the
-  // rolling speed, (d omega_y, d v_x) = 30 (1 / r, 1): it keeps rolling at every h. Why 30:
-  // rolling is nearly linear in its speed (the Taylor remainder of a unit direction is
-  // 1.2e-4 h^2, 1.2e-14 at h = 1e-5, the level of the runs' rounding), so the direction is
-  // lengthened until the remainder stands clear of it at every h (h d up to 0.3 m/s).
+  // Rolling at 1 m/s along x (omega_y = v / r), in stiction throughout, along two
+  // directions of (omega, v)_0 that keep it rolling at every h:
+  //  - its speed, (d omega_y, d v_x) = 30 (1 / r, 1), over three decades. Rolling is nearly
+  //    linear in its speed: the remainder of a unit direction is 1.2e-4 h^2, so the
+  //    direction is lengthened to 30. Not over four: the remainder stays quadratic only
+  //    while c h (c the direction's length) is below about 1 (the slope from c h = 1 to 0.1
+  //    is 2.11, from 1.5 2.16; past c h = 2.6 the orientations' difference passes pi in the
+  //    60 steps), where it is 1.6e-4; four decades further down it is 1.3e-12, about the
+  //    rounding floor 5e-14 |x_N| = 1e-12 (omega_y = 20 rad/s), not 100 times above it;
+  //  - its heading, (d omega_x, d v_y) = 50 (-1 / r, 1), over four decades: the run turns
+  //    by 50 h rad (for small h), and the end state (speed, position, spin) moves with the
+  //    turn quadratically. A unit direction's remainder, 0.13 h^2, would fall below the
+  //    floor at h = 1e-6; 50 puts it at 3.4e-10, 300 floors (at h = 1e-2 the heading turns
+  //    by 0.46 rad).
   Scenario s;
   s.steps = 60;
   s.yaml = SphereScene(0.5, 1e-3, 0.0, kRolling);
   const io::LoadedScene scene = io::LoadSceneFromText(s.yaml, "scene.yaml", {});
   const multibody::Model& model = scene.model;
-  const std::vector<SensitivityParameter> parameters{{Kind::kInitialVelocity, {}, 1},
-                                                     {Kind::kInitialVelocity, {}, 3}};
+  // The free joint: v = [angular; linear].
+  const std::vector<SensitivityParameter> parameters{
+      {Kind::kInitialVelocity, {}, 0}, {Kind::kInitialVelocity, {}, 1},
+      {Kind::kInitialVelocity, {}, 3}, {Kind::kInitialVelocity, {}, 4}};
   const RunEnd nominal = Run(s, nullptr, &parameters);
-  const Eigen::Vector2d d(30.0 * 20.0, 30.0);
-  const Eigen::VectorXd s_d = Stacked(nominal, d);
   CHECK(nominal.approximate == 0);
-  TaylorSlopes(model, nominal, s_d, [&](double h) {
-    multibody::State start{0.0, model.InitialQ(), model.InitialV()};
-    start.v[1] += h * d[0];
-    start.v[3] += h * d[1];
-    return Run(s, &start, nullptr);
-  }, "rolling sphere, initial velocity");
+  CHECK(nominal.unmatched == 0);
+  const double r = 0.05;
+  for (const bool heading : {false, true}) {
+    Eigen::Vector4d d = Eigen::Vector4d::Zero();  // (omega_x, omega_y, v_x, v_y)
+    if (heading) {
+      d[0] = -50.0 / r;
+      d[3] = 50.0;
+    } else {
+      d[1] = 30.0 / r;
+      d[2] = 30.0;
+    }
+    const Eigen::VectorXd s_d = Stacked(nominal, d);
+    TaylorSlopes(model, nominal, s_d, [&](double h) {
+      multibody::State start{0.0, model.InitialQ(), model.InitialV()};
+      start.v[0] += h * d[0];
+      start.v[1] += h * d[1];
+      start.v[3] += h * d[2];
+      start.v[4] += h * d[3];
+      return Run(s, &start, nullptr);
+    }, heading ? "rolling sphere, initial heading" : "rolling sphere, initial rolling speed",
+                 heading ? kFourDecades : kThreeDecades);
+  }
 }
 
 TEST_CASE("trajectory sensitivity: Taylor test, a pendulum without contact, initial angle",

@@ -4,7 +4,8 @@
 // runs started from different states, and with every run's initial state as nuisance
 // parameters; with Gaussian noise on the measured coordinates the standard errors cover the
 // truth; observing one of two bodies; a parameter the data does not see, a start at 0 and
-// refused combinations of options give a message naming them.
+// refused combinations of options give a message naming them, and a friction whose contacts
+// only stick the lower bound they put on it.
 
 #include <catch2/catch.hpp>
 
@@ -331,6 +332,83 @@ TEST_CASE("with noisy data the standard errors cover the truth in 95 of 100 seed
   WARN("box noisy coverage: truth within 3 se in " << covered[0] << " (mu) and " << covered[1]
        << " (v0) of " << seeds << " seeds, mean s^2 " << s2_sum / seeds << ", "
        << seconds << " s");
+}
+
+// A 1 kg box (10 cm) of material `box` (friction 0.5) resting on a floor of material
+// `floor_material`, pushed along x by 1.962 N = 0.2 m g at the height of its bottom face (so
+// that the push tilts nothing and each corner carries m g / 4 and a quarter of the push):
+// it sticks, every contact with |gamma_t| / gamma_n = 0.2. 0.3 s of 10 ms steps. The
+// near-rigid threshold 0.1 (the corners overlap the floor by ~2e-7 m) keeps the friction's
+// points of action within that of the push's height and settles the landing within a step:
+// at 1 the overlap, 1.6e-5 m, tilted the loads so that the lighter corners needed 3e-5 more
+// than 0.2, and the first steps' landing 1.6 % more.
+std::string PushedBoxScene(const std::string& floor_material) {
+  return R"(csim: 1
+name: pushed_box
+settings:
+  time_step: 0.01
+  duration: 0.3
+  near_rigid_threshold: 0.1
+  integrator: symplectic_euler
+  solver: {relative_tolerance: 1.0e-12}
+materials:
+  box: {stiffness: .inf, dissipation_time: 0.0, friction: 0.5}
+  floor: {stiffness: .inf, dissipation_time: 0.0, friction: 0.3}
+world:
+  geometry:
+    - {shape: halfspace, material: )" + floor_material + R"(}
+bodies:
+  - name: box
+    mass: 1.0
+    geometry:
+      - {shape: box, size: [0.1, 0.1, 0.1], material: box}
+    pose: {position: [0, 0, 0.05]}
+loads:
+  - {body: box, point: [0, 0, -0.05], force: [1.962, 0, 0]}
+)";
+}
+
+// The number after "PATH >= " in a refusal; NaN when there is none.
+double StatedBound(const std::string& message, const std::string& path) {
+  const std::string key = path + " >= ";
+  const size_t at = message.find(key);
+  if (at == std::string::npos) return std::nan("");
+  return std::stod(message.substr(at + key.size()));
+}
+
+TEST_CASE("a refused friction of a box that only sticks states the bound its contacts imply",
+          "[fit][sim]") {
+  // The push over the load, r = F / (m g) = 0.2, is what the contacts need. Fitted from a
+  // start of 0.35 (the truth 0.5): the refusal's bound, at the starting values, is r against
+  // the box's own material and r mu_o / (2 mu_o - r) = 0.15 against a floor of friction
+  // mu_o = 0.3 (the pair's friction 2 mu mu_o / (mu + mu_o) is then exactly r).
+  const double r = 1.962 / 9.81;
+  for (const std::string floor : {"box", "floor"}) {
+    INFO("floor material " << floor);
+    const std::string file =
+        (std::filesystem::temp_directory_path() / "csim_trajectory_fit_pushed_box.yaml")
+            .string();
+    {
+      std::ofstream out(file);
+      out << PushedBoxScene(floor);
+    }
+    const Measurement data = Data({}, file);
+    TrajectoryFitOptions options;
+    options.parameters = {"materials.box.friction"};
+    options.overrides = {"materials.box.friction=0.35"};
+    const std::string message = Refusal({data}, options, file);
+    std::filesystem::remove(file);
+    INFO(message);
+    CHECK_THAT(message, Catch::Contains("'materials.box.friction' is not identifiable"));
+    const double bound = StatedBound(message, "materials.box.friction");
+    const double mu_o = 0.3;
+    const double expected = floor == "box" ? r : r * mu_o / (2 * mu_o - r);
+    CHECK(bound < 0.5);
+    CHECK(std::abs(bound / expected - 1.0) < 1e-5);  // the message's six digits
+    WARN("pushed box, floor " << floor << ": stated bound " << bound << ", expected "
+                              << expected << ", relative difference "
+                              << std::abs(bound / expected - 1.0));
+  }
 }
 
 TEST_CASE("csim fit observe: only the observed joints enter the residuals", "[fit][sim]") {

@@ -28,6 +28,7 @@
 #include "tests/support/fetched_models.h"
 #include "tests/support/build_variant.h"
 #include "tests/support/test_scenes.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -35,32 +36,7 @@ namespace fs = std::filesystem;
 using csim::testing::CsimProgram;
 
 // A fresh directory under /tmp, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "csim_cli_test_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  // Files whose names end in `.h5`, to prove that a rejected run wrote nothing.
-  std::vector<std::string> H5Files() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) {
-      if (e.path().extension() == ".h5") out.push_back(e.path().string());
-    }
-    return out;
-  }
-  bool Empty() const { return fs::is_empty(path_); }
-
- private:
-  fs::path path_;
-};
+using csim::testing::TempDir;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -238,7 +214,7 @@ TEST_CASE("every scene in scenes/ runs and writes a conforming file", "[cli]") {
   for (const std::string& scene : scenes) {
     DYNAMIC_SECTION(fs::path(scene).filename().string()) {
       TempDir dir;
-      const std::string out = dir / "run.h5";
+      const std::string out = dir.File("run.h5");
       const Outcome o = Csim({"run", scene, "--duration", "0.1", "-o", out}, dir);
       INFO(o.err);
       CHECK(o.status == 0);
@@ -273,7 +249,7 @@ with h5py.File(sys.argv[1], "r") as f:
   for (int i = 0; i < 2; ++i) {
     const auto [level, filters] = cases[i];
     INFO("compression " << level);
-    const std::string out = dir / ("c" + std::string(level) + ".h5");
+    const std::string out = dir.File("c" + std::string(level) + ".h5");
     const Outcome o = Csim({"run", Scene("clutter_40.yaml"), "--duration", "0.05", "-o", out,
                             "--set", "settings.output.compression=" + std::string(level)}, dir);
     INFO(o.err);
@@ -291,26 +267,26 @@ with h5py.File(sys.argv[1], "r") as f:
 TEST_CASE("csim SCENE.yaml is csim run, the summary line and --quiet", "[cli]") {
   TempDir dir;
   SECTION("summary line on stderr, nothing on stdout") {
-    const Outcome o = Csim({Scene("pendulum.yaml"), "--duration", "0.05", "-o", dir / "p.h5"}, dir);
+    const Outcome o = Csim({Scene("pendulum.yaml"), "--duration", "0.05", "-o", dir.File("p.h5")}, dir);
     INFO(o.err);
     CHECK(o.status == 0);
     CHECK(o.out.empty());
     CHECK(Contains(o.err, "steps"));
     CHECK(Contains(o.err, "real time"));
     CHECK(Contains(o.err, "momentum error"));
-    CHECK(Contains(o.err, dir / "p.h5"));
+    CHECK(Contains(o.err, dir.File("p.h5")));
   }
   SECTION("--quiet prints nothing on success") {
-    const Outcome o = Csim({Scene("pendulum.yaml"), "-q", "--duration", "0.05", "-o", dir / "p.h5"}, dir);
+    const Outcome o = Csim({Scene("pendulum.yaml"), "-q", "--duration", "0.05", "-o", dir.File("p.h5")}, dir);
     CHECK(o.status == 0);
     CHECK(o.err.empty());
-    CHECK(fs::exists(dir / "p.h5"));
+    CHECK(fs::exists(dir.File("p.h5")));
   }
   SECTION("the default output is settings.output.file in the current directory") {
     const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--duration", "0.05"}, dir);
     INFO(o.err);
     CHECK(o.status == 0);
-    CHECK(fs::exists(dir / "pendulum.h5"));
+    CHECK(fs::exists(dir.File("pendulum.h5")));
   }
 }
 
@@ -318,19 +294,19 @@ TEST_CASE("a duration that is not a whole number of steps is rounded up, with a 
           "[cli]") {
   TempDir dir;
   const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--dt", "0.3", "--duration", "1", "-o",
-                          dir / "p.h5"}, dir);
+                          dir.File("p.h5")}, dir);
   INFO(o.err);
   CHECK(o.status == 0);
   CHECK(Contains(o.err, "the run takes 4 steps and ends at t = 1.2 s"));
   CHECK(Contains(o.err, "4 steps, simulated 1.2 s"));
   const Outcome whole = Csim({"run", Scene("pendulum.yaml"), "--dt", "0.001", "--duration", "1",
-                              "-o", dir / "q.h5"}, dir);
+                              "-o", dir.File("q.h5")}, dir);
   CHECK_FALSE(Contains(whole.err, "whole number"));
 }
 
 TEST_CASE("shorthand options are recorded as overrides after --set", "[cli]") {
   TempDir dir;
-  const std::string out = dir / "p.h5";
+  const std::string out = dir.File("p.h5");
   const Outcome o = Csim({"run", Scene("pendulum.yaml"), "--set", "settings.duration=0.02",
                           "--duration", "0.03", "--dt", "0.001", "--integrator", "midpoint",
                           "-o", out},
@@ -348,7 +324,7 @@ TEST_CASE("csim run --sensitivities writes /sensitivity and the contacts' region
           "[cli][sensitivity]") {
   TempDir dir;
   SECTION("a run with sensitivities conforms, its forward datasets the same bytes") {
-    const std::string with = dir / "with.h5", without = dir / "without.h5";
+    const std::string with = dir.File("with.h5"), without = dir.File("without.h5");
     const std::vector<std::string> common{"run", Scene("sliding_box.yaml"), "--duration", "0.3",
                                           "--set", "settings.output.every=3"};
     std::vector<std::string> a = common, b = common;
@@ -382,7 +358,7 @@ print("ok")
   SECTION("a bad path") {
     for (const char* path : {"materials.steel.friction", "materials.default.stiffness",
                              "bodies.lid.mass", "joints.box.q[6]", "joints.box.v[0],"}) {
-      const Outcome o = Csim({"run", Scene("sliding_box.yaml"), "-o", dir / "x.h5",
+      const Outcome o = Csim({"run", Scene("sliding_box.yaml"), "-o", dir.File("x.h5"),
                               "--sensitivities", path},
                              dir);
       INFO(path << ": " << o.err);
@@ -397,7 +373,7 @@ print("ok")
 TEST_CASE("invalid input exits 1 with FILE:LINE:COL and writes no file", "[cli]") {
   TempDir dir;
   SECTION("a scene with an unknown key") {
-    const std::string scene = dir / "bad_scene.yaml";
+    const std::string scene = dir.File("bad_scene.yaml");
     WriteFile(scene, "csim: 1\nname: bad\nbodies:\n  - name: b\n    mas: 1.0\n");
     const Outcome o = Csim({"run", scene}, dir);
     INFO(o.err);
@@ -444,7 +420,7 @@ TEST_CASE("invalid input exits 1 with FILE:LINE:COL and writes no file", "[cli]"
     CHECK(dir.H5Files().empty());
   }
   SECTION("an output file that is the scene itself, by -o or by settings.output.file") {
-    const std::string scene = dir / "self.yaml";
+    const std::string scene = dir.File("self.yaml");
     const std::string text = "csim: 1\nsettings: {duration: 0.01, output: {file: self.yaml}}\n"
                              "bodies: [{name: b, mass: 1, geometry: [{shape: sphere, radius: 1}]}]\n";
     WriteFile(scene, text);
@@ -485,17 +461,17 @@ TEST_CASE("I/O errors exit 4, a refused thread leaves no file", "[cli]") {
     CHECK(o.status == 4);
   }
   SECTION("unreadable scene") {
-    CHECK(Csim({"run", dir / "missing.yaml"}, dir).status == 4);
+    CHECK(Csim({"run", dir.File("missing.yaml")}, dir).status == 4);
   }
   SECTION("info on a missing file") {
-    CHECK(Csim({"info", dir / "missing.h5"}, dir).status == 4);
+    CHECK(Csim({"info", dir.File("missing.h5")}, dir).status == 4);
   }
   SECTION("no thread for the writer: no file either") {
     if (SkipAddressSpaceLimit()) return;
     // Thread stacks take `ulimit -s`; 1 GB of stack under a 600 MB address-space limit
     // makes the writer's thread fail to start (EAGAIN). It must be started before the file
     // is created, or the run would leave a file with no rows whose /status says "running".
-    const std::string out = dir / "nothread.h5";
+    const std::string out = dir.File("nothread.h5");
     const auto [command, o] = CsimAfter("ulimit -v 600000; ulimit -s 1000000; ",
                                         {"run", Scene("pendulum.yaml"), "--duration", "0.01",
                                          "-o", out}, dir);
@@ -509,7 +485,7 @@ TEST_CASE("I/O errors exit 4, a refused thread leaves no file", "[cli]") {
     // As above, no thread can start. When a later worker fails to start, the ones already
     // running must be ended, not left waiting on a destroyed condition variable (a hang
     // deaf to SIGTERM).
-    const std::string out = dir / "noworkers.h5";
+    const std::string out = dir.File("noworkers.h5");
     const auto [command, o] = CsimAfter("ulimit -v 600000; ulimit -s 1000000; ",
                                         {"run", Scene("clutter_40.yaml"), "--duration", "0.01",
                                          "--threads", "4", "-o", out}, dir);
@@ -524,7 +500,7 @@ TEST_CASE("I/O errors exit 4, a refused thread leaves no file", "[cli]") {
     // naming the file, without a crash in HDF5's exit handler on the file it could not
     // close. (The limit's SIGXFSZ is ignored, so the writes fail instead.) Without the
     // trap, csim must ignore SIGXFSZ itself rather than die of it.
-    const std::string out = dir / "full.h5";
+    const std::string out = dir.File("full.h5");
     for (const std::string trap : {"trap '' XFSZ; ", ""}) {
       const auto [command, o] = CsimAfter(
           trap + "ulimit -f 400; ", {"run", Scene("pendulum.yaml"), "--duration", "200", "-o", out},
@@ -563,7 +539,7 @@ TEST_CASE("check prints and run logs the scene's warnings, and neither changes t
   // A ball of radius 50 where 0.05 was meant, 49.95 m into the ground, and a notched box
   // (tests/data/notched_box.obj: hull 3.875, mesh 3.75).
   TempDir dir;
-  const std::string scene = dir / "warned.yaml";
+  const std::string scene = dir.File("warned.yaml");
   WriteFile(scene, "csim: 1\n"
                    "world: {geometry: [{shape: halfspace}]}\n"
                    "bodies:\n"
@@ -584,7 +560,7 @@ TEST_CASE("check prints and run logs the scene's warnings, and neither changes t
   CHECK(Contains(check.out, "warning: " + overlap));
   CHECK(Contains(check.out, "warning: " + mesh));
 
-  const std::string out = dir / "warned.h5";
+  const std::string out = dir.File("warned.h5");
   const Outcome run = Csim({"run", scene, "--duration", "0.002", "-o", out}, dir);
   INFO(run.err);
   CHECK(run.status == 0);
@@ -596,7 +572,7 @@ TEST_CASE("check prints and run logs the scene's warnings, and neither changes t
 
 TEST_CASE("csim info summarises a run on stdout", "[cli]") {
   TempDir dir;
-  const std::string out = dir / "p.h5";
+  const std::string out = dir.File("p.h5");
   REQUIRE(Csim({"run", Scene("pendulum.yaml"), "--duration", "0.05", "-o", out}, dir).status == 0);
   const Outcome o = Csim({"info", out}, dir);
   INFO(o.err);
@@ -625,7 +601,7 @@ TEST_CASE("a damaged output file that crashes libhdf5 is an I/O error, not a cra
   // One damaged byte can make libhdf5 die of SIGSEGV inside H5Aread, so `csim info` and
   // `csim export-html` read in a child process (app/reader_process.h).
   TempDir dir;
-  const std::string good = dir / "p.h5", damaged = dir / "damaged.h5";
+  const std::string good = dir.File("p.h5"), damaged = dir.File("damaged.h5");
   REQUIRE(Csim({"run", Scene("pendulum.yaml"), "--duration", "0.05", "-o", good}, dir).status == 0);
   fs::copy_file(good, damaged);
   DamageFirstGlobalHeapObject(damaged);
@@ -642,7 +618,7 @@ TEST_CASE("a damaged output file that crashes libhdf5 is an I/O error, not a cra
   CHECK(Contains(info.err, damaged));
   CHECK(Contains(info.err, "damaged"));
 
-  const std::string page = dir / "page.html";
+  const std::string page = dir.File("page.html");
   const Outcome html = Csim({"export-html", damaged, "-o", page}, dir);
   INFO(html.err);
   CHECK(html.status == 4);
@@ -711,9 +687,9 @@ TEST_CASE("the git commit csim reports is the source tree's, at build time", "[c
 
 TEST_CASE("a run that blows up numerically exits 3 and marks the file failed", "[cli]") {
   TempDir dir;
-  const std::string scene = dir / "blow_up.yaml";
+  const std::string scene = dir.File("blow_up.yaml");
   WriteFile(scene, kBlowUpScene);
-  const std::string out = dir / "blow_up.h5";
+  const std::string out = dir.File("blow_up.h5");
   const Outcome o = Csim({"run", scene, "-o", out}, dir);
   INFO(o.err);
   CHECK(o.status == 3);
@@ -747,10 +723,10 @@ TEST_CASE("a step that needs more memory than the system gives fails the run cle
   // which nothing can catch; see docs/cli.md.)
   if (SkipAddressSpaceLimit()) return;
   TempDir dir;
-  WriteFile(dir / "heap.yaml", HeapOfSpheres(600));
-  const std::string out = dir / "heap.h5";
+  WriteFile(dir.File("heap.yaml"), HeapOfSpheres(600));
+  const std::string out = dir.File("heap.h5");
   const auto [command, o] =
-      CsimAfter("ulimit -v 400000; ", {"run", dir / "heap.yaml", "--no-progress", "-o", out}, dir);
+      CsimAfter("ulimit -v 400000; ", {"run", dir.File("heap.yaml"), "--no-progress", "-o", out}, dir);
   INFO(command << "\n" << o.err);
   CHECK(o.status == 3);
   CHECK(Contains(o.err, "step 1: out of memory"));
@@ -764,10 +740,10 @@ TEST_CASE("a step that needs more memory than the system gives fails the run cle
 // Starts a long run, waits until its file exists and it has run a while, sends `signo`,
 // and returns the exit status; the output is left at dir/long.h5.
 int InterruptLongRun(const TempDir& dir, int signo) {
-  const std::string out = dir / "long.h5";
+  const std::string out = dir.File("long.h5");
   const pid_t pid = Spawn({CsimProgram(), "run", Scene("pendulum.yaml"), "--duration", "1e6",
                            "--no-progress", "-o", out},
-                          dir.path().string(), dir / "long.out", dir / "long.err");
+                          dir.path().string(), dir.File("long.out"), dir.File("long.err"));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!fs::exists(out) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -775,7 +751,7 @@ int InterruptLongRun(const TempDir& dir, int signo) {
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   kill(pid, signo);
   const int status = WaitFor(pid, 30.0);
-  INFO(ReadFile(dir / "long.err"));
+  INFO(ReadFile(dir.File("long.err")));
   CHECK(fs::exists(out));
   return status;
 }
@@ -783,9 +759,9 @@ int InterruptLongRun(const TempDir& dir, int signo) {
 TEST_CASE("SIGINT finishes the step, keeps the file and exits 130", "[cli]") {
   TempDir dir;
   CHECK(InterruptLongRun(dir, SIGINT) == 130);
-  REQUIRE(fs::exists(dir / "long.h5"));
-  CHECK(OutputConforms(dir / "long.h5", dir));
-  CHECK(Contains(StatusOf(dir / "long.h5", dir), "status=interrupted"));
+  REQUIRE(fs::exists(dir.File("long.h5")));
+  CHECK(OutputConforms(dir.File("long.h5"), dir));
+  CHECK(Contains(StatusOf(dir.File("long.h5"), dir), "status=interrupted"));
 }
 
 TEST_CASE("SIGTERM during a long contact solve abandons that step, keeps the file, exits 143",
@@ -795,10 +771,10 @@ TEST_CASE("SIGTERM during a long contact solve abandons that step, keeps the fil
   // Finishing it first made SIGTERM wait minutes on bigger piles (1000 bodies: 140 s),
   // past a batch system's SIGKILL.
   TempDir dir;
-  WriteFile(dir / "heap.yaml", HeapOfSpheres(300));
-  const std::string out = dir / "heap.h5";
-  const pid_t pid = Spawn({CsimProgram(), "run", dir / "heap.yaml", "--no-progress", "-o", out},
-                          dir.path().string(), dir / "heap.out", dir / "heap.err");
+  WriteFile(dir.File("heap.yaml"), HeapOfSpheres(300));
+  const std::string out = dir.File("heap.h5");
+  const pid_t pid = Spawn({CsimProgram(), "run", dir.File("heap.yaml"), "--no-progress", "-o", out},
+                          dir.path().string(), dir.File("heap.out"), dir.File("heap.err"));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!fs::exists(out) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -806,7 +782,7 @@ TEST_CASE("SIGTERM during a long contact solve abandons that step, keeps the fil
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(pid, SIGTERM);
   const int status = WaitFor(pid, 60.0);
-  const std::string err = ReadFile(dir / "heap.err");
+  const std::string err = ReadFile(dir.File("heap.err"));
   INFO(err);
   CHECK(status == 143);
   CHECK(Contains(err, "step 1 abandoned while its contact solve iterated"));
@@ -818,31 +794,31 @@ TEST_CASE("SIGTERM during a long contact solve abandons that step, keeps the fil
 TEST_CASE("SIGTERM finishes the step, keeps the file and exits 143", "[cli]") {
   TempDir dir;
   CHECK(InterruptLongRun(dir, SIGTERM) == 143);
-  REQUIRE(fs::exists(dir / "long.h5"));
-  CHECK(OutputConforms(dir / "long.h5", dir));
-  CHECK(Contains(StatusOf(dir / "long.h5", dir), "status=interrupted"));
+  REQUIRE(fs::exists(dir.File("long.h5")));
+  CHECK(OutputConforms(dir.File("long.h5"), dir));
+  CHECK(Contains(StatusOf(dir.File("long.h5"), dir), "status=interrupted"));
 }
 
 TEST_CASE("csim fit recovers the sliding box's friction from its own run", "[cli][fit]") {
   TempDir dir;
   const std::string scene = Scene("sliding_box.yaml");
-  const Outcome run = Csim({"run", scene, "-q", "-o", dir / "data.h5", "--duration", "0.15",
+  const Outcome run = Csim({"run", scene, "-q", "-o", dir.File("data.h5"), "--duration", "0.15",
                             "--set", "settings.solver.relative_tolerance=1e-12"},
                            dir);
   INFO(run.err);
   REQUIRE(run.status == 0);
   // Start 30 % off.
-  const Outcome fit = Csim({"fit", scene, "--data", dir / "data.h5", "--param",
+  const Outcome fit = Csim({"fit", scene, "--data", dir.File("data.h5"), "--param",
                             "materials.default.friction", "--set",
                             "materials.default.friction=0.35", "--window", "0:0.15", "-o",
-                            dir / "fit.h5"},
+                            dir.File("fit.h5")},
                            dir);
   INFO(fit.out << fit.err);
   REQUIRE(fit.status == 0);
   CHECK(Contains(fit.out, "status: converged"));
   CHECK(Contains(fit.out, "unidentifiable directions: none"));
   CHECK(Contains(fit.out, "--set materials.default.friction=0."));
-  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir.File("fit.h5"),
                                                      csim::io::Hdf5File::Mode::kReadOnly);
   const std::vector<double> values = file.OpenDataset("fit/values").ReadDoubles();
   REQUIRE(values.size() == 1);
@@ -859,39 +835,39 @@ TEST_CASE("csim fit refuses an unidentifiable request with a message", "[cli][fi
   TempDir dir;
   const std::string scene = Scene("sliding_box.yaml");
   // A box that never slides: its motion does not depend on friction.
-  const Outcome run = Csim({"run", scene, "-q", "-o", dir / "rest.h5", "--duration", "0.1",
+  const Outcome run = Csim({"run", scene, "-q", "-o", dir.File("rest.h5"), "--duration", "0.1",
                             "--set", "bodies.box.velocity.linear=[0,0,0]"},
                            dir);
   REQUIRE(run.status == 0);
-  const Outcome fit = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
+  const Outcome fit = Csim({"fit", scene, "--data", dir.File("rest.h5"), "--param",
                             "materials.default.friction", "--set",
-                            "bodies.box.velocity.linear=[0,0,0]", "-o", dir / "fit.h5"},
+                            "bodies.box.velocity.linear=[0,0,0]", "-o", dir.File("fit.h5")},
                            dir);
   CHECK(fit.status == 1);
   CHECK(Contains(fit.err, "'materials.default.friction' is not identifiable"));
-  CHECK_FALSE(fs::exists(dir / "fit.h5"));
+  CHECK_FALSE(fs::exists(dir.File("fit.h5")));
   // Two runs that would both start from the scene's one initial state.
-  const Outcome ensemble = Csim({"fit", scene, "--data", dir / "rest.h5", "--data",
-                                 dir / "rest.h5", "--param", "materials.default.friction",
-                                 "-o", dir / "fit.h5"},
+  const Outcome ensemble = Csim({"fit", scene, "--data", dir.File("rest.h5"), "--data",
+                                 dir.File("rest.h5"), "--param", "materials.default.friction",
+                                 "-o", dir.File("fit.h5")},
                                 dir);
   CHECK(ensemble.status == 1);
   CHECK(Contains(ensemble.err, "--initial-state: several --data files (2) with "
                                "--initial-state scene"));
-  CHECK_FALSE(fs::exists(dir / "fit.h5"));
-  const Outcome state = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
+  CHECK_FALSE(fs::exists(dir.File("fit.h5")));
+  const Outcome state = Csim({"fit", scene, "--data", dir.File("rest.h5"), "--param",
                               "materials.default.friction", "--initial-state", "measured"},
                              dir);
   CHECK(state.status == 1);
   CHECK(Contains(state.err, "--initial-state: 'measured': expected scene or data"));
-  const Outcome sigma = Csim({"fit", scene, "--data", dir / "rest.h5", "--param",
+  const Outcome sigma = Csim({"fit", scene, "--data", dir.File("rest.h5"), "--param",
                               "materials.default.friction", "--sigma", "1e-3"},
                              dir);
   CHECK(sigma.status == 1);
   CHECK(Contains(sigma.err, "--sigma: '1e-3': expected POSITION,ANGLE"));
   // The initial state fitted from a CSV of one sample: its velocity is not seen.
-  WriteFile(dir / "one.csv", "t,qw,qx,qy,qz,x,y,z\n0,1,0,0,0,0,0,0.055\n");
-  const Outcome one = Csim({"fit", scene, "--data", dir / "one.csv", "--param",
+  WriteFile(dir.File("one.csv"), "t,qw,qx,qy,qz,x,y,z\n0,1,0,0,0,0,0,0.055\n");
+  const Outcome one = Csim({"fit", scene, "--data", dir.File("one.csv"), "--param",
                             "materials.default.friction", "--fit-initial-state"},
                            dir);
   CHECK(one.status == 1);
@@ -925,18 +901,18 @@ std::string CsvOf(const std::string& h5, const std::vector<int>& columns = {}) {
 TEST_CASE("csim fit reads a CSV of the measured coordinates", "[cli][fit]") {
   TempDir dir;
   const std::string scene = Scene("sliding_box.yaml");
-  const Outcome run = Csim({"run", scene, "-q", "-o", dir / "data.h5", "--duration", "0.15",
+  const Outcome run = Csim({"run", scene, "-q", "-o", dir.File("data.h5"), "--duration", "0.15",
                             "--set", "settings.solver.relative_tolerance=1e-12"},
                            dir);
   REQUIRE(run.status == 0);
-  WriteFile(dir / "data.csv", CsvOf(dir / "data.h5"));
-  const Outcome fit = Csim({"fit", scene, "--data", dir / "data.csv", "--param",
+  WriteFile(dir.File("data.csv"), CsvOf(dir.File("data.h5")));
+  const Outcome fit = Csim({"fit", scene, "--data", dir.File("data.csv"), "--param",
                             "materials.default.friction", "--set",
-                            "materials.default.friction=0.35", "-o", dir / "fit.h5"},
+                            "materials.default.friction=0.35", "-o", dir.File("fit.h5")},
                            dir);
   INFO(fit.out << fit.err);
   REQUIRE(fit.status == 0);
-  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir.File("fit.h5"),
                                                      csim::io::Hdf5File::Mode::kReadOnly);
   const std::vector<double> values = file.OpenDataset("fit/values").ReadDoubles();
   REQUIRE(values.size() == 1);
@@ -944,37 +920,37 @@ TEST_CASE("csim fit reads a CSV of the measured coordinates", "[cli][fit]") {
   CHECK(file.OpenDataset("fit/summary").ReadDoubles()[1] <= 20);
 
   SECTION("bad rows are reported with the file and line") {
-    const std::string good = CsvOf(dir / "data.h5");
+    const std::string good = CsvOf(dir.File("data.h5"));
     // Line 1 is the comment, line 2 the header, data from line 3.
     std::string text = good;
     size_t line5 = 0;
     for (int k = 0; k < 4; ++k) line5 = text.find('\n', line5) + 1;
     text.insert(line5, "0.025,1,0,zero,0,0,0,0.055\n");
-    WriteFile(dir / "word.csv", text);
-    const Outcome word = Csim({"fit", scene, "--data", dir / "word.csv", "--param",
+    WriteFile(dir.File("word.csv"), text);
+    const Outcome word = Csim({"fit", scene, "--data", dir.File("word.csv"), "--param",
                                "materials.default.friction"},
                               dir);
     CHECK(word.status == 1);
     CHECK(Contains(word.err, "word.csv:5: expected a row of numbers"));
     text = good;
     text.insert(line5, "0.025,1,0,0\n");
-    WriteFile(dir / "short.csv", text);
-    const Outcome narrow = Csim({"fit", scene, "--data", dir / "short.csv", "--param",
+    WriteFile(dir.File("short.csv"), text);
+    const Outcome narrow = Csim({"fit", scene, "--data", dir.File("short.csv"), "--param",
                                  "materials.default.friction"},
                                 dir);
     CHECK(narrow.status == 1);
     CHECK(Contains(narrow.err, "short.csv:5: has 4 values; the first row 8"));
     text = good;
     text.insert(line5, "0.005,1,0,0,0,0,0,0.055\n");
-    WriteFile(dir / "back.csv", text);
-    const Outcome back = Csim({"fit", scene, "--data", dir / "back.csv", "--param",
+    WriteFile(dir.File("back.csv"), text);
+    const Outcome back = Csim({"fit", scene, "--data", dir.File("back.csv"), "--param",
                                "materials.default.friction"},
                               dir);
     CHECK(back.status == 1);
     CHECK(Contains(back.err, "back.csv:5: time 0.005"));
     CHECK(Contains(back.err, "does not increase"));
-    WriteFile(dir / "wide.csv", "0,1,0,0,0,0,0,0.055,7\n0.01,1,0,0,0,0.01,0,0.055,7\n");
-    const Outcome wide = Csim({"fit", scene, "--data", dir / "wide.csv", "--param",
+    WriteFile(dir.File("wide.csv"), "0,1,0,0,0,0,0,0.055,7\n0.01,1,0,0,0,0.01,0,0.055,7\n");
+    const Outcome wide = Csim({"fit", scene, "--data", dir.File("wide.csv"), "--param",
                                "materials.default.friction"},
                               dir);
     CHECK(wide.status == 1);
@@ -985,26 +961,26 @@ TEST_CASE("csim fit reads a CSV of the measured coordinates", "[cli][fit]") {
 
 TEST_CASE("csim fit --observe fits a CSV of the observed joint only, weighted", "[cli][fit]") {
   TempDir dir;
-  WriteFile(dir / "two.yaml", csim::testing::TwoBoxesOnTheGroundScene());
-  const Outcome run = Csim({"run", dir / "two.yaml", "-q", "-o", dir / "data.h5"}, dir);
+  WriteFile(dir.File("two.yaml"), csim::testing::TwoBoxesOnTheGroundScene());
+  const Outcome run = Csim({"run", dir.File("two.yaml"), "-q", "-o", dir.File("data.h5")}, dir);
   REQUIRE(run.status == 0);
   // Box a's 7 coordinates only (quaternion, position): q_0 ... q_6 of the scene.
-  WriteFile(dir / "a.csv", CsvOf(dir / "data.h5", {0, 1, 2, 3, 4, 5, 6}));
-  const Outcome fit = Csim({"fit", dir / "two.yaml", "--data", dir / "a.csv", "--observe", "a",
+  WriteFile(dir.File("a.csv"), CsvOf(dir.File("data.h5"), {0, 1, 2, 3, 4, 5, 6}));
+  const Outcome fit = Csim({"fit", dir.File("two.yaml"), "--data", dir.File("a.csv"), "--observe", "a",
                             "--sigma", "1e-3,1e-2", "--param", "materials.default.friction",
-                            "--set", "materials.default.friction=0.35", "-o", dir / "fit.h5"},
+                            "--set", "materials.default.friction=0.35", "-o", dir.File("fit.h5")},
                            dir);
   INFO(fit.out << fit.err);
   REQUIRE(fit.status == 0);
   CHECK(Contains(fit.out, "6 observed coordinates: weighted by 1/sigma"));
-  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir.File("fit.h5"),
                                                      csim::io::Hdf5File::Mode::kReadOnly);
   CHECK(std::abs(file.OpenDataset("fit/values").ReadDoubles()[0] / 0.5 - 1.0) < 1e-6);
   CHECK(file.OpenDataset("fit/observed").ReadStrings() == std::vector<std::string>{"a"});
   CHECK(file.OpenDataset("fit/sigma").ReadDoubles() == std::vector<double>{1e-3, 1e-2});
   // Box b's columns alone, observed: b never slides, friction is unseen.
-  WriteFile(dir / "b.csv", CsvOf(dir / "data.h5", {7, 8, 9, 10, 11, 12, 13}));
-  const Outcome rest = Csim({"fit", dir / "two.yaml", "--data", dir / "b.csv", "--observe",
+  WriteFile(dir.File("b.csv"), CsvOf(dir.File("data.h5"), {7, 8, 9, 10, 11, 12, 13}));
+  const Outcome rest = Csim({"fit", dir.File("two.yaml"), "--data", dir.File("b.csv"), "--observe",
                              "b", "--param", "materials.default.friction"},
                             dir);
   CHECK(rest.status == 1);
@@ -1017,7 +993,7 @@ TEST_CASE("csim fit: an ensemble of runs from their data's initial states", "[cl
   const std::vector<std::string> launches = {"[1,0,0]", "[0.8,0.3,0]"};
   std::vector<std::string> args = {"fit", scene};
   for (size_t k = 0; k < launches.size(); ++k) {
-    const std::string out = dir / ("run" + std::to_string(k) + ".h5");
+    const std::string out = dir.File("run" + std::to_string(k) + ".h5");
     const Outcome run = Csim({"run", scene, "-q", "-o", out, "--duration", "0.15", "--set",
                               "settings.solver.relative_tolerance=1e-12", "--set",
                               "bodies.box.velocity.linear=" + launches[k]},
@@ -1027,13 +1003,13 @@ TEST_CASE("csim fit: an ensemble of runs from their data's initial states", "[cl
   }
   args.insert(args.end(), {"--initial-state", "data", "--param", "materials.default.friction",
                            "--param", "joints.box.v[3]", "--set",
-                           "materials.default.friction=0.35", "-o", dir / "fit.h5"});
+                           "materials.default.friction=0.35", "-o", dir.File("fit.h5")});
   const Outcome fit = Csim(args, dir);
   INFO(fit.out << fit.err);
   REQUIRE(fit.status == 0);
   CHECK(Contains(fit.out, "2 runs"));
   CHECK(Contains(fit.out, "joints.box.v[3] (data 1)"));
-  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir / "fit.h5",
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir.File("fit.h5"),
                                                      csim::io::Hdf5File::Mode::kReadOnly);
   const std::vector<double> values = file.OpenDataset("fit/values").ReadDoubles();
   REQUIRE(values.size() == 3);  // the friction, then each run's v[3]

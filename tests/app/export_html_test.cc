@@ -37,27 +37,13 @@
 
 #include "engine/io/hdf5_file.h"
 #include "tests/support/build_variant.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "csim_html_test_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using csim::testing::TempDir;
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -81,7 +67,7 @@ struct Outcome {
 Outcome Run(const std::vector<std::string>& argv, const TempDir& dir) {
   std::string command;
   for (const std::string& arg : argv) command += Quote(arg) + " ";
-  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string out = dir.File("stdout.txt"), err = dir.File("stderr.txt");
   const int status = std::system((command + ">" + Quote(out) + " 2>" + Quote(err)).c_str());
   Outcome o;
   o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -179,7 +165,7 @@ PageState ParseState(const std::string& dom) {
 /// the DOM after the scripts ran; writes the screenshot to `png`.
 std::string Render(const std::string& page, int frame, const std::string& png,
                    const TempDir& dir) {
-  const std::string profile = dir / ("profile_" + std::to_string(frame));
+  const std::string profile = dir.File("profile_" + std::to_string(frame));
   fs::create_directories(profile);
   const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
                          "--disable-gpu", "--enable-unsafe-swiftshader", "--disable-quic",
@@ -216,7 +202,7 @@ for point in sys.argv[2:]:
 
 Screenshot Probe(const std::string& png, const std::vector<std::pair<double, double>>& points,
                  const TempDir& dir) {
-  const std::string script = dir / "png_probe.py";
+  const std::string script = dir.File("png_probe.py");
   std::ofstream(script) << kPngProbe;
   std::vector<std::string> argv{"/usr/bin/python3", script, png};
   for (const auto& [x, y] : points) argv.push_back(std::to_string(x) + "," + std::to_string(y));
@@ -329,9 +315,9 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
   INFO("headless Chromium is required: tools/install-deps.sh installs Debian's chromium");
   REQUIRE(!chromium.empty());
   TempDir dir;
-  std::ofstream(dir / "thrown_box.yaml") << kScene;
-  const std::string h5 = dir / "thrown_box.h5", page = dir / "thrown_box.html";
-  const Outcome run = Csim({"run", dir / "thrown_box.yaml", "-o", h5, "-q"}, dir);
+  std::ofstream(dir.File("thrown_box.yaml")) << kScene;
+  const std::string h5 = dir.File("thrown_box.h5"), page = dir.File("thrown_box.html");
+  const Outcome run = Csim({"run", dir.File("thrown_box.yaml"), "-o", h5, "-q"}, dir);
   INFO(run.err);
   REQUIRE(run.status == 0);
   const Outcome exported = Csim({"export-html", h5, "-o", page, "--max-frames", "30"}, dir);
@@ -355,8 +341,8 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
   if (!RendersPages()) return;
 
   // Frame 0 (thrown, in the air) and the last frame (landed, slid): 28 frames of stride 3.
-  const std::string dom_first = Render(page, 0, dir / "first.png", dir);
-  const std::string dom_last = Render(page, 27, dir / "last.png", dir);
+  const std::string dom_first = Render(page, 0, dir.File("first.png"), dir);
+  const std::string dom_last = Render(page, 27, dir.File("last.png"), dir);
   const PageState first = ParseState(dom_first), last = ParseState(dom_last);
   REQUIRE(first.bodies.size() == 1);
   REQUIRE(last.bodies.size() == 1);
@@ -394,9 +380,9 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
     }
     const std::array<int, 3> color = ParseColor(a.color);
     const Screenshot shot_first =
-        Probe(dir / "first.png", {{a.screen_x, a.screen_y}, {b.screen_x, b.screen_y}}, dir);
+        Probe(dir.File("first.png"), {{a.screen_x, a.screen_y}, {b.screen_x, b.screen_y}}, dir);
     const Screenshot shot_last =
-        Probe(dir / "last.png", {{b.screen_x, b.screen_y}, {a.screen_x, a.screen_y}}, dir);
+        Probe(dir.File("last.png"), {{b.screen_x, b.screen_y}, {a.screen_x, a.screen_y}}, dir);
     for (const Screenshot* shot : {&shot_first, &shot_last}) {
       CHECK(shot->width == 1000);
       CHECK(shot->height == 700);
@@ -412,10 +398,10 @@ TEST_CASE("export-html: the page draws the box where the file says", "[html]") {
 
 TEST_CASE("export-html: frames are decimated to the budget", "[html]") {
   TempDir dir;
-  std::ofstream(dir / "thrown_box.yaml") << kScene;
-  const std::string h5 = dir / "long.h5", page = dir / "long.html";
+  std::ofstream(dir.File("thrown_box.yaml")) << kScene;
+  const std::string h5 = dir.File("long.h5"), page = dir.File("long.html");
   // 3001 rows: more than the 600 frames a page keeps by default.
-  REQUIRE(Csim({"run", dir / "thrown_box.yaml", "-o", h5, "-q", "--dt", "0.001",
+  REQUIRE(Csim({"run", dir.File("thrown_box.yaml"), "-o", h5, "-q", "--dt", "0.001",
                 "--duration", "3"}, dir).status == 0);
   const Outcome o = Csim({"export-html", h5, "-o", page}, dir);
   INFO(o.err);
@@ -432,7 +418,7 @@ TEST_CASE("export-html: frames are decimated to the budget", "[html]") {
 
   SECTION("--max-frames lowers it; the default page path is RUN.html") {
     REQUIRE(Csim({"export-html", h5, "--max-frames", "50", "-q"}, dir).status == 0);
-    const std::string small = ReadText(dir / "long.html");
+    const std::string small = ReadText(dir.File("long.html"));
     CHECK(small.size() < html.size());
     std::smatch m;
     REQUIRE(std::regex_search(small, m, std::regex(R"re("row":\[([0-9,]*)\])re")));
@@ -446,7 +432,7 @@ TEST_CASE("export-html: frames are decimated to the budget", "[html]") {
 
 TEST_CASE("export-html: joints and actuators of the PD arm, with the effort plot", "[html]") {
   TempDir dir;
-  const std::string h5 = dir / "pd_arm.h5", page = dir / "pd_arm.html";
+  const std::string h5 = dir.File("pd_arm.h5"), page = dir.File("pd_arm.html");
   // 1.5 s: the slow lift and the fast swing, where the shoulder saturates (pd_arm.yaml).
   const Outcome run = Csim({"run", kScenes + "pd_arm.yaml", "-o", h5, "-q", "--duration", "1.5"},
                            dir);
@@ -506,7 +492,7 @@ TEST_CASE("export-html: joints and actuators of the PD arm, with the effort plot
   SECTION("the page draws the joints and plots the chosen effort") {
     REQUIRE(!Chromium().empty());
     const int frame = static_cast<int>(rows.size()) - 1;
-    const std::string profile = dir / "profile";
+    const std::string profile = dir.File("profile");
     fs::create_directories(profile);
     const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
                            "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
@@ -530,7 +516,7 @@ TEST_CASE("export-html: joints and actuators of the PD arm, with the effort plot
 
 TEST_CASE("export-html: the four-bar's ball constraint is drawn as a link", "[html]") {
   TempDir dir;
-  const std::string h5 = dir / "four_bar.h5", page = dir / "four_bar.html";
+  const std::string h5 = dir.File("four_bar.h5"), page = dir.File("four_bar.html");
   REQUIRE(Csim({"run", kScenes + "four_bar.yaml", "-o", h5, "-q", "--duration", "0.05"}, dir)
               .status == 0);
   const Outcome exported = Csim({"export-html", h5, "-o", page}, dir);
@@ -551,7 +537,7 @@ TEST_CASE("export-html: the four-bar's ball constraint is drawn as a link", "[ht
   if (!RendersPages()) return;
   SECTION("the page draws three joint links and one constraint link") {
     REQUIRE(!Chromium().empty());
-    const std::string profile = dir / "profile";
+    const std::string profile = dir.File("profile");
     fs::create_directories(profile);
     const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
                            "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
@@ -614,7 +600,7 @@ TEST_CASE("export-html: the four-bar's ball constraint is drawn as a link", "[ht
 TEST_CASE("export-html: a soft box's hydroelastic patch, its net force and moment are in the "
           "page", "[html]") {
   TempDir dir;
-  const std::string h5 = dir / "soft_box.h5", page = dir / "soft_box.html";
+  const std::string h5 = dir.File("soft_box.h5"), page = dir.File("soft_box.html");
   const Outcome run = Csim({"run", kScenes + "soft_box_on_floor.yaml", "-o", h5, "-q",
                             "--duration", "0.05", "--set",
                             "settings.output.contact_surfaces=true"},
@@ -690,7 +676,7 @@ TEST_CASE("export-html: a soft box's hydroelastic patch, its net force and momen
   SECTION("the page draws the last frame's surface and its patch") {
     REQUIRE(!Chromium().empty());
     const int frame = static_cast<int>(rows.size()) - 1;
-    const std::string profile = dir / "profile";
+    const std::string profile = dir.File("profile");
     fs::create_directories(profile);
     const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
                            "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
@@ -719,7 +705,7 @@ TEST_CASE("export-html: a soft box's hydroelastic patch, its net force and momen
 
 /// The #csim-state of `page` at frame 0 with `hash` added to the URL (a DOM dump only).
 std::string DumpState(const std::string& page, const std::string& hash, const TempDir& dir) {
-  const std::string profile = dir / "profile_state";
+  const std::string profile = dir.File("profile_state");
   fs::create_directories(profile);
   const Outcome o = Run({"timeout", "120", Chromium(), "--headless", "--no-sandbox",
                          "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
@@ -738,14 +724,14 @@ TEST_CASE("export-html: visual geometry of a URDF, its mesh read from its file",
   // tool 1), one of them that mesh, scaled by (0.1, 0.1, 0.2).
   TempDir dir;
   const std::string data = std::string(CSIM_SOURCE_DIR) + "/tests/data/";
-  fs::create_directories(dir / "urdf");
-  fs::copy_file(data + "urdf/visual_arm.urdf", dir / "urdf/visual_arm.urdf");
-  fs::copy_file(data + "notched_box.obj", dir / "notched_box.obj");
-  std::ofstream(dir / "arm.yaml")
+  fs::create_directories(dir.File("urdf"));
+  fs::copy_file(data + "urdf/visual_arm.urdf", dir.File("urdf/visual_arm.urdf"));
+  fs::copy_file(data + "notched_box.obj", dir.File("notched_box.obj"));
+  std::ofstream(dir.File("arm.yaml"))
       << "csim: 1\nname: visual_arm\nsettings: {time_step: 0.01, duration: 0.1}\n"
          "models:\n  - {name: arm, file: urdf/visual_arm.urdf, density: 1000}\n";
-  const std::string h5 = dir / "arm.h5", page = dir / "arm.html";
-  const Outcome run = Csim({"run", dir / "arm.yaml", "-o", h5, "-q"}, dir);
+  const std::string h5 = dir.File("arm.h5"), page = dir.File("arm.html");
+  const Outcome run = Csim({"run", dir.File("arm.yaml"), "-o", h5, "-q"}, dir);
   INFO(run.err);
   REQUIRE(run.status == 0);
   const Outcome exported = Csim({"export-html", h5, "-o", page}, dir);
@@ -782,7 +768,7 @@ TEST_CASE("export-html: visual geometry of a URDF, its mesh read from its file",
   }
 
   SECTION("a mesh file gone since the run: the page says so and draws the other visuals") {
-    fs::remove(dir / "notched_box.obj");
+    fs::remove(dir.File("notched_box.obj"));
     const Outcome again = Csim({"export-html", h5, "-o", page}, dir);
     INFO(again.err);
     REQUIRE(again.status == 0);
@@ -801,46 +787,46 @@ TEST_CASE("export-html: visual geometry of a URDF, its mesh read from its file",
 TEST_CASE("export-html: a file without /model/geometry still exports", "[html]") {
   // Files written before the geometry extension: bodies become markers in the page.
   TempDir dir;
-  std::ofstream(dir / "box.yaml") << kScene;
-  const std::string h5 = dir / "old.h5";
-  REQUIRE(Csim({"run", dir / "box.yaml", "-o", h5, "-q", "--duration", "0.05"}, dir).status == 0);
+  std::ofstream(dir.File("box.yaml")) << kScene;
+  const std::string h5 = dir.File("old.h5");
+  REQUIRE(Csim({"run", dir.File("box.yaml"), "-o", h5, "-q", "--duration", "0.05"}, dir).status == 0);
   {
     csim::io::Hdf5File file = csim::io::Hdf5File::Open(h5, csim::io::Hdf5File::Mode::kReadWrite);
     REQUIRE(H5Ldelete(file.id(), "/model/geometry", H5P_DEFAULT) >= 0);
     file.Close();
   }
-  const Outcome o = Csim({"export-html", h5, "-o", dir / "old.html"}, dir);
+  const Outcome o = Csim({"export-html", h5, "-o", dir.File("old.html")}, dir);
   INFO(o.err);
   CHECK(o.status == 0);
-  CHECK(ReadText(dir / "old.html").find("\"geometry\":{\"body\":[],") != std::string::npos);
+  CHECK(ReadText(dir.File("old.html")).find("\"geometry\":{\"body\":[],") != std::string::npos);
 }
 
 TEST_CASE("export-html: I/O errors exit 4 and leave no page", "[html]") {
   TempDir dir;
   SECTION("missing input") {
-    CHECK(Csim({"export-html", dir / "missing.h5", "-o", dir / "out.html"}, dir).status == 4);
+    CHECK(Csim({"export-html", dir.File("missing.h5"), "-o", dir.File("out.html")}, dir).status == 4);
   }
   SECTION("not a csim output file") {
-    std::ofstream(dir / "text.h5") << "not HDF5\n";
-    const Outcome o = Csim({"export-html", dir / "text.h5", "-o", dir / "out.html"}, dir);
+    std::ofstream(dir.File("text.h5")) << "not HDF5\n";
+    const Outcome o = Csim({"export-html", dir.File("text.h5"), "-o", dir.File("out.html")}, dir);
     CHECK(o.status == 4);
     CHECK(o.err.find("text.h5") != std::string::npos);
   }
   SECTION("unwritable page") {
-    std::ofstream(dir / "box.yaml") << kScene;
-    REQUIRE(Csim({"run", dir / "box.yaml", "-o", dir / "box.h5", "-q", "--duration", "0.05"},
+    std::ofstream(dir.File("box.yaml")) << kScene;
+    REQUIRE(Csim({"run", dir.File("box.yaml"), "-o", dir.File("box.h5"), "-q", "--duration", "0.05"},
                  dir).status == 0);
-    CHECK(Csim({"export-html", dir / "box.h5", "-o", "/nonexistent-csim-dir/box.html"}, dir)
+    CHECK(Csim({"export-html", dir.File("box.h5"), "-o", "/nonexistent-csim-dir/box.html"}, dir)
               .status == 4);
   }
-  CHECK_FALSE(fs::exists(dir / "out.html"));
+  CHECK_FALSE(fs::exists(dir.File("out.html")));
 }
 
 TEST_CASE("export-html: a page over its own run is refused and the run survives", "[html]") {
   TempDir dir;
-  std::ofstream(dir / "box.yaml") << kScene;
-  const std::string h5 = dir / "box.h5";
-  REQUIRE(Csim({"run", dir / "box.yaml", "-o", h5, "-q", "--duration", "0.05"}, dir).status == 0);
+  std::ofstream(dir.File("box.yaml")) << kScene;
+  const std::string h5 = dir.File("box.h5");
+  REQUIRE(Csim({"run", dir.File("box.yaml"), "-o", h5, "-q", "--duration", "0.05"}, dir).status == 0);
   const auto size = fs::file_size(h5);
   const Outcome o = Csim({"export-html", h5, "-o", h5}, dir);
   INFO(o.err);

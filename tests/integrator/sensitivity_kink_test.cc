@@ -38,6 +38,8 @@
 #include "engine/multibody/configuration_tangent.h"
 #include "engine/sim/simulate.h"
 #include "engine/solver/contact_parameter_derivatives.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/tight_solver.h"
 
 namespace csim::integrator {
 namespace {
@@ -51,16 +53,6 @@ using solver::ContactRegion;
 constexpr double kNearKink = 1e-6;
 constexpr double kTolerance = 1e-5;
 
-solver::SapSolverParameters TightParameters() {
-  solver::SapSolverParameters p;
-  p.relative_tolerance = 1e-13;
-  p.absolute_tolerance = 0.0;
-  p.cost_relative_tolerance = 0.0;  // the cost criterion off: SAP eq. 26 only
-  p.cost_absolute_tolerance = 0.0;
-  p.max_iterations = 200;
-  p.dense_threshold = 1000;
-  return p;
-}
 
 constexpr double kMass = 1.0, kRadius = 0.05, kStiffness = 1e5, kG = 9.81, kPush = 3.0;
 
@@ -106,7 +98,7 @@ FirstStep Step(double mu, bool with_sensitivities = false, bool solver_v_c = fal
   const contact::ContactParameters cp = sim::ContactParametersFor(s);
   StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
   ContactStepWorkspace cws(model);
-  cws.solver.set_parameters(TightParameters());
+  cws.solver.set_parameters(testing::TightSolverParameters());
   FirstStep step;
   step.x0 = multibody::State{0.0, model.InitialQ(), model.InitialV()};
   step.x1 = step.x0;
@@ -239,22 +231,7 @@ TEST_CASE("sensitivity kink: at the bracket's stuck end the chain takes the solv
   CHECK(own.min_kink_distance < kNearKink);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "csim_kink_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using csim::testing::TempDir;
 
 // /sensitivity/near_kink and /sensitivity/min_kink_distance of a run of the pushed sphere
 // at `mu` with `--sensitivities materials.default.friction`, solved to eps_r = 1e-13.

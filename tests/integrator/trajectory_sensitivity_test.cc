@@ -24,6 +24,7 @@
 #include "engine/sim/simulate.h"
 #include "engine/solver/contact_parameter_derivatives.h"
 #include "tests/support/allocation_counter.h"
+#include "tests/support/tight_solver.h"
 
 namespace csim::integrator {
 namespace {
@@ -34,16 +35,6 @@ using solver::ContactParameter;
 
 const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
 
-solver::SapSolverParameters TightParameters() {
-  solver::SapSolverParameters p;
-  p.relative_tolerance = 1e-13;
-  p.absolute_tolerance = 0.0;
-  p.cost_relative_tolerance = 0.0;  // the cost criterion off: SAP eq. 26 only
-  p.cost_absolute_tolerance = 0.0;
-  p.max_iterations = 200;
-  p.dense_threshold = 1000;
-  return p;
-}
 
 // A scene and how it is stepped.
 struct Scenario {
@@ -73,7 +64,7 @@ RunEnd Run(const Scenario& s, const multibody::State* start,
   cp.position_theta = s.theta.theta_q;
   StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
   ContactStepWorkspace cws(model);
-  cws.solver.set_parameters(TightParameters());
+  cws.solver.set_parameters(testing::TightSolverParameters());
   RunEnd end;
   end.x = start != nullptr ? *start : multibody::State{0.0, model.InitialQ(), model.InitialV()};
   std::unique_ptr<TrajectorySensitivity> sensitivity;

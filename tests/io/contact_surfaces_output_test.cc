@@ -25,6 +25,7 @@
 #include "engine/sim/simulate.h"
 #include "tests/support/allocation_counter.h"
 #include "tests/support/scene_errors.h"
+#include "tests/support/temp_dir.h"
 
 namespace csim::io {
 namespace {
@@ -33,22 +34,7 @@ namespace fs = std::filesystem;
 
 const std::string kSoftBox = std::string(CSIM_SOURCE_DIR) + "/scenes/soft_box_on_floor.yaml";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "csim_surfaces_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using csim::testing::TempDir;
 
 // Runs `scene` to its end through `recorder`; REQUIREs a completed run.
 void Run(const LoadedScene& scene, sim::Recorder& recorder) {

@@ -35,6 +35,7 @@
 #include "engine/math/rotation.h"
 #include "tests/support/allocation_counter.h"
 #include "tests/support/build_variant.h"
+#include "tests/support/temp_dir.h"
 
 namespace csim::io {
 namespace {
@@ -42,22 +43,7 @@ namespace {
 namespace fs = std::filesystem;
 
 /// A fresh directory under /tmp, removed with its files at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "csim_hdf5_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using csim::testing::TempDir;
 
 /// Four bodies on joints of four kinds: free base, revolute arm, prescribed prismatic
 /// slider (owns no coordinates), fixed tool (owns none). nq = 8, nv = 7.

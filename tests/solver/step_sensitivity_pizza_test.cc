@@ -35,6 +35,7 @@
 #include "engine/multibody/configuration_tangent.h"
 #include "engine/sim/simulate.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
+#include "tests/support/tight_solver.h"
 
 namespace csim::solver {
 namespace {
@@ -53,11 +54,7 @@ constexpr double kTolerance = 1e-5;
 constexpr double kFloor = 1e-3;
 
 SapSolverParameters TightParameters() {
-  SapSolverParameters p;
-  p.relative_tolerance = 1e-13;
-  p.absolute_tolerance = 0.0;
-  p.cost_relative_tolerance = 0.0;  // the cost criterion off: SAP eq. 26 only
-  p.cost_absolute_tolerance = 0.0;
+  SapSolverParameters p = testing::TightSolverParameters();
   // At least one Newton iteration from the guess (min_iterations()): a perturbed problem's
   // solve starts from the nominal solution, which may already meet the tolerance where a
   // direction barely acts (tau_d at rest, u_n ~ 0) and would be returned unrefined, a finite
@@ -65,8 +62,6 @@ SapSolverParameters TightParameters() {
   // O(h^2) of it. A cold start instead ends only as close as its last step, which a stuck
   // contact's impulse amplifies by 1 / R_t.
   p.warm_start = WarmStart::kExtrapolated;
-  p.max_iterations = 200;
-  p.dense_threshold = 1000;  // dense factorization
   return p;
 }
 

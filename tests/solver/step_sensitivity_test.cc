@@ -32,6 +32,7 @@
 #include "engine/solver/sap_hunt_crossley_constraint.h"
 #include "tests/support/allocation_counter.h"
 #include "tests/support/test_scenes.h"
+#include "tests/support/tight_solver.h"
 
 namespace csim::solver {
 namespace {
@@ -324,14 +325,8 @@ Case TwoIslands() {
 // ---- The finite-difference check ----
 
 SapSolverParameters TightParameters() {
-  SapSolverParameters p;
-  p.relative_tolerance = 1e-13;
-  p.absolute_tolerance = 0.0;
-  p.cost_relative_tolerance = 0.0;  // the cost criterion off: SAP eq. 26 only
-  p.cost_absolute_tolerance = 0.0;
+  SapSolverParameters p = testing::TightSolverParameters();
   p.warm_start = WarmStart::kPrevious;
-  p.max_iterations = 200;
-  p.dense_threshold = 1000;  // dense factorization
   return p;
 }
 

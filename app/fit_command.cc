@@ -137,11 +137,11 @@ int ExitStatus(const sim::TrajectoryFitResult& r) {
                  fit::FitStatusName(r.lm.status));
     return kExitSimFailed;
   }
-  if (!r.vanished.empty()) {
+  if (const int j = r.FirstNoLongerActing(); j >= 0) {
     std::fprintf(stderr,
                  "csim: error: the fit ended where '%s' no longer acts (%.6g): not an "
                  "estimate; start closer to plausible values or leave it out\n",
-                 r.Label(r.vanished.front()).c_str(), r.lm.p[r.vanished.front()]);
+                 r.Label(j).c_str(), r.lm.p[j]);
     return kExitSimFailed;
   }
   return kExitCompleted;

@@ -34,13 +34,12 @@ std::vector<std::string> ScaleNames(const sim::TrajectoryFitResult& r) {
   return scales;
 }
 
-// Per parameter: its verdict, "no longer acts" for one that vanished at the end.
+// Per parameter: its verdict's name.
 std::vector<std::string> VerdictNames(const sim::TrajectoryFitResult& r) {
   std::vector<std::string> verdicts;
   for (fit::ParameterVerdict v : r.statistics.verdict) {
     verdicts.push_back(fit::ParameterVerdictName(v));
   }
-  for (const int j : r.vanished) verdicts[j] = "no longer acts";
   return verdicts;
 }
 
@@ -182,7 +181,8 @@ void PrintIdentifiability(const sim::TrajectoryFitResult& r) {
 
 // Parameters that no longer act, then the fitted shared values as --set lines.
 void PrintFittedValues(const sim::TrajectoryFitResult& r) {
-  for (const int j : r.vanished) {
+  for (int j = 0; j < static_cast<int>(r.statistics.verdict.size()); ++j) {
+    if (r.statistics.verdict[j] != fit::ParameterVerdict::kNoLongerActs) continue;
     std::printf("no longer acts: %s = %.6g (its sensitivity vanished there: a minimum on the "
                 "boundary of the parameter space, not an estimate)\n",
                 r.Label(j).c_str(), r.lm.p[j]);

@@ -107,6 +107,7 @@ const char* ParameterVerdictName(ParameterVerdict verdict) {
     case ParameterVerdict::kUnidentifiable: return "unidentifiable direction";
     case ParameterVerdict::kAtBound: return "at a bound";
     case ParameterVerdict::kLowerBoundOnly: return "lower bound only";
+    case ParameterVerdict::kNoLongerActs: return "no longer acts";
   }
   return "unknown";
 }

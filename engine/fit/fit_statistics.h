@@ -47,6 +47,9 @@ enum class ParameterVerdict {
   kAtBound,         ///< held by a bound: fixed there, se = NaN
   kLowerBoundOnly,  ///< never set here: for the caller who knows the data only bounds p
                     ///< from below (friction from sticking-only data: every larger mu sticks)
+  kNoLongerActs,    ///< never set here: for the caller who finds p's column vanished at the
+                    ///< fitted value (a log parameter driven towards 0 where it no longer
+                    ///< acts: a minimum on the boundary, not an estimate)
 };
 
 /// Human-readable name of a verdict ("identified", ...).

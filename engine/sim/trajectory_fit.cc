@@ -172,19 +172,23 @@ void Minimize(FitEvaluator* evaluator, const TrajectoryFitOptions& options,
   out->statistics = fit::CalcFitStatistics(out->lm);
 }
 
-// The parameters whose column vanished at the end by the start's rule: LM drove them
-// where they no longer act (TrajectoryFitResult::vanished).
-std::vector<int> VanishedAtEnd(const TrajectoryFitResult& out) {
-  std::vector<int> vanished;
-  const int n = static_cast<int>(out.parameters.size());
-  if (out.lm.de_dp.cols() != n) return vanished;
-  const Eigen::MatrixXd jend = fit::FitJacobian(out.lm.de_dp, out.lm.p, out.scale);
+// Marks the parameters whose column vanished at the end by the start's rule: LM drove them
+// where they no longer act (ParameterVerdict::kNoLongerActs).
+void MarkVanishedAtEnd(TrajectoryFitResult* out) {
+  const int n = static_cast<int>(out->parameters.size());
+  if (out->lm.de_dp.cols() != n) return;
+  const Eigen::MatrixXd jend = fit::FitJacobian(out->lm.de_dp, out->lm.p, out->scale);
   for (int j = 0; j < n; ++j)
-    if (ColumnVanishes(jend, j)) vanished.push_back(j);
-  return vanished;
+    if (ColumnVanishes(jend, j)) out->statistics.verdict[j] = fit::ParameterVerdict::kNoLongerActs;
 }
 
 }  // namespace
+
+int TrajectoryFitResult::FirstNoLongerActing() const {
+  for (size_t j = 0; j < statistics.verdict.size(); ++j)
+    if (statistics.verdict[j] == fit::ParameterVerdict::kNoLongerActs) return static_cast<int>(j);
+  return -1;
+}
 
 std::string TrajectoryFitResult::Label(int j) const {
   if (run[j] < 0 || num_runs <= 1) return parameters[j];
@@ -245,7 +249,7 @@ TrajectoryFitResult FitTrajectory(const SceneFactory& factory,
   CheckIdentifiable(&evaluator, out);
 
   Minimize(&evaluator, options, &out);
-  out.vanished = VanishedAtEnd(out);
+  MarkVanishedAtEnd(&out);
   out.kink_steps = evaluator.kink_steps();
   out.min_kink_distance = evaluator.min_kink_distance();
   RecordInitialStates(evaluator, num_runs, out.lm.p, &out.initial_q, &out.initial_v);

@@ -135,11 +135,12 @@ struct TrajectoryFitResult {
   /// distance below 1e-6: /sensitivity/near_kink), and the smallest kink distance (1: none).
   int kink_steps = 0;
   double min_kink_distance = 1.0;
-  /// Parameters whose column of de/d eta vanished at the final point by the rule that
-  /// refuses them at the start (norm <= 1e-9 sqrt(m)): a log parameter driven towards 0 (or
-  /// infinity) where it no longer acts. Such an end is a minimum on the boundary of the
-  /// parameter space, not an estimate: the app reports it as not converged.
-  std::vector<int> vanished;
+  /// A parameter whose column of de/d eta vanished at the final point by the rule that
+  /// refuses it at the start (norm <= 1e-9 sqrt(m)) has the verdict kNoLongerActs in
+  /// statistics: a log parameter driven towards 0 (or infinity) where it no longer acts.
+  /// Such an end is a minimum on the boundary of the parameter space, not an estimate: the
+  /// app reports it as not converged. Returns the first such parameter, -1 when none is.
+  int FirstNoLongerActing() const;
   /// Parameter j as a readable name: the path, and for an initial-state parameter of
   /// several runs its run ("joints.box.v[3] (data 1)").
   std::string Label(int j) const;

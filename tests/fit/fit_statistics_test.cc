@@ -236,7 +236,7 @@ TEST_CASE("A parameter held by a bound is fixed in the statistics", "[fit]") {
   const Eigen::VectorXd y = NoisyDecay(Eigen::Vector2d(2.5, 0.7), sigma, 3);
   const ResidualFunction f = ExpDecayResiduals(y, sigma);
   const LevenbergMarquardtResult r =
-      LevenbergMarquardt(f, Eigen::Vector2d(1.0, 0.3), ParameterBounds{{}, {10.0, 0.5}});
+      LevenbergMarquardt(f, Eigen::Vector2d(1.0, 0.3), ParameterBounds{{}, {10.0, 0.5}, {}});
   REQUIRE(r.bound_state[1] == BoundState::kAtUpper);
   const FitStatistics st = CalcFitStatistics(r);
   CHECK(st.num_free == 1);

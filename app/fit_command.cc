@@ -14,6 +14,7 @@
 #include "app/exit_codes.h"
 #include "app/fit_report.h"
 #include "app/measurement_file.h"
+#include "engine/common/comma_separated.h"
 #include "engine/common/input_error.h"
 #include "engine/io/scene_loader.h"
 #include "engine/sim/sensitivity_paths.h"
@@ -69,20 +70,9 @@ void ParseSigma(const std::string& text, double* position, double* angle) {
 // Comma-separated items of repeatable flag arguments; an empty item is an error at `flag`.
 std::vector<std::string> SplitItems(const std::vector<std::string>& arguments,
                                     const std::string& flag) {
-  std::vector<std::string> out;
-  for (const std::string& argument : arguments) {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = argument.find(',', start);
-      std::string item =
-          argument.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (item.empty()) throw InputError({flag, 0, 0}, "empty item in '" + argument + "'");
-      out.push_back(std::move(item));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return out;
+  return SplitCommaSeparated(arguments, [&](const std::string& argument) {
+    throw InputError({flag, 0, 0}, "empty item in '" + argument + "'");
+  });
 }
 
 // The fit request of the command line; refuses bad flag values and several data files

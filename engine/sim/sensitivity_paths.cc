@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "engine/common/comma_separated.h"
 #include "engine/common/input_error.h"
 
 namespace csim::sim {
@@ -119,22 +120,10 @@ SensitivityParameter ParseSensitivityPath(const multibody::Model& model,
 }
 
 std::vector<std::string> SplitSensitivityPaths(const std::vector<std::string>& arguments) {
-  std::vector<std::string> out;
-  for (const std::string& argument : arguments) {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = argument.find(',', start);
-      std::string token =
-          argument.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (token.empty())
-        throw InputError({"--sensitivities", 0, 0},
-                         "empty parameter path in '" + argument + "' (" + kAccepted + ")");
-      out.push_back(std::move(token));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return out;
+  return SplitCommaSeparated(arguments, [](const std::string& argument) {
+    throw InputError({"--sensitivities", 0, 0},
+                     "empty parameter path in '" + argument + "' (" + kAccepted + ")");
+  });
 }
 
 std::vector<SensitivityParameter> ParseSensitivityPaths(const multibody::Model& model,

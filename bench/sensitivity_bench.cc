@@ -180,10 +180,10 @@ RunTimes RunOnce(const io::LoadedScene& scene, const std::vector<std::string>& p
       for (int j = 0; j < chain->dq().cols(); ++j)
         r.active_columns += chain->dq().col(j).any() || chain->dv().col(j).any();
       const auto a0 = Clock::now();
-      // The solver's v_c unless the servos were solved directly, as Simulate passes it.
-      const StepStatus chained = chain->Advance(
-          s.model, s.theta, s.free_motion, s.contact, s.dt, state0, s.state,
-          s.cws.actuators.last_step_direct() ? nullptr : &s.cws.result.v_c);
+      // The step's own workspaces, as Simulate passes them.
+      const integrator::SolvedStep solved{s.ws, s.cws};
+      const StepStatus chained = chain->Advance(s.model, s.theta, s.free_motion, s.contact,
+                                                s.dt, state0, s.state, nullptr, &solved);
       r.advance += Seconds(a0, Clock::now());
       if (!chained.ok()) {
         r.error = "step " + std::to_string(step + 1) + ": sensitivities: " + chained.reason;

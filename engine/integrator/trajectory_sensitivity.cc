@@ -10,6 +10,7 @@
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/material_combination.h"
 #include "engine/multibody/configuration_tangent.h"
+#include "engine/multibody/position_update.h"
 
 namespace csim::integrator {
 namespace {
@@ -161,20 +162,18 @@ TrajectorySensitivity::ColumnScratch::ColumnScratch(const multibody::Model& mode
                                                    TreeSolver tree_solver)
     : ws(MakeStepWorkspace(model, tree_solver)), cws(model) {
   for (Eigen::VectorXd* x :
-       {&delta, &r_plus, &r_minus, &v_star_plus, &v_star_minus, &v_pos, &dq_plus, &dq_minus})
+       {&delta, &r_plus, &r_minus, &v_star_plus, &v_star_minus})
     x->setZero(model.nv);
   state.q = model.InitialQ();
   state.v.setZero(model.nv);
-  q_plus = state.q;
-  q_minus = state.q;
 }
 
 TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
                                              const std::vector<SensitivityParameter>& parameters,
                                              TreeSolver tree_solver, int threads)
     : parameters_(parameters),
-      nominal_ws_(MakeStepWorkspace(model, tree_solver)),
-      nominal_cws_(model) {
+      own_ws_(MakeStepWorkspace(model, tree_solver)),
+      own_cws_(model) {
   CSIM_CHECK(threads >= 1);
   const int nv = model.nv, n_p = static_cast<int>(parameters.size());
   for (const SensitivityParameter& p : parameters) {
@@ -267,12 +266,13 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
                                           const contact::ContactParameters& contact_parameters,
                                           double dt, const multibody::State& state0,
                                           const multibody::State& state1,
-                                          const Eigen::VectorXd* solver_v_c) {
+                                          const Eigen::VectorXd* solver_v_c,
+                                          const SolvedStep* step) {
   last_ = {};
   StepStatus status = AssembleNominal(model, params, free_motion, contact_parameters, dt,
-                                      state0, state1.v, solver_v_c);
+                                      state0, state1.v, solver_v_c, step);
   if (!status.ok()) return status;
-  const solver::ContactProblem& problem = nominal_cws_.problem;
+  const solver::ContactProblem& problem = nominal_cws_->problem;
   const int rows = problem.num_constraint_rows();
   const int n_p = static_cast<int>(parameters_.size());
   // dr/dx0 D and dv*/dx0 D of every column, by central differences of the assembly, and a
@@ -332,11 +332,7 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   // Cliques without constraints: v = v*, so dv = dv*.
   for (int i = 0; i < dv_next_.rows(); ++i)
     dv_next_.row(i) = participating_[i] ? dv_solve_.row(i) : dv_star_.row(i);
-  // The position differences, column by column in parallel (each writes dq_next_.col(j)).
-  auto positions = [&](int j, ColumnScratch& scratch) {
-    DifferencePositions(model, params, dt, state0, state1, j, scratch);
-  };
-  ForEachColumn(positions);
+  PositionDerivatives(model, params, dt, state0, state1);
   dq_.swap(dq_next_);
   dv_.swap(dv_next_);
   InspectContacts();
@@ -351,11 +347,22 @@ StepStatus TrajectorySensitivity::AssembleNominal(
     const multibody::Model& model, const ThetaParameters& params,
     const FreeMotionSettings& free_motion, const contact::ContactParameters& contact_parameters,
     double dt, const multibody::State& state0, const Eigen::VectorXd& v,
-    const Eigen::VectorXd* solver_v_c) {
-  const StepStatus status = BuildStepProblem(model, params, free_motion, contact_parameters, dt,
-                                             state0, nominal_ws_, nominal_cws_);
-  if (!status.ok()) return status;
-  const solver::ContactProblem& problem = nominal_cws_.problem;
+    const Eigen::VectorXd* solver_v_c, const SolvedStep* step) {
+  StepStatus status;
+  if (step != nullptr && !step->cws.actuators.last_step_direct()) {
+    // The step's own problem: the build the rebuild would repeat, at the same state.
+    nominal_ws_ = &step->ws;
+    nominal_cws_ = &step->cws;
+    solver_v_c = &step->cws.result.v_c;
+  } else {
+    nominal_ws_ = &own_ws_;
+    nominal_cws_ = &own_cws_;
+    status = BuildStepProblem(model, params, free_motion, contact_parameters, dt, state0,
+                              own_ws_, own_cws_);
+    if (!status.ok()) return status;
+    if (step != nullptr) solver_v_c = nullptr;  // a direct solve's v_c: not of these rows
+  }
+  const solver::ContactProblem& problem = nominal_cws_->problem;
   const int rows = problem.num_constraint_rows();
   nominal_.status = {};
   nominal_.v = v;
@@ -424,14 +431,14 @@ StepStatus TrajectorySensitivity::AssembleWith(
   const solver::ContactProblem& problem = cws.problem;
   solver::CalcOptimalityResidual(problem, v, &products, *r);
   *v_star = ws.v_star;
-  *same = SameConstraints(nominal_cws_, cws);
+  *same = SameConstraints(*nominal_cws_, cws);
   // Unknown where another contact set begins: the whole step.
   if (reach != nullptr) *reach = 1.0;
   if (!*same) return status;
   // The same pieces at the fixed v (products.vc: this assembly's J v), with the nominal
   // kinds (the same constraints, in the same order; the exact type is compared, a load and a
   // compare, where the kind's dynamic_cast would walk the hierarchy).
-  const solver::ContactProblem& nominal = nominal_cws_.problem;
+  const solver::ContactProblem& nominal = nominal_cws_->problem;
   for (int k = 0; k < problem.num_constraints(); ++k) {
     const solver::ContactKind kind = kind_[k];
     if (kind == solver::ContactKind::kOther) continue;
@@ -483,11 +490,11 @@ StepStatus TrajectorySensitivity::DifferenceMass(
   } else if (same_plus) {  // one-sided from the side whose constraints match
     ++outcome.one_sided;
     dr_.col(j) += (x.r_plus - r_nominal_) / h;
-    dv_star_.col(j) += (x.v_star_plus - nominal_ws_.v_star) / h;
+    dv_star_.col(j) += (x.v_star_plus - nominal_ws_->v_star) / h;
   } else {
     ++outcome.one_sided;
     dr_.col(j) += (r_nominal_ - x.r_minus) / h;
-    dv_star_.col(j) += (nominal_ws_.v_star - x.v_star_minus) / h;
+    dv_star_.col(j) += (nominal_ws_->v_star - x.v_star_minus) / h;
   }
   return status;
 }
@@ -581,63 +588,33 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
   }
   if (same_far && same_near) {
     dr_.col(j) = (side / h1) * (4.0 * (*r_near - r_nominal_) - (*r_far - r_nominal_));
-    dv_star_.col(j) = (side / h1) * (4.0 * (*v_star_near - nominal_ws_.v_star) -
-                                     (*v_star_far - nominal_ws_.v_star));
+    dv_star_.col(j) = (side / h1) * (4.0 * (*v_star_near - nominal_ws_->v_star) -
+                                     (*v_star_far - nominal_ws_->v_star));
     return {};
   }
   // The pieces change closer in (rare): first order from the far point when it matched,
   // else from the last attempt's matching assembly, kept in its own vectors.
   const double step = same_far ? h1 : h_last;
   dr_.col(j) = (side / step) * ((same_far ? *r_far : *r_last) - r_nominal_);
-  dv_star_.col(j) = (side / step) * ((same_far ? *v_star_far : *v_star_last) - nominal_ws_.v_star);
+  dv_star_.col(j) = (side / step) * ((same_far ? *v_star_far : *v_star_last) - nominal_ws_->v_star);
   return {};
 }
 
-void TrajectorySensitivity::DifferencePositions(const multibody::Model& model,
+void TrajectorySensitivity::PositionDerivatives(const multibody::Model& model,
                                                 const ThetaParameters& params, double dt,
                                                 const multibody::State& state0,
-                                                const multibody::State& state1, int j,
-                                                ColumnScratch& scratch) {
-  const double norm =
-      std::max({InfNorm(dq_.col(j)), InfNorm(dv_.col(j)), InfNorm(dv_next_.col(j))});
-  if (norm == 0.0) {
-    dq_next_.col(j).setZero();
-    return;
-  }
-  ColumnScratch& x = scratch;
-  const double h =
-      CentralStep(InfNorm(dq_.col(j)),
-                  std::max(InfNorm(dv_.col(j)), InfNorm(dv_next_.col(j))),
-                  std::max({1.0, InfNorm(state0.v), InfNorm(state1.v)}));
-  x.state.t = state0.t;
-  for (const double s : {h, -h}) {
-    x.delta.noalias() = s * dq_.col(j);
-    multibody::RetractConfiguration(model, state0.q, x.delta, &x.state.q);
-    x.state.v = state0.v;
-    x.state.v.noalias() += s * dv_.col(j);
-    x.v_pos = state1.v;
-    x.v_pos.noalias() += s * dv_next_.col(j);
-    Eigen::VectorXd& q = s > 0 ? x.q_plus : x.q_minus;
-    AdvancePositions(model, params, dt, x.state, x.v_pos, x.ws, &q);
-    multibody::ConfigurationDifference(model, q, state1.q, s > 0 ? x.dq_plus : x.dq_minus);
-  }
-  dq_next_.col(j) = (x.dq_plus - x.dq_minus) / (2 * h);
-  // Coordinates without a quaternion move by q1 = q0 + dt v_bar, linear: exactly
-  // dq0 + dt (theta_q dv + (1 - theta_q) dv0), free of the difference's rounding (which
-  // grows with |q|, a body 10 m from the origin).
-  for (const multibody::Joint& joint : model.joints) {
-    if (joint.q_start < 0 || joint.type == multibody::JointType::kBall) continue;
-    const int o = joint.v_start + (joint.type == multibody::JointType::kFree ? 3 : 0);
-    const int n = joint.type == multibody::JointType::kFree ? 3 : joint.nv;
-    dq_next_.col(j).segment(o, n) =
-        dq_.col(j).segment(o, n) +
-        dt * (params.theta_q * dv_next_.col(j).segment(o, n) +
-              (1 - params.theta_q) * dv_.col(j).segment(o, n));
+                                                const multibody::State& state1) {
+  // q1 = IntegratePositions(q0, v_bar), v_bar = theta_q v + (1 - theta_q) v0 (AdvancePositions).
+  v_bar_ = params.theta_q * state1.v + (1 - params.theta_q) * state0.v;
+  for (int j = 0; j < dq_next_.cols(); ++j) {
+    dv_bar_ = params.theta_q * dv_next_.col(j) + (1 - params.theta_q) * dv_.col(j);
+    multibody::IntegratePositionsDerivative(model, state0.q, v_bar_, dt, params.theta,
+                                            dq_.col(j), dv_bar_, dq_next_.col(j));
   }
 }
 
 void TrajectorySensitivity::ContactDerivatives() {
-  const solver::ContactProblem& problem = nominal_cws_.problem;
+  const solver::ContactProblem& problem = nominal_cws_->problem;
   derivatives_.resize(problem.num_constraints());  // grows to the largest count, then reuses
   for (int k = 0; k < problem.num_constraints(); ++k)
     if (kind_[k] != solver::ContactKind::kOther)
@@ -648,7 +625,7 @@ void TrajectorySensitivity::ContactParameterDirection(solver::ContactParameter p
                                                       const double* scale,
                                                       Eigen::Ref<Eigen::VectorXd> dgamma_dp) const {
   // solver::CalcContactParameterDirection's arithmetic on the derivatives found once.
-  const solver::ContactProblem& problem = nominal_cws_.problem;
+  const solver::ContactProblem& problem = nominal_cws_->problem;
   dgamma_dp.setZero();
   for (int k = 0; k < problem.num_constraints(); ++k) {
     if (kind_[k] == solver::ContactKind::kOther) continue;
@@ -659,8 +636,8 @@ void TrajectorySensitivity::ContactParameterDirection(solver::ContactParameter p
 }
 
 void TrajectorySensitivity::MaterialScale(const multibody::Model& model, int j) {
-  const solver::ContactProblem& problem = nominal_cws_.problem;
-  const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
+  const solver::ContactProblem& problem = nominal_cws_->problem;
+  const contact::ContactProblemBuilder& builder = nominal_cws_->builder;
   const SensitivityParameter& p = parameters_[j];
   const contact::MaterialParameter parameter =  // unused for the stiffness
       p.contact == solver::ContactParameter::kMu ? contact::MaterialParameter::kFriction
@@ -704,8 +681,8 @@ void TrajectorySensitivity::MaterialScale(const multibody::Model& model, int j) 
 void TrajectorySensitivity::FrictionBounds(const multibody::Model& model) {
   friction_bound_.setConstant(-std::numeric_limits<double>::infinity());
   if (!has_friction_column_) return;
-  const solver::ContactProblem& problem = nominal_cws_.problem;
-  const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
+  const solver::ContactProblem& problem = nominal_cws_->problem;
+  const contact::ContactProblemBuilder& builder = nominal_cws_->builder;
   friction_ratio_.resize(problem.num_constraints());  // grows to the largest count, then reuses
   for (int k = 0; k < problem.num_constraints(); ++k)
     friction_ratio_[k] = FrictionRatio(problem.constraint(k), kind_[k],
@@ -736,8 +713,8 @@ void TrajectorySensitivity::FrictionBounds(const multibody::Model& model) {
 }
 
 void TrajectorySensitivity::InspectContacts() {
-  const solver::ContactProblem& problem = nominal_cws_.problem;
-  const contact::ContactProblemBuilder& builder = nominal_cws_.builder;
+  const solver::ContactProblem& problem = nominal_cws_->problem;
+  const contact::ContactProblemBuilder& builder = nominal_cws_->builder;
   last_.num_constraints = problem.num_constraints();
   const auto& contacts = builder.contacts();
   contact_region_.clear();  // keep their capacity

@@ -31,8 +31,7 @@
 // them. Then, when one side matches, the step is flagged and the one-sided second-order
 // difference from it at min(the last step, h / 10) and half that is used; when both differ,
 // the central difference is kept and the step flagged as unmatched. The position update is
-// differentiated the same way (central differences along (dq0, dv0, dv)): it is smooth and
-// costs nothing.
+// differentiated exactly (multibody::IntegratePositionsDerivative along (dq0, dv0, dv)).
 // Rejected: templating the multibody pipeline on an AutoDiff scalar (exact, the design
 // target for later: too invasive now); finite differences of whole steps (MuJoCo's way:
 // the solve's kinks and its tolerance make them noisy, and they cost n_p full solves).
@@ -46,14 +45,15 @@
 // geometry is the narrow phase's, exact for a vertex or a face held by the same features
 // but approximate near a feature switch: such a step is marked approximate_geometry.
 //
-// Cost per step: 1 + 2 n_p assemblies (the nominal one is rebuilt at x0, so that nothing
-// depends on the stepper's workspaces after its position update; a column without a state
-// direction needs none), two per retry, one or two per one-sided column, 2 more per body-mass
-// column, one factorization of H, n_p solves and position updates.
+// Cost per step: 2 n_p assemblies (a column without a state direction needs none), two per
+// retry, one or two per one-sided column, 2 more per body-mass column, one factorization of
+// H, n_p solves and position derivatives; the nominal problem is the step's own
+// (SolvedStep), or one more assembly at x0 for a caller without it.
 // Threads (docs/design/sensitivities.md §6.2): the columns' differences are independent of
-// one another, so with N threads two loops of Advance run over the columns on a ThreadPool
+// one another, so with N threads one loop of Advance runs over the columns on a ThreadPool
 // owned here: the perturbed assemblies (DifferenceAssembly, then DifferenceMass) before
-// the IFT solve, and the position differences (DifferencePositions) after it. The columns
+// the IFT solve. The position derivatives after it are a few products per joint and column,
+// less than waking the pool: serial. The columns
 // are dealt round-robin into min(N, n_p) fixed chunks, one ColumnScratch each (the
 // perturbed state and its workspaces, the differences' vectors); a chunk writes only its
 // scratch and its columns' outcomes (dr_, dv_star_, dq_next_ columns, statuses and the
@@ -138,6 +138,16 @@ struct SensitivityStepInfo {
   double min_kink_distance = 1.0;
 };
 
+/// The workspaces of the StepWithContact that took state0 to state1, untouched since it
+/// returned: its problem, built at state0, is the nominal one Advance would rebuild (the
+/// same build at the same state), so Advance reads it instead (one assembly a step less).
+/// Not for a servos-only step solved directly (contact::PdActuators::last_step_direct), whose
+/// problem lacks the actuator rows: Advance then rebuilds.
+struct SolvedStep {
+  const StepWorkspace& ws;
+  const ContactStepWorkspace& cws;
+};
+
 class TrajectorySensitivity {
  public:
   /// Columns for `parameters` (n_p of them); tree_solver as the stepper's workspace. The
@@ -161,11 +171,14 @@ class TrajectorySensitivity {
   /// the nominal problem's row count (else, and when null, v_c = J v is formed here): on a
   /// region boundary (kink distance ~1e-16) J v formed anew can round to the other region
   /// than the solver's v_c did, and the derivative must be that of the solver's piece.
+  /// step: optionally the step's own workspaces (SolvedStep); then its problem and its
+  /// solver's v_c are the nominal ones and solver_v_c is not read.
   StepStatus Advance(const multibody::Model& model, const ThetaParameters& params,
                      const FreeMotionSettings& free_motion,
                      const contact::ContactParameters& contact_parameters, double dt,
                      const multibody::State& state0, const multibody::State& state1,
-                     const Eigen::VectorXd* solver_v_c = nullptr);
+                     const Eigen::VectorXd* solver_v_c = nullptr,
+                     const SolvedStep* step = nullptr);
 
   /// dq_n/dp (nv x n_p) in the tangent at q_n (configuration_tangent.h) [m or rad per unit].
   const Eigen::MatrixXd& dq() const { return dq_; }
@@ -201,15 +214,14 @@ class TrajectorySensitivity {
 
  private:
   // One chunk's scratch for the columns it differences: a perturbed state with its
-  // assembly's workspaces, and the vectors the differences write (nv each; q_plus, q_minus
-  // nq). products: the perturbed problem's J v and residual products.
+  // assembly's workspaces, and the vectors the differences write (nv each). products: the
+  // perturbed problem's J v and residual products.
   struct ColumnScratch {
     ColumnScratch(const multibody::Model& model, TreeSolver tree_solver);
     StepWorkspace ws;
     ContactStepWorkspace cws;
     multibody::State state;
     Eigen::VectorXd delta, r_plus, r_minus, v_star_plus, v_star_minus;
-    Eigen::VectorXd v_pos, q_plus, q_minus, dq_plus, dq_minus;
     solver::SapWorkspace products;
   };
   // What column j's differences ended with, reduced after each parallel loop in column order.
@@ -225,7 +237,7 @@ class TrajectorySensitivity {
                              const FreeMotionSettings& free_motion,
                              const contact::ContactParameters& contact_parameters, double dt,
                              const multibody::State& state0, const Eigen::VectorXd& v,
-                             const Eigen::VectorXd* solver_v_c);
+                             const Eigen::VectorXd* solver_v_c, const SolvedStep* step);
   // Column j's dr/dx0 D (into dr_.col(j)) and dv*/dx0 D (into dv_star_.col(j)).
   StepStatus DifferenceAssembly(const multibody::Model& model, const ThetaParameters& params,
                                 const FreeMotionSettings& free_motion,
@@ -257,10 +269,10 @@ class TrajectorySensitivity {
                           StepWorkspace& ws, ContactStepWorkspace& cws,
                           solver::SapWorkspace& products, Eigen::VectorXd* r,
                           Eigen::VectorXd* v_star, bool* same, double* reach) const;
-  // The position update's derivative for column j, from the new dv_next_.col(j).
-  void DifferencePositions(const multibody::Model& model, const ThetaParameters& params,
+  // dq_next_ from the new dv_next_: the position update's exact derivative, every column.
+  void PositionDerivatives(const multibody::Model& model, const ThetaParameters& params,
                            double dt, const multibody::State& state0,
-                           const multibody::State& state1, int j, ColumnScratch& scratch);
+                           const multibody::State& state1);
   // Runs body(j, scratch) for every column, in chunks on the pool when there is one;
   // afterwards the first exception a column threw (in column order) is rethrown here.
   template <typename Body>
@@ -302,9 +314,12 @@ class TrajectorySensitivity {
   Eigen::MatrixXd dq_, dv_;                 // S_n (nv x n_p)
   Eigen::MatrixXd dq_next_, dv_next_;       // S_{n+1} being formed
   Eigen::MatrixXd dr_, dv_star_, rhs_, dv_solve_;  // per column (nv x n_p)
-  // Nominal assembly and its solution (v, v_c).
-  StepWorkspace nominal_ws_;
-  ContactStepWorkspace nominal_cws_;
+  // Nominal assembly and its solution (v, v_c): the step's own (SolvedStep) or rebuilt into
+  // own_ws_ and own_cws_; nominal_ws_ and nominal_cws_ point at whichever it is.
+  StepWorkspace own_ws_;
+  ContactStepWorkspace own_cws_;
+  const StepWorkspace* nominal_ws_ = &own_ws_;
+  const ContactStepWorkspace* nominal_cws_ = &own_cws_;
   solver::SapSolverResult nominal_;
   std::vector<char> participating_;  // per velocity: its clique has a constraint
   // Per constraint of the nominal problem, at its v_c: the kind (ContactKindOf), the piece
@@ -315,6 +330,7 @@ class TrajectorySensitivity {
   std::vector<double> kink_;
   std::vector<solver::ContactParameterDerivatives> derivatives_;  // per constraint (contacts)
   Eigen::VectorXd r_nominal_, dgamma_, dgamma_term_, jt_;
+  Eigen::VectorXd v_bar_, dv_bar_;  // PositionDerivatives' (nv)
   solver::SapWorkspace products_;    // the nominal problem's (serial parts)
   std::unique_ptr<ThreadPool> pool_;  // null with one thread
   std::vector<std::unique_ptr<ColumnScratch>> scratch_;  // per chunk = thread of the pool

@@ -24,6 +24,25 @@ void IntegratePositions(const Model& model, const Eigen::VectorXd& q0,
                         const Eigen::VectorXd& v_bar, double dt, double theta,
                         Eigen::VectorXd* q);
 
+/// The derivative of IntegratePositions(model, q0, v_bar, dt, theta) along a tangent dq0 (nv,
+/// at q0, configuration_tangent.h) and a velocity variation dv_bar (nv), read in the tangent
+/// at its result q1: dq1 (nv), with q1(e) = q1 (+) e dq1 + O(e^2) for the update from
+/// q0 (+) e dq0 with v_bar + e dv_bar. Exact, no differences: revolute, prismatic, planar
+/// coordinates and a free joint's position move by dq0 + dt dv_bar; a quaternion by the
+/// derivative of IntegrateQuaternion's linear solve (its rate matrix W varying with the
+/// angular part of dv_bar) and of its renormalization, mapped to the tangent at q1.
+/// Prescribed and fixed joints own no coordinates. Why analytic: central differences of the
+/// update lose digits to rounding (amplified by 1/step, and by |q| on positions far from the
+/// origin) and cost two updates per direction; this costs a few 4x4 products per joint.
+/// q1 is recomputed from q0 and v_bar (a handful of products) rather than passed in, so a
+/// q1 changed after the update (projected, renormalized) cannot silently mismatch. dq0 and
+/// dv_bar may be columns of matrices; dq1 may alias neither. Never allocates.
+void IntegratePositionsDerivative(const Model& model, const Eigen::VectorXd& q0,
+                                  const Eigen::VectorXd& v_bar, double dt, double theta,
+                                  const Eigen::Ref<const Eigen::VectorXd>& dq0,
+                                  const Eigen::Ref<const Eigen::VectorXd>& dv_bar,
+                                  Eigen::Ref<Eigen::VectorXd> dq1);
+
 /// The quaternion part of that update for one joint with a quaternion (free or ball): the
 /// unit quaternion q = q0 + dt N(q_theta) w (w the joint's angular velocity in v_bar), as
 /// IntegratePositions computes it, bit for bit.

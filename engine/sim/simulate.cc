@@ -272,16 +272,15 @@ class Sensitivities {
   // After a completed step to `state1`, solved in `step` (its workspace), whose contacts
   // (RowRecording::StepCompleted's) get their regions and kink distances.
   StepStatus StepCompleted(const multibody::Model& model, const StepSettings& s,
-                           const multibody::State& state1,
-                           const integrator::ContactStepWorkspace& step,
+                           const multibody::State& state1, const StepWorkspaces& step,
                            std::vector<ContactRow>* contacts) {
     if (!on_) return {};
-    // The solver's v_c, so that the chain's pieces are the solve's own (a servos-only step
-    // solved directly has no actuator rows in its problem: the chain forms J v then).
-    const Eigen::VectorXd* solver_v_c =
-        step.actuators.last_step_direct() ? nullptr : &step.result.v_c;
+    // The step's own problem and its solver's v_c, so that the chain's pieces are the
+    // solve's own (TrajectorySensitivity::Advance rebuilds the problem of a servos-only step
+    // solved directly, which has no actuator rows, and forms J v then).
+    const integrator::SolvedStep solved{step.free_motion, step.contact};
     const StepStatus status = chain_->Advance(model, s.theta, s.free_motion, s.contact, s.dt,
-                                              state0_, state1, solver_v_c);
+                                              state0_, state1, nullptr, &solved);
     if (!status.ok()) return status;
     // The chain's nominal assembly is the step's own (the same build at the same state),
     // so its contacts are the reports' one for one; NaN should that ever not hold.
@@ -382,7 +381,7 @@ RunResult Simulate(const multibody::Model& model, const Settings& settings, cons
                        scratch.contact.actuator_outputs,
                        scratch.contact.builder.hydroelastic());
     const StepStatus chained = sensitivities.StepCompleted(model, step_settings, state,
-                                                           scratch.contact, rows.contacts());
+                                                           scratch, rows.contacts());
     if (!chained.ok()) {
       // The step completed but its derivatives did not: its state is recorded below, its
       // sensitivities are not valid (the run says why).

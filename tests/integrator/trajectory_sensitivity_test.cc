@@ -4,7 +4,7 @@
 //       to 1e-6 (four decades) for the sliding box, the bouncing sphere and the rolling
 //       sphere, on scenes whose contact regions are the same at every h (checked);
 //   (c) one step against central differences of full steps (solver tolerance 1e-13);
-//   (d) the columns differenced on 1, 2 and 3 threads give the same bits;
+//   (d) the columns differenced on 1, 2 and 3 threads, and from the step's own problem, give the same bits;
 // and a warmed-up Advance does not allocate (on one thread and on two).
 
 #include <catch2/catch.hpp>
@@ -847,7 +847,7 @@ struct ChainRecord {
 
 ChainRecord RunChain(const std::string& yaml, const multibody::State& start,
                      const std::vector<SensitivityParameter>& parameters, int steps,
-                     int threads) {
+                     int threads, bool solved_step = false) {
   const io::LoadedScene scene = io::LoadSceneFromText(yaml, "scene.yaml", {});
   const multibody::Model& model = scene.model;
   const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
@@ -859,7 +859,11 @@ ChainRecord RunChain(const std::string& yaml, const multibody::State& start,
   for (int n = 0; n < steps; ++n) {
     const multibody::State x0 = x;
     REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
-    REQUIRE(chain.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c).ok());
+    const SolvedStep solved{ws, cws};
+    REQUIRE(chain
+                .Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c,
+                         solved_step ? &solved : nullptr)
+                .ok());
     record.dq.push_back(chain.dq());
     record.dv.push_back(chain.dv());
     const SensitivityStepInfo& info = chain.last_step();
@@ -885,8 +889,8 @@ bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
 }
 
-TEST_CASE("trajectory sensitivity: the columns differenced on 1, 2 and 3 threads give the same "
-          "bits", "[integrator][sensitivity]") {
+TEST_CASE("trajectory sensitivity: the columns differenced on 1, 2 and 3 threads, and from the "
+          "step's own problem, give the same bits", "[integrator][sensitivity]") {
   // Every kind of column (a contact parameter, a material's friction, dissipation time and
   // stiffness, a body's mass, an initial position and velocity) over 80 steps with impacts,
   // sliding, rolling and box corners: each thread count must give the same S, flags,
@@ -935,10 +939,14 @@ TEST_CASE("trajectory sensitivity: the columns differenced on 1, 2 and 3 threads
               "steps one-sided %d, unmatched %d\n",
               steps, static_cast<int>(parameters.size()), one_sided, one.steps_one_sided,
               one.steps_unmatched);
-  for (const int threads : {2, 3}) {
-    const ChainRecord other = RunChain(kFourBodies, start, parameters, steps, threads);
+  // Threads 2 and 3; then one thread reading the step's own problem (SolvedStep) instead of
+  // rebuilding it: the same build at the same state, so the same bits too.
+  for (const auto& [threads, solved_step] : {std::pair{2, false}, {3, false}, {1, true}}) {
+    const ChainRecord other =
+        RunChain(kFourBodies, start, parameters, steps, threads, solved_step);
     for (int n = 0; n < steps; ++n) {
-      INFO("threads " << threads << ", step " << n + 1);
+      INFO("threads " << threads << ", the step's own problem " << solved_step << ", step "
+                      << n + 1);
       CHECK(SameBits(other.dq[n], one.dq[n]));
       CHECK(SameBits(other.dv[n], one.dv[n]));
       CHECK(other.one_sided[n] == one.one_sided[n]);
@@ -980,10 +988,12 @@ TEST_CASE("trajectory sensitivity: a warmed-up Advance allocates nothing",
       REQUIRE(sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c).ok());
     }
     const std::size_t before = testing::AllocationCount();
-    for (int n = 0; n < 10; ++n) {
+    const SolvedStep solved{ws, cws};
+    for (int n = 0; n < 10; ++n) {  // rebuilding the nominal problem, then reading the step's
       x0 = x;
       StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws);
-      sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c);
+      sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c,
+                          n % 2 == 0 ? nullptr : &solved);
     }
     CHECK(testing::AllocationCount() - before == 0);
   }

@@ -67,6 +67,34 @@ void ParseSigma(const std::string& text, double* position, double* angle) {
   *angle = number(text.substr(comma + 1));
 }
 
+// "PATH=LO:HI" in the parameter's unit, either side possibly empty (open). The checks
+// against the parameters (a --param path, LO < HI, LO >= 0, the start inside) are the
+// fit's (trajectory_fit.h), so that every caller gets them.
+sim::ParameterBound ParseBound(const std::string& text) {
+  const size_t equals = text.find('=');
+  const size_t colon = equals == std::string::npos ? equals : text.find(':', equals + 1);
+  if (equals == 0 || colon == std::string::npos) {
+    throw InputError({"--bound", 0, 0},
+                     "'" + text + "': expected PATH=LO:HI in the parameter's unit (either "
+                     "side may be empty, e.g. materials.box.friction=0.05:)");
+  }
+  sim::ParameterBound bound;
+  bound.path = text.substr(0, equals);
+  auto number = [&](const std::string& s, double fallback) {
+    if (s.empty()) return fallback;
+    double x;
+    if (!ParseFiniteNumber(s, &x)) {
+      throw InputError({"--bound", 0, 0},
+                       "'" + text + "': '" + s + "' is not a finite number; expected "
+                       "PATH=LO:HI (either side may be empty)");
+    }
+    return x;
+  };
+  bound.lo = number(text.substr(equals + 1, colon - equals - 1), bound.lo);
+  bound.hi = number(text.substr(colon + 1), bound.hi);
+  return bound;
+}
+
 // Comma-separated items of repeatable flag arguments; an empty item is an error at `flag`.
 std::vector<std::string> SplitItems(const std::vector<std::string>& arguments,
                                     const std::string& flag) {
@@ -81,6 +109,7 @@ sim::TrajectoryFitOptions ToFitOptions(const FitOptions& options) {
   sim::TrajectoryFitOptions fit_options;
   fit_options.parameters = sim::SplitSensitivityPaths(options.params);
   fit_options.overrides = options.sets;
+  for (const std::string& text : options.bounds) fit_options.bounds.push_back(ParseBound(text));
   fit_options.max_iterations = options.max_iterations;
   fit_options.fit_initial_state = options.fit_initial_state;
   fit_options.observe = SplitItems(options.observe, "--observe");

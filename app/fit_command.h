@@ -16,6 +16,7 @@ struct FitOptions {
   std::vector<std::string> data;    ///< --data MEAS (repeatable: an ensemble)
   std::vector<std::string> params;  ///< --param PATH (repeatable; commas split too)
   std::vector<std::string> sets;    ///< --set PATH=VALUE, applied before the parameters
+  std::vector<std::string> bounds;  ///< --bound PATH=LO:HI (repeatable)
   std::string window;               ///< --window T0:T1, empty: every measurement time
   std::string initial_state;        ///< --initial-state scene|data; empty: scene
   bool fit_initial_state = false;   ///< --fit-initial-state

@@ -43,7 +43,8 @@ std::vector<std::string> VerdictNames(const sim::TrajectoryFitResult& r) {
   return verdicts;
 }
 
-// What was asked (scene, data, parameters, observed joints, sigmas) and the verdicts.
+// What was asked (scene, data, parameters and their bounds, observed joints, sigmas) and
+// the verdicts.
 void WriteRequestAndVerdicts(io::Hdf5Group& g, const std::string& scene,
                              const std::vector<std::string>& data,
                              const std::vector<std::string>& observed, const double sigma[2],
@@ -55,6 +56,13 @@ void WriteRequestAndVerdicts(io::Hdf5Group& g, const std::string& scene,
   g.CreateIntList("parameter_data", std::vector<int32_t>(r.run.begin(), r.run.end()));
   g.CreateStringList("scales", ScaleNames(r));
   g.CreateStringList("verdicts", VerdictNames(r));
+  // Per parameter, -inf / +inf where open (also for a result without recorded bounds).
+  const size_t n = r.parameters.size();
+  std::vector<double> lo(n, -INFINITY), hi(n, INFINITY);
+  if (r.lower_bound.size() == n) lo = r.lower_bound;
+  if (r.upper_bound.size() == n) hi = r.upper_bound;
+  WriteDoubles(g, "lower_bound", lo.data(), n, {});
+  WriteDoubles(g, "upper_bound", hi.data(), n, {});
   g.CreateStringList("set", r.SetLines());
   g.CreateStringList("observed", observed);
   WriteDoubles(g, "sigma", sigma, 2, {});
@@ -124,20 +132,30 @@ void PrintProblemAndStatus(const std::string& scene, const std::vector<sim::Meas
               r.statistics.s2);
 }
 
+// Whether parameter j, held by a bound, is held by its upper one.
+bool IsAtUpper(const sim::TrajectoryFitResult& r, int j) {
+  return j < static_cast<int>(r.lm.bound_state.size()) &&
+         r.lm.bound_state[j] == fit::BoundState::kAtUpper;
+}
+
 // One line per parameter: value, standard error, relative standard error, start, verdict.
 void PrintParameterTable(const sim::TrajectoryFitResult& r) {
   const fit::FitStatistics& s = r.statistics;
   std::printf("%-44s %-24s %-12s %-12s %-12s %s\n", "parameter", "value", "std. error",
               "relative", "start", "verdict");
   for (int j = 0; j < static_cast<int>(r.parameters.size()); ++j) {
+    // A parameter held by a bound is fixed there, not estimated: no standard error.
+    const bool held = s.verdict[j] == fit::ParameterVerdict::kAtBound;
+    char error[32] = "-";
+    if (!held) std::snprintf(error, sizeof error, "%.4g", s.standard_error_p[j]);
     // The relative standard error of a log parameter; a linear one (an initial position or
     // velocity, often near 0) has none.
     char relative[32] = "-";
-    if (r.scale[j] == fit::ParameterScale::kLog)
+    if (!held && r.scale[j] == fit::ParameterScale::kLog)
       std::snprintf(relative, sizeof relative, "%.4g", s.standard_error_eta[j]);
-    std::printf("%-44s %-24.17g %-12.4g %-12s %-12.6g %s\n", r.Label(j).c_str(), r.lm.p[j],
-                s.standard_error_p[j], relative, r.start[j],
-                fit::ParameterVerdictName(s.verdict[j]));
+    std::printf("%-44s %-24.17g %-12s %-12s %-12.6g %s%s\n", r.Label(j).c_str(), r.lm.p[j],
+                error, relative, r.start[j], fit::ParameterVerdictName(s.verdict[j]),
+                held ? (IsAtUpper(r, j) ? " (upper)" : " (lower)") : "");
   }
 }
 
@@ -165,7 +183,8 @@ void PrintIdentifiability(const sim::TrajectoryFitResult& r) {
   for (Eigen::Index k = 0; k < s.singular_values.size(); ++k) {
     std::printf(" %.4g", s.singular_values[k]);
   }
-  std::printf("\n");
+  std::printf(s.singular_values.size() == 0 ? " none (every parameter held by a bound)\n"
+                                            : "\n");
   if (s.unidentifiable.empty()) {
     std::printf("unidentifiable directions: none\n");
   } else {
@@ -179,8 +198,15 @@ void PrintIdentifiability(const sim::TrajectoryFitResult& r) {
               r.kink_steps, r.min_kink_distance);
 }
 
-// Parameters that no longer act, then the fitted shared values as --set lines.
+// Parameters held by a bound or that no longer act, then the fitted shared values as --set
+// lines.
 void PrintFittedValues(const sim::TrajectoryFitResult& r) {
+  for (int j = 0; j < static_cast<int>(r.statistics.verdict.size()); ++j) {
+    if (r.statistics.verdict[j] != fit::ParameterVerdict::kAtBound) continue;
+    std::printf("at a bound: %s = %.6g, its %s bound (the data pulls it beyond: held there, "
+                "not estimated, no standard error)\n",
+                r.Label(j).c_str(), r.lm.p[j], IsAtUpper(r, j) ? "upper" : "lower");
+  }
   for (int j = 0; j < static_cast<int>(r.statistics.verdict.size()); ++j) {
     if (r.statistics.verdict[j] != fit::ParameterVerdict::kNoLongerActs) continue;
     std::printf("no longer acts: %s = %.6g (its sensitivity vanished there: a minimum on the "

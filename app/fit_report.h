@@ -12,7 +12,7 @@ namespace csim::app {
 /// Prints the report of fit `r` of `scene` to `data` on stdout: the problem's size and
 /// weighting (`weighted`: by options.sigma_*), the status, a table of the parameters, the
 /// correlations, singular values and unidentifiable directions, the steps near non-smooth
-/// points, parameters that no longer act and the fitted --set lines.
+/// points, parameters held by a bound or that no longer act and the fitted --set lines.
 void PrintFitReport(const std::string& scene, const std::vector<sim::Measurement>& data,
                     const sim::TrajectoryFitOptions& options, bool weighted,
                     const sim::TrajectoryFitResult& r);

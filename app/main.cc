@@ -164,6 +164,11 @@ int Dispatch(int argc, char** argv) {
                   "PATH=VALUE override, applied before the parameters (repeatable); "
                   "sets a parameter's starting value")
       ->allow_extra_args(false);
+  fit->add_option("--bound", fit_options.bounds,
+                  "PATH=LO:HI: keep the --param PATH (a material or body parameter) within "
+                  "[LO, HI] in its unit; either side may be empty (repeatable; default "
+                  "unbounded)")
+      ->allow_extra_args(false);
   fit->add_option("--window", fit_options.window,
                   "T0:T1: fit the measurement times in [T0, T1] s only (either side may "
                   "be empty)");

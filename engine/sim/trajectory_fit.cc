@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "engine/common/input_error.h"
@@ -92,6 +93,73 @@ void DescribeParameters(const multibody::Model& model, const FitCoordinates& coo
   }
 }
 
+// Refuses the fit at "--bound" (exit 1 in the app): the bounds are what is wrong.
+[[noreturn]] void RefuseBound(const std::string& message) {
+  throw InputError({"--bound", 0, 0}, message);
+}
+
+// "[lo, hi]" with an open side written as "(-inf" or "inf)".
+std::string BoundsText(double lo, double hi) {
+  return (std::isfinite(lo) ? "[" + ShortNumber(lo) : std::string("(-inf")) + ", " +
+         (std::isfinite(hi) ? ShortNumber(hi) + "]" : std::string("inf)"));
+}
+
+// Refuses a bound on a path that is no shared --param path (an initial-state one included:
+// those stay unbounded), a path bounded twice, lo >= hi (or NaN) and a negative lo (a
+// shared parameter is fitted in ln p: positive).
+void CheckBounds(const std::vector<std::string>& parameters,
+                 const std::vector<FitParameter>& shared,
+                 const std::vector<ParameterBound>& bounds) {
+  std::set<std::string> seen;
+  for (const ParameterBound& b : bounds) {
+    const std::string name = "'" + b.path + "'";
+    bool is_shared = false;
+    for (const FitParameter& param : shared) is_shared = is_shared || param.path == b.path;
+    if (!is_shared) {
+      const bool given =
+          std::find(parameters.begin(), parameters.end(), b.path) != parameters.end();
+      RefuseBound(name + (given ? " is an initial-state parameter: bounds apply to the "
+                                  "fitted material and body parameters only"
+                                : " is not among the --param paths: a bound applies to a "
+                                  "fitted material or body parameter; give --param " +
+                                      b.path + " too or leave the bound out"));
+    }
+    if (!seen.insert(b.path).second)
+      RefuseBound(name + " is bounded twice: give one --bound per parameter");
+    if (!(b.lo < b.hi)) {
+      RefuseBound(name + ": the lower bound " + ShortNumber(b.lo) +
+                  " is not below the upper bound " + ShortNumber(b.hi));
+    }
+    if (std::isfinite(b.lo) && b.lo < 0.0) {  // -inf: no lower bound
+      RefuseBound(name + ": the lower bound " + ShortNumber(b.lo) +
+                  " is negative; a material or body parameter is positive (fitted in ln p): "
+                  "give a lower bound >= 0, or none");
+    }
+  }
+}
+
+// Records every parameter's bounds in `out` (open: -inf, +inf) and refuses a start outside
+// them: the start (the scene's value after --set) and the bounds are both the user's, and
+// which of them is wrong is theirs to say, so it is not clamped.
+void ApplyBounds(const std::vector<ParameterBound>& bounds, TrajectoryFitResult* out) {
+  const int n = static_cast<int>(out->parameters.size());
+  out->lower_bound.assign(n, -std::numeric_limits<double>::infinity());
+  out->upper_bound.assign(n, std::numeric_limits<double>::infinity());
+  for (const ParameterBound& b : bounds) {
+    for (int j = 0; j < n; ++j) {
+      if (out->run[j] >= 0 || out->parameters[j] != b.path) continue;
+      out->lower_bound[j] = b.lo;
+      out->upper_bound[j] = b.hi;
+      if (!(b.lo <= out->start[j] && out->start[j] <= b.hi)) {
+        RefuseBound("'" + b.path + "' starts at " + ShortNumber(out->start[j]) +
+                    " (the scene's value after --set), outside its bounds " +
+                    BoundsText(b.lo, b.hi) + ": the start contradicts the bounds; give a "
+                    "start inside them with --set " + b.path + "=VALUE or change the bound");
+      }
+    }
+  }
+}
+
 // Records the sizes of the problem in `out`; refuses one with no more residuals than
 // parameters.
 void CountResiduals(const std::vector<FitRun>& runs, const ObservedCoordinates& observed,
@@ -164,6 +232,11 @@ void Minimize(FitEvaluator* evaluator, const TrajectoryFitOptions& options,
   lm_options.max_iterations = options.max_iterations;
   fit::ParameterBounds space;
   space.scale = out->scale;
+  space.lo = out->lower_bound;
+  space.hi = out->upper_bound;
+  // The core's open lower side of a log parameter is 0 (it refuses a negative one).
+  for (size_t j = 0; j < space.lo.size(); ++j)
+    if (out->scale[j] == fit::ParameterScale::kLog) space.lo[j] = std::max(space.lo[j], 0.0);
   fit::ResidualFunction model_function = [&](const Eigen::VectorXd& p, bool want_jacobian,
                                              Eigen::VectorXd* e, Eigen::MatrixXd* de_dp) {
     return evaluator->Evaluate(p, want_jacobian, e, de_dp, nullptr);
@@ -229,6 +302,7 @@ TrajectoryFitResult FitTrajectory(const SceneFactory& factory,
 
   // The parameters (shared ones first, then per run its initial-state ones) and the runs.
   const RequestedParameters requested = ParseFitParameters(model, options);
+  CheckBounds(options.parameters, requested.shared, options.bounds);
   std::vector<FitParameter> params = requested.shared;
   std::vector<FitRun> runs;
   for (const Measurement& d : data) runs.push_back(SetUpRun(model, d, options, observed));
@@ -238,6 +312,7 @@ TrajectoryFitResult FitTrajectory(const SceneFactory& factory,
   TrajectoryFitResult out;
   out.num_runs = num_runs;
   DescribeParameters(model, coordinates, params, runs, &out);
+  ApplyBounds(options.bounds, &out);
   CountResiduals(runs, observed, &out);
 
   FitEvaluator evaluator(factory, options, params, runs, coordinates, observed);

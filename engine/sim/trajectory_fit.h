@@ -48,6 +48,10 @@
 //     Jacobian at delta (J_l for a free joint, J_r for a ball joint).
 //   fit_initial_state adds every run's q[i] and v[i] of every joint with coordinates.
 //
+// Bounds (options.bounds, --bound): box bounds on shared parameters, held by projection
+// (levenberg_marquardt.h); a parameter that ends on a bound with the cost still falling
+// outward has the verdict kAtBound (no standard error: it is fixed there, not estimated).
+//
 // Identifiability is checked at the start, before any iteration: a parameter whose column
 // of de/d eta is (numerically) zero, or a direction of the column-scaled Jacobian with a
 // singular value below 1e-6 of the largest (fit_statistics.h), is refused with an
@@ -91,8 +95,20 @@ enum class InitialState {
   kData,   ///< the data's first sample in the window
 };
 
+/// A user's bounds on a shared parameter (--bound PATH=LO:HI), in the parameter's unit:
+/// the fit keeps lo <= p <= hi (fit::ParameterBounds, by projection). An open side is
+/// -inf (lo) or +inf (hi).
+struct ParameterBound {
+  std::string path;  ///< one of the shared --param paths
+  double lo = -std::numeric_limits<double>::infinity();  ///< >= 0 (a log parameter)
+  double hi = std::numeric_limits<double>::infinity();   ///< > lo
+};
+
 struct TrajectoryFitOptions {
   std::vector<std::string> parameters;  ///< --param paths, in order
+  /// --bound: at most one per shared --param path; refused for any other path, lo >= hi, a
+  /// negative lo or a start outside [lo, hi]. Initial-state parameters stay unbounded.
+  std::vector<ParameterBound> bounds;
   std::vector<std::string> overrides;   ///< the user's --set arguments, applied first
   double window_begin = -std::numeric_limits<double>::infinity();  ///< [s]
   double window_end = std::numeric_limits<double>::infinity();     ///< [s]
@@ -120,6 +136,9 @@ struct TrajectoryFitResult {
   std::vector<int> run;
   std::vector<fit::ParameterScale> scale;
   Eigen::VectorXd start;                ///< (n) starting values
+  /// (n) the bounds the fit kept: options.bounds' lo and hi for a bounded shared
+  /// parameter, -inf and +inf for an open side (every side of an initial-state one).
+  std::vector<double> lower_bound, upper_bound;
   int num_runs = 0;                     ///< data files
   std::vector<int> run_samples;         ///< (num_runs) measurement times in the window
   std::vector<double> run_t0;           ///< (num_runs) data time of the run's t = 0 [s]
@@ -153,7 +172,8 @@ struct TrajectoryFitResult {
 
 /// Fits; throws InputError for a refused request (a bad or unsupported path, an
 /// unidentifiable parameter, a measurement that does not fit the scene, a scene that does
-/// not run at the start, several measurements starting from the scene's state). A fit that
+/// not run at the start, several measurements starting from the scene's state, a bad bound
+/// or a start outside its bounds). A fit that
 /// ends without converging is not an error: see lm.status.
 TrajectoryFitResult FitTrajectory(const SceneFactory& factory,
                                   const std::vector<Measurement>& data,

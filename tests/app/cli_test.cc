@@ -874,6 +874,64 @@ TEST_CASE("csim fit refuses an unidentifiable request with a message", "[cli][fi
   CHECK(Contains(one.err, "one.csv: --fit-initial-state needs at least two measurement times"));
 }
 
+TEST_CASE("csim fit --bound holds a parameter at a bound the data pulls it beyond",
+          "[cli][fit]") {
+  TempDir dir;
+  const std::string scene = Scene("sliding_box.yaml");
+  const Outcome run = Csim({"run", scene, "-q", "-o", dir.File("data.h5"), "--duration", "0.15",
+                            "--set", "settings.solver.relative_tolerance=1e-12"},
+                           dir);
+  REQUIRE(run.status == 0);
+  // The truth 0.5 above the upper bound 0.3.
+  const Outcome fit = Csim({"fit", scene, "--data", dir.File("data.h5"), "--param",
+                            "materials.default.friction", "--set",
+                            "materials.default.friction=0.25", "--bound",
+                            "materials.default.friction=:0.3", "-o", dir.File("fit.h5")},
+                           dir);
+  INFO(fit.out << fit.err);
+  REQUIRE(fit.status == 0);
+  CHECK(Contains(fit.out, "at a bound (upper)"));
+  CHECK(Contains(fit.out, "at a bound: materials.default.friction = 0.3, its upper bound"));
+  CHECK(Contains(fit.out, "--set materials.default.friction=0.29999999999999999"));
+  csim::io::Hdf5File file = csim::io::Hdf5File::Open(dir.File("fit.h5"),
+                                                     csim::io::Hdf5File::Mode::kReadOnly);
+  CHECK(file.OpenDataset("fit/values").ReadDoubles() == std::vector<double>{0.3});
+  CHECK(file.OpenDataset("fit/verdicts").ReadStrings() == std::vector<std::string>{"at a bound"});
+  CHECK(std::isnan(file.OpenDataset("fit/standard_errors").ReadDoubles()[0]));
+  const std::vector<double> lo = file.OpenDataset("fit/lower_bound").ReadDoubles();
+  REQUIRE(lo.size() == 1);
+  CHECK((std::isinf(lo[0]) && lo[0] < 0));
+  CHECK(file.OpenDataset("fit/upper_bound").ReadDoubles() == std::vector<double>{0.3});
+
+  SECTION("bad bounds are refused with the option, the parameter and the problem") {
+    auto refusal = [&](const std::vector<std::string>& bounds) {
+      std::vector<std::string> args = {"fit", scene, "--data", dir.File("data.h5"), "--param",
+                                       "materials.default.friction"};
+      for (const std::string& b : bounds) args.insert(args.end(), {"--bound", b});
+      const Outcome o = Csim(args, dir);
+      CHECK(o.status == 1);
+      return o.err;
+    };
+    CHECK(Contains(refusal({"materials.default.friction=0.6:0.2"}),
+                   "--bound: 'materials.default.friction': the lower bound 0.6 is not below "
+                   "the upper bound 0.2"));
+    CHECK(Contains(refusal({"materials.default.friction=-1:"}),
+                   "--bound: 'materials.default.friction': the lower bound -1 is negative"));
+    CHECK(Contains(refusal({"materials.default.friction=low:0.8"}),
+                   "--bound: 'materials.default.friction=low:0.8': 'low' is not a finite "
+                   "number"));
+    CHECK(Contains(refusal({"materials.default.friction=0.1"}),
+                   "--bound: 'materials.default.friction=0.1': expected PATH=LO:HI"));
+    CHECK(Contains(refusal({"materials.default.stiffness=1e5:1e8"}),
+                   "--bound: 'materials.default.stiffness' is not among the --param paths"));
+    CHECK(Contains(refusal({"materials.default.friction=0.1:", "materials.default.friction=:1"}),
+                   "--bound: 'materials.default.friction' is bounded twice"));
+    CHECK(Contains(refusal({"materials.default.friction=0.6:0.9"}),
+                   "--bound: 'materials.default.friction' starts at 0.5 (the scene's value "
+                   "after --set), outside its bounds [0.6, 0.9]"));
+  }
+}
+
 // The rows of a csim output as CSV text: `t,q_0,...` at full precision, with a header.
 // `columns` picks q's columns (empty: all).
 std::string CsvOf(const std::string& h5, const std::vector<int>& columns = {}) {

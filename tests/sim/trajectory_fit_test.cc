@@ -1,11 +1,12 @@
 // The fitting driver of `csim fit` (engine/sim/trajectory_fit.h): a run of the sliding box
 // at mu = 0.5 is its own data; the fit from mu = 0.35 (30 % off) recovers mu to 1e-6
-// relative in at most 20 iterations, alone, with an initial velocity, over an ensemble of
-// runs started from different states, and with every run's initial state as nuisance
-// parameters; with Gaussian noise on the measured coordinates the standard errors cover the
-// truth; observing one of two bodies; a parameter the data does not see, a start at 0 and
-// refused combinations of options give a message naming them, and a friction whose contacts
-// only stick the lower bound they put on it.
+// relative in at most 20 iterations, alone, with an initial velocity, within bounds around
+// the truth, over an ensemble of runs started from different states, and with every run's
+// initial state as nuisance parameters; bounded below the truth it ends on the bound; with
+// Gaussian noise on the measured coordinates the standard errors cover the truth; observing
+// one of two bodies; a parameter the data does not see, a start at 0, bad bounds and refused
+// combinations of options give a message naming them, and a friction whose contacts only
+// stick the lower bound they put on it.
 
 #include <catch2/catch.hpp>
 
@@ -109,6 +110,88 @@ TEST_CASE("the fit recovers the sliding box's friction from its own run", "[fit]
                    << std::abs(r.lm.p[0] / 0.5 - 1.0));
   REQUIRE(r.SetLines().size() == 1);
   CHECK(r.SetLines()[0].rfind("--set materials.default.friction=0.", 0) == 0);
+}
+
+TEST_CASE("a fit whose optimum lies above an upper bound ends on the bound", "[fit][sim]") {
+  // The box's friction is 0.5; bounded to at most 0.3 and started at 0.25, the cost falls
+  // towards 0.5 all the way: the fit ends on the bound exactly, held there (no standard
+  // error), while the initial velocity fitted with it stays free and identified.
+  const Measurement data = Data({"settings.duration=0.15"});
+  TrajectoryFitOptions options;
+  options.parameters = {"materials.default.friction", "joints.box.v[3]"};
+  options.overrides = {"materials.default.friction=0.25", "bodies.box.velocity.linear=[0.9,0,0]"};
+  options.bounds = {{"materials.default.friction", -INFINITY, 0.3}};
+  const TrajectoryFitResult r = FitTrajectory(Factory(), data, options);
+  INFO(fit::FitStatusName(r.lm.status) << ", " << r.lm.iterations << " iterations, p = "
+                                       << r.lm.p.transpose());
+  CHECK(Converged(r));
+  CHECK(r.lm.iterations <= 20);
+  CHECK(r.lm.p[0] == 0.3);
+  REQUIRE(r.lm.bound_state.size() == 2);
+  CHECK(r.lm.bound_state[0] == fit::BoundState::kAtUpper);
+  CHECK(r.statistics.verdict[0] == fit::ParameterVerdict::kAtBound);
+  CHECK(std::isnan(r.statistics.standard_error_p[0]));
+  CHECK(r.statistics.verdict[1] == fit::ParameterVerdict::kIdentified);
+  CHECK(std::isfinite(r.statistics.standard_error_p[1]));
+  // Less friction decelerates less: the velocity that best matches it is below the truth.
+  CHECK(r.lm.p[1] > 0.5);
+  CHECK(r.lm.p[1] < 1.0);
+  CHECK(r.lower_bound == std::vector<double>{-INFINITY, -INFINITY});
+  CHECK(r.upper_bound == std::vector<double>{0.3, INFINITY});
+}
+
+TEST_CASE("a fit with bounds around the truth recovers it as without them", "[fit][sim]") {
+  const Measurement data = Data({"settings.duration=0.15"});
+  TrajectoryFitOptions options;
+  options.parameters = {"materials.default.friction"};
+  options.overrides = {"materials.default.friction=0.35"};
+  options.bounds = {{"materials.default.friction", 0.2, 0.8}};
+  const TrajectoryFitResult r = FitTrajectory(Factory(), data, options);
+  INFO(fit::FitStatusName(r.lm.status) << ", " << r.lm.iterations << " iterations, mu = "
+                                       << r.lm.p[0]);
+  CHECK(Converged(r));
+  CHECK(r.lm.iterations <= 20);
+  CHECK(std::abs(r.lm.p[0] / 0.5 - 1.0) < 1e-6);
+  CHECK(r.lm.bound_state[0] == fit::BoundState::kFree);
+  CHECK(r.statistics.verdict[0] == fit::ParameterVerdict::kIdentified);
+  CHECK(r.lower_bound == std::vector<double>{0.2});
+  CHECK(r.upper_bound == std::vector<double>{0.8});
+}
+
+TEST_CASE("the fit refuses bad bounds with a message naming the parameter", "[fit][sim]") {
+  const Measurement data = Data({"settings.duration=0.05"});
+  TrajectoryFitOptions options;
+  options.parameters = {"materials.default.friction", "joints.box.v[3]"};
+  const std::string mu = "materials.default.friction";
+  options.bounds = {{"materials.default.stiffness", 0.0, 1.0}};
+  CHECK_THAT(Refusal({data}, options),
+             Catch::Contains("--bound: 'materials.default.stiffness' is not among the "
+                             "--param paths"));
+  options.bounds = {{"joints.box.v[3]", 0.0, 1.0}};
+  CHECK_THAT(Refusal({data}, options),
+             Catch::Contains("--bound: 'joints.box.v[3]' is an initial-state parameter"));
+  options.bounds = {{mu, 0.6, 0.6}};
+  CHECK_THAT(Refusal({data}, options),
+             Catch::Contains("--bound: '" + mu + "': the lower bound 0.6 is not below the "
+                             "upper bound 0.6"));
+  options.bounds = {{mu, -0.1, 1.0}};
+  CHECK_THAT(Refusal({data}, options),
+             Catch::Contains("--bound: '" + mu + "': the lower bound -0.1 is negative"));
+  options.bounds = {{mu, 0.1, 1.0}, {mu, 0.2, 0.9}};
+  CHECK_THAT(Refusal({data}, options),
+             Catch::Contains("--bound: '" + mu + "' is bounded twice"));
+  // The scene's 0.5 above the bounds: refused, not clamped.
+  options.bounds = {{mu, 0.1, 0.4}};
+  CHECK_THAT(Refusal({data}, options),
+             Catch::Contains("--bound: '" + mu + "' starts at 0.5 (the scene's value after "
+                             "--set), outside its bounds [0.1, 0.4]: the start contradicts "
+                             "the bounds"));
+  options.bounds = {{mu, 0.6, INFINITY}};
+  CHECK_THAT(Refusal({data}, options), Catch::Contains("outside its bounds [0.6, inf)"));
+  // A start on a bound is inside.
+  options.parameters = {mu};
+  options.bounds = {{mu, 0.5, INFINITY}};
+  CHECK(Refusal({data}, options).empty());
 }
 
 TEST_CASE("the fit recovers friction and dissipation time of a bouncing, sliding sphere",

@@ -88,6 +88,11 @@ struct ContactReport {
 };
 
 /// Inputs of one build: the state at the start of the step and the free motion.
+/// The contact frame of unit normal n: columns t1, t2, n, with t1 = n x e_k / |n x e_k| for
+/// the axis e_k least aligned with n (a choice that is smooth wherever that axis stays the
+/// same) and t2 = n x t1.
+Eigen::Matrix3d ContactFrame(const Eigen::Vector3d& n);
+
 struct StepInputs {
   double dt = 0.0;                         ///< [s]
   const multibody::Workspace* kinematics;  ///< CalcKinematics at (t0, q0, v0)
@@ -176,6 +181,9 @@ class ContactProblemBuilder {
   const std::vector<ContactKey>& contact_keys() const { return key_; }
   int contact_constraint(int i) const { return contact_constraint_[i]; }
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
+  /// Per body, the widening of the contact margin of its pairs in the last Build [m] (see
+  /// the top of this file): a pair's margin is contact_margin plus its bodies' entries.
+  const std::vector<double>& extra_margins() const { return extra_margin_; }
   /// For contact i of contacts(): its polygon in hydroelastic().polygon_contacts(), or -1.
   int polygon_of_contact(int i) const { return polygon_[i]; }
   /// The contact surfaces of the last Build.

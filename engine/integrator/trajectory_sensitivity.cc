@@ -173,7 +173,9 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
                                              TreeSolver tree_solver, int threads)
     : parameters_(parameters),
       own_ws_(MakeStepWorkspace(model, tree_solver)),
-      own_cws_(model) {
+      own_cws_(model),
+      lone_free_bodies_(AllLoneFreeBodies(model)),
+      pairwise_(model) {
   CSIM_CHECK(threads >= 1);
   const int nv = model.nv, n_p = static_cast<int>(parameters.size());
   for (const SensitivityParameter& p : parameters) {
@@ -275,6 +277,9 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   const solver::ContactProblem& problem = nominal_cws_->problem;
   const int rows = problem.num_constraint_rows();
   const int n_p = static_cast<int>(parameters_.size());
+  pairwise_step_ = lone_free_bodies_ && params.theta == 0.0 &&
+                   pairwise_.Prepare(contact_parameters, *nominal_cws_, kind_);
+  if (pairwise_step_) PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
   // dr/dx0 D and dv*/dx0 D of every column, by central differences of the assembly, and a
   // body-mass column's dr/dm and dv*/dm added to its state part: column by column, in
   // parallel (each writes only its columns of dr_ and dv_star_ and its outcome).
@@ -513,6 +518,18 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
   ColumnScratch& x = scratch;
   const double h0 = CentralStep(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)),
                                 std::max(1.0, InfNorm(state0.v)));
+  if (pairwise_step_) {
+    // The free motion's part exactly, the contacts' pair by pair (the top of the header).
+    ApplyFreeBodyPartials(free_body_, v, dq_.col(j), dv_.col(j), dr_.col(j), dv_star_.col(j));
+    for (int i = 0; i < dr_.rows(); ++i)
+      if (!participating_[i]) dr_(i, j) = 0.0;  // r has no rows there (CalcOptimalityResidual)
+    const PairwiseContactDifferences::Outcome pairs =
+        pairwise_.AddDerivative(*nominal_cws_, *nominal_ws_, dt, state0, v, dq_.col(j),
+                                dv_.col(j), h0, piece_, x.pairwise, dr_.col(j));
+    outcome.one_sided += pairs.one_sided > 0;
+    outcome.unmatched += pairs.unmatched > 0;
+    return {};
+  }
   // Both sides at h; a side that leaves the nominal pieces may only be too far (a stuck
   // contact on a rolling body leaves its stiction region, at fixed v, within about 1e-6 m:
   // sensitivities.md §6.2). Both sides are redone at h / 10, h / 100, h / 1000, as far down

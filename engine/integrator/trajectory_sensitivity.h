@@ -95,6 +95,8 @@
 #include "engine/common/step_status.h"
 #include "engine/common/thread_pool.h"
 #include "engine/integrator/contact_step.h"
+#include "engine/integrator/free_body_partials.h"
+#include "engine/integrator/pairwise_contact_differences.h"
 #include "engine/solver/sap_workspace.h"
 #include "engine/solver/step_sensitivity.h"
 
@@ -223,6 +225,7 @@ class TrajectorySensitivity {
     multibody::State state;
     Eigen::VectorXd delta, r_plus, r_minus, v_star_plus, v_star_minus;
     solver::SapWorkspace products;
+    PairwiseContactDifferences::Scratch pairwise;
   };
   // What column j's differences ended with, reduced after each parallel loop in column order.
   struct ColumnOutcome {
@@ -336,6 +339,13 @@ class TrajectorySensitivity {
   std::vector<std::unique_ptr<ColumnScratch>> scratch_;  // per chunk = thread of the pool
   std::vector<ColumnOutcome> outcome_;                    // per column
   solver::StepSensitivitySolver ift_;
+  // The pairwise rule (pairwise_contact_differences.h with free_body_partials.h), for models
+  // of lone free bodies (lone_free_bodies_) under theta = 0, on the steps whose every
+  // constraint it covers (pairwise_step_, set by Advance).
+  bool lone_free_bodies_ = false;
+  bool pairwise_step_ = false;
+  PairwiseContactDifferences pairwise_;
+  FreeBodyFreeMotionPartials free_body_;
   SensitivityStepInfo last_;
   std::vector<int8_t> contact_region_;  // per reported contact of the last step
   std::vector<double> contact_kink_;

@@ -34,6 +34,8 @@ using Kind = SensitivityParameter::Kind;
 using solver::ContactParameter;
 
 const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
+// theta > 0: the general rule (the whole assembly differenced) even on lone free bodies.
+const ThetaParameters kMidpoint{0.5, 0.5, Gyroscopic::kImplicit};
 
 
 // A scene and how it is stepped.
@@ -783,7 +785,12 @@ TEST_CASE("trajectory sensitivity: a contact entering on one side of the differe
   // (phi0 = contact_margin, found by bisection to 1e-13 m): moving it down by any of the
   // difference's steps adds the contact, moving it up does not. The step is free flight
   // either way (the entering contact is far apart), so the one-sided difference from the
-  // matching side is exact: dv1/dz0 = 0, dq1/dz0 = 1.
+  // matching side is exact: dv1/dz0 = 0, dq1/dz0 = 1. Under midpoint the whole assembly is
+  // differenced and the entering contact flags the column one-sided; under symplectic Euler
+  // the pairwise rule differences only the nominal contacts (none), exactly that piece's
+  // derivative, with no flag (sensitivities.md §6.3).
+  for (const ThetaParameters theta : {kMidpoint, kSymplectic}) {
+  INFO("theta " << theta.theta);
   const std::string yaml = SphereScene(0.3, 1e-3, 0.0, "pose: {position: [0, 0, 0.06]}");
   io::LoadedScene scene = io::LoadSceneFromText(yaml, "scene.yaml", {});
   const multibody::Model& model = scene.model;
@@ -800,14 +807,16 @@ TEST_CASE("trajectory sensitivity: a contact entering on one side of the differe
   ContactStepWorkspace cws(model);
   TrajectorySensitivity sensitivity(model, {{Kind::kInitialPosition, {}, 5}});
   const multibody::State x0 = x;
-  REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
+  REQUIRE(StepWithContact(model, theta, {}, cp, 1e-3, false, x, ws, cws).ok());
   REQUIRE(cws.problem.num_constraints() == 0);
-  REQUIRE(sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x).ok());
-  CHECK(sensitivity.last_step().num_one_sided == 1);
+  REQUIRE(sensitivity.Advance(model, theta, {}, cp, 1e-3, x0, x).ok());
+  const int flagged = theta.theta > 0.0 ? 1 : 0;
+  CHECK(sensitivity.last_step().num_one_sided == flagged);
   CHECK(sensitivity.last_step().num_unmatched == 0);
-  CHECK(sensitivity.steps_one_sided() == 1);
+  CHECK(sensitivity.steps_one_sided() == flagged);
   CHECK(std::abs(sensitivity.dv()(5, 0)) < 1e-9);
   CHECK(std::abs(sensitivity.dq()(5, 0) - 1.0) < 1e-9);
+  }
 }
 
 // ---- (d) Threads ----
@@ -847,7 +856,8 @@ struct ChainRecord {
 
 ChainRecord RunChain(const std::string& yaml, const multibody::State& start,
                      const std::vector<SensitivityParameter>& parameters, int steps,
-                     int threads, bool solved_step = false) {
+                     int threads, bool solved_step = false,
+                     const ThetaParameters& theta = kSymplectic) {
   const io::LoadedScene scene = io::LoadSceneFromText(yaml, "scene.yaml", {});
   const multibody::Model& model = scene.model;
   const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
@@ -858,10 +868,10 @@ ChainRecord RunChain(const std::string& yaml, const multibody::State& start,
   ChainRecord record;
   for (int n = 0; n < steps; ++n) {
     const multibody::State x0 = x;
-    REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
+    REQUIRE(StepWithContact(model, theta, {}, cp, 1e-3, false, x, ws, cws).ok());
     const SolvedStep solved{ws, cws};
     REQUIRE(chain
-                .Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c,
+                .Advance(model, theta, {}, cp, 1e-3, x0, x, &cws.result.v_c,
                          solved_step ? &solved : nullptr)
                 .ok());
     record.dq.push_back(chain.dq());
@@ -927,38 +937,44 @@ TEST_CASE("trajectory sensitivity: the columns differenced on 1, 2 and 3 threads
       {Kind::kMaterial, ContactParameter::kDissipationTime, ball},
       {Kind::kInitialPosition, {}, 23}};  // the hover's height
   const int steps = 80;
-  const ChainRecord one = RunChain(kFourBodies, start, parameters, steps, 1);
-  // The run exercises what the reduction must keep in order: contacts, flags, S moving.
-  int one_sided = 0;
-  for (const int f : one.one_sided) one_sided += f;
-  REQUIRE(one.dv.back().norm() > 0.0);
-  REQUIRE(!one.regions.back().empty());
-  REQUIRE(one.steps_approximate > 0);
-  REQUIRE(one.one_sided[0] >= 1);
-  std::printf("threads bit-identity: %d steps, %d columns, one-sided columns %d, "
-              "steps one-sided %d, unmatched %d\n",
-              steps, static_cast<int>(parameters.size()), one_sided, one.steps_one_sided,
-              one.steps_unmatched);
-  // Threads 2 and 3; then one thread reading the step's own problem (SolvedStep) instead of
-  // rebuilding it: the same build at the same state, so the same bits too.
-  for (const auto& [threads, solved_step] : {std::pair{2, false}, {3, false}, {1, true}}) {
-    const ChainRecord other =
-        RunChain(kFourBodies, start, parameters, steps, threads, solved_step);
-    for (int n = 0; n < steps; ++n) {
-      INFO("threads " << threads << ", the step's own problem " << solved_step << ", step "
-                      << n + 1);
-      CHECK(SameBits(other.dq[n], one.dq[n]));
-      CHECK(SameBits(other.dv[n], one.dv[n]));
-      CHECK(other.one_sided[n] == one.one_sided[n]);
-      CHECK(other.unmatched[n] == one.unmatched[n]);
-      CHECK(other.approximate[n] == one.approximate[n]);
-      CHECK(SameBits(std::vector<double>{other.min_kink[n]}, {one.min_kink[n]}));
-      CHECK(other.regions[n] == one.regions[n]);
-      CHECK(SameBits(other.kinks[n], one.kinks[n]));
+  // Under midpoint the whole assembly is differenced (the hover's entering contact flags its
+  // column one-sided in the first step); under symplectic Euler the pairwise rule
+  // (sensitivities.md §6.3).
+  for (const ThetaParameters theta : {kMidpoint, kSymplectic}) {
+    INFO("theta " << theta.theta);
+    const ChainRecord one = RunChain(kFourBodies, start, parameters, steps, 1, false, theta);
+    // The run exercises what the reduction must keep in order: contacts, flags, S moving.
+    int one_sided = 0;
+    for (const int f : one.one_sided) one_sided += f;
+    REQUIRE(one.dv.back().norm() > 0.0);
+    REQUIRE(!one.regions.back().empty());
+    REQUIRE(one.steps_approximate > 0);
+    if (theta.theta > 0.0) REQUIRE(one.one_sided[0] >= 1);
+    std::printf("threads bit-identity, theta %g: %d steps, %d columns, one-sided columns %d, "
+                "steps one-sided %d, unmatched %d\n",
+                theta.theta, steps, static_cast<int>(parameters.size()), one_sided,
+                one.steps_one_sided, one.steps_unmatched);
+    // Threads 2 and 3; then one thread reading the step's own problem (SolvedStep) instead
+    // of rebuilding it: the same build at the same state, so the same bits too.
+    for (const auto& [threads, solved_step] : {std::pair{2, false}, {3, false}, {1, true}}) {
+      const ChainRecord other =
+          RunChain(kFourBodies, start, parameters, steps, threads, solved_step, theta);
+      for (int n = 0; n < steps; ++n) {
+        INFO("threads " << threads << ", the step's own problem " << solved_step << ", step "
+                        << n + 1);
+        CHECK(SameBits(other.dq[n], one.dq[n]));
+        CHECK(SameBits(other.dv[n], one.dv[n]));
+        CHECK(other.one_sided[n] == one.one_sided[n]);
+        CHECK(other.unmatched[n] == one.unmatched[n]);
+        CHECK(other.approximate[n] == one.approximate[n]);
+        CHECK(SameBits(std::vector<double>{other.min_kink[n]}, {one.min_kink[n]}));
+        CHECK(other.regions[n] == one.regions[n]);
+        CHECK(SameBits(other.kinks[n], one.kinks[n]));
+      }
+      CHECK(other.steps_one_sided == one.steps_one_sided);
+      CHECK(other.steps_unmatched == one.steps_unmatched);
+      CHECK(other.steps_approximate == one.steps_approximate);
     }
-    CHECK(other.steps_one_sided == one.steps_one_sided);
-    CHECK(other.steps_unmatched == one.steps_unmatched);
-    CHECK(other.steps_approximate == one.steps_approximate);
   }
 }
 

@@ -1,0 +1,91 @@
+#pragma once
+// Exact state derivatives of the free motion of lone free bodies under theta = 0, for the
+// forward sensitivities (trajectory_sensitivity.h, docs/design/sensitivities.md §6).
+//
+// What: per step from x0 = (q0, v0) and per state direction D = (dq0, dv0) (dq0 in the
+// tangent of multibody/configuration_tangent.h), the derivatives at fixed v of
+//   F(v; x0) = A(x0) (v - v*(x0))
+// and of v*(x0), v* being exactly what CalcFreeMotion returns (theta_method.h), when every
+// body with velocities is a lone free body (AllLoneFreeBodies). Why: central differences of
+// the whole step assembly cost two assemblies per column and lose digits to rounding; for
+// such a model the free motion is a closed-form function of each body's (R0, w0, v_o0), and
+// its derivative costs a 6 x 12 product per body and direction.
+//
+// The function differentiated, per body (velocities (w, v_o) in world axes, v_o the
+// origin's; R0 its rotation, c = R0 c_B the lever to the centre of mass, I = R0 I_B R0^T
+// its rotational inertia about it, m its mass, D_w, D_v its joint damping, if any):
+//   A = M(q0) = [[I - m [c]x^2, m [c]x], [-m [c]x, m 1]]   (theta = 0: c_K = c_D = 0, so
+//       A = M(q0) also for a damped free joint; a free joint takes no spring or armature);
+//   the explicit step M (v_e - v0) = dt k, k = -bias(q0, v0) - D v0, i.e. Newton-Euler
+//       alpha = I^-1 (-w0 x I w0 - D_w w0 + c x D_v v_o0),   w_e = w0 + dt alpha,
+//       v_e = v_o0 + dt (g - D_v v_o0 / m) - dt alpha x c - dt w0 x (w0 x c);
+//   Gyroscopic::kImplicit, on the bodies ImplicitGyroscopicBodies lists
+//   (implicit_gyroscopic.h): w* solves I (w* - w_e) = dt (g(w0) - g((w0 + w*) / 2)),
+//       g(x) = x x I x (unless I is isotropic: w* = w_e), and, with the centre of mass off
+//       the origin, v* = v_e + w_e x c + dt w0 x (w0 x c) - w* x P(a) c, P(a) the rotation
+//       of the unit quaternion (1, a) / |(1, a)|, a = dt/2 (theta_q w* + (1 - theta_q) w0)
+//       (the position update's own rotation: q1 = (1, a) (x) q0, normalized);
+//       otherwise v* = v_e (and w* = w_e).
+// Derivatives: a rotation dtheta of the orientation moves c by dtheta x c and I by
+// [dtheta]x I - I [dtheta]x, so dA = Omega A - A Omega, Omega = blockdiag([dtheta]x,
+// [dtheta]x); the midpoint equation by the implicit function theorem, in world axes:
+//   dw* = dtheta x w* + J^-1 (I (dw_e - dtheta x w_e) + K (dw0 - dtheta x w0)),
+//   J = I + dt/2 g'(w_bar),  K = dt g'(w0) - dt/2 g'(w_bar),  g'(x) = [x]x I - [I x]x;
+// and P(a)'s derivative in closed form. The position part of dq0 moves nothing (gravity
+// is uniform). Prepare evaluates these along the 9 unit directions that matter (once a
+// step), Apply is then dv* = G D_b and dF = Omega A r - A (Omega r + dv*), r = v - v*:
+// about 170 multiply-adds per body and direction.
+
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "engine/integrator/theta_method.h"
+#include "engine/multibody/model.h"
+#include "engine/multibody/state.h"
+
+namespace csim::integrator {
+
+/// Whether every body with velocities is a lone free body (a free joint, not prescribed,
+/// to the world, with a joint frame not rotated against it, X_PJ.R == identity, and no
+/// children: its tree has 6 velocities, (w, v_o) in world axes) and the model has no
+/// external loads and no force actuators, the explicit forces the partials leave out. Then
+/// the free motion under theta = 0 is that of FreeBodyFreeMotionPartials. Bodies without
+/// velocities (welded to the world or prescribed) are allowed; a body welded to a free one
+/// is its child, so that free body is not lone. Never allocates.
+bool AllLoneFreeBodies(const multibody::Model& model);
+
+/// One step's linearization of the free motion of every lone free body (see the top).
+struct FreeBodyFreeMotionPartials {
+  struct Body {
+    int v_start = -1;                         ///< the body's first velocity coordinate
+    Eigen::Matrix<double, 6, 6> A;            ///< its block of A = M(q0)
+    Eigen::Matrix<double, 6, 1> v_star;       ///< its v* (CalcFreeMotion's)
+    /// dv*_b / d(dq_b, dv0_b): columns 0-2 the rotation dtheta (world axes), 3-5 the
+    /// origin's displacement (zero: nothing depends on it), 6-11 dv0_b = (dw0, dv_o0).
+    Eigen::Matrix<double, 6, 12> dv_star;
+  };
+  std::vector<Body> bodies;        ///< every body with velocities, in body order
+  std::vector<int> gyroscopic;     ///< per body: its index in ws.implicit_gyroscopic_bodies,
+                                   ///< -1 if none (scratch of Prepare)
+};
+
+/// Fills *partials for the step from s0 whose free motion CalcFreeMotion left in ws
+/// (ws.v_star, with these params and dt; ws.implicit_gyroscopic_bodies). Requires
+/// AllLoneFreeBodies(model) and params.theta == 0 (checked). Allocates only on the first
+/// call for a model.
+void PrepareFreeBodyPartials(const multibody::Model& model, const ThetaParameters& params,
+                             double dt, const multibody::State& s0, const StepWorkspace& ws,
+                             FreeBodyFreeMotionPartials* partials);
+
+/// For one state direction (dq (nv, tangent at q0), dv0 (nv)) at the fixed velocity v (nv,
+/// e.g. the step's converged v): dF (nv) = d/de [A(x0 + e D) (v - v*(x0 + e D))] and
+/// dv_star (nv) = d/de v*(x0 + e D), at e = 0. The arguments may be columns of matrices;
+/// dF and dv_star may alias none of the inputs. Never allocates.
+void ApplyFreeBodyPartials(const FreeBodyFreeMotionPartials& partials,
+                           const Eigen::Ref<const Eigen::VectorXd>& v,
+                           const Eigen::Ref<const Eigen::VectorXd>& dq,
+                           const Eigen::Ref<const Eigen::VectorXd>& dv0,
+                           Eigen::Ref<Eigen::VectorXd> dF, Eigen::Ref<Eigen::VectorXd> dv_star);
+
+}  // namespace csim::integrator

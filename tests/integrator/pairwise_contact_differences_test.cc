@@ -1,0 +1,157 @@
+// PairwiseContactDifferences (engine/integrator/pairwise_contact_differences.h): the contact
+// part of the step residual's state derivative, pair by pair, against the whole assembly's
+// central difference minus the free motion's. Both sides difference the same functions at
+// the same step, so they agree to rounding; a missed dependence (the Delassus estimate's
+// rotation, a lever, the lagged v_n0) shows as a difference of the size of that term.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/integrator/contact_step.h"
+#include "engine/integrator/pairwise_contact_differences.h"
+#include "engine/io/scene_loader.h"
+#include "engine/multibody/configuration_tangent.h"
+#include "engine/sim/simulate.h"
+#include "engine/solver/contact_parameter_derivatives.h"
+#include "engine/solver/step_sensitivity.h"
+
+namespace csim::integrator {
+namespace {
+
+const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
+
+// A box resting on a box on the floor, a sphere on the top box, a ball rolling on the floor
+// against the lower box, and a tilted box landing on a corner: body-body and body-world
+// pairs, faces, corners and round shapes, moving.
+std::string Pile(const std::string& model) {
+  return R"(
+csim: 1
+settings: {time_step: 1.0e-3, contact_model: )" +
+         model + R"(}
+materials:
+  soft: {stiffness: 2.0e5, dissipation_time: 1.0e-3, hunt_crossley: 0.5, friction: 0.4}
+  floor: {stiffness: 1.0e6, dissipation_time: 2.0e-3, hunt_crossley: 0.2, friction: 0.7}
+world:
+  geometry: [{shape: halfspace, material: floor}]
+bodies:
+  - {name: low, mass: 1.0, geometry: [{shape: box, size: [0.2, 0.2, 0.1], material: soft}],
+     pose: {position: [0, 0, 0.0499]}, velocity: {linear: [0.1, 0, 0]}}
+  - {name: high, mass: 0.5, geometry: [{shape: box, size: [0.1, 0.1, 0.1], material: soft}],
+     pose: {position: [0.02, 0.01, 0.1498], rpy: [0, 0, 0.3]}, velocity: {angular: [0, 0, 1.0]}}
+  - {name: top, mass: 0.2, geometry: [{shape: sphere, radius: 0.03, material: soft}],
+     pose: {position: [0.03, 0.0, 0.2297]}}
+  - {name: ball, mass: 0.3, geometry: [{shape: sphere, radius: 0.04, material: soft}],
+     pose: {position: [-0.139, 0, 0.0399]}, velocity: {linear: [0.8, 0, 0], angular: [0, 20.0, 0]}}
+  - {name: corner, mass: 0.4, geometry: [{shape: box, size: [0.08, 0.06, 0.05], material: soft}],
+     pose: {position: [0.5, 0, 0.048], rpy: [0.5, 0.4, 0.1]}, velocity: {linear: [0.3, 0, -0.4], angular: [2, -1, 3]}}
+)";
+}
+
+int PieceCode(solver::ContactKind kind, const solver::ContactPiece& piece) {
+  switch (kind) {
+    case solver::ContactKind::kSap: return static_cast<int>(piece.region);
+    case solver::ContactKind::kHuntCrossley: return piece.normal_clamped ? 0 : 1;
+    case solver::ContactKind::kOther: break;
+  }
+  return -1;
+}
+
+TEST_CASE("pairwise contact differences: the whole assembly's difference less the free "
+          "motion's", "[integrator][sensitivity]") {
+  for (const std::string contact_model : {"sap", "lagged", "similar", "lagged_regularized"}) {
+    INFO("contact model " << contact_model);
+    const io::LoadedScene scene = io::LoadSceneFromText(Pile(contact_model), "scene.yaml", {});
+    const multibody::Model& model = scene.model;
+    const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
+    const double dt = scene.settings.time_step;
+    StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+    ContactStepWorkspace cws(model);
+    StepWorkspace ws_n = MakeStepWorkspace(model, TreeSolver::kAuto);
+    StepWorkspace ws_x = MakeStepWorkspace(model, TreeSolver::kAuto);
+    ContactStepWorkspace cws_n(model), cws_x(model);
+    PairwiseContactDifferences pairwise(model);
+    PairwiseContactDifferences::Scratch scratch;
+    solver::SapWorkspace products;
+    std::mt19937 random(7);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    multibody::State x{0.0, model.InitialQ(), model.InitialV()};
+    double worst = 0.0;
+    int checked = 0;
+    for (int n = 1; n <= 40; ++n) {
+      const multibody::State x0 = x;
+      REQUIRE(StepWithContact(model, kSymplectic, {}, cp, dt, false, x, ws, cws).ok());
+      if (n % 8 != 0) continue;
+      // The nominal build, its kinds and pieces at the solver's v_c.
+      REQUIRE(BuildStepProblem(model, kSymplectic, {}, cp, dt, x0, ws_n, cws_n).ok());
+      const solver::ContactProblem& problem = cws_n.problem;
+      REQUIRE(problem.num_constraint_rows() == cws.result.v_c.size());
+      std::vector<solver::ContactKind> kind(problem.num_constraints());
+      std::vector<int> piece(problem.num_constraints());
+      for (int k = 0; k < problem.num_constraints(); ++k) {
+        kind[k] = solver::ContactKindOf(problem.constraint(k));
+        solver::ContactPiece p;
+        solver::CalcContactPieceOf(problem, k, kind[k], cws.result.v_c.data(), &p);
+        piece[k] = PieceCode(kind[k], p);
+      }
+      REQUIRE(pairwise.Prepare(cp, cws_n, kind));
+      REQUIRE(problem.num_constraints() >= 6);
+      const Eigen::VectorXd& v = x.v;
+      std::vector<char> participating(model.nv, 0);
+      for (int k = 0; k < problem.num_constraints(); ++k)
+        for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
+          const int c = problem.entry(k).clique[b];
+          std::fill_n(participating.begin() + problem.clique_offset(c), problem.clique_size(c), 1);
+        }
+      for (int trial = 0; trial < 3; ++trial) {
+        Eigen::VectorXd dq(model.nv), dv0(model.nv);
+        for (int i = 0; i < model.nv; ++i) {
+          dq[i] = 0.05 * uniform(random);
+          dv0[i] = 0.5 * uniform(random);
+        }
+        const double h = 1e-6;  // h |D| ~ 5e-8 m, rad: the rule's scale (sensitivities.md §6.2)
+        // The whole assembly, and the free motion alone, at x0 +- h D.
+        Eigen::VectorXd r[2], f[2];
+        bool same = true;
+        for (int side = 0; side < 2; ++side) {
+          const double s = side == 0 ? h : -h;
+          multibody::State xs = x0;
+          multibody::RetractConfiguration(model, x0.q, s * dq, &xs.q);
+          xs.v = x0.v + s * dv0;
+          REQUIRE(BuildStepProblem(model, kSymplectic, {}, cp, dt, xs, ws_x, cws_x).ok());
+          same = same && cws_x.problem.num_constraints() == problem.num_constraints();
+          r[side].resize(model.nv);
+          solver::CalcOptimalityResidual(cws_x.problem, v, &products, r[side]);
+          f[side].resize(model.nv);
+          ws_x.A.Multiply(v - ws_x.v_star, f[side]);
+        }
+        REQUIRE(same);
+        Eigen::VectorXd expected = (r[0] - r[1] - (f[0] - f[1])) / (2 * h);
+        Eigen::VectorXd got = Eigen::VectorXd::Zero(model.nv);
+        const PairwiseContactDifferences::Outcome outcome = pairwise.AddDerivative(
+            cws_n, ws_n, dt, x0, v, dq, dv0, h, piece, scratch, got);
+        CHECK(outcome.one_sided == 0);
+        CHECK(outcome.unmatched == 0);
+        for (int i = 0; i < model.nv; ++i)
+          if (!participating[i]) expected[i] = got[i] = 0.0;
+        if (expected.norm() == 0.0 && got.norm() == 0.0) continue;  // nothing in contact moves
+        const double error = (got - expected).norm() / expected.norm();
+        worst = std::max(worst, error);
+        ++checked;
+        INFO("step " << n << " trial " << trial << " |expected| " << expected.norm());
+        CHECK(expected.norm() > 1.0);
+        CHECK(error < 1e-6);
+      }
+    }
+    std::printf("pairwise contact differences, %s: %d directions, largest relative "
+                "difference %.2e\n",
+                contact_model.c_str(), checked, worst);
+  }
+}
+
+}  // namespace
+}  // namespace csim::integrator

@@ -32,9 +32,17 @@
 //   dw* = dtheta x w* + J^-1 (I (dw_e - dtheta x w_e) + K (dw0 - dtheta x w0)),
 //   J = I + dt/2 g'(w_bar),  K = dt g'(w0) - dt/2 g'(w_bar),  g'(x) = [x]x I - [I x]x;
 // and P(a)'s derivative in closed form. The position part of dq0 moves nothing (gravity
-// is uniform). Prepare evaluates these along the 9 unit directions that matter (once a
-// step), Apply is then dv* = G D_b and dF = Omega A r - A (Omega r + dv*), r = v - v*:
-// about 170 multiply-adds per body and direction.
+// is uniform). Prepare caches, once a step, what every direction reads per body (c, I,
+// I^-1, A, v*, the explicit step's alpha and w_e, J^-1 and K of the midpoint equation,
+// P(a), which branches apply), from the rotations the step's kinematics hold (ws.mb.X_WB)
+// and the step's A (ws.A); Apply evaluates the derivatives above along the column's own
+// direction D_b, body by body, and then dF = Omega A r - A (Omega r + dv*), r = v - v*.
+// Why not the 6 x 12 Jacobian: a column typically moves few bodies (a ball's direction is
+// zero on every other ball), so forming it along 9 unit directions per body and step costs
+// more than all the columns' products with it. Apply skips a body whose direction is zero
+// (dF_b = dv*_b = 0 exactly), and drops the terms a centred body (c = 0), an isotropic one
+// (I = s 1: no gyroscopic torque, and then dv* does not depend on dtheta) or an undamped
+// one lacks; a centred isotropic body costs a few dozen flops.
 
 #include <vector>
 
@@ -57,21 +65,35 @@ bool AllLoneFreeBodies(const multibody::Model& model);
 
 /// One step's linearization of the free motion of every lone free body (see the top).
 struct FreeBodyFreeMotionPartials {
+  /// One body's free motion at the step's start, with what its derivative along a
+  /// direction reads (the notation of the top; world axes).
   struct Body {
-    int v_start = -1;                         ///< the body's first velocity coordinate
-    Eigen::Matrix<double, 6, 6> A;            ///< its block of A = M(q0)
-    Eigen::Matrix<double, 6, 1> v_star;       ///< its v* (CalcFreeMotion's)
-    /// dv*_b / d(dq_b, dv0_b): columns 0-2 the rotation dtheta (world axes), 3-5 the
-    /// origin's displacement (zero: nothing depends on it), 6-11 dv0_b = (dw0, dv_o0).
-    Eigen::Matrix<double, 6, 12> dv_star;
+    int v_start = -1;                    ///< the body's first velocity coordinate
+    Eigen::Matrix<double, 6, 6> A;       ///< its block of A = M(q0)
+    Eigen::Matrix<double, 6, 1> v_star;  ///< its v* (CalcFreeMotion's)
+    double m = 0.0;                      ///< mass
+    double s = 0.0;                      ///< the isotropic moment (isotropic: I = s 1)
+    bool centred = false;    ///< c = 0 (the centre of mass at the origin)
+    bool isotropic = false;  ///< I = s 1 (I and I_inverse unset)
+    bool damped = false;     ///< the free joint has damping (D_w, D_v, f_d unset otherwise)
+    bool midpoint = false;   ///< w* from the implicit midpoint equation (J_inverse, K)
+    bool com = false;        ///< v* from the centre of mass's velocity and P(a) c (a, P, c1)
+    Eigen::Vector3d c, w0, I_w0, b, alpha, w_e, D_w, D_v, f_d;  ///< b = I alpha
+    Eigen::Matrix3d I, I_inverse;
+    Eigen::Matrix3d J_inverse, K;  ///< the midpoint equation's IFT
+    Eigen::Vector3d a, c1;         ///< the position update's quaternion (1, a); c1 = P(a) c
+    Eigen::Matrix3d P;
+    double n = 0.0;                ///< |a|^2
   };
   std::vector<Body> bodies;        ///< every body with velocities, in body order
+  double dt = 0.0, theta_q = 0.0;  ///< the step's
   std::vector<int> gyroscopic;     ///< per body: its index in ws.implicit_gyroscopic_bodies,
                                    ///< -1 if none (scratch of Prepare)
 };
 
 /// Fills *partials for the step from s0 whose free motion CalcFreeMotion left in ws
-/// (ws.v_star, with these params and dt; ws.implicit_gyroscopic_bodies). Requires
+/// (ws.v_star, ws.A and the kinematics ws.mb at q0, with these params and dt;
+/// ws.implicit_gyroscopic_bodies). Requires
 /// AllLoneFreeBodies(model) and params.theta == 0 (checked). Allocates only on the first
 /// call for a model.
 void PrepareFreeBodyPartials(const multibody::Model& model, const ThetaParameters& params,
@@ -80,7 +102,8 @@ void PrepareFreeBodyPartials(const multibody::Model& model, const ThetaParameter
 
 /// For one state direction (dq (nv, tangent at q0), dv0 (nv)) at the fixed velocity v (nv,
 /// e.g. the step's converged v): dF (nv) = d/de [A(x0 + e D) (v - v*(x0 + e D))] and
-/// dv_star (nv) = d/de v*(x0 + e D), at e = 0. The arguments may be columns of matrices;
+/// dv_star (nv) = d/de v*(x0 + e D), at e = 0; a body whose rotation and velocity
+/// directions are zero gets exact zeros (its position direction moves nothing). The arguments may be columns of matrices;
 /// dF and dv_star may alias none of the inputs. Never allocates.
 void ApplyFreeBodyPartials(const FreeBodyFreeMotionPartials& partials,
                            const Eigen::Ref<const Eigen::VectorXd>& v,

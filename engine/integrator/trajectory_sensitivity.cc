@@ -192,6 +192,7 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
     if (p.kind == Kind::kBodyMass) CSIM_CHECK(p.index >= 0 && p.index < model.num_bodies());
     has_friction_column_ = has_friction_column_ || (p.kind == Kind::kMaterial &&
                                                      p.contact == solver::ContactParameter::kMu);
+    has_mass_column_ = has_mass_column_ || p.kind == Kind::kBodyMass;
     mass_.push_back(p.kind == Kind::kBodyMass
                         ? std::make_unique<MassModels>(model, p.index, kMassStep, tree_solver)
                         : nullptr);
@@ -202,7 +203,8 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
   }
   for (Eigen::MatrixXd* m : {&dq_, &dv_, &dq_next_, &dv_next_, &dr_, &dv_star_, &rhs_, &dv_solve_})
     m->setZero(nv, n_p);
-  for (Eigen::VectorXd* x : {&r_nominal_, &jt_}) x->setZero(nv);
+  r_nominal_.setZero(nv);
+  jt_.setZero(nv, n_p);
   // More threads than columns would only wait.
   const int num_threads = std::max(1, std::min(threads, n_p));
   if (num_threads > 1) pool_ = std::make_unique<ThreadPool>(num_threads);
@@ -280,6 +282,10 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   pairwise_step_ = lone_free_bodies_ && params.theta == 0.0 &&
                    pairwise_.Prepare(contact_parameters, *nominal_cws_, kind_);
   if (pairwise_step_) PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
+  // r at the nominal assembly: the one-sided differences of whole assemblies start from it
+  // (a body-mass column's, and every column's off the pairwise rule).
+  if (!pairwise_step_ || has_mass_column_)
+    solver::CalcOptimalityResidual(problem, state1.v, &products_, r_nominal_);
   // dr/dx0 D and dv*/dx0 D of every column, by central differences of the assembly, and a
   // body-mass column's dr/dm and dv*/dm added to its state part: column by column, in
   // parallel (each writes only its columns of dr_ and dv_star_ and its outcome).
@@ -305,12 +311,17 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   }
   // H dv = -(dr/dx0 D + dr/dp), dr/dp = -J^T dgamma/dp|_vc for a contact column.
   rhs_ = -dr_;
-  if (dgamma_.size() < rows) dgamma_.resize(rows);
   if (dgamma_term_.size() < rows) dgamma_term_.resize(rows);
+  // Grows to the largest row count, then reuses its storage (topRows(rows)).
+  if (dgamma_.rows() < rows || dgamma_.cols() != n_p)
+    dgamma_.resize(std::max<Eigen::Index>(rows, dgamma_.rows()), n_p);
   bool have_derivatives = false;  // the contacts' dgamma/dp at v_c, once for every column
   for (int j = 0; j < n_p; ++j) {
     const Kind kind = parameters_[j].kind;
-    if ((kind != Kind::kContact && kind != Kind::kMaterial) || rows == 0) continue;
+    if ((kind != Kind::kContact && kind != Kind::kMaterial) || rows == 0) {
+      dgamma_.col(j).head(rows).setZero();
+      continue;
+    }
     if (!have_derivatives) {
       ContactDerivatives();
       have_derivatives = true;
@@ -318,7 +329,7 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
     if (kind == Kind::kMaterial) MaterialScale(model, j);
     ContactParameterDirection(parameters_[j].contact,
                               kind == Kind::kMaterial ? scale_.data() : nullptr,
-                              dgamma_.head(rows));
+                              dgamma_.col(j).head(rows));
     if (kind == Kind::kMaterial && parameters_[j].contact == solver::ContactParameter::kStiffness) {
       // The stiffness-weighted dissipations move too (§7.3); a kind that does not read one
       // (SAP d, Hunt & Crossley tau_d) gives 0.
@@ -326,11 +337,13 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
            {std::pair{solver::ContactParameter::kDissipationTime, scale_tau_.data()},
             std::pair{solver::ContactParameter::kHuntCrossley, scale_d_.data()}}) {
         ContactParameterDirection(parameter, scale, dgamma_term_.head(rows));
-        dgamma_.head(rows) += dgamma_term_.head(rows);
+        dgamma_.col(j).head(rows) += dgamma_term_.head(rows);
       }
     }
-    solver::CalcJTransposeTimes(problem, dgamma_.data(), &products_, jt_);
-    rhs_.col(j) += jt_;
+  }
+  if (have_derivatives) {  // J^T of every contact column's dgamma/dp, one set-up for all
+    solver::CalcJTransposeTimesColumns(problem, dgamma_.topRows(rows), &products_, jt_);
+    rhs_ += jt_;
   }
   status = ift_.SolveRightHandSides(problem, nominal_, rhs_, &dv_solve_);
   if (!status.ok()) return status;
@@ -378,7 +391,6 @@ StepStatus TrajectorySensitivity::AssembleNominal(
     nominal_.v_c = *solver_v_c;
   else
     solver::CalcConstraintVelocities(problem, v, &products_, nominal_.v_c);
-  solver::CalcOptimalityResidual(problem, v, &products_, r_nominal_);
   // Each grows to the largest count, then reuses its storage. The kinds are found here once
   // per step: a perturbed assembly that matches has the same constraints in the same order.
   const int num_constraints = problem.num_constraints();

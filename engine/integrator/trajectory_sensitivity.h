@@ -313,6 +313,7 @@ class TrajectorySensitivity {
   std::vector<double> friction_ratio_;       // per constraint: |gamma_t| / n, -1 without n
   Eigen::VectorXd friction_bound_;           // per column: friction_bounds()
   bool has_friction_column_ = false;         // some column is a material's friction
+  bool has_mass_column_ = false;             // some column is a body's mass
   std::vector<std::unique_ptr<MassModels>> mass_;  // per column: a body-mass column's, or null
   Eigen::MatrixXd dq_, dv_;                 // S_n (nv x n_p)
   Eigen::MatrixXd dq_next_, dv_next_;       // S_{n+1} being formed
@@ -332,7 +333,8 @@ class TrajectorySensitivity {
   std::vector<int8_t> region_;
   std::vector<double> kink_;
   std::vector<solver::ContactParameterDerivatives> derivatives_;  // per constraint (contacts)
-  Eigen::VectorXd r_nominal_, dgamma_, dgamma_term_, jt_;
+  Eigen::VectorXd r_nominal_, dgamma_term_;
+  Eigen::MatrixXd dgamma_, jt_;  // per column: a contact column's dgamma/dp (rows), J^T of it
   Eigen::VectorXd v_bar_, dv_bar_;  // PositionDerivatives' (nv)
   solver::SapWorkspace products_;    // the nominal problem's (serial parts)
   std::unique_ptr<ThreadPool> pool_;  // null with one thread

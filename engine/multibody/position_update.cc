@@ -70,6 +70,15 @@ void IntegratePositionsDerivative(const Model& model, const Eigen::VectorXd& q0,
           dq0.segment(j.v_start, j.nv) + dt * dv_bar.segment(j.v_start, j.nv);
       continue;
     }
+    if (j.type == JointType::kFree)
+      dq1.segment<3>(j.v_start + 3) =
+          dq0.segment<3>(j.v_start + 3) + dt * dv_bar.segment<3>(j.v_start + 3);
+    // A direction that leaves the rotation alone (a column not yet touching this body): the
+    // variation is linear in (dq0, dv_bar), so exactly 0, without the products below.
+    if (!dq0.segment<3>(j.v_start).any() && !dv_bar.segment<3>(j.v_start).any()) {
+      dq1.segment<3>(j.v_start).setZero();
+      continue;
+    }
     // IntegrateQuaternion's steps, each followed by its variation: rhs = (I + a W) q0,
     // S s = rhs with S = I - c W, q1 = s / |s|.
     const double a = (1 - theta) * dt / 2, c = theta * dt / 2;
@@ -102,9 +111,6 @@ void IntegratePositionsDerivative(const Model& model, const Eigen::VectorXd& q0,
     const Eigen::Quaterniond d1 =
         j.type == JointType::kFree ? dq * q.conjugate() : q.conjugate() * dq;
     dq1.segment<3>(j.v_start) = 2.0 * d1.vec();
-    if (j.type == JointType::kFree)
-      dq1.segment<3>(j.v_start + 3) =
-          dq0.segment<3>(j.v_start + 3) + dt * dv_bar.segment<3>(j.v_start + 3);
   }
 }
 

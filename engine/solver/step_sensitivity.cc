@@ -250,6 +250,22 @@ void CalcJTransposeTimes(const ContactProblem& problem, const double* gamma, Sap
   ScatterReduced(*ws, ws->jc.data(), out);
 }
 
+void CalcJTransposeTimesColumns(const ContactProblem& problem,
+                                const Eigen::Ref<const Eigen::MatrixXd>& gamma, SapWorkspace* ws,
+                                Eigen::Ref<Eigen::MatrixXd> out) {
+  CSIM_CHECK(out.rows() == problem.num_velocities() && gamma.cols() == out.cols());
+  out.setZero();
+  if (problem.num_constraints() == 0) return;
+  CSIM_CHECK(gamma.rows() == problem.num_constraint_rows());
+  SetupProducts(problem, ws);
+  for (int j = 0; j < gamma.cols(); ++j) {
+    std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
+    for (int i = 0; i < ws->islands.num_islands; ++i)
+      IslandAddJTransposeTimes(*ws, i, gamma.col(j).data(), ws->jc.data());
+    ScatterReduced(*ws, ws->jc.data(), out.col(j));
+  }
+}
+
 void CalcOptimalityResidual(const ContactProblem& problem,
                             const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
                             Eigen::Ref<Eigen::VectorXd> r) {

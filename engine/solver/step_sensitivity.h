@@ -170,5 +170,10 @@ void CalcJTransposeTimes(const ContactProblem& problem, const double* gamma, Sap
 void CalcConstraintVelocities(const ContactProblem& problem,
                               const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
                               Eigen::Ref<Eigen::VectorXd> v_c);
+/// CalcJTransposeTimes for every column of gamma (num_constraint_rows x m, column-major) into
+/// the columns of out (num_velocities x m), with one set-up of `ws` for all of them.
+void CalcJTransposeTimesColumns(const ContactProblem& problem,
+                                const Eigen::Ref<const Eigen::MatrixXd>& gamma, SapWorkspace* ws,
+                                Eigen::Ref<Eigen::MatrixXd> out);
 
 }  // namespace csim::solver

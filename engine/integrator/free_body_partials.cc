@@ -18,39 +18,48 @@ Matrix3d GyroscopicJacobian(const Matrix3d& I, const Vector3d& x) {
   return math::Skew(x) * I - math::Skew(I * x);
 }
 
-// One body's free motion at the step's start, with what its derivative along a direction
-// reads (the notation of the header).
-struct Linearization {
-  double dt = 0.0, m = 0.0, theta_q = 0.0;
-  Vector3d c, w0, I_w0, b, alpha, w_e, D_w, D_v, f_d;
-  Matrix3d I, I_inverse;
-  bool midpoint = false;  // w* from the implicit midpoint equation
-  bool com = false;       // v* from the centre of mass's velocity and the rotated lever
-  Vector3d w;             // w*
-  Matrix3d J_inverse, K;  // the midpoint equation's IFT (midpoint)
-  Vector3d a, c1;         // the position update's quaternion (1, a) and P(a) c (com)
-  Matrix3d P;
-  double n = 0.0;         // |a|^2
-};
+using Body = FreeBodyFreeMotionPartials::Body;
+using Vector6 = Eigen::Matrix<double, 6, 1>;
 
-// (dw*, dv*) along a rotation dtheta and velocity changes (dw0, dv_o0).
-void Directional(const Linearization& s, const Vector3d& dtheta, const Vector3d& dw0,
-                 const Vector3d& dv_o0, Vector3d* dw, Vector3d* dv) {
-  const double dt = s.dt;
-  const Vector3d dc = dtheta.cross(s.c);
-  // The explicit step: I alpha = b, with dI x = dtheta x I x - I (dtheta x x).
-  const Vector3d dI_w0 = dtheta.cross(s.I_w0) - s.I * dtheta.cross(s.w0) + s.I * dw0;
-  const Vector3d df_d = -s.D_v.cwiseProduct(dv_o0);
-  const Vector3d db = -dw0.cross(s.I_w0) - s.w0.cross(dI_w0) - s.D_w.cwiseProduct(dw0) -
-                      dc.cross(s.f_d) - s.c.cross(df_d);
-  const Vector3d dalpha = s.I_inverse * (db - dtheta.cross(s.b)) + dtheta.cross(s.alpha);
+// Whether I is a multiple of the identity, exactly (ImplicitGyroscopicBodies' test).
+bool IsIsotropic(const Matrix3d& I) {
+  return I(0, 1) == 0.0 && I(0, 2) == 0.0 && I(1, 2) == 0.0 && I(1, 0) == 0.0 &&
+         I(2, 0) == 0.0 && I(2, 1) == 0.0 && I(0, 0) == I(1, 1) && I(1, 1) == I(2, 2);
+}
+
+// (dw*, dv*) of body s along a rotation dtheta and velocity changes (dw0, dv_o0).
+void Directional(const Body& s, double dt, double theta_q, const Vector3d& dtheta,
+                 const Vector3d& dw0, const Vector3d& dv_o0, Vector3d* dw, Vector3d* dv) {
+  // The explicit step: I alpha = b, b = -w0 x I w0 - D_w w0 + c x D_v v_o0.
+  Vector3d db = Vector3d::Zero(), df_d = Vector3d::Zero(), dc = Vector3d::Zero();
+  if (s.damped) {
+    df_d = -s.D_v.cwiseProduct(dv_o0);
+    db = -s.D_w.cwiseProduct(dw0);
+  }
+  if (!s.centred) {
+    dc = dtheta.cross(s.c);
+    if (s.damped) db -= dc.cross(s.f_d) + s.c.cross(df_d);
+  }
+  Vector3d dalpha;
+  if (s.isotropic) {
+    // dI = 0 and the gyroscopic terms cancel; d(I^-1) b = 0.
+    dalpha = db / s.s;
+  } else {
+    // dI x = dtheta x I x - I (dtheta x x).
+    const Vector3d dI_w0 = dtheta.cross(s.I_w0) + s.I * (dw0 - dtheta.cross(s.w0));
+    db -= dw0.cross(s.I_w0) + s.w0.cross(dI_w0);
+    dalpha = s.I_inverse * (db - dtheta.cross(s.b)) + dtheta.cross(s.alpha);
+  }
   const Vector3d dw_e = dw0 + dt * dalpha;
-  // d[w0 x (w0 x c)]
-  const Vector3d dcentripetal = dw0.cross(s.w0.cross(s.c)) + s.w0.cross(dw0.cross(s.c)) +
-                                s.w0.cross(s.w0.cross(dc));
-  const Vector3d dv_e =
-      dv_o0 + (dt / s.m) * df_d - dt * (dalpha.cross(s.c) + s.alpha.cross(dc)) - dt * dcentripetal;
-  *dw = s.midpoint ? Vector3d(dtheta.cross(s.w) +
+  Vector3d dv_e = dv_o0;
+  if (s.damped) dv_e += (dt / s.m) * df_d;
+  Vector3d dcentripetal = Vector3d::Zero();
+  if (!s.centred) {
+    // d[w0 x (w0 x c)]
+    dcentripetal = dw0.cross(s.w0.cross(s.c)) + s.w0.cross(dw0.cross(s.c) + s.w0.cross(dc));
+    dv_e -= dt * (dalpha.cross(s.c) + s.alpha.cross(dc) + dcentripetal);
+  }
+  *dw = s.midpoint ? Vector3d(dtheta.cross(s.v_star.head<3>()) +
                               s.J_inverse * (s.I * (dw_e - dtheta.cross(s.w_e)) +
                                              s.K * (dw0 - dtheta.cross(s.w0))))
                    : dw_e;
@@ -60,14 +69,14 @@ void Directional(const Linearization& s, const Vector3d& dtheta, const Vector3d&
   }
   // v* = v_com - w* x P(a) c, v_com = v_e + w_e x c + dt w0 x (w0 x c).
   const Vector3d dv_com = dv_e + dw_e.cross(s.c) + s.w_e.cross(dc) + dt * dcentripetal;
-  const Vector3d da = (dt / 2) * (s.theta_q * *dw + (1 - s.theta_q) * dw0);
+  const Vector3d da = (dt / 2) * (theta_q * *dw + (1 - theta_q) * dw0);
   // P(a) = 1 + 2 ([a]x + [a]x^2) / (1 + |a|^2), varied along da and applied to c.
   const Vector3d a_c = s.a.cross(s.c);
-  const Vector3d dP_c =
-      (2 / (1 + s.n)) * (da.cross(s.c) + da.cross(a_c) + s.a.cross(da.cross(s.c))) -
-      (4 * s.a.dot(da) / ((1 + s.n) * (1 + s.n))) * (a_c + s.a.cross(a_c));
+  const Vector3d da_c = da.cross(s.c);
+  const Vector3d dP_c = (2 / (1 + s.n)) * (da_c + da.cross(a_c) + s.a.cross(da_c)) -
+                        (4 * s.a.dot(da) / ((1 + s.n) * (1 + s.n))) * (a_c + s.a.cross(a_c));
   const Vector3d dc1 = dP_c + s.P * dc;
-  *dv = dv_com - dw->cross(s.c1) - s.w.cross(dc1);
+  *dv = dv_com - dw->cross(s.c1) - s.v_star.head<3>().cross(dc1);
 }
 
 }  // namespace
@@ -96,6 +105,8 @@ void PrepareFreeBodyPartials(const Model& model, const ThetaParameters& params, 
                              FreeBodyFreeMotionPartials* partials) {
   CSIM_CHECK(params.theta == 0.0 && AllLoneFreeBodies(model));
   const int nb = model.num_bodies();
+  partials->dt = dt;
+  partials->theta_q = params.theta_q;
   partials->gyroscopic.assign(nb, -1);
   if (params.gyroscopic == Gyroscopic::kImplicit) {
     const std::vector<GyroscopicBody>& list = ws.implicit_gyroscopic_bodies;
@@ -109,73 +120,60 @@ void PrepareFreeBodyPartials(const Model& model, const ThetaParameters& params, 
     const multibody::Joint& joint = model.joints[b];
     if (joint.v_start < 0) continue;
     const multibody::Body& body = model.bodies[b];
-    FreeBodyFreeMotionPartials::Body& out = partials->bodies[index++];
+    Body& s = partials->bodies[index++];
     const int o = joint.v_start;
-    out.v_start = o;
-    out.v_star = ws.v_star.segment<6>(o);
-
-    Linearization s;
-    s.dt = dt;
+    s.v_start = o;
+    s.v_star = ws.v_star.segment<6>(o);
+    s.A = ws.A.sub(o, o, 6, 6);  // M(q0): theta = 0 adds no stiffness or damping terms
     s.m = body.mass;
-    s.theta_q = params.theta_q;
-    const Matrix3d R0 = math::RotationFromQuaternion(s0.q.segment<4>(joint.q_start));
-    s.c = R0 * body.com;
-    s.I = R0 * body.inertia * R0.transpose();
-    s.I_inverse = s.I.inverse();
     s.w0 = s0.v.segment<3>(o);
-    const Vector3d v_o0 = s0.v.segment<3>(o + 3);
-    s.D_w.setZero();
-    s.D_v.setZero();
-    if (joint.damping.size() == 6) {
+    s.centred = body.com == Vector3d::Zero();
+    s.isotropic = IsIsotropic(body.inertia);
+    s.damped = joint.damping.size() == 6 && !(joint.damping.array() == 0.0).all();
+    const int g = partials->gyroscopic[b];
+    s.midpoint = g >= 0 && !ws.implicit_gyroscopic_bodies[g].isotropic;
+    s.com = g >= 0 && !s.centred;
+    // R0 as the step's kinematics hold it (X_PJ.R is the identity).
+    const Matrix3d& R0 = ws.mb.X_WB[b].R;
+    if (!s.centred) s.c = R0 * body.com;
+    if (s.isotropic) {
+      s.s = body.inertia(0, 0);
+    } else {
+      s.I.noalias() = R0 * body.inertia * R0.transpose();
+      s.I_inverse = s.I.inverse();
+      s.I_w0.noalias() = s.I * s.w0;
+    }
+    // The explicit step (Newton-Euler at q0, v0 with the damping's force -D v0): what
+    // the derivative reads besides dalpha, only off the centre or for an anisotropic body.
+    if (s.damped) {
       s.D_w = joint.damping.head<3>();
       s.D_v = joint.damping.tail<3>();
+      s.f_d = -s.D_v.cwiseProduct(s0.v.segment<3>(o + 3));
     }
-    // The explicit step (Newton-Euler at q0, v0 with the damping's force -D v0).
-    s.f_d = -s.D_v.cwiseProduct(v_o0);
-    s.I_w0 = s.I * s.w0;
-    s.b = -s.w0.cross(s.I_w0) - s.D_w.cwiseProduct(s.w0) - s.c.cross(s.f_d);
-    s.alpha = s.I_inverse * s.b;
-    s.w_e = s.w0 + dt * s.alpha;
-    s.w = out.v_star.head<3>();
-    const int g = partials->gyroscopic[b];
-    if (g >= 0) {
-      const GyroscopicBody& gb = ws.implicit_gyroscopic_bodies[g];
-      s.midpoint = !gb.isotropic;
-      s.com = body.com != Vector3d::Zero();
+    if (!s.centred || !s.isotropic) {
+      if (s.isotropic) {
+        s.b.setZero();
+      } else {
+        s.b = -s.w0.cross(s.I_w0);
+      }
+      if (s.damped) s.b -= s.D_w.cwiseProduct(s.w0) + (s.centred ? Vector3d::Zero()
+                                                                   : Vector3d(s.c.cross(s.f_d)));
+      s.alpha = s.isotropic ? Vector3d(s.b / s.s) : Vector3d(s.I_inverse * s.b);
+      s.w_e = s.w0 + dt * s.alpha;
     }
+    const Vector3d w = s.v_star.head<3>();
     if (s.midpoint) {
-      const Vector3d w_bar = 0.5 * (s.w0 + s.w);
+      const Vector3d w_bar = 0.5 * (s.w0 + w);
       const Matrix3d G_bar = GyroscopicJacobian(s.I, w_bar);
       s.J_inverse = (s.I + (0.5 * dt) * G_bar).inverse();
       s.K = dt * GyroscopicJacobian(s.I, s.w0) - (0.5 * dt) * G_bar;
     }
     if (s.com) {
-      s.a = (dt / 2) * (params.theta_q * s.w + (1 - params.theta_q) * s.w0);
+      s.a = (dt / 2) * (params.theta_q * w + (1 - params.theta_q) * s.w0);
       s.n = s.a.squaredNorm();
       const Matrix3d S = math::Skew(s.a);
       s.P = Matrix3d::Identity() + (2 / (1 + s.n)) * (S + S * S);
       s.c1 = s.P * s.c;
-    }
-
-    // A = M(q0) (theta = 0: no stiffness or damping terms).
-    const Matrix3d C = math::Skew(s.c);
-    out.A.topLeftCorner<3, 3>() = s.I - s.m * C * C;
-    out.A.topRightCorner<3, 3>() = s.m * C;
-    out.A.bottomLeftCorner<3, 3>() = -s.m * C;
-    out.A.bottomRightCorner<3, 3>() = s.m * Matrix3d::Identity();
-
-    // The Jacobian, column by column along the unit directions.
-    out.dv_star.setZero();
-    Vector3d dw, dv;
-    const Vector3d zero = Vector3d::Zero();
-    for (int k = 0; k < 3; ++k) {
-      const Vector3d e = Vector3d::Unit(k);
-      Directional(s, e, zero, zero, &dw, &dv);
-      out.dv_star.col(k) << dw, dv;
-      Directional(s, zero, e, zero, &dw, &dv);
-      out.dv_star.col(6 + k) << dw, dv;
-      Directional(s, zero, zero, e, &dw, &dv);
-      out.dv_star.col(9 + k) << dw, dv;
     }
   }
 }
@@ -185,19 +183,32 @@ void ApplyFreeBodyPartials(const FreeBodyFreeMotionPartials& partials,
                            const Eigen::Ref<const Eigen::VectorXd>& dq,
                            const Eigen::Ref<const Eigen::VectorXd>& dv0,
                            Eigen::Ref<Eigen::VectorXd> dF, Eigen::Ref<Eigen::VectorXd> dv_star) {
-  using Vector6 = Eigen::Matrix<double, 6, 1>;
-  for (const FreeBodyFreeMotionPartials::Body& body : partials.bodies) {
+  for (const Body& body : partials.bodies) {
     const int o = body.v_start;
     const Vector3d dtheta = dq.segment<3>(o);
-    const Vector6 dv_b = body.dv_star.leftCols<3>() * dtheta +
-                         body.dv_star.rightCols<6>() * dv0.segment<6>(o);
-    dv_star.segment<6>(o) = dv_b;
+    const Vector6 dv0_b = dv0.segment<6>(o);
+    // The origin's displacement dq.segment<3>(o + 3) moves nothing.
+    if ((dtheta.array() == 0.0).all() && (dv0_b.array() == 0.0).all()) {
+      dv_star.segment<6>(o).setZero();
+      dF.segment<6>(o).setZero();
+      continue;
+    }
+    Vector3d dw, dv;
+    Directional(body, partials.dt, partials.theta_q, dtheta, dv0_b.head<3>(), dv0_b.tail<3>(),
+                &dw, &dv);
+    dv_star.segment<3>(o) = dw;
+    dv_star.segment<3>(o + 3) = dv;
+    if (body.centred && body.isotropic) {
+      // A = blockdiag(s 1, m 1) commutes with Omega: dF = -A dv*.
+      dF.segment<3>(o) = -body.s * dw;
+      dF.segment<3>(o + 3) = -body.m * dv;
+      continue;
+    }
     // dF = dA r - A dv*, dA = Omega A - A Omega, r = v - v*.
     const Vector6 r = v.segment<6>(o) - body.v_star;
     const Vector6 A_r = body.A * r;
     Vector6 y;
-    y << dtheta.cross(r.head<3>()), dtheta.cross(r.tail<3>());
-    y += dv_b;
+    y << dtheta.cross(r.head<3>()) + dw, dtheta.cross(r.tail<3>()) + dv;
     const Vector6 A_y = body.A * y;
     dF.segment<3>(o) = dtheta.cross(A_r.head<3>()) - A_y.head<3>();
     dF.segment<3>(o + 3) = dtheta.cross(A_r.tail<3>()) - A_y.tail<3>();

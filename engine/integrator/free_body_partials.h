@@ -41,8 +41,8 @@
 // zero on every other ball), so forming it along 9 unit directions per body and step costs
 // more than all the columns' products with it. Apply skips a body whose direction is zero
 // (dF_b = dv*_b = 0 exactly), and drops the terms a centred body (c = 0), an isotropic one
-// (I = s 1: no gyroscopic torque, and then dv* does not depend on dtheta) or an undamped
-// one lacks; a centred isotropic body costs a few dozen flops.
+// (I = s 1: no gyroscopic torque) or an undamped one lacks: a centred isotropic body's
+// dv* does not depend on dtheta, and dF = -A dv*, a few dozen flops.
 
 #include <vector>
 
@@ -66,7 +66,9 @@ bool AllLoneFreeBodies(const multibody::Model& model);
 /// One step's linearization of the free motion of every lone free body (see the top).
 struct FreeBodyFreeMotionPartials {
   /// One body's free motion at the step's start, with what its derivative along a
-  /// direction reads (the notation of the top; world axes).
+  /// direction reads (the notation of the top; world axes). What a body's branches do not
+  /// read is left unset: c if centred; I, I_inverse, I_w0 if isotropic; b, alpha, w_e if
+  /// both; D_w, D_v, f_d unless damped; J_inverse, K unless midpoint; a, c1, P, n unless com.
   struct Body {
     int v_start = -1;                    ///< the body's first velocity coordinate
     Eigen::Matrix<double, 6, 6> A;       ///< its block of A = M(q0)
@@ -74,10 +76,10 @@ struct FreeBodyFreeMotionPartials {
     double m = 0.0;                      ///< mass
     double s = 0.0;                      ///< the isotropic moment (isotropic: I = s 1)
     bool centred = false;    ///< c = 0 (the centre of mass at the origin)
-    bool isotropic = false;  ///< I = s 1 (I and I_inverse unset)
-    bool damped = false;     ///< the free joint has damping (D_w, D_v, f_d unset otherwise)
-    bool midpoint = false;   ///< w* from the implicit midpoint equation (J_inverse, K)
-    bool com = false;        ///< v* from the centre of mass's velocity and P(a) c (a, P, c1)
+    bool isotropic = false;  ///< I = s 1 (exactly, in body axes)
+    bool damped = false;     ///< the free joint has nonzero damping
+    bool midpoint = false;   ///< w* from the implicit midpoint equation
+    bool com = false;        ///< v* from the centre of mass's velocity and P(a) c
     Eigen::Vector3d c, w0, I_w0, b, alpha, w_e, D_w, D_v, f_d;  ///< b = I alpha
     Eigen::Matrix3d I, I_inverse;
     Eigen::Matrix3d J_inverse, K;  ///< the midpoint equation's IFT

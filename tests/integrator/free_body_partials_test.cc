@@ -6,7 +6,9 @@
 //       centred and off-centre, a damped free joint, a free joint frame shifted off the
 //       world origin) spinning at |w| dt up to 0.3;
 //   (2) a Taylor test: the remainder of v* falls as e^2;
-//   (3) AllLoneFreeBodies on models that are not lone free bodies;
+//   (3) a body whose rotation and velocity directions are zero gets exact zeros, and the
+//       bodies' results add up to the whole direction's;
+//   (4) AllLoneFreeBodies on models that are not lone free bodies;
 // and Apply does not allocate.
 
 #include <catch2/catch.hpp>
@@ -211,6 +213,53 @@ TEST_CASE("free body partials: the remainder of v* falls as e^2", "[integrator][
   }
 }
 
+TEST_CASE("free body partials: a body the direction does not rotate or move gets exact zeros",
+          "[integrator][sensitivity]") {
+  const io::LoadedScene scene = io::LoadSceneFromText(kBodies, "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  const int nv = model.nv;
+  StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const ThetaParameters& p : kSchemes) {
+    const multibody::State s0 = RandomState(model, rng);
+    REQUIRE(CalcFreeMotion(model, p, {}, kDt, s0, ws).ok());
+    FreeBodyFreeMotionPartials partials;
+    PrepareFreeBodyPartials(model, p, kDt, s0, ws, &partials);
+    VectorXd v = ws.v_star;
+    for (int i = 0; i < nv; ++i) v[i] += 0.5 * u(rng);
+    VectorXd dq_all(nv), dv0_all(nv);
+    for (int i = 0; i < nv; ++i) dq_all[i] = u(rng), dv0_all[i] = 10.0 * u(rng);
+    VectorXd dF_all(nv), dv_star_all(nv);
+    ApplyFreeBodyPartials(partials, v, dq_all, dv0_all, dF_all, dv_star_all);
+    // Each body's direction alone: the others' results are exactly zero (the outputs start
+    // as NaN, so each entry is written), and the moved body's are those of the whole
+    // direction (the bodies do not couple).
+    VectorXd dF_sum = VectorXd::Zero(nv), dv_star_sum = VectorXd::Zero(nv);
+    for (const auto& moved : partials.bodies) {
+      const int o = moved.v_start;
+      VectorXd dq = VectorXd::Zero(nv), dv0 = VectorXd::Zero(nv);
+      dq.segment<6>(o) = dq_all.segment<6>(o);
+      dv0.segment<6>(o) = dv0_all.segment<6>(o);
+      // Another body displaced, not rotated: nothing depends on its origin's position.
+      const int other = (o + 6) % nv;
+      dq.segment<3>(other + 3) = Eigen::Vector3d(1.0, -2.0, 0.5);
+      VectorXd dF = VectorXd::Constant(nv, std::nan("")), dv_star = dF;
+      ApplyFreeBodyPartials(partials, v, dq, dv0, dF, dv_star);
+      for (const auto& body : partials.bodies) {
+        if (body.v_start == o) continue;
+        INFO("moved body at " << o << ", body at " << body.v_start);
+        CHECK(dF.segment<6>(body.v_start).isZero(0.0));
+        CHECK(dv_star.segment<6>(body.v_start).isZero(0.0));
+      }
+      dF_sum += dF;
+      dv_star_sum += dv_star;
+    }
+    CHECK((dF_sum - dF_all).norm() <= 1e-13 * dF_all.norm());
+    CHECK((dv_star_sum - dv_star_all).norm() <= 1e-13 * dv_star_all.norm());
+  }
+}
+
 TEST_CASE("free body partials: Apply does not allocate", "[integrator][sensitivity]") {
   const io::LoadedScene scene = io::LoadSceneFromText(kBodies, "scene.yaml", {});
   const multibody::Model& model = scene.model;
@@ -272,3 +321,4 @@ loads:
 
 }  // namespace
 }  // namespace csim::integrator
+

@@ -141,6 +141,8 @@ bool PairwiseContactDifferences::EvaluatePair(
     Vector3d w0 = Vector3d::Zero(), u0 = Vector3d::Zero();  // start: angular, origin's
     Vector3d w = Vector3d::Zero(), u = Vector3d::Zero();    // solution
     bool moves = false;
+    bool rotates = false;  // dR != 1
+    Eigen::Matrix<double, 6, 1> inverse_diagonal;  // of A at the pose, once per pair
   };
   Side side[2];
   const int bodies[2] = {pair.body_a, pair.body_b};
@@ -152,7 +154,8 @@ bool PairwiseContactDifferences::EvaluatePair(
     if (v_start[x] < 0) continue;  // welded to the world
     const int o = v_start[x];
     d.moves = true;
-    d.dR = RotationOfVector(s * dq.segment<3>(o));
+    d.rotates = s != 0.0 && dq.segment<3>(o).any();
+    if (d.rotates) d.dR = RotationOfVector(s * dq.segment<3>(o));
     d.X_WB.R = d.dR * d.X_WB.R;
     d.X_WB.p += s * dq.segment<3>(o + 3);
     d.w0 = v0.segment<3>(o) + s * dv0.segment<3>(o);
@@ -168,6 +171,7 @@ bool PairwiseContactDifferences::EvaluatePair(
                              &scratch.points);
   if (static_cast<int>(scratch.points.size()) != pair.count) return false;
   g->setZero();
+  bool have_inverse = false;  // the sides' inverse diagonals of A, found at the first contact
   for (int m = 0; m < pair.count; ++m) {
     const int k = builder.contact_constraint(pair.first + m);
     if (k < 0) continue;
@@ -177,18 +181,23 @@ bool PairwiseContactDifferences::EvaluatePair(
     // only when it has velocities; levers from the bodies' origins.
     const solver::ConstraintEntry& e = problem.entry(k);
     const double* inverse_diagonal[2];
-    Eigen::Matrix<double, 6, 1> inverse[2];
     Vector3d lever[2];
     int n = 0;
     for (int x = 0; x < 2; ++x) {
       if (!side[x].moves) continue;
       CSIM_CHECK(n < e.num_cliques);
-      const int clique = e.clique[n];
-      inverse[n] = RotatedDiagonal(side[x].dR, problem.A(clique)).cwiseInverse();
-      inverse_diagonal[n] = inverse[n].data();
+      if (!have_inverse) {  // a rotated body's diagonal of A rotates with it
+        const int clique = e.clique[n];
+        side[x].inverse_diagonal =
+            side[x].rotates
+                ? RotatedDiagonal(side[x].dR, problem.A(clique)).cwiseInverse().eval()
+                : Eigen::Map<const Eigen::Matrix<double, 6, 1>>(problem.inverse_diagonal_of_A(clique));
+      }
+      inverse_diagonal[n] = side[x].inverse_diagonal.data();
       lever[n] = c.p_WC - side[x].X_WB.p;
       ++n;
     }
+    have_inverse = true;
     CSIM_CHECK(n == e.num_cliques);
     const double w = solver::EstimatePointContactDelassus(n, inverse_diagonal, lever);
     // v_c = R^T (v_B(p) - v_A(p)) at the solution, and the normal velocity at the start.

@@ -261,7 +261,7 @@ void TrajectorySensitivity::Reset() {
   }
   last_ = {};
   friction_bound_.setConstant(-std::numeric_limits<double>::infinity());
-  steps_one_sided_ = steps_unmatched_ = steps_approximate_ = 0;
+  steps_one_sided_ = steps_unmatched_ = steps_approximate_ = steps_pairwise_ = 0;
 }
 
 StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
@@ -358,6 +358,7 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   steps_one_sided_ += last_.num_one_sided > 0;
   steps_unmatched_ += last_.num_unmatched > 0;
   steps_approximate_ += last_.approximate_geometry;
+  steps_pairwise_ += pairwise_step_;
   return status;
 }
 

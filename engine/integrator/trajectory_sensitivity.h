@@ -213,6 +213,9 @@ class TrajectorySensitivity {
   int steps_one_sided() const { return steps_one_sided_; }
   int steps_unmatched() const { return steps_unmatched_; }
   int steps_approximate_geometry() const { return steps_approximate_; }
+  /// Steps since Reset whose state derivatives took the pairwise rule
+  /// (docs/design/sensitivities.md §6.3) rather than whole assemblies.
+  int steps_pairwise() const { return steps_pairwise_; }
 
  private:
   // One chunk's scratch for the columns it differences: a perturbed state with its
@@ -351,7 +354,7 @@ class TrajectorySensitivity {
   SensitivityStepInfo last_;
   std::vector<int8_t> contact_region_;  // per reported contact of the last step
   std::vector<double> contact_kink_;
-  int steps_one_sided_ = 0, steps_unmatched_ = 0, steps_approximate_ = 0;
+  int steps_one_sided_ = 0, steps_unmatched_ = 0, steps_approximate_ = 0, steps_pairwise_ = 0;
 };
 
 }  // namespace csim::integrator

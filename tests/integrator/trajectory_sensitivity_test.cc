@@ -851,7 +851,7 @@ struct ChainRecord {
   std::vector<double> min_kink;
   std::vector<std::vector<int8_t>> regions;
   std::vector<std::vector<double>> kinks;
-  int steps_one_sided = 0, steps_unmatched = 0, steps_approximate = 0;
+  int steps_one_sided = 0, steps_unmatched = 0, steps_approximate = 0, steps_pairwise = 0;
 };
 
 ChainRecord RunChain(const std::string& yaml, const multibody::State& start,
@@ -887,6 +887,7 @@ ChainRecord RunChain(const std::string& yaml, const multibody::State& start,
   record.steps_one_sided = chain.steps_one_sided();
   record.steps_unmatched = chain.steps_unmatched();
   record.steps_approximate = chain.steps_approximate_geometry();
+  record.steps_pairwise = chain.steps_pairwise();
   return record;
 }
 
@@ -950,6 +951,9 @@ TEST_CASE("trajectory sensitivity: the columns differenced on 1, 2 and 3 threads
     REQUIRE(!one.regions.back().empty());
     REQUIRE(one.steps_approximate > 0);
     if (theta.theta > 0.0) REQUIRE(one.one_sided[0] >= 1);
+    // Lone free bodies, point contacts only: every step takes the pairwise rule under
+    // theta = 0, none under midpoint.
+    CHECK(one.steps_pairwise == (theta.theta == 0.0 ? steps : 0));
     std::printf("threads bit-identity, theta %g: %d steps, %d columns, one-sided columns %d, "
                 "steps one-sided %d, unmatched %d\n",
                 theta.theta, steps, static_cast<int>(parameters.size()), one_sided,

@@ -11,16 +11,24 @@
 // 1, 2, 4, 8, then again), so a slow phase of the machine does not fall on one of them, and
 // each reports its fastest round (load only adds time) and, in the CSV, its median.
 //
-// The split of Advance is measured from outside, without touching the engine: a separate
-// "probe" run per round steps the plain scene and, after each step and outside its timed
-// part, times one more BuildStepProblem at the step's start state in a workspace of its own
-// (the unit of the sensitivities' work: Advance makes 1 + 2 m of them a step, m the columns
-// that have a state direction, plus retries at a smaller h when a perturbed assembly
-// changes the contact set or a contact's piece at the fixed v). Advance minus (1 + 2 m) assemblies is the rest: the H
-// factorization and solves, the pieces' and contact derivatives, the position differences
-// and the retries. The columns whose retries all failed (one-sided or unmatched, 2 (1 + 3)
-// assemblies each) are counted from the chain's flags; retries that succeeded are not
-// visible from outside (a profile shows them: tools/sensitivity_cost.py --profile).
+// The split of Advance is estimated from outside, without touching the engine. Advance takes
+// one of two rules a step (docs/design/sensitivities.md §6.2-§6.3): the general rule
+// differences the whole assembly of the step's problem, 2 m assemblies (BuildStepProblem at
+// x0 +- h D) a step, m the columns with a state direction, plus two per retry at a smaller h
+// when a perturbed assembly changes the contact set or a contact's piece at the fixed v; the
+// nominal problem is the step's own (integrator::SolvedStep), not rebuilt. The pairwise rule
+// (lone free bodies under theta = 0: the bouncing balls, clutter-40) makes no assembly: the
+// free motion's partials in closed form and the contacts' differences pair by pair. The
+// chain counts the steps that took the pairwise rule (steps_pairwise()). A separate "probe"
+// run per round steps the plain scene and, after each step and outside its timed part, times
+// one more BuildStepProblem at the step's start state in a workspace of its own: the unit of
+// the general rule's work. The estimated assemblies are 2 m of them on each general-rule
+// step, per step of the run (2 m x one assembly x (1 - the pairwise share) when m is the
+// same on both rules' steps), and Advance minus them is the rest: the H factorization and
+// solves, the contact parameter derivatives, the position derivatives, the retries and, on
+// pairwise steps, the whole of the rule. The columns whose retries all failed (one-sided or
+// unmatched) are counted from the chain's flags; retries that succeeded are not visible from
+// outside (a profile shows them: tools/sensitivity_cost.py --profile).
 
 #include <algorithm>
 #include <chrono>
@@ -133,10 +141,12 @@ struct RunTimes {
   double step = 0.0;      // StepWithContact, summed [s]
   double advance = 0.0;   // TrajectorySensitivity::Advance, summed [s]
   double assembly = 0.0;  // probe: one BuildStepProblem per step, summed [s]
-  double active_columns = 0.0;  // columns with a state direction, summed over the steps
-  // Columns whose perturbed assemblies changed the contact set or a contact's piece at every
-  // h tried (one-sided or unmatched): each made 2 (kRetries + 1) = 8 assemblies instead of
-  // 2; summed over the steps.
+  double direction_columns = 0.0;  // columns with a nonzero state direction, summed over steps
+  // The same on the steps that took the general rule (whole assemblies, 2 per such column).
+  double assembling_columns = 0.0;
+  long pairwise_steps = 0;  // steps that took the pairwise rule (no assembly)
+  // Columns left one-sided or unmatched (their differences changed the contact set or a
+  // contact's piece at every h tried); summed over the steps.
   double flagged_columns = 0.0;
   long steps = 0;
   std::string error;
@@ -177,8 +187,13 @@ RunTimes RunOnce(const io::LoadedScene& scene, const std::vector<std::string>& p
     }
     s.state.t = (step + 1) * s.dt;
     if (chain) {
+      // The columns' state directions at the step's start: a column with none (a material
+      // column before its first contact) makes no difference of its own.
+      int directions = 0;
       for (int j = 0; j < chain->dq().cols(); ++j)
-        r.active_columns += chain->dq().col(j).any() || chain->dv().col(j).any();
+        directions += chain->dq().col(j).any() || chain->dv().col(j).any();
+      r.direction_columns += directions;
+      const int pairwise_before = chain->steps_pairwise();
       const auto a0 = Clock::now();
       // The step's own workspaces, as Simulate passes them.
       const integrator::SolvedStep solved{s.ws, s.cws};
@@ -190,6 +205,10 @@ RunTimes RunOnce(const io::LoadedScene& scene, const std::vector<std::string>& p
         return r;
       }
       r.flagged_columns += chain->last_step().num_one_sided + chain->last_step().num_unmatched;
+      if (chain->steps_pairwise() > pairwise_before)
+        ++r.pairwise_steps;
+      else
+        r.assembling_columns += directions;
     }
     if (probe) {
       const auto b0 = Clock::now();
@@ -293,30 +312,34 @@ int RunScene(const Options& o, const std::string& file, std::FILE* csv) {
       std::printf("\n");
     }
   std::printf("\n| n_p | time/step [us] | ratio to plain | step [us] | Advance [us] | "
-              "Advance/column [us] | columns assembling/step | flagged/step | "
-              "est. assemblies [us] | rest of Advance [us] |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
+              "Advance/column [us] | pairwise steps | columns with a direction/step | "
+              "flagged/step | est. assemblies [us] | rest of Advance [us] |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Series& c : series) {
     const RunTimes& best = c.Best();
     const double total = best.step + best.advance, step = best.step, advance = best.advance;
-    const double active = c.runs[0].active_columns / static_cast<double>(steps);
-    const double flagged = c.runs[0].flagged_columns / static_cast<double>(steps);
-    const double assemblies = c.n_p > 0 ? (1 + 2 * active) * assembly : 0.0;
+    // The counts are the same in every round (the same steps); the first round's.
+    const RunTimes& first = c.runs[0];
+    const double direction = first.direction_columns / static_cast<double>(steps);
+    const double flagged = first.flagged_columns / static_cast<double>(steps);
+    const double pairwise = first.pairwise_steps / static_cast<double>(steps);
+    // 2 assemblies per column with a direction on each general-rule step.
+    const double assemblies = 2 * first.assembling_columns / static_cast<double>(steps) * assembly;
     if (c.n_p == 0) {
-      std::printf("| 0 (plain) | %.2f | 1.00 | %.2f | - | - | - | - | - | - |\n", total * us,
-                  step * us);
+      std::printf("| 0 (plain) | %.2f | 1.00 | %.2f | - | - | - | - | - | - | - |\n",
+                  total * us, step * us);
     } else {
-      std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %.2f |\n",
+      std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %.2f |\n",
                   c.n_p, total * us, total / plain, step * us, advance * us,
-                  advance * us / c.n_p, active, flagged, assemblies * us,
+                  advance * us / c.n_p, pairwise, direction, flagged, assemblies * us,
                   (advance - assemblies) * us);
     }
     if (csv != nullptr)
-      std::fprintf(csv, "%s,%ld,%g,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
+      std::fprintf(csv, "%s,%ld,%g,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
                    scene.name.c_str(), steps, scene.settings.time_step, c.n_p, c.runs.size(),
                    total * us, c.MedianTotal() * us, total / plain, step * us, advance * us,
-                   c.n_p > 0 ? active : 0.0, c.n_p > 0 ? flagged : 0.0, assembly * us,
-                   assemblies * us,
+                   c.n_p > 0 ? pairwise : 0.0, c.n_p > 0 ? direction : 0.0,
+                   c.n_p > 0 ? flagged : 0.0, assembly * us, assemblies * us,
                    [&] {
                      std::string s;
                      for (const std::string& p : c.paths) s += (s.empty() ? "" : " ") + p;
@@ -372,9 +395,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::fprintf(csv, "scene,steps,dt,n_p,rounds,us_per_step,median_us_per_step,ratio,"
-                      "step_us,advance_us,columns_assembling,columns_flagged,assembly_us,"
-                      "est_assemblies_us,"
-                      "columns\n");
+                      "step_us,advance_us,pairwise_share,columns_with_direction,columns_flagged,"
+                      "assembly_us,est_assemblies_us,columns\n");
   }
   std::printf("csim_sensitivity_bench: per scene, the step loop of csim run (no recorder) "
               "plain and with n_p sensitivity columns; times per step are those of the fastest "

@@ -4,14 +4,18 @@ and results/sensitivity_cost.csv.
 
 1. build/bench/csim_sensitivity_bench (bench/README.md) on the bouncing balls, the
    spring-cylinder and clutter-40 with n_p = 0 (plain), 1, 2, 4 and 8 columns: time per
-   step, ratio to plain, the time inside TrajectorySensitivity::Advance; and the same
-   scenes and columns as whole `csim run` processes (loading and HDF5 output included).
+   step, ratio to plain, the time inside TrajectorySensitivity::Advance, the share of steps
+   that took the pairwise rule (no whole assembly) and the general rule's 2 m assemblies a
+   step (docs/design/sensitivities.md §6.2-§6.3); and the same scenes and columns as whole
+   `csim run` processes (loading and HDF5 output included).
 2. `csim fit` of two parameters on a 1 s drop (scenes/falling_sphere.yaml): the data made by
    `csim run` at the true values, the fit started off them; wall time, iterations, runs.
 3. With --profile (default when `perf` is on the PATH): `perf record` of the bench on
-   clutter-40 and the bouncing balls with 4 columns, the samples inside Advance split by
-   what they do (nominal re-assembly, perturbed assemblies by stage, the H factorization,
-   the contact derivatives, the position differences).
+   clutter-40, the bouncing balls and the spring-cylinder with 4 columns, the samples inside
+   Advance split by what they do: the pairwise rule's parts (the pairs' narrow phase, their
+   constraints, the free bodies' partials), the general rule's perturbed assemblies by
+   stage, the H factorization and solves, the contact parameter derivatives, the position
+   derivatives.
 
 Run from anywhere, with a Release build of csim_sensitivity_bench and csim:
     /usr/bin/python3 tools/sensitivity_cost.py [--build build] [--no-profile] [--quick]
@@ -113,9 +117,10 @@ def bench_tables(rows):
             f"(BuildStepProblem at a step's start state) {float(plain['assembly_us']):.2f} us, "
             f"{float(plain['assembly_us']) / float(plain['us_per_step']):.2f} of a plain step.\n")
         lines.append("| n_p | columns added | time per step [us] | ratio to plain | median round "
-                     "[us] | in Advance [us] | Advance per column [us] | columns assembling "
-                     "per step | flagged per step | Advance beyond 1 + 2 m assemblies [us] |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|")
+                     "[us] | in Advance [us] | Advance per column [us] | pairwise steps | "
+                     "columns with a direction per step | flagged per step | est. assemblies "
+                     "[us] | rest of Advance [us] |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
         previous = []
         for r in rs:
             n_p = int(r["n_p"])
@@ -124,16 +129,18 @@ def bench_tables(rows):
             previous = cols
             if n_p == 0:
                 lines.append(f"| 0 (plain) | - | {float(r['us_per_step']):.2f} | 1.00 | "
-                             f"{float(r['median_us_per_step']):.2f} | - | - | - | - | - |")
+                             f"{float(r['median_us_per_step']):.2f} | - | - | - | - | - | - "
+                             "| - |")
                 continue
             advance = float(r["advance_us"])
-            rest = advance - float(r["est_assemblies_us"])
+            assemblies = float(r["est_assemblies_us"])
             lines.append(
                 f"| {n_p} | {', '.join('`' + c + '`' for c in added)} | "
                 f"{float(r['us_per_step']):.2f} | {float(r['ratio']):.2f} | "
                 f"{float(r['median_us_per_step']):.2f} | {advance:.2f} | {advance / n_p:.2f} | "
-                f"{float(r['columns_assembling']):.2f} | {float(r['columns_flagged']):.3f} | "
-                f"{rest:.2f} |")
+                f"{100 * float(r['pairwise_share']):.0f} % | "
+                f"{float(r['columns_with_direction']):.2f} | {float(r['columns_flagged']):.3f} | "
+                f"{assemblies:.2f} | {advance - assemblies:.2f} |")
         within = [r for r in rs if 0 < int(r["n_p"]) <= TARGET_COLUMNS]
         worst = max(within, key=lambda r: float(r["ratio"])) if within else None
         if worst is not None:
@@ -276,8 +283,11 @@ def fit_table(rows, duration, repeats):
 
 # Where a sample inside TrajectorySensitivity::Advance goes, from its call stack (root to
 # leaf, the frames below Advance). The engine's Release build has no frame pointers: perf
-# unwinds with DWARF (.eh_frame), and inlined functions count towards their caller.
+# unwinds with DWARF (.eh_frame), and inlined functions count towards their caller (the
+# column loop, ForEachColumn and its lambdas, is inlined into Advance on one thread; its
+# frames and the thread pool's are skipped where they show).
 DIFFERENCE_FRAMES = ("DifferenceAssembly", "DifferenceMass", "AssembleAt", "AssembleWith")
+LOOP_FRAMES = ("ForEachColumn", "lambda", "ThreadPool", "std::function", "std::_Function")
 
 
 def assembly_stage(frames):
@@ -296,45 +306,73 @@ def assembly_stage(frames):
 
 def classify(frames):
     """(part, detail) of one sample; frames root to leaf below Advance."""
+    while frames and any(x in frames[0] for x in LOOP_FRAMES):
+        frames = frames[1:]
     joined = " ".join(frames)
     top = frames[0] if frames else ""
+    # The pairwise rule (docs/design/sensitivities.md §6.3), under DifferenceAssembly.
+    i = next((k for k, f in enumerate(frames)
+              if f.endswith("PairwiseContactDifferences::EvaluatePair")), None)
+    if i is not None:
+        below = frames[i + 1:]
+        if any("geometry::" in f for f in below):
+            return "pairwise contacts: narrow phase", ""
+        if any("solver::" in f for f in below):
+            return ("pairwise contacts: constraints and rest",
+                    "constraints: rebuilt, Prepare, Calc, pieces")
+        return "pairwise contacts: constraints and rest", "points' frames, levers, matching"
+    if "PairwiseContactDifferences::" in joined:  # AddDerivative's sums, retries; Prepare
+        if "PairwiseContactDifferences::Prepare" in joined:
+            return "pairwise contacts: constraints and rest", "the step's pairs (Prepare)"
+        return "pairwise contacts: constraints and rest", "sums and differences of the pairs"
+    if "FreeBodyPartials" in joined:
+        return "free-body partials", ""
+    # The general rule (§6.2): whole assemblies at x0 +- h D.
     if "BuildStepProblem" in joined:
         i = next(k for k, f in enumerate(frames) if f.endswith("BuildStepProblem"))
         part = "nominal re-assembly" if "AssembleNominal" in top else "perturbed assemblies"
         return part, assembly_stage(frames[i + 1:])
     if "AssembleNominal" in top:
-        return "nominal: J v, r(v), pieces at v", ""
+        return "nominal: J v, r(v), pieces", ""
     if any(d in top for d in DIFFERENCE_FRAMES):
+        if not any(f.endswith(("AssembleAt", "AssembleWith")) for f in frames):
+            # DifferenceAssembly's own work, under either rule: the column's step, norms and
+            # quotients.
+            return "the differences' own arithmetic (steps, norms, quotients)", ""
         if "CalcOptimalityResidual" in joined:
             return "perturbed: r(v) and matching", "residual r(v)"
         if ("ContactParameterDerivatives" in joined or "CalcContactPiece" in joined
                 or "dynamic_cast" in joined):
             return "perturbed: r(v) and matching", "pieces at the fixed v"
-        return "perturbed: r(v) and matching", "state, matching, differences"
-    if "StepSensitivitySolver" in joined:
+        return "perturbed: r(v) and matching", "perturbed state, matching"
+    if "CalcOptimalityResidual" in top:  # r at the nominal problem (the general rule)
+        return "nominal: J v, r(v), pieces", ""
+    if "SolveRightHandSides" in joined or "StepSensitivitySolver" in joined:
         return "H factorization and solves", ""
-    if ("CalcContactParameterDirection" in joined or "CalcJTransposeTimes" in joined
-            or "MaterialScale" in joined):
+    if any(x in joined for x in ("ContactDerivatives", "ContactParameterDirection",
+                                 "CalcJTransposeTimesColumns", "CalcJTransposeTimes",
+                                 "MaterialScale")):
         return "contact parameter derivatives (dgamma/dp, J^T)", ""
-    if "DifferencePositions" in joined:
-        return "position differences", ""
-    if "InspectContacts" in joined:
-        return "InspectContacts (regions, kinks)", ""
+    if "PositionDerivatives" in joined or "IntegratePositionsDerivative" in joined:
+        return "position derivatives", ""
+    if "InspectContacts" in joined or "FrictionBounds" in joined:
+        return "InspectContacts / FrictionBounds", ""
     return "Advance itself (copies, column arithmetic)", ""
 
 
-def profile(bench, scene, columns, tmp, quick):
+def profile(bench, scene, columns, tmp, quick, min_time):
+    """min_time: the bench's --min-time, so that a scene whose two rounds are short gets
+    enough samples."""
     data = os.path.join(tmp, "perf.data")
     cmd = ["perf", "record", "-F", "1999", "--call-graph", "dwarf,16384", "-o", data, "--",
            bench, "--scene", scene, "--columns", str(columns), "--repeat", "2", "--min-time",
-           "0"] + (["--duration", "0.3"] if quick else [])
+           f"{min_time:g}"] + (["--duration", "0.3"] if quick else [])
     run(cmd)
     script = run(["perf", "script", "-i", data, "-F", "ip,sym", "--no-inline"]).stdout
     os.remove(data)
     parts = collections.Counter()
     details = collections.Counter()
     total = 0
-    nominal_build = perturbed_build = 0
     for sample in script.split("\n\n"):
         frames = []
         for line in sample.strip().splitlines():
@@ -353,42 +391,69 @@ def profile(bench, scene, columns, tmp, quick):
     return cmd, total, parts, details
 
 
+PROFILE_ORDER = [
+    # the pairwise rule (docs/design/sensitivities.md §6.3)
+    "pairwise contacts: narrow phase", "pairwise contacts: constraints and rest",
+    "free-body partials",
+    # the general rule (§6.2)
+    "nominal re-assembly", "perturbed assemblies", "perturbed: r(v) and matching",
+    # both
+    "the differences' own arithmetic (steps, norms, quotients)",
+    "nominal: J v, r(v), pieces", "H factorization and solves",
+    "contact parameter derivatives (dgamma/dp, J^T)", "position derivatives",
+    "InspectContacts / FrictionBounds", "Advance itself (copies, column arithmetic)"]
+
+
 def profile_table(label, total, parts, details, row):
     """row: the unprofiled bench run's CSV row of the same scene and n_p."""
     inside = sum(parts.values())
-    nominal = parts["nominal re-assembly"]
-    perturbed = parts["perturbed assemblies"]
     advance_us = float(row["advance_us"])
-    active = float(row["columns_assembling"])
+    us = lambda n: advance_us * n / inside if inside else float("nan")
+    d = 2 if advance_us < 10 else 1  # decimals of us: a microsecond scene's parts need two
+    direction = float(row["columns_with_direction"])
     flagged = float(row["columns_flagged"])
-    implied = perturbed / nominal if nominal else float("nan")
-    lines = [f"#### {label}\n",
-             f"{inside} of {total} samples inside Advance; us per step at the unprofiled run's "
-             f"{advance_us:.1f} us of Advance per step. The nominal assembly is made once a "
-             f"step, so the perturbed assemblies' samples over its samples, {implied:.1f}, are "
-             "the perturbed assemblies a step makes, against 2 m = "
-             f"{2 * active:.1f} without retries ({flagged:.2f} columns a step exhausted the "
-             "retries and fell back to a one-sided difference; the rest of the excess are "
-             "retries that matched at a smaller h; the ratio assumes a perturbed assembly costs what "
-             "the nominal one does). The nominal assembly inside Advance: "
-             f"{advance_us * nominal / inside:.1f} us a step, against "
-             f"{float(row['assembly_us']):.1f} us for one assembly timed alone by the bench's "
-             "probe.\n",
+    pairwise = float(row["pairwise_share"])
+    assembly_us = float(row["assembly_us"])
+    perturbed = parts["perturbed assemblies"]
+    pairs = (parts["pairwise contacts: narrow phase"]
+             + parts["pairwise contacts: constraints and rest"] + parts["free-body partials"])
+    text = (f"{inside} of {total} samples inside Advance; us per step at the unprofiled run's "
+            f"{advance_us:.{d}f} us of Advance per step. {100 * pairwise:.0f} % of the steps took "
+            f"the pairwise rule; {direction:.2f} columns a step had a state direction, "
+            f"{flagged:.2f} were left one-sided or unmatched.")
+    if pairs:
+        text += (f" The pairwise rule (the pairs' narrow phase and constraints at x0 +- h D, "
+                 f"the free bodies' partials): {us(pairs):.{d}f} us a step, "
+                 f"{us(pairs) / direction if direction else float('nan'):.{d}f} us per column "
+                 f"with a direction, against {2 * assembly_us:.{d}f} us for the general rule's "
+                 "two assemblies.")
+    if perturbed:
+        # The probe times one assembly alone: the perturbed assemblies' time over it is the
+        # number a step makes (retries included), against 2 m on the general-rule steps.
+        made = us(perturbed) / assembly_us
+        text += (f" The general rule's perturbed assemblies: {us(perturbed):.{d}f} us a step, "
+                 f"{made:.1f} assemblies at the probe's {assembly_us:.2f} us each, against "
+                 f"2 m (1 - the pairwise share) = {2 * direction * (1 - pairwise):.1f} "
+                 "without retries (retries at a smaller h and the one-sided columns' extra "
+                 "assemblies add to it).")
+    nominal = parts["nominal re-assembly"]
+    # The nominal problem is the step's own (SolvedStep); Advance rebuilds it only after a
+    # step whose actuators were solved directly (its v_c is not of the problem's rows).
+    text += (f" The nominal problem is the step's own (SolvedStep), rebuilt on some steps: "
+             f"{us(nominal):.{d}f} us a step." if nominal else
+             " The nominal problem is the step's own (SolvedStep): no samples re-assemble it.")
+    lines = [f"#### {label}\n", text + "\n",
              "| part of Advance | share of Advance | us per step |", "|---|---|---|"]
-    order = ["nominal re-assembly", "perturbed assemblies", "perturbed: r(v) and matching",
-             "nominal: J v, r(v), pieces at v", "H factorization and solves",
-             "contact parameter derivatives (dgamma/dp, J^T)", "position differences",
-             "InspectContacts (regions, kinks)", "Advance itself (copies, column arithmetic)"]
-    for part in order + [p for p in parts if p not in order]:
+    for part in PROFILE_ORDER + [p for p in parts if p not in PROFILE_ORDER]:
         n = parts.get(part, 0)
         if n == 0:
             continue
-        lines.append(f"| {part} | {100 * n / inside:.1f} % | {advance_us * n / inside:.1f} |")
-        subs = sorted(((d, c) for (p, d), c in details.items() if p == part and d),
-                      key=lambda x: -x[1])
-        for d, c in subs:
-            lines.append(f"| &nbsp;&nbsp; {d} | {100 * c / inside:.1f} % | "
-                         f"{advance_us * c / inside:.1f} |")
+        lines.append(f"| {part} | {100 * n / inside:.1f} % | {us(n):.{d}f} |")
+        subs = sorted(((detail, c) for (p, detail), c in details.items()
+                       if p == part and detail), key=lambda x: -x[1])
+        for detail, c in subs:
+            lines.append(f"| &nbsp;&nbsp; {detail} | {100 * c / inside:.1f} % | "
+                         f"{us(c):.{d}f} |")
     lines.append("")
     return lines
 
@@ -424,10 +489,14 @@ def main():
         profiles = []
         if do_profile:
             by_key = {(r["scene"], int(r["n_p"])): r for r in rows}
-            for name in ("clutter_40", "bouncing_balls"):
+            # Rounds for 3 s (0.5 with --quick) at least: two rounds of the spring-cylinder
+            # take milliseconds, and Advance is a small share of the others' since the
+            # pairwise rule.
+            min_time = 0.5 if args.quick else 3.0
+            for name in ("clutter_40", "bouncing_balls", "spring_cylinder"):
                 scene = os.path.join(ROOT, "scenes", name + ".yaml")
                 cmd, total, parts, details = profile(bench, scene, TARGET_COLUMNS, tmp,
-                                                      args.quick)
+                                                      args.quick, min_time)
                 profiles.append((name, cmd, total, parts, details,
                                  by_key[(name, TARGET_COLUMNS)]))
 
@@ -444,17 +513,27 @@ def main():
         "Each configuration is the step loop of `csim run` without its output (StepWithContact, "
         "then TrajectorySensitivity::Advance after each step, timed apart), over the scene's "
         "whole duration. n_p = k uses the first k of the scene's eight columns. Material "
-        "columns have no state direction, and make no assembly, until their first contact "
-        "moves the state; initial-state columns assemble from the first step. *Columns "
-        "assembling per step*: the mean number m of columns with a state direction; Advance "
-        "makes 1 + 2 m assemblies of the step's problem (BuildStepProblem) a step, more when "
-        "a perturbed assembly changes the contact set or a contact's piece at the fixed v "
-        "(its SAP region, its Hunt & Crossley clamp) and the difference is retried at a "
-        "smaller h (docs/design/sensitivities.md §6.2: at the decade the changed contacts' "
-        "kink distances predict, none when even h/1000 cannot keep them; *flagged*: columns "
-        "left one-sided or unmatched). *Advance beyond 1 + 2 m assemblies*: Advance minus that many "
-        "times one assembly as the probe run times it: the factorization of H, the solves, "
-        "the contact derivatives, the position differences, and the retries.",
+        "columns have no state direction until their first contact moves the state; "
+        "initial-state columns have one from the first step. *Columns with a direction per "
+        "step*: the mean number m of columns whose state direction is nonzero at the step's "
+        "start, the columns whose differences cost anything. Advance differences the step's "
+        "problem at x0 +- h D by one of two rules (docs/design/sensitivities.md §6.2-§6.3), "
+        "the nominal problem being the step's own (SolvedStep), not rebuilt. *Pairwise "
+        "steps*: the share of steps that took the pairwise rule (every body with velocities a "
+        "lone free body, theta = 0, point contacts only: the bouncing balls and clutter-40), "
+        "which makes no whole assembly: each column's free-motion part in closed form, its "
+        "contact part pair by pair (each pair's narrow phase and constraints at x0 +- h D). "
+        "Every other step takes the general rule (the spring-cylinder: implicit midpoint, a "
+        "planar joint): 2 m assemblies (BuildStepProblem), more when a perturbed assembly "
+        "changes the contact set or a contact's piece at the fixed v (its SAP region, its "
+        "Hunt & Crossley clamp) and the difference is retried at a smaller h (at the decade "
+        "the changed contacts' kink distances predict, none when even h/1000 cannot keep "
+        "them); *flagged*: columns left one-sided or unmatched, under either rule. *Est. "
+        "assemblies*: 2 m on each general-rule step times one assembly as the probe run "
+        "times it, per step of the run (2 m x one assembly x (1 - the pairwise share)); "
+        "*rest of Advance*: Advance minus that: the factorization of H and the solves, the "
+        "contact parameter derivatives, the position derivatives, the retries and, on "
+        "pairwise steps, the whole of the rule.",
         "",
         f"Target (the issue): at most {TARGET_RATIO:g}x a plain run's time for up to "
         f"{TARGET_COLUMNS} parameters.",
@@ -480,7 +559,11 @@ def main():
                 "has no frame pointers, so inlined functions count towards their caller), the "
                 "samples whose stack passes through TrajectorySensitivity::Advance split by "
                 "their frames below it (tools/sensitivity_cost.py `classify`); us per step "
-                "are the shares times the unprofiled run's Advance per step.", ""]
+                "are the shares times the unprofiled run's Advance per step. Clutter-40 and "
+                "the bouncing balls take the pairwise rule (its rows: the pairs' narrow phase, "
+                "their constraints and the rest of the pairwise differences, the free bodies' "
+                "partials); the spring-cylinder takes the general rule (the perturbed "
+                "assemblies by stage, their residuals and matching).", ""]
         for name, cmd, total, parts, details, row in profiles:
             out += ["`" + shown(cmd, tmp) + "`", ""]
             out += profile_table(name + f", n_p = {TARGET_COLUMNS}", total, parts, details, row)

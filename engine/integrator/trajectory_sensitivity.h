@@ -36,8 +36,16 @@
 // target for later: too invasive now); finite differences of whole steps (MuJoCo's way:
 // the solve's kinks and its tolerance make them noisy, and they cost n_p full solves).
 //
+// The pairwise rule (docs/design/sensitivities.md §6.3): on a model of lone free bodies
+// (AllLoneFreeBodies) under theta = 0, a step whose constraints are all point contacts it
+// covers (PairwiseContactDifferences::Prepare) gets dr/dx0 D without whole assemblies: the
+// free motion's part exactly (free_body_partials.h) and the contacts' pair by pair
+// (pairwise_contact_differences.h), each pair matched and retried alone. A contact outside
+// the nominal build is not seen there (it enters at its margin without an impulse, §6.3).
+//
 // Cliques no constraint touches (and whole free-flight steps) have v = v*: there dv is the
-// central difference of v*, the same formula with H = A.
+// central difference of v* (the free-body partials' dv* on the pairwise rule), the same
+// formula with H = A.
 //
 // Contact geometry: phi0, the normal and the contact point are smooth in q for a sphere,
 // ellipsoid or capsule against a halfspace (their witness points are analytic); for every

@@ -29,10 +29,21 @@ bool ColumnVanishes(const Eigen::MatrixXd& jfit, int j) {
   return !(jfit.col(j).norm() > 1e-9 * scale);
 }
 
+// The largest |gamma_t| / gamma_n that is still rounding: no friction coefficient is that
+// small, so a bound at or below it says only that the contacts carried no friction impulse.
+constexpr double kNoFrictionImpulse = 1e-9;
+
 // What the refusal of parameter `path` adds when it is a material's friction that its
 // contacts bound from below (FitEvaluator::friction_bounds: finite), else "".
 std::string FrictionBoundNote(const std::string& path, double bound) {
   if (!std::isfinite(bound)) return "";
+  // A ratio at rounding level (contacts that press without any tangential impulse) bounds
+  // nothing: "friction >= 3e-15" would read as a finding.
+  if (!(bound > kNoFrictionImpulse)) {
+    return "; its contacts carry no friction impulse in the window (|gamma_t| / gamma_n at "
+           "most " + ShortNumber(kNoFrictionImpulse) + "), so the data does not bound it "
+           "from below either";
+  }
   return "; the data bounds it from below: its material's contacts in the window need " +
          path + " >= " + ShortNumber(bound) +
          " to hold their impulses (the largest |gamma_t| / gamma_n at the starting values, "

@@ -494,6 +494,38 @@ TEST_CASE("a refused friction of a box that only sticks states the bound its con
   }
 }
 
+TEST_CASE("a refused friction of a ball that only rests says its contacts bound nothing",
+          "[fit][sim]") {
+  // A ball resting on the ground presses without any tangential impulse: |gamma_t| / gamma_n
+  // is rounding, which the refusal must not state as a lower bound on the friction.
+  const std::string file =
+      (std::filesystem::temp_directory_path() / "csim_trajectory_fit_resting_ball.yaml").string();
+  {
+    std::ofstream out(file);
+    out << R"(csim: 1
+name: resting_ball
+settings: {time_step: 0.01, duration: 0.2, integrator: symplectic_euler}
+materials:
+  ball: {stiffness: 1.0e6, dissipation_time: 0.01, friction: 0.5}
+world:
+  geometry: [{shape: halfspace, material: ball}]
+bodies:
+  - {name: ball, mass: 1.0, geometry: [{shape: sphere, radius: 0.05, material: ball}],
+     pose: {position: [0, 0, 0.04999]}}
+)";
+  }
+  const Measurement data = Data({}, file);
+  TrajectoryFitOptions options;
+  options.parameters = {"materials.ball.friction"};
+  options.overrides = {"materials.ball.friction=0.35"};
+  const std::string message = Refusal({data}, options, file);
+  std::filesystem::remove(file);
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains("'materials.ball.friction' is not identifiable"));
+  CHECK_THAT(message, Catch::Contains("its contacts carry no friction impulse in the window"));
+  CHECK(std::isnan(StatedBound(message, "materials.ball.friction")));
+}
+
 TEST_CASE("csim fit observe: only the observed joints enter the residuals", "[fit][sim]") {
   const std::string file =
       (std::filesystem::temp_directory_path() / "csim_trajectory_fit_two_boxes.yaml").string();

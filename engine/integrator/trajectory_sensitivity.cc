@@ -286,9 +286,10 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   // (a body-mass column's, and every column's off the pairwise rule).
   if (!pairwise_step_ || has_mass_column_)
     solver::CalcOptimalityResidual(problem, state1.v, &products_, r_nominal_);
-  // dr/dx0 D and dv*/dx0 D of every column, by central differences of the assembly, and a
-  // body-mass column's dr/dm and dv*/dm added to its state part: column by column, in
-  // parallel (each writes only its columns of dr_ and dv_star_ and its outcome).
+  // dr/dx0 D and dv*/dx0 D of every column, by the pairwise rule or central differences of
+  // the whole assembly (the top of the header), and a body-mass column's dr/dm and dv*/dm
+  // added to its state part: column by column, in parallel (each writes only its columns of
+  // dr_ and dv_star_ and its outcome).
   auto assemble = [&](int j, ColumnScratch& scratch) {
     ColumnOutcome& outcome = outcome_[j];
     outcome.one_sided = outcome.unmatched = 0;

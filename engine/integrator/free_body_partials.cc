@@ -21,12 +21,6 @@ Matrix3d GyroscopicJacobian(const Matrix3d& I, const Vector3d& x) {
 using Body = FreeBodyFreeMotionPartials::Body;
 using Vector6 = Eigen::Matrix<double, 6, 1>;
 
-// Whether I is a multiple of the identity, exactly (ImplicitGyroscopicBodies' test).
-bool IsIsotropic(const Matrix3d& I) {
-  return I(0, 1) == 0.0 && I(0, 2) == 0.0 && I(1, 2) == 0.0 && I(1, 0) == 0.0 &&
-         I(2, 0) == 0.0 && I(2, 1) == 0.0 && I(0, 0) == I(1, 1) && I(1, 1) == I(2, 2);
-}
-
 // (dw*, dv*) of body s along a rotation dtheta and velocity changes (dw0, dv_o0).
 void Directional(const Body& s, double dt, double theta_q, const Vector3d& dtheta,
                  const Vector3d& dw0, const Vector3d& dv_o0, Vector3d* dw, Vector3d* dv) {

@@ -12,11 +12,6 @@ namespace {
 using multibody::JointType;
 using multibody::Model;
 
-bool IsIsotropic(const Eigen::Matrix3d& I) {
-  return I(0, 1) == 0.0 && I(0, 2) == 0.0 && I(1, 2) == 0.0 && I(1, 0) == 0.0 &&
-         I(2, 0) == 0.0 && I(2, 1) == 0.0 && I(0, 0) == I(1, 1) && I(1, 1) == I(2, 2);
-}
-
 // The gyroscopic torque g(u) = u x D u [N m] in principal axes, D = diag(d).
 Eigen::Vector3d Gyroscopic(const Eigen::Vector3d& d, const Eigen::Vector3d& u) {
   return u.cross(d.cwiseProduct(u));
@@ -75,6 +70,11 @@ bool SolveMidpoint(const Eigen::Vector3d& d, double dt, const Eigen::Vector3d& u
 }
 
 }  // namespace
+
+bool IsIsotropic(const Eigen::Matrix3d& I) {
+  return I(0, 1) == 0.0 && I(0, 2) == 0.0 && I(1, 2) == 0.0 && I(1, 0) == 0.0 &&
+         I(2, 0) == 0.0 && I(2, 1) == 0.0 && I(0, 0) == I(1, 1) && I(1, 1) == I(2, 2);
+}
 
 std::vector<GyroscopicBody> ImplicitGyroscopicBodies(const Model& model) {
   const int nb = model.num_bodies();

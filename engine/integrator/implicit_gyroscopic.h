@@ -64,6 +64,10 @@ struct GyroscopicBody {
   Eigen::Matrix3d R_BP = Eigen::Matrix3d::Identity(); ///< principal axes in body axes
 };
 
+/// Whether the rotational inertia I is a multiple of the identity, compared exactly: such a
+/// body has no gyroscopic torque (a sphere's, a cube's).
+bool IsIsotropic(const Eigen::Matrix3d& I);
+
 /// The bodies the correction applies to: a free joint to the world with an identity joint
 /// frame, no children, and a rotational inertia about the centre of mass that is not a
 /// multiple of the identity (exact comparison: a sphere's or a cube's is, and has no

@@ -7,8 +7,8 @@
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/geometry/narrow_phase.h"
+#include "engine/integrator/free_body_partials.h"
 #include "engine/math/rotation.h"
-#include "engine/multibody/tree_topology.h"
 #include "engine/solver/contact_parameter_derivatives.h"
 #include "engine/solver/delassus_estimate.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
@@ -42,34 +42,16 @@ Eigen::Matrix<double, 6, 1> RotatedDiagonal(const Matrix3d& dR,
   return d;
 }
 
-// Code of the piece a contact of kind `kind` is on, as the general rule compares them
-// (trajectory_sensitivity.cc PieceCode).
-int PieceCodeOf(solver::ContactKind kind, const solver::ContactPiece& piece) {
-  return kind == solver::ContactKind::kSap ? static_cast<int>(piece.region)
-                                           : (piece.normal_clamped ? 0 : 1);
-}
-
 }  // namespace
 
-PairwiseContactDifferences::PairwiseContactDifferences(const multibody::Model& model) {
+PairwiseContactDifferences::PairwiseContactDifferences(const multibody::Model& model)
+    : lone_free_bodies_(AllLoneFreeBodies(model)) {
   for (const geometry::CollisionObjectSpec& spec : contact::MakeCollisionSpecs(model)) {
     X_BG_.push_back(spec.geometry.X_BG);
     shape_of_.push_back(spec.geometry.collide ? static_cast<int>(shapes_.size()) : -1);
     if (spec.geometry.collide) shapes_.emplace_back(spec.geometry);
   }
-  const multibody::TreeTopology topology = multibody::CalcTreeTopology(model);
-  const int nb = model.num_bodies();
-  free_root_.assign(nb, 0);
-  body_v_start_.assign(nb, -1);
-  for (int b = 0; b < nb; ++b) {
-    const multibody::Joint& joint = model.joints[b];
-    const int tree = topology.body_tree[b];
-    body_v_start_[b] = joint.v_start;
-    // Velocities (w, v_o) in world axes (joint_motion.cc Free), the tree's only ones.
-    free_root_[b] = model.parent[b] < 0 && joint.type == multibody::JointType::kFree &&
-                    joint.v_start >= 0 && tree >= 0 && topology.tree_nv[tree] == 6 &&
-                    joint.X_PJ.R == Matrix3d::Identity();
-  }
+  for (const multibody::Joint& joint : model.joints) body_v_start_.push_back(joint.v_start);
 }
 
 bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& parameters,
@@ -80,6 +62,7 @@ bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& param
   const std::vector<geometry::PointContact>& contacts = builder.contacts();
   const std::vector<double>& extra = builder.extra_margins();
   pairs_.clear();
+  if (!lone_free_bodies_) return false;
   kind_.assign(kind.begin(), kind.end());
   int constrained = 0;
   for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
@@ -101,8 +84,6 @@ bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& param
                     .bias_velocity;
       if (bias != Vector3d::Zero()) return false;
     }
-    for (const int body : {c.body_a, c.body_b})
-      if (body >= 0 && body_v_start_[body] >= 0 && !free_root_[body]) return false;
     if (!pairs_.empty() && pairs_.back().geometry_a == c.geometry_a &&
         pairs_.back().geometry_b == c.geometry_b) {
       ++pairs_.back().count;
@@ -232,7 +213,7 @@ bool PairwiseContactDifferences::EvaluatePair(
       constraint.Calc(v_c.data(), gamma.data(), nullptr, nullptr);
       at = solver::CalcContactPiece(constraint, v_c.data(), /*with_kink_distance=*/false);
     }
-    if (PieceCodeOf(kind, at) != piece[k]) return false;
+    if (solver::ContactPieceCode(kind, at) != piece[k]) return false;
     // r_C = -J^T gamma: -sign [r x f; f] per side, f = R gamma in world axes.
     const Vector3d f = R_WC * gamma;
     n = 0;

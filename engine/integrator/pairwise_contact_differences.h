@@ -53,11 +53,11 @@ class PairwiseContactDifferences {
     std::vector<geometry::PointContact> points;
   };
 
-  /// Reads the nominal step's contacts (its build `nominal`, the kinds and piece codes per
-  /// constraint of its problem) and says whether every constraint is a point contact this
-  /// rule covers: factored (solver::PointContactJacobian) between lone free bodies or one and
-  /// the world, of a SAP or Hunt & Crossley kind, from the narrow phase (no hydroelastic
-  /// polygon). Allocation free once warmed up.
+  /// Reads the nominal step's contacts (its build `nominal`, the kinds per constraint of its
+  /// problem) and says whether the rule covers the step: a model of lone free bodies
+  /// (AllLoneFreeBodies) and every constraint a point contact, factored
+  /// (solver::PointContactJacobian), of a SAP or Hunt & Crossley kind, from the narrow phase
+  /// (no hydroelastic polygon), without a known velocity. Allocation free once warmed up.
   bool Prepare(const contact::ContactParameters& parameters, const ContactStepWorkspace& nominal,
                const std::vector<solver::ContactKind>& kind);
 
@@ -98,7 +98,7 @@ class PairwiseContactDifferences {
   std::vector<geometry::ContactShape> shapes_;  // of the colliding specs
   std::vector<int> shape_of_;                  // per collision spec: into shapes_, or -1
   std::vector<math::RigidTransform> X_BG_;     // per collision spec
-  std::vector<char> free_root_;                // per body: a lone free body (free_body_partials.h)
+  bool lone_free_bodies_;                      // the model's, AllLoneFreeBodies (free_body_partials.h)
   std::vector<int> body_v_start_;              // per body: its joint's first velocity
   std::vector<Pair> pairs_;                    // of the prepared step
   std::vector<solver::ContactKind> kind_;      // per constraint of the prepared step

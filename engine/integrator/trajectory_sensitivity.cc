@@ -89,23 +89,6 @@ bool SameConstraints(const ContactStepWorkspace& a, const ContactStepWorkspace& 
   return true;
 }
 
-// A code of the piece a constraint of kind `kind` is on (its CalcContactPieceOf): SAP's
-// region (0 none, 1 stiction, 2 sliding); for Hunt & Crossley only whether the normal impulse
-// is clamped (0) or not (1), its stiction/sliding line being smooth
-// (docs/design/sensitivities.md §3); -1 for the kinds without contact parameters. The piece's
-// kink_distance is the distance to the boundary of that very code.
-int PieceCode(solver::ContactKind kind, const solver::ContactPiece& piece) {
-  switch (kind) {
-    case solver::ContactKind::kSap:
-      return static_cast<int>(piece.region);
-    case solver::ContactKind::kHuntCrossley:
-      return piece.normal_clamped ? 0 : 1;
-    case solver::ContactKind::kOther:
-      break;
-  }
-  return -1;
-}
-
 // Contact data analytic in q: a sphere, ellipsoid or capsule against a halfspace.
 bool AnalyticPair(geometry::ShapeType a, geometry::ShapeType b) {
   using geometry::ShapeType;
@@ -174,7 +157,6 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
     : parameters_(parameters),
       own_ws_(MakeStepWorkspace(model, tree_solver)),
       own_cws_(model),
-      lone_free_bodies_(AllLoneFreeBodies(model)),
       pairwise_(model) {
   CSIM_CHECK(threads >= 1);
   const int nv = model.nv, n_p = static_cast<int>(parameters.size());
@@ -279,8 +261,8 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   const solver::ContactProblem& problem = nominal_cws_->problem;
   const int rows = problem.num_constraint_rows();
   const int n_p = static_cast<int>(parameters_.size());
-  pairwise_step_ = lone_free_bodies_ && params.theta == 0.0 &&
-                   pairwise_.Prepare(contact_parameters, *nominal_cws_, kind_);
+  pairwise_step_ =
+      params.theta == 0.0 && pairwise_.Prepare(contact_parameters, *nominal_cws_, kind_);
   if (pairwise_step_) PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
   // r at the nominal assembly: the one-sided differences of whole assemblies start from it
   // (a body-mass column's, and every column's off the pairwise rule).
@@ -405,7 +387,7 @@ StepStatus TrajectorySensitivity::AssembleNominal(
     solver::ContactPiece piece;  // kOther: no region, kink distance 1
     piece.kink_distance = 1.0;
     solver::CalcContactPieceOf(problem, k, kind_[k], nominal_.v_c.data(), &piece);
-    piece_[k] = PieceCode(kind_[k], piece);
+    piece_[k] = solver::ContactPieceCode(kind_[k], piece);
     region_[k] = static_cast<int8_t>(piece.region);
     kink_[k] = piece.kink_distance;
   }
@@ -469,7 +451,7 @@ StepStatus TrajectorySensitivity::AssembleWith(
     solver::ContactPiece piece;
     solver::CalcContactPieceOf(problem, k, kind, products.vc.data(), &piece,
                                /*with_kink_distance=*/false);
-    if (PieceCode(kind, piece) == piece_[k]) continue;
+    if (solver::ContactPieceCode(kind, piece) == piece_[k]) continue;
     *same = false;
     if (reach == nullptr) break;
     solver::CalcContactPieceOf(problem, k, kind, products.vc.data(), &piece);

@@ -338,7 +338,7 @@ class TrajectorySensitivity {
   solver::SapSolverResult nominal_;
   std::vector<char> participating_;  // per velocity: its clique has a constraint
   // Per constraint of the nominal problem, at its v_c: the kind (ContactKindOf), the piece
-  // (PieceCode), the region and the kink distance (kOther: 0 and 1).
+  // (solver::ContactPieceCode), the region and the kink distance (kOther: 0 and 1).
   std::vector<solver::ContactKind> kind_;
   std::vector<int> piece_;
   std::vector<int8_t> region_;
@@ -353,9 +353,8 @@ class TrajectorySensitivity {
   std::vector<ColumnOutcome> outcome_;                    // per column
   solver::StepSensitivitySolver ift_;
   // The pairwise rule (pairwise_contact_differences.h with free_body_partials.h), for models
-  // of lone free bodies (lone_free_bodies_) under theta = 0, on the steps whose every
-  // constraint it covers (pairwise_step_, set by Advance).
-  bool lone_free_bodies_ = false;
+  // of lone free bodies under theta = 0, on the steps whose every constraint it covers
+  // (pairwise_step_, set by Advance: PairwiseContactDifferences::Prepare checks both).
   bool pairwise_step_ = false;
   PairwiseContactDifferences pairwise_;
   FreeBodyFreeMotionPartials free_body_;

@@ -68,6 +68,18 @@ bool CalcContactPieceOf(const ContactProblem& problem, int k, ContactKind kind, 
   return false;
 }
 
+int ContactPieceCode(ContactKind kind, const ContactPiece& piece) {
+  switch (kind) {
+    case ContactKind::kSap:
+      return static_cast<int>(piece.region);
+    case ContactKind::kHuntCrossley:
+      return piece.normal_clamped ? 0 : 1;
+    case ContactKind::kOther:
+      break;
+  }
+  return -1;
+}
+
 void CalcContactParameterDirection(const ContactProblem& problem, const double* v_c,
                                    ContactParameter parameter, const double* scale,
                                    Eigen::Ref<Eigen::VectorXd> dgamma_dp) {
@@ -225,6 +237,14 @@ void ScatterReduced(const SapWorkspace& ws, const double* x, Eigen::Ref<Eigen::V
   }
 }
 
+// out = J^T gamma on the participating cliques, 0 elsewhere, with ws set up (SetupProducts).
+void JTransposeTimesSetUp(SapWorkspace* ws, const double* gamma, Eigen::Ref<Eigen::VectorXd> out) {
+  std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
+  for (int i = 0; i < ws->islands.num_islands; ++i)
+    IslandAddJTransposeTimes(*ws, i, gamma, ws->jc.data());
+  ScatterReduced(*ws, ws->jc.data(), out);
+}
+
 }  // namespace
 
 void CalcConstraintVelocities(const ContactProblem& problem,
@@ -244,10 +264,7 @@ void CalcJTransposeTimes(const ContactProblem& problem, const double* gamma, Sap
   out.setZero();
   if (problem.num_constraints() == 0) return;
   SetupProducts(problem, ws);
-  std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
-  for (int i = 0; i < ws->islands.num_islands; ++i)
-    IslandAddJTransposeTimes(*ws, i, gamma, ws->jc.data());
-  ScatterReduced(*ws, ws->jc.data(), out);
+  JTransposeTimesSetUp(ws, gamma, out);
 }
 
 void CalcJTransposeTimesColumns(const ContactProblem& problem,
@@ -258,12 +275,7 @@ void CalcJTransposeTimesColumns(const ContactProblem& problem,
   if (problem.num_constraints() == 0) return;
   CSIM_CHECK(gamma.rows() == problem.num_constraint_rows());
   SetupProducts(problem, ws);
-  for (int j = 0; j < gamma.cols(); ++j) {
-    std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
-    for (int i = 0; i < ws->islands.num_islands; ++i)
-      IslandAddJTransposeTimes(*ws, i, gamma.col(j).data(), ws->jc.data());
-    ScatterReduced(*ws, ws->jc.data(), out.col(j));
-  }
+  for (int j = 0; j < gamma.cols(); ++j) JTransposeTimesSetUp(ws, gamma.col(j).data(), out.col(j));
 }
 
 void CalcOptimalityResidual(const ContactProblem& problem,

@@ -84,6 +84,13 @@ ContactKind ContactKindOf(const Constraint& c);
 bool CalcContactPieceOf(const ContactProblem& problem, int k, ContactKind kind, const double* v_c,
                         ContactPiece* out, bool with_kink_distance = true);
 
+/// The code of the piece a contact of kind `kind` is on, as the sensitivities compare pieces
+/// (docs/design/sensitivities.md §3, §6.2): SAP's region (0 none, 1 stiction, 2 sliding); for
+/// Hunt & Crossley only whether the normal impulse is clamped (0) or not (1), its
+/// stiction/sliding line being smooth; -1 for kOther. The piece's kink distance is the
+/// distance to the boundary of that very code.
+int ContactPieceCode(ContactKind kind, const ContactPiece& piece);
+
 /// One parameter direction for StepSensitivitySolver::Solve: dgamma/dp at fixed v_c
 /// (num_constraint_rows() values, gamma's layout, [N s] per unit of p) when every contact's
 /// `parameter` p_k moves with p as dp_k/dp = scale[k] (scale: one value per constraint; null:

@@ -52,15 +52,6 @@ bodies:
 )";
 }
 
-int PieceCode(solver::ContactKind kind, const solver::ContactPiece& piece) {
-  switch (kind) {
-    case solver::ContactKind::kSap: return static_cast<int>(piece.region);
-    case solver::ContactKind::kHuntCrossley: return piece.normal_clamped ? 0 : 1;
-    case solver::ContactKind::kOther: break;
-  }
-  return -1;
-}
-
 TEST_CASE("pairwise contact differences: the whole assembly's difference less the free "
           "motion's", "[integrator][sensitivity]") {
   for (const std::string contact_model : {"sap", "lagged", "similar", "lagged_regularized"}) {
@@ -96,7 +87,7 @@ TEST_CASE("pairwise contact differences: the whole assembly's difference less th
         kind[k] = solver::ContactKindOf(problem.constraint(k));
         solver::ContactPiece p;
         solver::CalcContactPieceOf(problem, k, kind[k], cws.result.v_c.data(), &p);
-        piece[k] = PieceCode(kind[k], p);
+        piece[k] = solver::ContactPieceCode(kind[k], p);
       }
       REQUIRE(pairwise.Prepare(cp, cws_n, kind));
       REQUIRE(problem.num_constraints() >= 6);

@@ -25,6 +25,7 @@
 #include "engine/sim/memory_recorder.h"
 #include "engine/sim/simulate.h"
 #include "engine/sim/trajectory_fit.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_scenes.h"
 
 namespace csim::sim {
@@ -459,6 +460,23 @@ double StatedBound(const std::string& message, const std::string& path) {
   return std::stod(message.substr(at + key.size()));
 }
 
+// The refusal of a fit of material `material`'s friction, started at 0.35, to a run of the
+// scene `yaml` (written into a temporary folder) at its own values.
+std::string FrictionRefusal(const std::string& yaml, const std::string& material) {
+  const csim::testing::TempDir dir("csim_trajectory_fit_");
+  const std::string file = dir.File("scene.yaml");
+  {
+    std::ofstream out(file);
+    out << yaml;
+  }
+  const Measurement data = Data({}, file);
+  TrajectoryFitOptions options;
+  const std::string path = "materials." + material + ".friction";
+  options.parameters = {path};
+  options.overrides = {path + "=0.35"};
+  return Refusal({data}, options, file);
+}
+
 TEST_CASE("a refused friction of a box that only sticks states the bound its contacts imply",
           "[fit][sim]") {
   // The push over the load, r = F / (m g) = 0.2, is what the contacts need. Fitted from a
@@ -468,19 +486,7 @@ TEST_CASE("a refused friction of a box that only sticks states the bound its con
   const double r = 1.962 / 9.81;
   for (const std::string floor : {"box", "floor"}) {
     INFO("floor material " << floor);
-    const std::string file =
-        (std::filesystem::temp_directory_path() / "csim_trajectory_fit_pushed_box.yaml")
-            .string();
-    {
-      std::ofstream out(file);
-      out << PushedBoxScene(floor);
-    }
-    const Measurement data = Data({}, file);
-    TrajectoryFitOptions options;
-    options.parameters = {"materials.box.friction"};
-    options.overrides = {"materials.box.friction=0.35"};
-    const std::string message = Refusal({data}, options, file);
-    std::filesystem::remove(file);
+    const std::string message = FrictionRefusal(PushedBoxScene(floor), "box");
     INFO(message);
     CHECK_THAT(message, Catch::Contains("'materials.box.friction' is not identifiable"));
     const double bound = StatedBound(message, "materials.box.friction");
@@ -498,11 +504,7 @@ TEST_CASE("a refused friction of a ball that only rests says its contacts bound 
           "[fit][sim]") {
   // A ball resting on the ground presses without any tangential impulse: |gamma_t| / gamma_n
   // is rounding, which the refusal must not state as a lower bound on the friction.
-  const std::string file =
-      (std::filesystem::temp_directory_path() / "csim_trajectory_fit_resting_ball.yaml").string();
-  {
-    std::ofstream out(file);
-    out << R"(csim: 1
+  const std::string message = FrictionRefusal(R"(csim: 1
 name: resting_ball
 settings: {time_step: 0.01, duration: 0.2, integrator: symplectic_euler}
 materials:
@@ -512,14 +514,8 @@ world:
 bodies:
   - {name: ball, mass: 1.0, geometry: [{shape: sphere, radius: 0.05, material: ball}],
      pose: {position: [0, 0, 0.04999]}}
-)";
-  }
-  const Measurement data = Data({}, file);
-  TrajectoryFitOptions options;
-  options.parameters = {"materials.ball.friction"};
-  options.overrides = {"materials.ball.friction=0.35"};
-  const std::string message = Refusal({data}, options, file);
-  std::filesystem::remove(file);
+)",
+                                              "ball");
   INFO(message);
   CHECK_THAT(message, Catch::Contains("'materials.ball.friction' is not identifiable"));
   CHECK_THAT(message, Catch::Contains("its contacts carry no friction impulse in the window"));

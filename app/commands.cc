@@ -17,6 +17,7 @@
 #include "app/exit_codes.h"
 #include "app/progress_line.h"
 #include "app/signals.h"
+#include "engine/common/comma_separated.h"
 #include "engine/common/input_error.h"
 #include "engine/common/io_error.h"
 #include "engine/contact/collision_setup.h"
@@ -199,21 +200,17 @@ std::vector<int64_t> ParseTraceSteps(const std::vector<std::string>& arguments, 
                      "'" + token + "' " + why + ": STEP is an integer from 1 (the step ending at "
                      "t = time_step) to " + std::to_string(steps) + " (this run's steps)");
   };
-  for (const std::string& argument : arguments) {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = argument.find(',', start);
-      const std::string token =
-          argument.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      int64_t value = 0;
-      const char* end = token.data() + token.size();
-      const auto [last, error] = std::from_chars(token.data(), end, value);
-      if (token.empty() || error != std::errc() || last != end) fail(token, "is not an integer");
-      if (value < 1 || value > steps) fail(token, "is not a step of this run");
-      out.push_back(value);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+  // The flags' one splitting rule (engine/common/comma_separated.h); an empty item is no
+  // integer.
+  const std::vector<std::string> tokens = SplitCommaSeparated(
+      arguments, [&](const std::string&) { fail("", "is not an integer"); });
+  for (const std::string& token : tokens) {
+    int64_t value = 0;
+    const char* end = token.data() + token.size();
+    const auto [last, error] = std::from_chars(token.data(), end, value);
+    if (error != std::errc() || last != end) fail(token, "is not an integer");
+    if (value < 1 || value > steps) fail(token, "is not a step of this run");
+    out.push_back(value);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -18,7 +18,7 @@
 // when a perturbed assembly changes the contact set or a contact's piece at the fixed v; the
 // nominal problem is the step's own (integrator::SolvedStep), not rebuilt. The pairwise rule
 // (lone free bodies under theta = 0: the bouncing balls, clutter-40) makes no assembly: the
-// free motion's partials in closed form and the contacts' differences pair by pair. The
+// free motion's partials in closed form and the contacts' terms by the chain rule. The
 // chain counts the steps that took the pairwise rule (steps_pairwise()). A separate "probe"
 // run per round steps the plain scene and, after each step and outside its timed part, times
 // one more BuildStepProblem at the step's start state in a workspace of its own: the unit of

@@ -12,8 +12,8 @@ and results/sensitivity_cost.csv.
    `csim run` at the true values, the fit started off them; wall time, iterations, runs.
 3. With --profile (default when `perf` is on the PATH): `perf record` of the bench on
    clutter-40, the bouncing balls and the spring-cylinder with 4 columns, the samples inside
-   Advance split by what they do: the pairwise rule's parts (the pairs' narrow phase, their
-   constraints, the free bodies' partials), the general rule's perturbed assemblies by
+   Advance split by what they do: the pairwise rule's parts (the pairs' narrow phases, the
+   contacts' partials and chain rule, the free bodies' partials), the general rule's perturbed assemblies by
    stage, the H factorization and solves, the contact parameter derivatives, the position
    derivatives.
 
@@ -312,19 +312,17 @@ def classify(frames):
     top = frames[0] if frames else ""
     # The pairwise rule (docs/design/sensitivities.md §6.3), under DifferenceAssembly.
     i = next((k for k, f in enumerate(frames)
-              if f.endswith("PairwiseContactDifferences::EvaluatePair")), None)
+              if f.endswith("PairwiseContactDifferences::PerturbedPoints")), None)
     if i is not None:
-        below = frames[i + 1:]
-        if any("geometry::" in f for f in below):
-            return "pairwise contacts: narrow phase", ""
-        if any("solver::" in f for f in below):
-            return ("pairwise contacts: constraints and rest",
-                    "constraints: rebuilt, Prepare, Calc, pieces")
-        return "pairwise contacts: constraints and rest", "points' frames, levers, matching"
-    if "PairwiseContactDifferences::" in joined:  # AddDerivative's sums, retries; Prepare
+        return "pairwise contacts: narrow phase", ""
+    if "PairwiseContactDifferences::" in joined:  # the chain rule; Linearize; Prepare
         if "PairwiseContactDifferences::Prepare" in joined:
             return "pairwise contacts: constraints and rest", "the step's pairs (Prepare)"
-        return "pairwise contacts: constraints and rest", "sums and differences of the pairs"
+        if "PairwiseContactDifferences::Linearize" in joined:
+            return ("pairwise contacts: constraints and rest",
+                    "the contacts' partials, once a step (Linearize)")
+        return ("pairwise contacts: constraints and rest",
+                "the chain rule per contact and column, the points' differences")
     if "FreeBodyPartials" in joined:
         return "free-body partials", ""
     # The general rule (§6.2): whole assemblies at x0 +- h D.
@@ -522,7 +520,9 @@ def main():
         "steps*: the share of steps that took the pairwise rule (every body with velocities a "
         "lone free body, theta = 0, point contacts only: the bouncing balls and clutter-40), "
         "which makes no whole assembly: each column's free-motion part in closed form, its "
-        "contact part pair by pair (each pair's narrow phase and constraints at x0 +- h D). "
+        "contact part contact by contact by the chain rule (each contact's partials once a "
+        "step, the points of each pair with an impulse by central differences of its narrow "
+        "phase at x0 +- h D). "
         "Every other step takes the general rule (the spring-cylinder: implicit midpoint, a "
         "planar joint): 2 m assemblies (BuildStepProblem), more when a perturbed assembly "
         "changes the contact set or a contact's piece at the fixed v (its SAP region, its "

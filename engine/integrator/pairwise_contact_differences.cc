@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 #include "engine/common/check.h"
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/geometry/narrow_phase.h"
 #include "engine/integrator/free_body_partials.h"
-#include "engine/math/rotation.h"
 #include "engine/solver/contact_parameter_derivatives.h"
 #include "engine/solver/delassus_estimate.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
@@ -23,23 +24,89 @@ using Eigen::Vector3d;
 constexpr int kRetries = 3;  // h / 10, h / 100, h / 1000, as the general rule
 constexpr double kDecade[kRetries + 1] = {1.0, 10.0, 100.0, 1000.0};
 
-// Rotation by the rotation vector theta (exact for any angle).
+// Rotation by the rotation vector theta (exact for any angle): Rodrigues,
+// I + a [theta]x + b [theta]x^2, a = sin(x) / x, b = (1 - cos(x)) / x^2. The differences'
+// angles are tiny (h |dq| ~ 1e-7): there the series to x^4 is exact to rounding (the next
+// terms are below x^6 / 5040) and costs no sine.
 Matrix3d RotationOfVector(const Vector3d& theta) {
-  const double angle = theta.norm();
-  if (angle == 0.0) return Matrix3d::Identity();
-  return math::RotationAboutAxis(theta / angle, angle);
+  const double x2 = theta.squaredNorm();
+  if (x2 == 0.0) return Matrix3d::Identity();
+  double a, b;
+  if (x2 < 1e-6) {
+    a = 1.0 - x2 / 6.0 + x2 * x2 / 120.0;
+    b = 0.5 - x2 / 24.0 + x2 * x2 / 720.0;
+  } else {
+    const double x = std::sqrt(x2);
+    a = std::sin(x) / x;
+    b = (1.0 - std::cos(x)) / x2;
+  }
+  Matrix3d K;
+  K << 0.0, -theta.z(), theta.y(), theta.z(), 0.0, -theta.x(), -theta.y(), theta.x(), 0.0;
+  return Matrix3d::Identity() + a * K + b * (K * K);
 }
 
-// The diagonal of X(dR) A X(dR)^T, X = diag(dR, dR): A of a lone free body (theta = 0:
-// M(q0) in world axes, which rotates with the body) at the rotated pose.
-Eigen::Matrix<double, 6, 1> RotatedDiagonal(const Matrix3d& dR,
-                                            const Eigen::Ref<const Eigen::MatrixXd>& A) {
+// The derivative of the diagonal of X(dR) A X(dR)^T, X = diag(dR, dR), dR = Exp(s theta),
+// at s = 0: 2 ([theta]x A_b)_ii per 3 x 3 diagonal block A_b (A of a lone free body under
+// theta = 0 rotates with the body).
+Eigen::Matrix<double, 6, 1> RotatedDiagonalDerivative(const Vector3d& theta,
+                                                      const Eigen::Ref<const Eigen::MatrixXd>& A) {
   Eigen::Matrix<double, 6, 1> d;
-  for (int block = 0; block < 2; ++block) {
-    const Matrix3d Ab = A.block<3, 3>(3 * block, 3 * block);
-    for (int i = 0; i < 3; ++i) d[3 * block + i] = dR.row(i) * Ab * dR.row(i).transpose();
-  }
+  for (int block = 0; block < 2; ++block)
+    for (int i = 0; i < 3; ++i)
+      d[3 * block + i] = 2.0 * Vector3d::Unit(i).dot(
+                                   theta.cross(A.block<3, 1>(3 * block, 3 * block + i)));
   return d;
+}
+
+// The derivative of solver::EstimatePointContactDelassus (w = ||M||_F / 3, M the sum over the
+// cliques of X D_w X^T + D_v, X = -[r]x) along the cliques' inverse diagonals d -> d + s dd
+// and levers r -> r + s dr, at s = 0. The entries of M as that function forms them.
+double DelassusDerivative(int num_cliques, const double* const* d, const double* const* dd,
+                          const Vector3d* r, const Vector3d* dr) {
+  Matrix3d M = Matrix3d::Zero(), dM = Matrix3d::Zero();
+  for (int c = 0; c < num_cliques; ++c) {
+    const double x = r[c].x(), y = r[c].y(), z = r[c].z();
+    const double dx = dr[c].x(), dy = dr[c].y(), dz = dr[c].z();
+    const double* e = d[c];
+    const double* de = dd[c];
+    M(0, 0) += e[1] * z * z + e[2] * y * y + e[3];
+    M(1, 1) += e[0] * z * z + e[2] * x * x + e[4];
+    M(2, 2) += e[0] * y * y + e[1] * x * x + e[5];
+    M(0, 1) -= e[2] * x * y;
+    M(0, 2) -= e[1] * x * z;
+    M(1, 2) -= e[0] * y * z;
+    dM(0, 0) += de[1] * z * z + 2 * e[1] * z * dz + de[2] * y * y + 2 * e[2] * y * dy + de[3];
+    dM(1, 1) += de[0] * z * z + 2 * e[0] * z * dz + de[2] * x * x + 2 * e[2] * x * dx + de[4];
+    dM(2, 2) += de[0] * y * y + 2 * e[0] * y * dy + de[1] * x * x + 2 * e[1] * x * dx + de[5];
+    dM(0, 1) -= de[2] * x * y + e[2] * (dx * y + x * dy);
+    dM(0, 2) -= de[1] * x * z + e[1] * (dx * z + x * dz);
+    dM(1, 2) -= de[0] * y * z + e[0] * (dy * z + y * dz);
+  }
+  double norm2 = 0.0, inner = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    norm2 += M(i, i) * M(i, i);
+    inner += M(i, i) * dM(i, i);
+  }
+  for (const auto& [i, j] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{1, 2}}) {
+    norm2 += 2 * M(i, j) * M(i, j);
+    inner += 2 * M(i, j) * dM(i, j);
+  }
+  return inner / (3.0 * std::sqrt(norm2));
+}
+
+// gamma of a copy of the prepared constraint c with its w, phi0 or v_n0 changed: the central
+// differences of Linearize (no closed form for the w of the near-rigid regime).
+template <typename Constraint>
+Vector3d GammaWith(const Constraint& c, double dt, double w, double phi0, double v_n0,
+                   const double* v_c) {
+  auto p = c.parameters();
+  p.phi0 = phi0;
+  if constexpr (std::is_same_v<Constraint, solver::SapHuntCrossleyConstraint>) p.v_n0 = v_n0;
+  Constraint copy(p);
+  copy.Prepare(dt, w);
+  Vector3d gamma;
+  copy.Calc(v_c, gamma.data(), nullptr, nullptr);
+  return gamma;
 }
 
 }  // namespace
@@ -106,186 +173,244 @@ bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& param
   return constrained == problem.num_constraints();
 }
 
-bool PairwiseContactDifferences::EvaluatePair(
-    const Pair& pair, const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws,
-    double dt, const Eigen::VectorXd& v0, const Eigen::VectorXd& v,
-    const Eigen::Ref<const Eigen::VectorXd>& dq, const Eigen::Ref<const Eigen::VectorXd>& dv0,
-    double s, const std::vector<int>& piece, Scratch& scratch, Vector12* g) const {
+
+void PairwiseContactDifferences::Linearize(const ContactStepWorkspace& nominal,
+                                           const StepWorkspace& nominal_ws, double dt,
+                                           const multibody::State& state0,
+                                           const Eigen::VectorXd& v, const Eigen::VectorXd& v_c) {
   const contact::ContactProblemBuilder& builder = nominal.builder;
   const solver::ContactProblem& problem = nominal.problem;
-  // Each side's pose, its rotation from the nominal one, its velocities at the start (v0)
-  // and at the solution (v), at x0 + s D: a lone free body's tangent moves its rotation by
-  // Exp(s dq_w) from the left (world axes) and its origin by s dq_v (configuration_tangent.h).
-  struct Side {
-    math::RigidTransform X_WB;
-    Matrix3d dR = Matrix3d::Identity();
-    Vector3d w0 = Vector3d::Zero(), u0 = Vector3d::Zero();  // start: angular, origin's
-    Vector3d w = Vector3d::Zero(), u = Vector3d::Zero();    // solution
-    bool moves = false;
-    bool rotates = false;  // dR != 1
-    Eigen::Matrix<double, 6, 1> inverse_diagonal;  // of A at the pose, once per pair
-  };
-  Side side[2];
+  if (static_cast<int>(linear_.size()) < problem.num_constraints())
+    linear_.resize(problem.num_constraints());
+  constexpr double kRelativeStep = 1e-6;  // of w and v_n0: smooth within a piece
+  for (Pair& pair : pairs_) {
+    pair.active = false;
+    const int bodies[2] = {pair.body_a, pair.body_b};
+    const int v_start[2] = {pair.v_a, pair.v_b};
+    for (int m = 0; m < pair.count; ++m) {
+      const int k = builder.contact_constraint(pair.first + m);
+      if (k < 0) continue;
+      const geometry::PointContact& c = builder.contacts()[pair.first + m];
+      ContactLinearization& L = linear_[k];
+      L.R = contact::ContactFrame(c.nhat_AB_W);
+      L.vel.setZero();
+      L.vel0.setZero();
+      for (int x = 0; x < 2; ++x) {
+        if (v_start[x] < 0) continue;
+        const int o = v_start[x];
+        const double sign = x == 0 ? -1.0 : 1.0;
+        const Vector3d lever = c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p;
+        L.vel += sign * (v.segment<3>(o + 3) + v.segment<3>(o).cross(lever));
+        L.vel0 += sign * (state0.v.segment<3>(o + 3) + state0.v.segment<3>(o).cross(lever));
+      }
+      const solver::ConstraintEntry& e = problem.entry(k);
+      const double* vc = v_c.data() + e.row_offset;
+      const double w = e.delassus;
+      const double hw = kRelativeStep * w;
+      Vector3d gamma;
+      Eigen::Matrix3d G;
+      L.dgamma_dvn0.setZero();
+      if (kind_[k] == solver::ContactKind::kSap) {
+        const auto& sap = static_cast<const solver::SapFrictionConeConstraint&>(problem.constraint(k));
+        sap.Calc(vc, gamma.data(), G.data(), nullptr);
+        L.dgamma_dphi0 = solver::CalcContactParameterDerivatives(sap, vc).d_phi0;
+        const double phi0 = sap.parameters().phi0;
+        L.dgamma_dw = (GammaWith(sap, dt, w + hw, phi0, 0.0, vc) -
+                       GammaWith(sap, dt, w - hw, phi0, 0.0, vc)) / (2 * hw);
+      } else {
+        const auto& hc = static_cast<const solver::SapHuntCrossleyConstraint&>(problem.constraint(k));
+        hc.Calc(vc, gamma.data(), G.data(), nullptr);
+        L.dgamma_dphi0 = solver::CalcContactParameterDerivatives(hc, vc).d_phi0;
+        const double phi0 = hc.parameters().phi0, v_n0 = hc.parameters().v_n0;
+        L.dgamma_dw = (GammaWith(hc, dt, w + hw, phi0, v_n0, vc) -
+                       GammaWith(hc, dt, w - hw, phi0, v_n0, vc)) / (2 * hw);
+        const double hv = kRelativeStep * std::max(1.0, std::abs(v_n0));
+        L.dgamma_dvn0 = (GammaWith(hc, dt, w, phi0, v_n0 + hv, vc) -
+                         GammaWith(hc, dt, w, phi0, v_n0 - hv, vc)) / (2 * hv);
+      }
+      L.dgamma_dvc = -G;
+      L.f = L.R * gamma;
+      L.active = gamma.any() || G.any() || L.dgamma_dphi0.any() || L.dgamma_dw.any() ||
+                 L.dgamma_dvn0.any();
+      pair.active = pair.active || L.active;
+    }
+  }
+}
+
+bool PairwiseContactDifferences::PerturbedPoints(const Pair& pair,
+                                                 const StepWorkspace& nominal_ws,
+                                                 const Eigen::Ref<const Eigen::VectorXd>& dq,
+                                                 double s,
+                                                 std::vector<geometry::PointContact>* points) const {
+  // A lone free body's tangent moves its rotation by Exp(s dq_w) from the left (world axes)
+  // and its origin by s dq_v (configuration_tangent.h).
+  math::RigidTransform X_WB[2];
   const int bodies[2] = {pair.body_a, pair.body_b};
   const int v_start[2] = {pair.v_a, pair.v_b};
   for (int x = 0; x < 2; ++x) {
-    Side& d = side[x];
-    if (bodies[x] < 0) continue;  // the world: X_WB = identity, at rest
-    d.X_WB = nominal_ws.mb.X_WB[bodies[x]];
+    if (bodies[x] < 0) continue;  // the world: identity
+    X_WB[x] = nominal_ws.mb.X_WB[bodies[x]];
     if (v_start[x] < 0) continue;  // welded to the world
     const int o = v_start[x];
-    d.moves = true;
-    d.rotates = s != 0.0 && dq.segment<3>(o).any();
-    if (d.rotates) d.dR = RotationOfVector(s * dq.segment<3>(o));
-    d.X_WB.R = d.dR * d.X_WB.R;
-    d.X_WB.p += s * dq.segment<3>(o + 3);
-    d.w0 = v0.segment<3>(o) + s * dv0.segment<3>(o);
-    d.u0 = v0.segment<3>(o + 3) + s * dv0.segment<3>(o + 3);
-    d.w = v.segment<3>(o);
-    d.u = v.segment<3>(o + 3);
+    if (dq.segment<3>(o).any()) X_WB[x].R = RotationOfVector(s * dq.segment<3>(o)) * X_WB[x].R;
+    X_WB[x].p += s * dq.segment<3>(o + 3);
   }
-  const math::RigidTransform X_WA = side[0].X_WB * X_BG_[pair.geometry_a];
-  const math::RigidTransform X_WBg = side[1].X_WB * X_BG_[pair.geometry_b];
-  scratch.points.clear();
-  geometry::CalcPairContacts(shapes_[shape_of_[pair.geometry_a]], X_WA,
-                             shapes_[shape_of_[pair.geometry_b]], X_WBg, pair.margin,
-                             &scratch.points);
-  if (static_cast<int>(scratch.points.size()) != pair.count) return false;
-  g->setZero();
-  bool have_inverse = false;  // the sides' inverse diagonals of A, found at the first contact
-  for (int m = 0; m < pair.count; ++m) {
-    const int k = builder.contact_constraint(pair.first + m);
-    if (k < 0) continue;
-    const geometry::PointContact& c = scratch.points[m];
-    const Matrix3d R_WC = contact::ContactFrame(c.nhat_AB_W);
-    // The point contact's cliques in the builder's order (EmitContact): A then B, each
-    // only when it has velocities; levers from the bodies' origins.
-    const solver::ConstraintEntry& e = problem.entry(k);
-    const double* inverse_diagonal[2];
-    Vector3d lever[2];
-    int n = 0;
-    for (int x = 0; x < 2; ++x) {
-      if (!side[x].moves) continue;
-      CSIM_CHECK(n < e.num_cliques);
-      if (!have_inverse) {  // a rotated body's diagonal of A rotates with it
-        const int clique = e.clique[n];
-        side[x].inverse_diagonal =
-            side[x].rotates
-                ? RotatedDiagonal(side[x].dR, problem.A(clique)).cwiseInverse().eval()
-                : Eigen::Map<const Eigen::Matrix<double, 6, 1>>(problem.inverse_diagonal_of_A(clique));
-      }
-      inverse_diagonal[n] = side[x].inverse_diagonal.data();
-      lever[n] = c.p_WC - side[x].X_WB.p;
-      ++n;
-    }
-    have_inverse = true;
-    CSIM_CHECK(n == e.num_cliques);
-    const double w = solver::EstimatePointContactDelassus(n, inverse_diagonal, lever);
-    // v_c = R^T (v_B(p) - v_A(p)) at the solution, and the normal velocity at the start.
-    Vector3d velocity = Vector3d::Zero(), velocity0 = Vector3d::Zero();
-    n = 0;
-    for (int x = 0; x < 2; ++x) {
-      if (!side[x].moves) continue;
-      const double sign = x == 0 ? -1.0 : 1.0;
-      velocity += sign * (side[x].u + side[x].w.cross(lever[n]));
-      velocity0 += sign * (side[x].u0 + side[x].w0.cross(lever[n]));
-      ++n;
-    }
-    const Vector3d v_c = R_WC.transpose() * velocity;
-    Vector3d gamma;
-    solver::ContactPiece at;
-    const solver::ContactKind kind = kind_[k];
-    if (kind == solver::ContactKind::kSap) {
-      const auto& sap = static_cast<const solver::SapFrictionConeConstraint&>(problem.constraint(k));
-      solver::SapFrictionConeParameters p = sap.parameters();
-      p.phi0 = c.phi0;
-      solver::SapFrictionConeConstraint constraint(p);
-      constraint.Prepare(dt, w);
-      constraint.Calc(v_c.data(), gamma.data(), nullptr, nullptr);
-      at = solver::CalcContactPiece(constraint, v_c.data(), /*with_kink_distance=*/false);
-    } else {
-      const auto& hc = static_cast<const solver::SapHuntCrossleyConstraint&>(problem.constraint(k));
-      solver::SapHuntCrossleyParameters p = hc.parameters();
-      p.phi0 = c.phi0;
-      p.v_n0 = c.nhat_AB_W.dot(velocity0);
-      solver::SapHuntCrossleyConstraint constraint(p);
-      constraint.Prepare(dt, w);
-      constraint.Calc(v_c.data(), gamma.data(), nullptr, nullptr);
-      at = solver::CalcContactPiece(constraint, v_c.data(), /*with_kink_distance=*/false);
-    }
-    if (solver::ContactPieceCode(kind, at) != piece[k]) return false;
-    // r_C = -J^T gamma: -sign [r x f; f] per side, f = R gamma in world axes.
-    const Vector3d f = R_WC * gamma;
-    n = 0;
-    for (int x = 0; x < 2; ++x) {
-      if (!side[x].moves) continue;
-      const double sign = x == 0 ? -1.0 : 1.0;
-      g->segment<3>(6 * x) -= sign * lever[n].cross(f);
-      g->segment<3>(6 * x + 3) -= sign * f;
-      ++n;
-    }
-  }
-  return true;
+  points->clear();
+  geometry::CalcPairContacts(shapes_[shape_of_[pair.geometry_a]], X_WB[0] * X_BG_[pair.geometry_a],
+                             shapes_[shape_of_[pair.geometry_b]], X_WB[1] * X_BG_[pair.geometry_b],
+                             pair.margin, points);
+  return static_cast<int>(points->size()) == pair.count;
 }
 
 PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
-    const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws, double dt,
+    const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws,
     const multibody::State& state0, const Eigen::VectorXd& v,
     const Eigen::Ref<const Eigen::VectorXd>& dq, const Eigen::Ref<const Eigen::VectorXd>& dv0,
-    double h0, const std::vector<int>& piece, Scratch& scratch,
-    Eigen::Ref<Eigen::VectorXd> dr) const {
+    double h0, Scratch& scratch, Eigen::Ref<Eigen::VectorXd> dr) const {
+  const contact::ContactProblemBuilder& builder = nominal.builder;
+  const solver::ContactProblem& problem = nominal.problem;
+  const std::vector<geometry::PointContact>& contacts = builder.contacts();
   Outcome outcome;
-  const Eigen::VectorXd& v0 = state0.v;
   for (const Pair& pair : pairs_) {
-    // A pair whose bodies the direction leaves in place keeps its contribution.
+    if (!pair.active) continue;  // no impulse and none within reach: no term
+    // A pair whose bodies the direction leaves in place keeps its term.
     const bool moves_a = pair.v_a >= 0 && (dq.segment<6>(pair.v_a).any() ||
                                            dv0.segment<6>(pair.v_a).any());
     const bool moves_b = pair.v_b >= 0 && (dq.segment<6>(pair.v_b).any() ||
                                            dv0.segment<6>(pair.v_b).any());
     if (!moves_a && !moves_b) continue;
-    Vector12 plus, minus, d;
-    int level = 0;
-    bool same_plus = false, same_minus = false;
-    for (; level <= kRetries; ++level) {
-      const double h = h0 / kDecade[level];
-      same_plus = EvaluatePair(pair, nominal, nominal_ws, dt, v0, v, dq, dv0, h, piece,
-                               scratch, &plus);
-      same_minus = EvaluatePair(pair, nominal, nominal_ws, dt, v0, v, dq, dv0, -h, piece,
-                                scratch, &minus);
-      if (same_plus && same_minus) break;
+    const int bodies[2] = {pair.body_a, pair.body_b};
+    const int v_start[2] = {pair.v_a, pair.v_b};
+    // Each point's derivative: the narrow phase differenced (the top of the header).
+    std::vector<PointDerivative>& dpoint = scratch.points;
+    dpoint.assign(pair.count, PointDerivative{});
+    const bool displaced_a = pair.v_a >= 0 && dq.segment<6>(pair.v_a).any();
+    const bool displaced_b = pair.v_b >= 0 && dq.segment<6>(pair.v_b).any();
+    if (displaced_a || displaced_b) {
+      int level = 0;
+      bool same_plus = false, same_minus = false;
+      for (; level <= kRetries; ++level) {
+        const double h = h0 / kDecade[level];
+        same_plus = PerturbedPoints(pair, nominal_ws, dq, h, &scratch.plus);
+        same_minus = PerturbedPoints(pair, nominal_ws, dq, -h, &scratch.minus);
+        if (same_plus && same_minus) break;
+      }
+      // d of a point from points at t1 and t2 with weights: d = sum_i a_i (x(t_i) - x0).
+      auto combine = [&](const std::vector<geometry::PointContact>* set[2], const double a[2],
+                         bool relative) {
+        for (int m = 0; m < pair.count; ++m) {
+          const geometry::PointContact& c0 = contacts[pair.first + m];
+          PointDerivative& d = dpoint[m];
+          for (int i = 0; i < 2; ++i) {
+            if (a[i] == 0.0) continue;
+            const geometry::PointContact& c = (*set[i])[m];
+            d.p += a[i] * (relative ? Vector3d(c.p_WC - c0.p_WC) : c.p_WC);
+            d.n += a[i] * (relative ? Vector3d(c.nhat_AB_W - c0.nhat_AB_W) : c.nhat_AB_W);
+            d.phi0 += a[i] * (relative ? c.phi0 - c0.phi0 : c.phi0);
+          }
+        }
+      };
+      if (same_plus && same_minus) {
+        const double h = h0 / kDecade[level];
+        const std::vector<geometry::PointContact>* set[2] = {&scratch.plus, &scratch.minus};
+        const double a[2] = {1.0 / (2 * h), -1.0 / (2 * h)};
+        combine(set, a, false);
+      } else if (same_plus || same_minus) {
+        // One-sided, second order, from the matching side s: with x(t) a point at x0 + t D,
+        // s (4 (x(s h1 / 2) - x0) - (x(s h1) - x0)) / h1 at h1 = h / 10 (the side matched at
+        // h / 1000: the nearer steps do too unless the points change closer in, when the
+        // first-order difference at h / 1000 is kept).
+        ++outcome.one_sided;
+        const double s = same_plus ? 1.0 : -1.0;
+        const double h1 = h0 / kDecade[1];
+        std::vector<geometry::PointContact>& last = same_plus ? scratch.plus : scratch.minus;
+        std::vector<geometry::PointContact>& far = same_plus ? scratch.minus : scratch.plus;
+        const bool same_far = PerturbedPoints(pair, nominal_ws, dq, s * h1, &far);
+        const bool same_near =
+            same_far && PerturbedPoints(pair, nominal_ws, dq, 0.5 * s * h1, &scratch.near);
+        if (same_far && same_near) {
+          const std::vector<geometry::PointContact>* set[2] = {&scratch.near, &far};
+          const double a[2] = {4.0 * s / h1, -s / h1};
+          combine(set, a, true);
+        } else {
+          const std::vector<geometry::PointContact>* set[2] = {&last, &last};
+          const double a[2] = {s / (h0 / kDecade[kRetries]), 0.0};
+          combine(set, a, true);
+        }
+      } else {
+        // Neither side keeps the points: each point moving with its bodies, the normal
+        // fixed; phi0's derivative is then exact for smooth shapes (the distance's
+        // envelope), the point's and the normal's approximate.
+        ++outcome.unmatched;
+        for (int m = 0; m < pair.count; ++m) {
+          const geometry::PointContact& c = contacts[pair.first + m];
+          Vector3d moved[2] = {Vector3d::Zero(), Vector3d::Zero()};
+          for (int x = 0; x < 2; ++x) {
+            if (v_start[x] < 0) continue;
+            const int o = v_start[x];
+            moved[x] = dq.segment<3>(o + 3) +
+                       dq.segment<3>(o).cross(c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p);
+          }
+          dpoint[m].p = 0.5 * (moved[0] + moved[1]);
+          dpoint[m].phi0 = c.nhat_AB_W.dot(moved[1] - moved[0]);
+        }
+      }
     }
-    if (same_plus && same_minus) {
-      d = (plus - minus) / (2 * h0 / kDecade[level]);
-    } else if (!same_plus && !same_minus) {
-      // Across the pieces at the smallest step (the derivative of no single piece).
-      ++outcome.unmatched;
-      d = (plus - minus) / (2 * h0 / kDecade[kRetries]);
-    } else {
-      // One-sided, second order, from the matching side s: with g(t) the contribution at
-      // x0 + t D, s (4 (g(s h1 / 2) - g0) - (g(s h1) - g0)) / h1 at h1 = h / 10 (the last
-      // step tried is h / 1000, where that side matched: the nearer points match too unless
-      // the pieces change closer in, when the first-order difference at h / 1000 is kept).
-      ++outcome.one_sided;
-      const double s = same_plus ? 1.0 : -1.0;
-      const double h_last = h0 / kDecade[kRetries];
-      const Vector12 last = same_plus ? plus : minus;
-      Vector12 g0, far, near;
-      // The nominal point itself can fall off its piece when J v, formed here, rounds across
-      // a boundary the solver's v_c sat on: then the first-order difference across it.
-      const bool same_0 =
-          EvaluatePair(pair, nominal, nominal_ws, dt, v0, v, dq, dv0, 0.0, piece, scratch, &g0);
-      const double h1 = h0 / kDecade[1];
-      const bool same_far = same_0 && EvaluatePair(pair, nominal, nominal_ws, dt, v0, v, dq, dv0,
-                                                   s * h1, piece, scratch, &far);
-      const bool same_near = same_far && EvaluatePair(pair, nominal, nominal_ws, dt, v0, v, dq,
-                                                      dv0, 0.5 * s * h1, piece, scratch, &near);
-      if (same_far && same_near)
-        d = (s / h1) * (4.0 * (near - g0) - (far - g0));
-      else
-        d = (s / h_last) * (last - g0);
+    // Each contact's term -J^T gamma = -sign [r x f; f] per side and its derivative.
+    for (int m = 0; m < pair.count; ++m) {
+      const int k = builder.contact_constraint(pair.first + m);
+      if (k < 0 || !linear_[k].active) continue;
+      const ContactLinearization& L = linear_[k];
+      const geometry::PointContact& c = contacts[pair.first + m];
+      const PointDerivative& d = dpoint[m];
+      // The normal's derivative, kept perpendicular to it: the frame turns by
+      // omega = n x dn (its turn about n moves no impulse: the friction is isotropic).
+      const Vector3d n = c.nhat_AB_W;
+      const Vector3d dn = d.n - n.dot(d.n) * n;
+      const Vector3d omega = n.cross(dn);
+      const solver::ConstraintEntry& e = problem.entry(k);
+      Vector3d lever[2], dlever[2], dvel = Vector3d::Zero(), dvel0 = Vector3d::Zero();
+      const double* inverse_diagonal[2];
+      Eigen::Matrix<double, 6, 1> dinverse[2];
+      const double* dinverse_ptr[2];
+      int cliques = 0;
+      for (int x = 0; x < 2; ++x) {
+        if (v_start[x] < 0) continue;
+        const int o = v_start[x];
+        const double sign = x == 0 ? -1.0 : 1.0;
+        const int clique = e.clique[cliques];
+        lever[cliques] = c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p;
+        dlever[cliques] = d.p - dq.segment<3>(o + 3);
+        // At the fixed v, the point's velocity moves with its lever alone.
+        dvel += sign * v.segment<3>(o).cross(dlever[cliques]);
+        dvel0 += sign * (dv0.segment<3>(o + 3) + dv0.segment<3>(o).cross(lever[cliques]) +
+                         state0.v.segment<3>(o).cross(dlever[cliques]));
+        inverse_diagonal[cliques] = problem.inverse_diagonal_of_A(clique);
+        const Eigen::Map<const Eigen::Matrix<double, 6, 1>> inverse(inverse_diagonal[cliques]);
+        // d(1 / a) = -da / a^2 of each rotated diagonal entry a.
+        dinverse[cliques] = -RotatedDiagonalDerivative(dq.segment<3>(o), problem.A(clique))
+                                 .cwiseProduct(inverse.cwiseProduct(inverse));
+        dinverse_ptr[cliques] = dinverse[cliques].data();
+        ++cliques;
+      }
+      CSIM_CHECK(cliques == e.num_cliques);
+      const double dw =
+          DelassusDerivative(cliques, inverse_diagonal, dinverse_ptr, lever, dlever);
+      const double dvn0 = dn.dot(L.vel0) + n.dot(dvel0);
+      const Vector3d dvc = L.R.transpose() * (dvel - omega.cross(L.vel));
+      const Vector3d dgamma = L.dgamma_dvc * dvc + L.dgamma_dphi0 * d.phi0 +
+                              L.dgamma_dw * dw + L.dgamma_dvn0 * dvn0;
+      const Vector3d df = omega.cross(L.f) + L.R * dgamma;
+      cliques = 0;
+      for (int x = 0; x < 2; ++x) {
+        if (v_start[x] < 0) continue;
+        const int o = v_start[x];
+        const double sign = x == 0 ? -1.0 : 1.0;
+        dr.segment<3>(o) -= sign * (dlever[cliques].cross(L.f) + lever[cliques].cross(df));
+        dr.segment<3>(o + 3) -= sign * df;
+        ++cliques;
+      }
     }
-    if (pair.v_a >= 0) dr.segment<6>(pair.v_a) += d.head<6>();
-    if (pair.v_b >= 0) dr.segment<6>(pair.v_b) += d.tail<6>();
   }
   return outcome;
 }

@@ -8,23 +8,25 @@
 //
 // Why: the general rule (trajectory_sensitivity.h) differences the whole assembly, two per
 // column: free motion, broad phase, every narrow phase, every constraint and the residual,
-// each a step's worth of work. A pair's contribution to r_C depends only on the two bodies'
-// poses (and, for the lagged Hunt & Crossley normal impulse, their velocities at the start):
-// so each pair is re-evaluated alone at x0 +- h D, in its twelve coordinates. What a pair
-// re-evaluates is what the builder does for it (contact_problem_builder.cc): the narrow
-// phase of the pair (geometry::CalcPairContacts at the perturbed poses, the pair's margin of
-// the nominal build), each point's contact frame (contact::ContactFrame), levers from the
-// bodies' origins, the Delassus estimate of the point contact from A's diagonal rotated
-// with the body (A = X(R) M_B X(R)^T for a lone free body under theta = 0, so its diagonal
-// at R' = dR R is that of X(dR) A X(dR)^T), the constraint made from the nominal one's
-// parameters with the perturbed phi0 (and the lagged v_n0), prepared, and evaluated at the
-// perturbed J v. The contact identities are the manifold's point order, as the builder
-// keys them; a perturbed pair must have the nominal points and every point on its nominal
-// piece (SAP's region, Hunt & Crossley's normal clamp), else it is redone at h / 10, h /
-// 100, h / 1000 (a pair's evaluation costs one narrow phase: no prediction is needed), then
-// taken one-sided from the side that matches (second order, at min(the last step, h / 10)
-// and half of it), or central across the pieces when neither does (flagged, as the
-// general rule flags it).
+// each a step's worth of work. A contact's term of r_C depends only on its point, normal
+// and phi0 (the narrow phase of its pair at the two bodies' poses), the levers from the
+// bodies' origins, the Delassus estimate (A's diagonal, which rotates with a lone free body
+// under theta = 0, and the levers) and, for the lagged Hunt & Crossley normal impulse, the
+// normal velocity at the start. So the chain rule runs through those by hand:
+// - Linearize, once a step: each contact's impulse and its derivatives with respect to its
+//   contact velocity (-G, the solver's own Hessian), phi0 (closed form,
+//   contact_parameter_derivatives.h), w and v_n0 (central differences of the constraint
+//   alone), at the solver's v_c, on the piece the solver is on (§3's policy).
+// - AddDerivative, per column: the point, normal and phi0 of every pair with a contact
+//   that carries an impulse, by central differences of the pair's narrow phase alone
+//   (geometry::CalcPairContacts at the perturbed poses, the pair's margin of the nominal
+//   build), then the contact's term in closed form. The contact identities are the
+//   manifold's point order, as the builder keys them; a perturbed pair must have the
+//   nominal number of points, else it is redone at h / 10, h / 100, h / 1000, then taken
+//   one-sided from the side that matches (second order), or, when neither does, from the
+//   points moving with their bodies (first order in phi0 for smooth shapes; flagged
+//   unmatched). A contact in SAP's no-contact region has no term and no derivative: its
+//   pair is not differenced at all.
 // The free motion's part, A (v - v*), is not differenced: free_body_partials.h.
 
 #include <vector>
@@ -43,14 +45,20 @@ namespace csim::integrator {
 
 class PairwiseContactDifferences {
  public:
-  using Vector12 = Eigen::Matrix<double, 12, 1>;
+  /// A contact point's derivative along a direction: of its point [m], unit normal and
+  /// phi0 [m] (per unit of the direction's step).
+  struct PointDerivative {
+    Eigen::Vector3d p = Eigen::Vector3d::Zero(), n = Eigen::Vector3d::Zero();
+    double phi0 = 0.0;
+  };
 
   /// The collision shapes of `model` (every spec that collides), made once.
   explicit PairwiseContactDifferences(const multibody::Model& model);
 
-  /// Per chunk of columns: a pair's perturbed points.
+  /// Per chunk of columns: a pair's perturbed points and their derivatives.
   struct Scratch {
-    std::vector<geometry::PointContact> points;
+    std::vector<geometry::PointContact> plus, minus, near;
+    std::vector<PointDerivative> points;
   };
 
   /// Reads the nominal step's contacts (its build `nominal`, the kinds per constraint of its
@@ -61,20 +69,27 @@ class PairwiseContactDifferences {
   bool Prepare(const contact::ContactParameters& parameters, const ContactStepWorkspace& nominal,
                const std::vector<solver::ContactKind>& kind);
 
+  /// Each contact's impulse and its partial derivatives at the solver's contact velocities
+  /// v_c (of the nominal problem's rows) and the solution v, once a step after Prepare;
+  /// state0 the step's start, nominal_ws the nominal free motion's workspace (the kinematics
+  /// the build read). Allocation free once warmed up.
+  void Linearize(const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws, double dt,
+                 const multibody::State& state0, const Eigen::VectorXd& v,
+                 const Eigen::VectorXd& v_c);
+
   struct Outcome {
     int one_sided = 0;  ///< pairs differenced one-sided (their other side left the pieces)
     int unmatched = 0;  ///< pairs whose both sides left the pieces at every step tried
   };
 
-  /// Adds d r_C / d x0 D (nv) at the fixed v to `dr`, at the step h0 of the general rule
-  /// (docs/design/sensitivities.md §6.2). state0 is the nominal step's start, dt its step;
-  /// nominal_ws the nominal free motion's workspace (the kinematics the build read).
+  /// Adds d r_C / d x0 D (nv) at the fixed v to `dr`, the narrow phases differenced at the
+  /// step h0 of the general rule (docs/design/sensitivities.md §6.2). The arguments as
+  /// Linearize's, which must have run for this step.
   Outcome AddDerivative(const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws,
-                        double dt, const multibody::State& state0, const Eigen::VectorXd& v,
+                        const multibody::State& state0, const Eigen::VectorXd& v,
                         const Eigen::Ref<const Eigen::VectorXd>& dq,
                         const Eigen::Ref<const Eigen::VectorXd>& dv0, double h0,
-                        const std::vector<int>& piece, Scratch& scratch,
-                        Eigen::Ref<Eigen::VectorXd> dr) const;
+                        Scratch& scratch, Eigen::Ref<Eigen::VectorXd> dr) const;
 
  private:
   // One geometry pair of the nominal build: its contacts are builder contacts
@@ -85,15 +100,25 @@ class PairwiseContactDifferences {
     int v_a = -1, v_b = -1;          // first velocity of the body's free joint
     int first = 0, count = 0;
     double margin = 0.0;             // the pair's margin in the nominal build [m]
+    bool active = false;             // some contact has a term or a derivative (Linearize)
   };
-  // The pair's contribution to r_C at x0 + s D (s a signed step), 6 values per body (torque
-  // about its origin, force; world axes), into g; false when its points or their pieces are
-  // not the nominal ones.
-  bool EvaluatePair(const Pair& pair, const ContactStepWorkspace& nominal,
-                    const StepWorkspace& nominal_ws, double dt, const Eigen::VectorXd& v0,
-                    const Eigen::VectorXd& v, const Eigen::Ref<const Eigen::VectorXd>& dq,
-                    const Eigen::Ref<const Eigen::VectorXd>& dv0, double s,
-                    const std::vector<int>& piece, Scratch& scratch, Vector12* g) const;
+  // A constrained contact at the step's solution (Linearize).
+  struct ContactLinearization {
+    Eigen::Matrix3d R = Eigen::Matrix3d::Identity();  // its frame [t1 t2 n], world
+    Eigen::Vector3d f = Eigen::Vector3d::Zero();      // R gamma [N s], on B, world
+    Eigen::Vector3d vel = Eigen::Vector3d::Zero();    // of B's point over A's, at v [m/s]
+    Eigen::Vector3d vel0 = Eigen::Vector3d::Zero();   // the same at the start
+    Eigen::Matrix3d dgamma_dvc = Eigen::Matrix3d::Zero();  // -G
+    Eigen::Vector3d dgamma_dphi0 = Eigen::Vector3d::Zero();
+    Eigen::Vector3d dgamma_dw = Eigen::Vector3d::Zero();
+    Eigen::Vector3d dgamma_dvn0 = Eigen::Vector3d::Zero();  // lagged H&C only
+    bool active = false;  // any of the above moves r_C
+  };
+  // The pair's points at x0 + s D (s a signed step) into `points`; false when they are not
+  // as many as the nominal ones.
+  bool PerturbedPoints(const Pair& pair, const StepWorkspace& nominal_ws,
+                       const Eigen::Ref<const Eigen::VectorXd>& dq, double s,
+                       std::vector<geometry::PointContact>* points) const;
 
   std::vector<geometry::ContactShape> shapes_;  // of the colliding specs
   std::vector<int> shape_of_;                  // per collision spec: into shapes_, or -1
@@ -101,6 +126,7 @@ class PairwiseContactDifferences {
   bool lone_free_bodies_;                      // the model's, AllLoneFreeBodies (free_body_partials.h)
   std::vector<int> body_v_start_;              // per body: its joint's first velocity
   std::vector<Pair> pairs_;                    // of the prepared step
+  std::vector<ContactLinearization> linear_;   // per constraint of the linearized step
   std::vector<solver::ContactKind> kind_;      // per constraint of the prepared step
 };
 

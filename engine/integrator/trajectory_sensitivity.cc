@@ -263,7 +263,10 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   const int n_p = static_cast<int>(parameters_.size());
   pairwise_step_ =
       params.theta == 0.0 && pairwise_.Prepare(contact_parameters, *nominal_cws_, kind_);
-  if (pairwise_step_) PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
+  if (pairwise_step_) {
+    PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
+    pairwise_.Linearize(*nominal_cws_, *nominal_ws_, dt, state0, state1.v, nominal_.v_c);
+  }
   // r at the nominal assembly: the one-sided differences of whole assemblies start from it
   // (a body-mass column's, and every column's off the pairwise rule).
   if (!pairwise_step_ || has_mass_column_)
@@ -515,13 +518,13 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
   const double h0 = CentralStep(InfNorm(dq_.col(j)), InfNorm(dv_.col(j)),
                                 std::max(1.0, InfNorm(state0.v)));
   if (pairwise_step_) {
-    // The free motion's part exactly, the contacts' pair by pair (the top of the header).
+    // The free motion's part exactly, the contacts' by the chain rule (the top of the header).
     ApplyFreeBodyPartials(free_body_, v, dq_.col(j), dv_.col(j), dr_.col(j), dv_star_.col(j));
     for (int i = 0; i < dr_.rows(); ++i)
       if (!participating_[i]) dr_(i, j) = 0.0;  // r has no rows there (CalcOptimalityResidual)
     const PairwiseContactDifferences::Outcome pairs =
-        pairwise_.AddDerivative(*nominal_cws_, *nominal_ws_, dt, state0, v, dq_.col(j),
-                                dv_.col(j), h0, piece_, x.pairwise, dr_.col(j));
+        pairwise_.AddDerivative(*nominal_cws_, *nominal_ws_, state0, v, dq_.col(j), dv_.col(j),
+                                h0, x.pairwise, dr_.col(j));
     outcome.one_sided += pairs.one_sided > 0;
     outcome.unmatched += pairs.unmatched > 0;
     return {};

@@ -39,8 +39,9 @@
 // The pairwise rule (docs/design/sensitivities.md §6.3): on a model of lone free bodies
 // (AllLoneFreeBodies) under theta = 0, a step whose constraints are all point contacts it
 // covers (PairwiseContactDifferences::Prepare) gets dr/dx0 D without whole assemblies: the
-// free motion's part exactly (free_body_partials.h) and the contacts' pair by pair
-// (pairwise_contact_differences.h), each pair matched and retried alone. A contact outside
+// free motion's part exactly (free_body_partials.h) and the contacts' by the chain rule
+// through each pair's narrow phase, differenced and retried alone
+// (pairwise_contact_differences.h). A contact outside
 // the nominal build is not seen there (it enters at its margin without an impulse, §6.3).
 //
 // Cliques no constraint touches (and whole free-flight steps) have v = v*: there dv is the

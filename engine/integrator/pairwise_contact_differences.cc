@@ -167,6 +167,32 @@ bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& param
     pair.count = 1;
     pair.margin = parameters.contact_margin + (c.body_a >= 0 ? extra[c.body_a] : 0.0) +
                   (c.body_b >= 0 ? extra[c.body_b] : 0.0);
+    // The closed forms (AnalyticPoints): a halfspace of the world under a shape whose support
+    // points are material points offset by its rounding along the normal; two spheres; a
+    // sphere and a box.
+    using geometry::ShapeType;
+    const ShapeType type[2] = {shapes_[shape_of_[c.geometry_a]].type(),
+                               shapes_[shape_of_[c.geometry_b]].type()};
+    for (int x = 0; x < 2; ++x) {
+      const ShapeType other = type[1 - x];
+      const bool fixed = (x == 0 ? pair.v_a : pair.v_b) < 0;
+      if (type[x] == ShapeType::kHalfspace && fixed &&
+          (other == ShapeType::kBox || other == ShapeType::kMesh ||
+           other == ShapeType::kSphere || other == ShapeType::kCapsule)) {
+        pair.geometry = Geometry::kOnHalfspace;
+        pair.side = x;
+        const geometry::ContactShape& shape =
+            shapes_[shape_of_[x == 0 ? c.geometry_b : c.geometry_a]];
+        pair.radius = other == ShapeType::kSphere || other == ShapeType::kCapsule ? shape.radius()
+                                                                                  : 0.0;
+      }
+      if (type[x] == ShapeType::kSphere && other == ShapeType::kBox) {
+        pair.geometry = Geometry::kSphereBox;
+        pair.side = x;
+      }
+    }
+    if (type[0] == ShapeType::kSphere && type[1] == ShapeType::kSphere)
+      pair.geometry = Geometry::kSphereSphere;
     pairs_.push_back(pair);
   }
   // Every constraint of the problem is one of these contacts.
@@ -262,6 +288,99 @@ bool PairwiseContactDifferences::PerturbedPoints(const Pair& pair,
   return static_cast<int>(points->size()) == pair.count;
 }
 
+bool PairwiseContactDifferences::AnalyticPoints(const Pair& pair,
+                                                const std::vector<geometry::PointContact>& contacts,
+                                                const StepWorkspace& nominal_ws,
+                                                const Eigen::Ref<const Eigen::VectorXd>& dq,
+                                                std::vector<PointDerivative>& dpoint) const {
+  const int bodies[2] = {pair.body_a, pair.body_b};
+  const int v_start[2] = {pair.v_a, pair.v_b};
+  const int geometries[2] = {pair.geometry_a, pair.geometry_b};
+  // The motion of side x's material point p along the direction: d o + d theta x (p - o).
+  auto motion = [&](int x, const Vector3d& p) -> Vector3d {
+    if (v_start[x] < 0) return Vector3d::Zero();
+    const int o = v_start[x];
+    return dq.segment<3>(o + 3) + dq.segment<3>(o).cross(p - nominal_ws.mb.X_WB[bodies[x]].p);
+  };
+  auto turn = [&](int x) -> Vector3d {
+    return v_start[x] < 0 ? Vector3d::Zero() : Vector3d(dq.segment<3>(v_start[x]));
+  };
+  auto pose = [&](int x) -> math::RigidTransform {
+    return bodies[x] < 0 ? X_BG_[geometries[x]]
+                         : nominal_ws.mb.X_WB[bodies[x]] * X_BG_[geometries[x]];
+  };
+  switch (pair.geometry) {
+    case Geometry::kDifferenced:
+      return false;
+    case Geometry::kOnHalfspace: {
+      // geometry::PlaneFeatureContacts: each point is the midpoint of a support point p_O of
+      // the other shape and its projection on the plane, phi0 = its height; p_O + r n (n out
+      // of the halfspace) is a material point (a vertex, a sphere's or a cap's centre).
+      const int other = 1 - pair.side;
+      for (int m = 0; m < pair.count; ++m) {
+        const geometry::PointContact& c = contacts[pair.first + m];
+        const Vector3d n = pair.side == 0 ? c.nhat_AB_W : Vector3d(-c.nhat_AB_W);
+        const Vector3d p_O = c.p_WC + 0.5 * c.phi0 * n;
+        const Vector3d dp_O = motion(other, p_O + pair.radius * n);
+        PointDerivative& d = dpoint[m];
+        d.phi0 = n.dot(dp_O);
+        d.p = dp_O - 0.5 * d.phi0 * n;
+        d.n.setZero();
+      }
+      return true;
+    }
+    case Geometry::kSphereSphere: {
+      // geometry::SphereSphere: n = d / |d|, d = c_B - c_A, phi0 = |d| - r_A - r_B, the point
+      // midway between the witnesses c_A + r_A n and c_B - r_B n.
+      const Vector3d c_a = pose(0).p, c_b = pose(1).p;
+      const double r_a = shapes_[shape_of_[pair.geometry_a]].radius();
+      const double r_b = shapes_[shape_of_[pair.geometry_b]].radius();
+      const double distance = (c_b - c_a).norm();
+      if (!(distance > 0.0)) return false;
+      const Vector3d n = (c_b - c_a) / distance;
+      const Vector3d dc_a = motion(0, c_a), dc_b = motion(1, c_b);
+      const Vector3d dd = dc_b - dc_a;
+      PointDerivative& d = dpoint[0];
+      d.n = (dd - n.dot(dd) * n) / distance;
+      d.phi0 = n.dot(dd);
+      d.p = 0.5 * (dc_a + dc_b + (r_a - r_b) * d.n);
+      return true;
+    }
+    case Geometry::kSphereBox: {
+      // geometry::SphereBox with the centre outside the box: q = the centre c clamped to the
+      // box (box frame), n_box = (c - q) / |c - q| from the box to the sphere, phi0 =
+      // |c - q| - r, the point midway between c - r n_box and the box's q. Along the
+      // direction the clamped coordinates of q stay put and the free ones follow c.
+      const int s = pair.side, b = 1 - s;
+      const math::RigidTransform X_WG = pose(b);
+      const Vector3d c_W = pose(s).p;
+      const double r = shapes_[shape_of_[geometries[s]]].radius();
+      const Vector3d half = 0.5 * shapes_[shape_of_[geometries[b]]].size();
+      const Vector3d c = X_WG.R.transpose() * (c_W - X_WG.p);
+      const Vector3d q = c.cwiseMax(-half).cwiseMin(half);
+      const double distance = (c - q).norm();
+      if (!(distance > 0.0)) return false;  // the centre inside: the deepest face's form
+      const Vector3d n_box = (c - q) / distance;
+      const Vector3d dc_W = motion(s, c_W);
+      const Vector3d theta = turn(b);
+      const Vector3d dc = X_WG.R.transpose() * (dc_W - motion(b, X_WG.p) -
+                                                theta.cross(c_W - X_WG.p));
+      Vector3d dd = Vector3d::Zero(), dq_box = Vector3d::Zero();
+      for (int i = 0; i < 3; ++i) (q[i] == c[i] ? dq_box[i] : dd[i]) = dc[i];
+      const Vector3d dn_box = (dd - n_box.dot(dd) * n_box) / distance;
+      // The derivative of n from the sphere into the box, -R n_box, in world axes.
+      const Vector3d dn = -(theta.cross(X_WG.R * n_box) + X_WG.R * dn_box);
+      const Vector3d w = X_WG * q;
+      PointDerivative& d = dpoint[0];
+      d.phi0 = n_box.dot(dd);
+      d.p = 0.5 * (dc_W + r * dn + motion(b, w) + X_WG.R * dq_box);
+      d.n = s == 0 ? dn : Vector3d(-dn);
+      return true;
+    }
+  }
+  return false;
+}
+
 PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
     const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws,
     const multibody::State& state0, const Eigen::VectorXd& v,
@@ -286,7 +405,9 @@ PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
     dpoint.assign(pair.count, PointDerivative{});
     const bool displaced_a = pair.v_a >= 0 && dq.segment<6>(pair.v_a).any();
     const bool displaced_b = pair.v_b >= 0 && dq.segment<6>(pair.v_b).any();
-    if (displaced_a || displaced_b) {
+    if ((displaced_a || displaced_b) &&
+        !(analytic_geometry_ && pair.geometry != Geometry::kDifferenced &&
+          AnalyticPoints(pair, contacts, nominal_ws, dq, dpoint))) {
       int level = 0;
       bool same_plus = false, same_minus = false;
       for (; level <= kRetries; ++level) {

@@ -20,7 +20,9 @@
 // - AddDerivative, per column: the point, normal and phi0 of every pair with a contact
 //   that carries an impulse, by central differences of the pair's narrow phase alone
 //   (geometry::CalcPairContacts at the perturbed poses, the pair's margin of the nominal
-//   build), then the contact's term in closed form. The contact identities are the
+//   build), then the contact's term in closed form. The pairs whose narrow phase is a closed
+//   form of material points take its derivative instead (AnalyticPoints): a box, mesh,
+//   sphere or capsule on a halfspace of the world, two spheres, a sphere and a box. The contact identities are the
 //   manifold's point order, as the builder keys them; a perturbed pair must have the
 //   nominal number of points, else it is redone at h / 10, h / 100, h / 1000, then taken
 //   one-sided from the side that matches (second order), or, when neither does, from the
@@ -77,6 +79,10 @@ class PairwiseContactDifferences {
                  const multibody::State& state0, const Eigen::VectorXd& v,
                  const Eigen::VectorXd& v_c);
 
+  /// Whether the closed-form pairs take their derivative (default) or are differenced like
+  /// the others: for a test that compares the two.
+  void set_analytic_geometry(bool on) { analytic_geometry_ = on; }
+
   struct Outcome {
     int one_sided = 0;  ///< pairs differenced one-sided (their other side left the pieces)
     int unmatched = 0;  ///< pairs whose both sides left the pieces at every step tried
@@ -92,6 +98,8 @@ class PairwiseContactDifferences {
                         Scratch& scratch, Eigen::Ref<Eigen::VectorXd> dr) const;
 
  private:
+  // How a pair's points move (AnalyticPoints).
+  enum class Geometry { kDifferenced, kOnHalfspace, kSphereSphere, kSphereBox };
   // One geometry pair of the nominal build: its contacts are builder contacts
   // [first, first + count), each with its constraint (or -1).
   struct Pair {
@@ -101,6 +109,9 @@ class PairwiseContactDifferences {
     int first = 0, count = 0;
     double margin = 0.0;             // the pair's margin in the nominal build [m]
     bool active = false;             // some contact has a term or a derivative (Linearize)
+    Geometry geometry = Geometry::kDifferenced;
+    int side = 0;                    // kOnHalfspace: the halfspace's; kSphereBox: the sphere's
+    double radius = 0.0;             // kOnHalfspace: the other shape's rounding [m]
   };
   // A constrained contact at the step's solution (Linearize).
   struct ContactLinearization {
@@ -120,6 +131,12 @@ class PairwiseContactDifferences {
                        const Eigen::Ref<const Eigen::VectorXd>& dq, double s,
                        std::vector<geometry::PointContact>* points) const;
 
+  // The points' derivatives of a pair whose Geometry is a closed form, into `dpoint`; false
+  // where the closed form does not hold (a sphere's centre inside the box).
+  bool AnalyticPoints(const Pair& pair, const std::vector<geometry::PointContact>& contacts,
+                      const StepWorkspace& nominal_ws, const Eigen::Ref<const Eigen::VectorXd>& dq,
+                      std::vector<PointDerivative>& dpoint) const;
+
   std::vector<geometry::ContactShape> shapes_;  // of the colliding specs
   std::vector<int> shape_of_;                  // per collision spec: into shapes_, or -1
   std::vector<math::RigidTransform> X_BG_;     // per collision spec
@@ -127,6 +144,7 @@ class PairwiseContactDifferences {
   std::vector<int> body_v_start_;              // per body: its joint's first velocity
   std::vector<Pair> pairs_;                    // of the prepared step
   std::vector<ContactLinearization> linear_;   // per constraint of the linearized step
+  bool analytic_geometry_ = true;
   std::vector<solver::ContactKind> kind_;      // per constraint of the prepared step
 };
 

@@ -58,6 +58,9 @@ struct SapWorkspace {
   std::vector<double> vc, dvc, gamma, vc_trial, gamma_trial;
   std::vector<double> G;         ///< stacked G blocks
   std::vector<int> piece;        ///< per constraint: its quadratic piece at v (Constraint::Calc)
+  /// Per clique: some constraint acts on it (the direct residual of step_sensitivity.h,
+  /// which sets up no islands).
+  std::vector<char> touched;
   // Islands of the current partition.
   Islands islands;
   std::vector<SapIslandState> island;  ///< per island

@@ -245,6 +245,34 @@ void JTransposeTimesSetUp(SapWorkspace* ws, const double* gamma, Eigen::Ref<Eige
   ScatterReduced(*ws, ws->jc.data(), out);
 }
 
+// The products without the islands' set-up (SetupProducts: a partition, the reduced
+// coordinates, the supports), which costs more than the products on a problem solved once:
+// when every constraint's blocks are stored dense or a point contact's factored form, at most
+// kDirectRows rows, and (for the residual) every clique with a constraint has its A stored
+// and at most kDirectClique velocities (the fixed-capacity scratch: no allocation).
+constexpr int kDirectRows = 8;
+constexpr int kDirectClique = 64;
+
+bool DirectBlocks(const ContactProblem& problem) {
+  if (problem.max_constraint_rows() > kDirectRows) return false;
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    if (problem.entry(k).point_contact < 0 && !problem.has_dense_jacobian(k)) return false;
+  return true;
+}
+
+// f(clique, J_kb) for each block b of constraint k (a 3 x 6 point-contact block formed from
+// its factored form, or the stored dense block).
+template <typename F>
+void ForEachBlock(const ContactProblem& problem, int k, F f) {
+  const ConstraintEntry& e = problem.entry(k);
+  for (int b = 0; b < e.num_cliques; ++b) {
+    if (e.point_contact >= 0)
+      f(e.clique[b], problem.PointContactBlock(k, b));
+    else
+      f(e.clique[b], problem.jacobian(k, b));
+  }
+}
+
 }  // namespace
 
 void CalcConstraintVelocities(const ContactProblem& problem,
@@ -274,6 +302,16 @@ void CalcJTransposeTimesColumns(const ContactProblem& problem,
   out.setZero();
   if (problem.num_constraints() == 0) return;
   CSIM_CHECK(gamma.rows() == problem.num_constraint_rows());
+  if (DirectBlocks(problem)) {
+    for (int k = 0; k < problem.num_constraints(); ++k) {
+      const ConstraintEntry& e = problem.entry(k);
+      ForEachBlock(problem, k, [&](int c, const auto& J) {
+        out.middleRows(problem.clique_offset(c), problem.clique_size(c)).noalias() +=
+            J.transpose() * gamma.middleRows(e.row_offset, e.num_rows);
+      });
+    }
+    return;
+  }
   SetupProducts(problem, ws);
   for (int j = 0; j < gamma.cols(); ++j) JTransposeTimesSetUp(ws, gamma.col(j).data(), out.col(j));
 }
@@ -284,6 +322,46 @@ void CalcOptimalityResidual(const ContactProblem& problem,
   CSIM_CHECK(v.size() == problem.num_velocities() && r.size() == problem.num_velocities());
   r.setZero();
   if (problem.num_constraints() == 0) return;
+  if (DirectBlocks(problem)) {
+    bool stored = true;
+    for (int k = 0; k < problem.num_constraints(); ++k)
+      for (int b = 0; b < problem.entry(k).num_cliques; ++b)
+        stored = stored && problem.has_A(problem.entry(k).clique[b]) &&
+                 problem.clique_size(problem.entry(k).clique[b]) <= kDirectClique;
+    if (stored) {
+      // A_c (v - v*) on each clique some constraint touches, then -J_k^T gamma_k(J_k v) per
+      // constraint.
+      ws->touched.assign(problem.num_cliques(), 0);
+      for (int k = 0; k < problem.num_constraints(); ++k)
+        for (int b = 0; b < problem.entry(k).num_cliques; ++b)
+          ws->touched[problem.entry(k).clique[b]] = 1;
+      const Eigen::Map<const Eigen::VectorXd> v_star = problem.v_star();
+      for (int c = 0; c < problem.num_cliques(); ++c) {
+        if (!ws->touched[c]) continue;
+        const int o = problem.clique_offset(c), n = problem.clique_size(c);
+        const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kDirectClique, 1> dv =
+            v.segment(o, n) - v_star.segment(o, n);
+        r.segment(o, n).noalias() = problem.A(c) * dv;
+      }
+      ws->vc.resize(problem.num_constraint_rows());  // J v, as the island route leaves it
+      for (int k = 0; k < problem.num_constraints(); ++k) {
+        const ConstraintEntry& e = problem.entry(k);
+        Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kDirectRows, 1> v_c =
+            Eigen::VectorXd::Zero(e.num_rows);
+        ForEachBlock(problem, k, [&](int c, const auto& J) {
+          v_c.noalias() += J * v.segment(problem.clique_offset(c), problem.clique_size(c));
+        });
+        std::copy_n(v_c.data(), e.num_rows, ws->vc.data() + e.row_offset);
+        Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kDirectRows, 1> gamma(e.num_rows);
+        problem.constraint(k).Calc(v_c.data(), gamma.data(), nullptr, nullptr);
+        ForEachBlock(problem, k, [&](int c, const auto& J) {
+          r.segment(problem.clique_offset(c), problem.clique_size(c)).noalias() -=
+              J.transpose() * gamma;
+        });
+      }
+      return;
+    }
+  }
   SetupProducts(problem, ws);
   LoadGuess(v, ws);
   const Islands& is = ws->islands;

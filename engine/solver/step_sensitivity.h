@@ -163,8 +163,10 @@ class StepSensitivitySolver {
 /// the others (where the solution has v = v*). gamma is each constraint's Calc at J v
 /// (without biases: a kind with a bias adds it itself). `ws`: scratch, set up here on
 /// `problem` with every constraint in one partition; a problem no larger than one seen
-/// before does not allocate. For central differences of the assembly at fixed v
-/// (trajectory_sensitivity.h).
+/// before does not allocate; ws->vc holds J v after the call (the problem's rows). A problem
+/// whose constraints are point contacts or stored dense blocks on cliques with a stored A
+/// (at most 64 velocities) is multiplied block by block, without that set-up. For central
+/// differences of the assembly at fixed v (trajectory_sensitivity.h).
 void CalcOptimalityResidual(const ContactProblem& problem,
                             const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
                             Eigen::Ref<Eigen::VectorXd> r);

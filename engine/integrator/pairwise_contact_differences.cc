@@ -203,7 +203,8 @@ bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& param
 void PairwiseContactDifferences::Linearize(const ContactStepWorkspace& nominal,
                                            const StepWorkspace& nominal_ws, double dt,
                                            const multibody::State& state0,
-                                           const Eigen::VectorXd& v, const Eigen::VectorXd& v_c) {
+                                           const Eigen::VectorXd& v, const Eigen::VectorXd& v_c,
+                                           const std::vector<solver::ContactParameterDerivatives>& derivatives) {
   const contact::ContactProblemBuilder& builder = nominal.builder;
   const solver::ContactProblem& problem = nominal.problem;
   if (static_cast<int>(linear_.size()) < problem.num_constraints())
@@ -239,14 +240,24 @@ void PairwiseContactDifferences::Linearize(const ContactStepWorkspace& nominal,
       if (kind_[k] == solver::ContactKind::kSap) {
         const auto& sap = static_cast<const solver::SapFrictionConeConstraint&>(problem.constraint(k));
         sap.Calc(vc, gamma.data(), G.data(), nullptr);
-        L.dgamma_dphi0 = solver::CalcContactParameterDerivatives(sap, vc).d_phi0;
-        const double phi0 = sap.parameters().phi0;
-        L.dgamma_dw = (GammaWith(sap, dt, w + hw, phi0, 0.0, vc) -
-                       GammaWith(sap, dt, w - hw, phi0, 0.0, vc)) / (2 * hw);
+        L.dgamma_dphi0 = derivatives[k].d_phi0;
+        const solver::ContactRegion region = derivatives[k].region;
+        if (region == solver::ContactRegion::kStiction) {
+          // gamma = y = -R^-1 (u - v_hat), R_t = sigma w, R_n proportional to w when the
+          // near-rigid term wins (else w-free): each such row goes as 1 / w.
+          L.dgamma_dw = -gamma / w;
+          if (!derivatives[k].near_rigid) L.dgamma_dw[2] = 0.0;
+        } else if (region == solver::ContactRegion::kNone) {
+          L.dgamma_dw.setZero();
+        } else {  // sliding: the projection's soft norm is not homogeneous in R
+          const double phi0 = sap.parameters().phi0;
+          L.dgamma_dw = (GammaWith(sap, dt, w + hw, phi0, 0.0, vc) -
+                         GammaWith(sap, dt, w - hw, phi0, 0.0, vc)) / (2 * hw);
+        }
       } else {
         const auto& hc = static_cast<const solver::SapHuntCrossleyConstraint&>(problem.constraint(k));
         hc.Calc(vc, gamma.data(), G.data(), nullptr);
-        L.dgamma_dphi0 = solver::CalcContactParameterDerivatives(hc, vc).d_phi0;
+        L.dgamma_dphi0 = derivatives[k].d_phi0;
         const double phi0 = hc.parameters().phi0, v_n0 = hc.parameters().v_n0;
         L.dgamma_dw = (GammaWith(hc, dt, w + hw, phi0, v_n0, vc) -
                        GammaWith(hc, dt, w - hw, phi0, v_n0, vc)) / (2 * hw);

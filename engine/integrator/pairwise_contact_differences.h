@@ -41,6 +41,7 @@
 #include "engine/integrator/contact_step.h"
 #include "engine/math/spatial.h"
 #include "engine/multibody/model.h"
+#include "engine/solver/contact_parameter_derivatives.h"
 #include "engine/solver/step_sensitivity.h"
 
 namespace csim::integrator {
@@ -74,10 +75,17 @@ class PairwiseContactDifferences {
   /// Each contact's impulse and its partial derivatives at the solver's contact velocities
   /// v_c (of the nominal problem's rows) and the solution v, once a step after Prepare;
   /// state0 the step's start, nominal_ws the nominal free motion's workspace (the kinematics
-  /// the build read). Allocation free once warmed up.
+  /// the build read), derivatives each contact constraint's parameter derivatives at v_c
+  /// (solver::CalcContactParameterDerivatives; d_phi0 is read). Allocation free once warmed
+  /// up.
   void Linearize(const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws, double dt,
                  const multibody::State& state0, const Eigen::VectorXd& v,
-                 const Eigen::VectorXd& v_c);
+                 const Eigen::VectorXd& v_c,
+                 const std::vector<solver::ContactParameterDerivatives>& derivatives);
+
+  /// Whether the model is one the rule can cover (AllLoneFreeBodies): Prepare may accept
+  /// its steps under theta = 0.
+  bool covers_model() const { return lone_free_bodies_; }
 
   /// Whether the closed-form pairs take their derivative (default) or are differenced like
   /// the others: for a test that compares the two.

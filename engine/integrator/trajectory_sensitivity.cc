@@ -11,6 +11,9 @@
 #include "engine/contact/material_combination.h"
 #include "engine/multibody/configuration_tangent.h"
 #include "engine/multibody/position_update.h"
+#include "engine/solver/contact_parameter_derivatives.h"
+#include "engine/solver/sap_friction_cone_constraint.h"
+#include "engine/solver/sap_hunt_crossley_constraint.h"
 
 namespace csim::integrator {
 namespace {
@@ -175,6 +178,8 @@ TrajectorySensitivity::TrajectorySensitivity(const multibody::Model& model,
     has_friction_column_ = has_friction_column_ || (p.kind == Kind::kMaterial &&
                                                      p.contact == solver::ContactParameter::kMu);
     has_mass_column_ = has_mass_column_ || p.kind == Kind::kBodyMass;
+    has_contact_column_ =
+        has_contact_column_ || p.kind == Kind::kContact || p.kind == Kind::kMaterial;
     mass_.push_back(p.kind == Kind::kBodyMass
                         ? std::make_unique<MassModels>(model, p.index, kMassStep, tree_solver)
                         : nullptr);
@@ -265,7 +270,9 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
       params.theta == 0.0 && pairwise_.Prepare(contact_parameters, *nominal_cws_, kind_);
   if (pairwise_step_) {
     PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
-    pairwise_.Linearize(*nominal_cws_, *nominal_ws_, dt, state0, state1.v, nominal_.v_c);
+    ContactDerivatives();
+    pairwise_.Linearize(*nominal_cws_, *nominal_ws_, dt, state0, state1.v, nominal_.v_c,
+                        derivatives_);
   }
   // r at the nominal assembly: the one-sided differences of whole assemblies start from it
   // (a body-mass column's, and every column's off the pairwise rule).
@@ -385,11 +392,30 @@ StepStatus TrajectorySensitivity::AssembleNominal(
   piece_.resize(num_constraints);
   region_.resize(num_constraints);
   kink_.resize(num_constraints);
+  // With a contact column, or on a step the pairwise rule may take, every contact's
+  // derivatives are needed: their region and kink distance are the pieces (the same tests).
+  derivatives_ready_ =
+      has_contact_column_ || (params.theta == 0.0 && pairwise_.covers_model());
+  if (derivatives_ready_) derivatives_.resize(num_constraints);  // grows, then reuses
   for (int k = 0; k < num_constraints; ++k) {
     kind_[k] = solver::ContactKindOf(problem.constraint(k));
     solver::ContactPiece piece;  // kOther: no region, kink distance 1
     piece.kink_distance = 1.0;
-    solver::CalcContactPieceOf(problem, k, kind_[k], nominal_.v_c.data(), &piece);
+    if (derivatives_ready_ && kind_[k] != solver::ContactKind::kOther) {
+      solver::ContactParameterDerivatives& d = derivatives_[k];
+      const double* v_c = nominal_.v_c.data() + problem.entry(k).row_offset;
+      if (kind_[k] == solver::ContactKind::kSap)
+        d = solver::CalcContactParameterDerivatives(
+            static_cast<const solver::SapFrictionConeConstraint&>(problem.constraint(k)), v_c);
+      else
+        d = solver::CalcContactParameterDerivatives(
+            static_cast<const solver::SapHuntCrossleyConstraint&>(problem.constraint(k)), v_c);
+      piece.region = d.region;
+      piece.kink_distance = d.kink_distance;
+      piece.normal_clamped = d.normal_clamped;
+    } else {
+      solver::CalcContactPieceOf(problem, k, kind_[k], nominal_.v_c.data(), &piece);
+    }
     piece_[k] = solver::ContactPieceCode(kind_[k], piece);
     region_[k] = static_cast<int8_t>(piece.region);
     kink_[k] = piece.kink_distance;
@@ -630,6 +656,8 @@ void TrajectorySensitivity::PositionDerivatives(const multibody::Model& model,
 }
 
 void TrajectorySensitivity::ContactDerivatives() {
+  if (derivatives_ready_) return;
+  derivatives_ready_ = true;
   const solver::ContactProblem& problem = nominal_cws_->problem;
   derivatives_.resize(problem.num_constraints());  // grows to the largest count, then reuses
   for (int k = 0; k < problem.num_constraints(); ++k)

@@ -97,7 +97,11 @@ TEST_CASE("pairwise contact differences: the whole assembly's difference less th
         piece[k] = solver::ContactPieceCode(kind[k], p);
       }
       REQUIRE(pairwise.Prepare(cp, cws_n, kind));
-      pairwise.Linearize(cws_n, ws_n, dt, x0, x.v, cws.result.v_c);
+      std::vector<solver::ContactParameterDerivatives> derivatives(problem.num_constraints());
+      for (int k = 0; k < problem.num_constraints(); ++k)
+        solver::CalcContactParameterDerivativesOf(problem, k, cws.result.v_c.data(),
+                                                  &derivatives[k]);
+      pairwise.Linearize(cws_n, ws_n, dt, x0, x.v, cws.result.v_c, derivatives);
       REQUIRE(problem.num_constraints() >= 6);
       const Eigen::VectorXd& v = x.v;
       std::vector<char> participating(model.nv, 0);

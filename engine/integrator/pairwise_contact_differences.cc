@@ -45,16 +45,17 @@ Matrix3d RotationOfVector(const Vector3d& theta) {
   return Matrix3d::Identity() + a * K + b * (K * K);
 }
 
-// The derivative of the diagonal of X(dR) A X(dR)^T, X = diag(dR, dR), dR = Exp(s theta),
-// at s = 0: 2 ([theta]x A_b)_ii per 3 x 3 diagonal block A_b (A of a lone free body under
-// theta = 0 rotates with the body).
-Eigen::Matrix<double, 6, 1> RotatedDiagonalDerivative(const Vector3d& theta,
-                                                      const Eigen::Ref<const Eigen::MatrixXd>& A) {
-  Eigen::Matrix<double, 6, 1> d;
-  for (int block = 0; block < 2; ++block)
-    for (int i = 0; i < 3; ++i)
-      d[3 * block + i] = 2.0 * Vector3d::Unit(i).dot(
-                                   theta.cross(A.block<3, 1>(3 * block, 3 * block + i)));
+// The derivative of diag(A)^-1 along the rotation dR = Exp(s theta) of a lone free body
+// under theta = 0, whose A = X(dR) A X(dR)^T, X = diag(dR, dR), turns with it: each diagonal
+// entry a moves by 2 ([theta]x A_b)_ii of its 3 x 3 block A_b, so 1 / a by -that / a^2. The
+// translational block is m I, whose diagonal does not move.
+Eigen::Matrix<double, 6, 1> InverseDiagonalDerivative(const Vector3d& theta,
+                                                      const Eigen::Ref<const Eigen::MatrixXd>& A,
+                                                      const double* inverse_diagonal) {
+  Eigen::Matrix<double, 6, 1> d = Eigen::Matrix<double, 6, 1>::Zero();
+  for (int i = 0; i < 3; ++i)
+    d[i] = -2.0 * Vector3d::Unit(i).dot(theta.cross(A.block<3, 1>(0, i))) *
+           inverse_diagonal[i] * inverse_diagonal[i];
   return d;
 }
 
@@ -488,7 +489,13 @@ PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
         }
       }
     }
-    // Each contact's term -J^T gamma = -sign [r x f; f] per side and its derivative.
+    // Each contact's term -J^T gamma = -sign [r x f; f] per side and its derivative. The
+    // sides' diag(A)^-1 and its derivative are the pair's (one clique per moving body, in the
+    // builder's order A then B), found at its first contact with a term.
+    const double* inverse_diagonal[2];
+    Eigen::Matrix<double, 6, 1> dinverse[2];
+    const double* dinverse_ptr[2] = {dinverse[0].data(), dinverse[1].data()};
+    bool have_diagonals = false;
     for (int m = 0; m < pair.count; ++m) {
       const int k = builder.contact_constraint(pair.first + m);
       if (k < 0 || !linear_[k].active) continue;
@@ -502,9 +509,6 @@ PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
       const Vector3d omega = n.cross(dn);
       const solver::ConstraintEntry& e = problem.entry(k);
       Vector3d lever[2], dlever[2], dvel = Vector3d::Zero(), dvel0 = Vector3d::Zero();
-      const double* inverse_diagonal[2];
-      Eigen::Matrix<double, 6, 1> dinverse[2];
-      const double* dinverse_ptr[2];
       int cliques = 0;
       for (int x = 0; x < 2; ++x) {
         if (v_start[x] < 0) continue;
@@ -517,15 +521,15 @@ PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
         dvel += sign * v.segment<3>(o).cross(dlever[cliques]);
         dvel0 += sign * (dv0.segment<3>(o + 3) + dv0.segment<3>(o).cross(lever[cliques]) +
                          state0.v.segment<3>(o).cross(dlever[cliques]));
-        inverse_diagonal[cliques] = problem.inverse_diagonal_of_A(clique);
-        const Eigen::Map<const Eigen::Matrix<double, 6, 1>> inverse(inverse_diagonal[cliques]);
-        // d(1 / a) = -da / a^2 of each rotated diagonal entry a.
-        dinverse[cliques] = -RotatedDiagonalDerivative(dq.segment<3>(o), problem.A(clique))
-                                 .cwiseProduct(inverse.cwiseProduct(inverse));
-        dinverse_ptr[cliques] = dinverse[cliques].data();
+        if (!have_diagonals) {
+          inverse_diagonal[cliques] = problem.inverse_diagonal_of_A(clique);
+          dinverse[cliques] = InverseDiagonalDerivative(dq.segment<3>(o), problem.A(clique),
+                                                        inverse_diagonal[cliques]);
+        }
         ++cliques;
       }
       CSIM_CHECK(cliques == e.num_cliques);
+      have_diagonals = true;
       const double dw =
           DelassusDerivative(cliques, inverse_diagonal, dinverse_ptr, lever, dlever);
       const double dvn0 = dn.dot(L.vel0) + n.dot(dvel0);

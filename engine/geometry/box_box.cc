@@ -48,11 +48,54 @@ void TryAxis(const Box& a, const Box& b, const Eigen::Vector3d& t, const Eigen::
   }
 }
 
+// Heights within this of the lowest corner's count as tied [m] (parallel faces): a distance
+// claimed through a tied corner is off by at most this.
+constexpr double kTiedHeight = 1e-12;
+
+// Whether the separation `separation` > 0 of box `other` from face `axis` of box `face`,
+// whose outward normal m points at `other`, is their distance: some lowest corner of `other`
+// lies over the face, or, when `other` rests a face on it (three or more lowest corners),
+// some corner of the face lies under that face. (A cross of two faces with no corner over
+// the other is missed: the caller's GJK then finds the same distance.)
+bool FaceSeparationAttained(const Box& face, int axis, const Eigen::Vector3d& m, const Box& other,
+                            double separation) {
+  int lowest = 0;
+  for (int k = 0; k < 8; ++k) {
+    Eigen::Vector3d c_local;
+    for (int x = 0; x < 3; ++x) c_local[x] = (k >> x & 1) ? other.h[x] : -other.h[x];
+    const Eigen::Vector3d c = other.X * c_local;
+    if (m.dot(c - face.X.p) - face.h[axis] > separation + kTiedHeight) continue;
+    ++lowest;
+    const Eigen::Vector3d c_F = face.X.R.transpose() * (c - face.X.p);
+    const int j = (axis + 1) % 3, l = (axis + 2) % 3;
+    if (std::abs(c_F[j]) <= face.h[j] && std::abs(c_F[l]) <= face.h[l]) return true;
+  }
+  if (lowest < 3) return false;
+  // other's face towards `face`: its axis most aligned with m.
+  const Eigen::Vector3d m_O = other.X.R.transpose() * m;
+  int k = 0;
+  for (int x = 1; x < 3; ++x)
+    if (std::abs(m_O[x]) > std::abs(m_O[k])) k = x;
+  const double side = m.dot(face.X.R.col(axis)) < 0.0 ? -1.0 : 1.0;
+  const int j = (axis + 1) % 3, l = (axis + 2) % 3;
+  for (int corner = 0; corner < 4; ++corner) {
+    Eigen::Vector3d q_F = Eigen::Vector3d::Zero();
+    q_F[axis] = side * face.h[axis];
+    q_F[j] = (corner & 1) ? face.h[j] : -face.h[j];
+    q_F[l] = (corner & 2) ? face.h[l] : -face.h[l];
+    const Eigen::Vector3d q_O = other.X.R.transpose() * (face.X * q_F - other.X.p);
+    if (std::abs(q_O[(k + 1) % 3]) <= other.h[(k + 1) % 3] &&
+        std::abs(q_O[(k + 2) % 3]) <= other.h[(k + 2) % 3])
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 SignedDistanceResult BoxBox(const math::RigidTransform& X_WA, const Eigen::Vector3d& size_a,
                             const math::RigidTransform& X_WB, const Eigen::Vector3d& size_b,
-                            double cutoff) {
+                            double cutoff, bool* exact) {
   const Box a{X_WA, 0.5 * size_a}, b{X_WB, 0.5 * size_b};
   const Eigen::Vector3d t = X_WB.p - X_WA.p;
   Axis face, edge;
@@ -65,6 +108,7 @@ SignedDistanceResult BoxBox(const math::RigidTransform& X_WA, const Eigen::Vecto
     SignedDistanceResult apart;
     apart.phi0 = face.separation;
     apart.nhat_AB_W = face.L;
+    if (exact != nullptr) *exact = false;  // phi0 only: the caller drops the pair
     return apart;
   }
   for (int i = 0; i < 3; ++i) {
@@ -79,10 +123,17 @@ SignedDistanceResult BoxBox(const math::RigidTransform& X_WA, const Eigen::Vecto
   result.nhat_AB_W = best.L;
   result.phi0 = best.separation;
   const Eigen::Vector3d& n = best.L;
+  // Apart, the separation is the distance when its witness lies within both features: a
+  // lowest corner over the face (FaceSeparationAttained), the edges' closest points inside
+  // both (then the lines' distance, which is the separation).
+  const bool apart = best.separation > 0.0;
+  bool attained = !apart;
   if (best.kind == 0) {  // face of A: B's deepest corner against A's face plane
     result.p_WC = b.Corner(-n) - 0.5 * best.separation * n;
+    attained = attained || FaceSeparationAttained(a, best.i, n, b, best.separation);
   } else if (best.kind == 1) {  // face of B: A's deepest corner against B's face plane
     result.p_WC = a.Corner(n) + 0.5 * best.separation * n;
+    attained = attained || FaceSeparationAttained(b, best.i, -n, a, best.separation);
   } else {  // edge against edge: closest points of the two support edges
     Eigen::Vector3d p0, p1, q0, q1;
     a.Edge(best.i, n, &p0, &p1);
@@ -90,7 +141,9 @@ SignedDistanceResult BoxBox(const math::RigidTransform& X_WA, const Eigen::Vecto
     double s, u;
     ClosestPointsOnSegments(p0, p1, q0, q1, &s, &u);
     result.p_WC = 0.5 * (p0 + s * (p1 - p0) + q0 + u * (q1 - q0));
+    attained = attained || (s > 0.0 && s < 1.0 && u > 0.0 && u < 1.0);
   }
+  if (exact != nullptr) *exact = attained;
   return result;
 }
 

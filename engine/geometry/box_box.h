@@ -25,8 +25,14 @@ namespace csim::geometry {
 /// closest points of the two support edges. When a face axis separates the boxes by
 /// `cutoff` [m] or more, returns early with only phi0 (>= cutoff) and the normal set: a
 /// caller that keeps pairs with phi0 < cutoff (the contact margin) loses nothing.
+/// `exact` (optional) says whether phi0 is the true signed distance: always for overlapping
+/// boxes; for boxes apart, when the winning axis's witness lies within both features (a
+/// face axis: the other box's deepest corner projects inside the face; an edge axis: the
+/// closest points are inside both edges). Else phi0 is a lower bound and the caller finds
+/// the distance otherwise (narrow_phase.cc: GJK).
 SignedDistanceResult BoxBox(const math::RigidTransform& X_WA, const Eigen::Vector3d& size_a,
                             const math::RigidTransform& X_WB, const Eigen::Vector3d& size_b,
-                            double cutoff = std::numeric_limits<double>::infinity());
+                            double cutoff = std::numeric_limits<double>::infinity(),
+                            bool* exact = nullptr);
 
 }  // namespace csim::geometry

@@ -36,9 +36,11 @@ bool OrderedClosedForm(const ContactShape& a, const RigidTransform& X_WA, const 
   } else if (ta == ShapeType::kCapsule && tb == ShapeType::kCapsule) {
     *r = CapsuleCapsule(X_WA, a.radius(), a.length(), X_WB, b.radius(), b.length());
   } else if (ta == ShapeType::kBox && tb == ShapeType::kBox) {
-    *r = BoxBox(X_WA, a.size(), X_WB, b.size(), cutoff);
-    // Apart across an edge or a corner, SAT's separation is only a lower bound of the gap.
-    if (r->phi0 > 0.0 && r->phi0 < cutoff) {
+    bool exact = false;
+    *r = BoxBox(X_WA, a.size(), X_WB, b.size(), cutoff, &exact);
+    // Apart across an edge or a corner, SAT's separation is only a lower bound of the gap;
+    // where its witness lies within both features it is the gap itself (closed form, no GJK).
+    if (r->phi0 > 0.0 && r->phi0 < cutoff && !exact) {
       const SignedDistanceResult exact = ConvexSignedDistance(a, X_WA, b, X_WB);
       if (exact.phi0 > r->phi0) *r = exact;
     }

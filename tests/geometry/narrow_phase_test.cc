@@ -5,12 +5,14 @@
 #include "engine/geometry/narrow_phase.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "engine/geometry/box_box.h"
+#include "engine/geometry/convex_signed_distance.h"
 #include "engine/geometry/contact_shape.h"
 #include "tests/geometry/contact_test_shapes.h"
 
@@ -294,6 +296,60 @@ TEST_CASE("Box-box cutoff: the same result below it, only phi0 >= cutoff above",
   }
   CHECK(below > 200);
   CHECK(above > 200);
+}
+
+TEST_CASE("Box-box exactness: a separation claimed exact is the distance GJK finds",
+          "[collision]") {
+  // Apart, SAT's separation is the distance only when its witness lies within both features;
+  // BoxBox says so (and the narrow phase then skips GJK). Over random poses apart: every
+  // claimed separation within GJK's tolerance of the distance, every other one at most the
+  // distance, and both kinds common.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Vector3d size_a(0.1, 0.2, 0.1), size_b(0.1, 0.1, 0.15);
+  const ContactShape shape_a(Box(size_a.x(), size_a.y(), size_a.z()));
+  const ContactShape shape_b(Box(size_b.x(), size_b.y(), size_b.z()));
+  const double tolerance = kConvexSignedDistanceTolerance * 0.2 + 1e-12;
+  int exact = 0, bound = 0;
+  for (int n = 0; n < 3000; ++n) {
+    // Half the poses near-aligned (piles), half any orientation.
+    const double spin = n % 2 == 0 ? 0.05 : 3.0;
+    const RigidTransform X_WA = Rotated(Vector3d(u(rng), u(rng), u(rng)).normalized(),
+                                        spin * u(rng), Vector3d::Zero());
+    const RigidTransform X_WB = Rotated(Vector3d(u(rng), u(rng), u(rng)).normalized(),
+                                        spin * u(rng), 0.25 * Vector3d(u(rng), u(rng), u(rng)));
+    bool claimed = false;
+    const SignedDistanceResult sat = BoxBox(X_WA, size_a, X_WB, size_b,
+                                            std::numeric_limits<double>::infinity(), &claimed);
+    if (!(sat.phi0 > 1e-4)) continue;
+    const double distance = ConvexSignedDistance(shape_a, X_WA, shape_b, X_WB).phi0;
+    INFO("pose " << n << " separation " << sat.phi0 << " distance " << distance);
+    CHECK(sat.phi0 <= distance + tolerance);
+    if (claimed) {
+      ++exact;
+      CHECK(sat.phi0 >= distance - tolerance);
+    } else if (distance - sat.phi0 > 10 * tolerance) {
+      ++bound;
+    }
+  }
+  CHECK(exact > 300);
+  CHECK(bound > 100);
+  // Stacked with a gap: the corner over the face, exact. Corner to corner along the
+  // diagonal: the face axes see 0.1 m (the distance is 0.1 sqrt(3)), not exact.
+  bool claimed = false;
+  const SignedDistanceResult stacked =
+      BoxBox(RigidTransform{}, size_a, RigidTransform{Eigen::Matrix3d::Identity(), Vector3d(0.01, 0.02, 0.1 + 0.002)}, size_b,
+             std::numeric_limits<double>::infinity(), &claimed);
+  CHECK(stacked.phi0 == Approx(0.002 - 0.025).margin(1e-15));
+  const SignedDistanceResult gap =
+      BoxBox(RigidTransform{}, size_a, RigidTransform{Eigen::Matrix3d::Identity(), Vector3d(0.01, 0.02, 0.125 + 0.002)}, size_b,
+             std::numeric_limits<double>::infinity(), &claimed);
+  CHECK(gap.phi0 == Approx(0.002).margin(1e-15));
+  CHECK(claimed);
+  const Vector3d corner = 0.5 * (size_a + size_b) + Vector3d::Constant(0.1);
+  BoxBox(RigidTransform{}, size_a, RigidTransform{Eigen::Matrix3d::Identity(), corner}, size_b,
+         std::numeric_limits<double>::infinity(), &claimed);
+  CHECK_FALSE(claimed);
 }
 
 TEST_CASE("Cylinder on a halfspace: rim points flat, two points on its side", "[collision]") {

@@ -420,8 +420,9 @@ def profile_table(label, total, parts, details, row):
             f"the pairwise rule; {direction:.2f} columns a step had a state direction, "
             f"{flagged:.2f} were left one-sided or unmatched.")
     if pairs:
-        text += (f" The pairwise rule (the pairs' narrow phase and constraints at x0 +- h D, "
-                 f"the free bodies' partials): {us(pairs):.{d}f} us a step, "
+        text += (f" The pairwise rule (the differenced pairs' narrow phases at x0 +- h D, the "
+                 f"contacts' partials and chain rule, the free bodies' partials): "
+                 f"{us(pairs):.{d}f} us a step, "
                  f"{us(pairs) / direction if direction else float('nan'):.{d}f} us per column "
                  f"with a direction, against {2 * assembly_us:.{d}f} us for the general rule's "
                  "two assemblies.")

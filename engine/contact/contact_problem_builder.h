@@ -88,11 +88,6 @@ struct ContactReport {
 };
 
 /// Inputs of one build: the state at the start of the step and the free motion.
-/// The contact frame of unit normal n: columns t1, t2, n, with t1 = n x e_k / |n x e_k| for
-/// the axis e_k least aligned with n (a choice that is smooth wherever that axis stays the
-/// same) and t2 = n x t1.
-Eigen::Matrix3d ContactFrame(const Eigen::Vector3d& n);
-
 struct StepInputs {
   double dt = 0.0;                         ///< [s]
   const multibody::Workspace* kinematics;  ///< CalcKinematics at (t0, q0, v0)
@@ -351,8 +346,9 @@ class ContactProblemBuilder {
   HolonomicConstraintBuilder holonomic_;           ///< the scene's constraints
 };
 
-/// The contact frame R_WC = [t1 t2 n] of a unit normal n (right-handed; t1 is n x e with
-/// e the coordinate axis least aligned with n, so it is a deterministic function of n).
+/// The contact frame R_WC = [t1 t2 n] of a unit normal n (right-handed; t1 = n x e / |n x e|
+/// with e the coordinate axis least aligned with n, t2 = n x t1: a deterministic function of
+/// n, smooth wherever that axis stays the same).
 Eigen::Matrix3d ContactFrame(const Eigen::Vector3d& n);
 
 }  // namespace csim::contact

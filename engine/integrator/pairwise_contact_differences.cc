@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <utility>
 
 #include "engine/common/check.h"
 #include "engine/contact/collision_setup.h"
@@ -57,42 +56,6 @@ Eigen::Matrix<double, 6, 1> InverseDiagonalDerivative(const Vector3d& theta,
     d[i] = -2.0 * Vector3d::Unit(i).dot(theta.cross(A.block<3, 1>(0, i))) *
            inverse_diagonal[i] * inverse_diagonal[i];
   return d;
-}
-
-// The derivative of solver::EstimatePointContactDelassus (w = ||M||_F / 3, M the sum over the
-// cliques of X D_w X^T + D_v, X = -[r]x) along the cliques' inverse diagonals d -> d + s dd
-// and levers r -> r + s dr, at s = 0. The entries of M as that function forms them.
-double DelassusDerivative(int num_cliques, const double* const* d, const double* const* dd,
-                          const Vector3d* r, const Vector3d* dr) {
-  Matrix3d M = Matrix3d::Zero(), dM = Matrix3d::Zero();
-  for (int c = 0; c < num_cliques; ++c) {
-    const double x = r[c].x(), y = r[c].y(), z = r[c].z();
-    const double dx = dr[c].x(), dy = dr[c].y(), dz = dr[c].z();
-    const double* e = d[c];
-    const double* de = dd[c];
-    M(0, 0) += e[1] * z * z + e[2] * y * y + e[3];
-    M(1, 1) += e[0] * z * z + e[2] * x * x + e[4];
-    M(2, 2) += e[0] * y * y + e[1] * x * x + e[5];
-    M(0, 1) -= e[2] * x * y;
-    M(0, 2) -= e[1] * x * z;
-    M(1, 2) -= e[0] * y * z;
-    dM(0, 0) += de[1] * z * z + 2 * e[1] * z * dz + de[2] * y * y + 2 * e[2] * y * dy + de[3];
-    dM(1, 1) += de[0] * z * z + 2 * e[0] * z * dz + de[2] * x * x + 2 * e[2] * x * dx + de[4];
-    dM(2, 2) += de[0] * y * y + 2 * e[0] * y * dy + de[1] * x * x + 2 * e[1] * x * dx + de[5];
-    dM(0, 1) -= de[2] * x * y + e[2] * (dx * y + x * dy);
-    dM(0, 2) -= de[1] * x * z + e[1] * (dx * z + x * dz);
-    dM(1, 2) -= de[0] * y * z + e[0] * (dy * z + y * dz);
-  }
-  double norm2 = 0.0, inner = 0.0;
-  for (int i = 0; i < 3; ++i) {
-    norm2 += M(i, i) * M(i, i);
-    inner += M(i, i) * dM(i, i);
-  }
-  for (const auto& [i, j] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{1, 2}}) {
-    norm2 += 2 * M(i, j) * M(i, j);
-    inner += 2 * M(i, j) * dM(i, j);
-  }
-  return inner / (3.0 * std::sqrt(norm2));
 }
 
 // gamma of a copy of the prepared constraint c with its w, phi0 or v_n0 changed: the central
@@ -530,8 +493,8 @@ PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
       }
       CSIM_CHECK(cliques == e.num_cliques);
       have_diagonals = true;
-      const double dw =
-          DelassusDerivative(cliques, inverse_diagonal, dinverse_ptr, lever, dlever);
+      const double dw = solver::EstimatePointContactDelassusDerivative(
+          cliques, inverse_diagonal, dinverse_ptr, lever, dlever);
       const double dvn0 = dn.dot(L.vel0) + n.dot(dvel0);
       const Vector3d dvc = L.R.transpose() * (dvel - omega.cross(L.vel));
       const Vector3d dgamma = L.dgamma_dvc * dvc + L.dgamma_dphi0 * d.phi0 +

@@ -116,8 +116,11 @@ double EstimateCoordinateDelassus(int num_rows, double inverse_A_jj) {
   return std::sqrt(frobenius_sq) / num_rows;  // w = ||W||_F / n (docs/design/sap-problem.md §4)
 }
 
-double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
-                                    const Eigen::Vector3d* r) {
+namespace {
+
+// sum_c M_c of EstimatePointContactDelassus (symmetric, all nine entries).
+Eigen::Matrix3d PointContactMatrix(int num_cliques, const double* const* inverse_diagonal,
+                                   const Eigen::Vector3d* r) {
   CSIM_CHECK(num_cliques == 1 || num_cliques == 2);
   Eigen::Matrix3d M = Eigen::Matrix3d::Zero();
   for (int c = 0; c < num_cliques; ++c) {
@@ -135,7 +138,42 @@ double EstimatePointContactDelassus(int num_cliques, const double* const* invers
   M(1, 0) = M(0, 1);
   M(2, 0) = M(0, 2);
   M(2, 1) = M(1, 2);
-  return M.norm() / 3.0;  // w = ||W||_F / n (docs/design/sap-problem.md §4), ||R^T M R||_F = ||M||_F
+  return M;
+}
+
+}  // namespace
+
+double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
+                                    const Eigen::Vector3d* r) {
+  // w = ||W||_F / n (docs/design/sap-problem.md §4), ||R^T M R||_F = ||M||_F
+  return PointContactMatrix(num_cliques, inverse_diagonal, r).norm() / 3.0;
+}
+
+double EstimatePointContactDelassusDerivative(int num_cliques,
+                                              const double* const* inverse_diagonal,
+                                              const double* const* d_inverse_diagonal,
+                                              const Eigen::Vector3d* r,
+                                              const Eigen::Vector3d* dr) {
+  const Eigen::Matrix3d M = PointContactMatrix(num_cliques, inverse_diagonal, r);
+  // dM, the product rule on each entry of M_c.
+  Eigen::Matrix3d dM = Eigen::Matrix3d::Zero();
+  for (int c = 0; c < num_cliques; ++c) {
+    const double* const e = inverse_diagonal[c];
+    const double* const de = d_inverse_diagonal[c];
+    const double x = r[c].x(), y = r[c].y(), z = r[c].z();
+    const double dx = dr[c].x(), dy = dr[c].y(), dz = dr[c].z();
+    dM(0, 0) += de[1] * z * z + 2 * e[1] * z * dz + de[2] * y * y + 2 * e[2] * y * dy + de[3];
+    dM(1, 1) += de[0] * z * z + 2 * e[0] * z * dz + de[2] * x * x + 2 * e[2] * x * dx + de[4];
+    dM(2, 2) += de[0] * y * y + 2 * e[0] * y * dy + de[1] * x * x + 2 * e[1] * x * dx + de[5];
+    dM(0, 1) -= de[2] * x * y + e[2] * (dx * y + x * dy);
+    dM(0, 2) -= de[1] * x * z + e[1] * (dx * z + x * dz);
+    dM(1, 2) -= de[0] * y * z + e[0] * (dy * z + y * dz);
+  }
+  dM(1, 0) = dM(0, 1);
+  dM(2, 0) = dM(0, 2);
+  dM(2, 1) = dM(1, 2);
+  // d ||M||_F = <M, dM>_F / ||M||_F.
+  return M.cwiseProduct(dM).sum() / (3.0 * M.norm());
 }
 
 }  // namespace csim::solver

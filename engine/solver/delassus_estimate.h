@@ -52,4 +52,14 @@ double EstimateCoordinateDelassus(int num_rows, double inverse_A_jj);
 double EstimatePointContactDelassus(int num_cliques, const double* const* inverse_diagonal,
                                     const Eigen::Vector3d* r);
 
+/// The derivative of EstimatePointContactDelassus along inverse_diagonal + s
+/// d_inverse_diagonal and r + s dr at s = 0 [1/kg per unit of s]: <M, dM>_F / (3 ||M||_F) with
+/// M = sum_c M_c. For the sensitivities' chain rule (pairwise_contact_differences.h). Never
+/// allocates.
+double EstimatePointContactDelassusDerivative(int num_cliques,
+                                              const double* const* inverse_diagonal,
+                                              const double* const* d_inverse_diagonal,
+                                              const Eigen::Vector3d* r,
+                                              const Eigen::Vector3d* dr);
+
 }  // namespace csim::solver

@@ -123,5 +123,35 @@ TEST_CASE("Delassus estimate of contacts on free bodies (fixed-size path)", "[so
   CHECK(EstimatePointContactDelassus(2, inverse_diagonal, d) == Approx((W1 + W2).norm() / 3.0).epsilon(1e-14));
 }
 
+TEST_CASE("Delassus estimate of a point contact: its derivative against central differences",
+          "[solver][sensitivity]") {
+  // Along inverse diagonals and levers moving linearly, one and two cliques: the closed form
+  // against (w(s) - w(-s)) / 2s, whose truncation at s = 1e-5 is far below 1e-7 relative.
+  const double d_a[6] = {2.0, 3.5, 1.2, 0.9, 0.9, 0.9}, d_b[6] = {5.0, 0.7, 2.2, 1.6, 1.6, 1.6};
+  const double dd_a[6] = {-0.3, 0.4, 0.1, 0.0, 0.0, 0.0}, dd_b[6] = {0.2, -0.1, 0.5, 0.0, 0.0, 0.0};
+  const Eigen::Vector3d r[2] = {{0.03, -0.05, 0.02}, {-0.04, 0.01, 0.06}};
+  const Eigen::Vector3d dr[2] = {{0.2, 0.1, -0.3}, {-0.1, 0.4, 0.05}};
+  for (int cliques = 1; cliques <= 2; ++cliques) {
+    auto w_at = [&](double s) {
+      double a[6], b[6];
+      for (int i = 0; i < 6; ++i) {
+        a[i] = d_a[i] + s * dd_a[i];
+        b[i] = d_b[i] + s * dd_b[i];
+      }
+      const double* d[2] = {a, b};
+      const Eigen::Vector3d rs[2] = {r[0] + s * dr[0], r[1] + s * dr[1]};
+      return EstimatePointContactDelassus(cliques, d, rs);
+    };
+    const double* d[2] = {d_a, d_b};
+    const double* dd[2] = {dd_a, dd_b};
+    const double exact = EstimatePointContactDelassusDerivative(cliques, d, dd, r, dr);
+    const double h = 1e-5;
+    const double differenced = (w_at(h) - w_at(-h)) / (2 * h);
+    INFO("cliques " << cliques << " exact " << exact << " differenced " << differenced);
+    CHECK(std::abs(exact) > 1e-3);  // the levers are short: w moves little, but moves
+    CHECK(std::abs(exact - differenced) <= 1e-7 * std::abs(exact));
+  }
+}
+
 }  // namespace
 }  // namespace csim::solver

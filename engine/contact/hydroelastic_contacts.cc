@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 #include "engine/contact/collision_setup.h"
 
@@ -30,6 +32,14 @@ double SeriesDissipation(double g_a, double d_a, double g_b, double d_b) {
   if (std::isinf(g_a)) return d_b;
   if (std::isinf(g_b)) return d_a;
   return (g_b * d_a + g_a * d_b) / (g_a + g_b);
+}
+
+// SeriesDissipation's derivatives in d_a and d_b: the weights of the two sides' values.
+std::pair<double, double> SeriesDissipationWeights(double g_a, double g_b) {
+  if (std::isinf(g_a) && std::isinf(g_b)) return {0.5, 0.5};
+  if (std::isinf(g_a)) return {0.0, 1.0};
+  if (std::isinf(g_b)) return {1.0, 0.0};
+  return {g_b / (g_a + g_b), g_a / (g_a + g_b)};
 }
 
 }  // namespace
@@ -103,6 +113,8 @@ void HydroelasticContacts::AppendSurface(const geometry::GeometryPair& pair,
                                                     f.gradient_b, m_b.dissipation_time);
     p.material.hunt_crossley =
         SeriesDissipation(f.gradient_a, m_a.hunt_crossley, f.gradient_b, m_b.hunt_crossley);
+    std::tie(p.dissipation_weight_a, p.dissipation_weight_b) =
+        SeriesDissipationWeights(f.gradient_a, f.gradient_b);
     p.near_rigid_threshold = parameters.near_rigid_threshold;
     p.surface = static_cast<int>(surfaces_.size());
     p.area = f.area;

@@ -38,6 +38,11 @@ namespace csim::contact {
 struct PolygonContact {
   CombinedMaterial material;          ///< stiffness k = A g [N/m]; tau_d, d, mu as above
   double near_rigid_threshold = 0.0;  ///< beta_k [1], see the top of this file
+  /// d tau_d / d tau_d,a and d tau_d / d tau_d,b of the series dissipation (the same for d):
+  /// the weights g_b / (g_a + g_b), g_a / (g_a + g_b) of the sides' own values [1] (a rigid
+  /// side 0, the other 1; both rigid 1/2 each). For a material's dissipation column
+  /// (integrator/trajectory_sensitivity.h).
+  double dissipation_weight_a = 0.5, dissipation_weight_b = 0.5;
   int surface = -1;                   ///< index into HydroelasticContacts::surfaces()
   double area = 0.0;                  ///< of the polygon [m^2]
   /// Its vertices: HydroelasticContacts::vertices()[first_vertex, + num_vertices), >= 3,

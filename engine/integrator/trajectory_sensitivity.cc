@@ -700,10 +700,17 @@ void TrajectorySensitivity::MaterialScale(const multibody::Model& model, int j) 
   for (size_t i = 0; i < contacts.size(); ++i) {
     const int k = builder.contact_constraint(static_cast<int>(i));
     if (k < 0) continue;
-    if (builder.polygon_of_contact(static_cast<int>(i)) >= 0 &&
-        (stiffness || parameter != contact::MaterialParameter::kFriction))
-      continue;  // a polygon's stiffness and dissipation come from its pressure fields
     const int a = contacts[i].geometry_a, b = contacts[i].geometry_b;
+    const int polygon = builder.polygon_of_contact(static_cast<int>(i));
+    if (polygon >= 0 && stiffness) continue;  // a polygon's stiffness is its pressure fields'
+    if (polygon >= 0 && parameter != contact::MaterialParameter::kFriction) {
+      // Its dissipation: the sides' own values weighted by the fields' slopes
+      // (hydroelastic_contacts.h).
+      const contact::PolygonContact& pc = builder.hydroelastic().polygon_contacts()[polygon];
+      if (material_[a] == p.index) scale_[k] += pc.dissipation_weight_a;
+      if (material_[b] == p.index) scale_[k] += pc.dissipation_weight_b;
+      continue;
+    }
     if (stiffness) {
       for (const auto& [mine, other] : {std::pair{a, b}, std::pair{b, a}}) {
         if (material_[mine] != p.index) continue;

@@ -475,6 +475,61 @@ TEST_CASE("trajectory sensitivity: Taylor test, one material's friction and diss
   }
 }
 
+// A compliant hydroelastic ball (material `ball`) dropped on a compliant slab (material
+// `slab`, three times its modulus): each polygon's dissipation weighs the two materials' by
+// the pressure fields' slopes (hydroelastic.md §5), so each material's column is a share.
+std::string HydroelasticScene(double tau_ball, double d_ball) {
+  char text[1536];
+  std::snprintf(text, sizeof text, R"(
+csim: 1
+settings: {time_step: 1.0e-3}
+materials:
+  ball: {hydroelastic_modulus: 1.0e5, dissipation_time: %.17g, hunt_crossley: %.17g, friction: 0.3}
+  slab: {hydroelastic_modulus: 3.0e5, dissipation_time: 5.0e-3, hunt_crossley: 8.0, friction: 0.3}
+world:
+  geometry:
+    - {shape: box, size: [1, 1, 0.1], pose: {position: [0, 0, -0.05]}, material: slab,
+       hydroelastic: {compliance: compliant}}
+bodies:
+  - {name: ball, mass: 0.5, pose: {position: [0, 0, 0.0498]}, velocity: {linear: [0.1, 0, -0.4]},
+     geometry: [{shape: sphere, radius: 0.05, material: ball,
+                 hydroelastic: {compliance: compliant, resolution_hint: 0.02}}]}
+)",
+                tau_ball, d_ball);
+  return text;
+}
+
+TEST_CASE("trajectory sensitivity: Taylor test, a hydroelastic ball, a material's dissipation",
+          "[integrator][sensitivity]") {
+  // The ball's dissipation_time (SAP) and hunt_crossley (lagged) columns on its polygons:
+  // the combined value moves by the slope weight of the ball's side, not 0.
+  const double tau = 2e-3, d = 3.0;
+  const io::LoadedScene scene = io::LoadSceneFromText(HydroelasticScene(tau, d), "scene.yaml", {});
+  int ball = -1;
+  for (int m = 0; m < static_cast<int>(scene.model.materials.size()); ++m)
+    if (scene.model.materials[m].name == "ball") ball = m;
+  REQUIRE(ball >= 0);
+  for (const ContactModel model : {ContactModel::kSap, ContactModel::kLagged}) {
+    const bool sap = model == ContactModel::kSap;
+    const std::vector<SensitivityParameter> parameters{
+        {Kind::kMaterial, sap ? ContactParameter::kDissipationTime : ContactParameter::kHuntCrossley,
+         ball}};
+    Scenario s;
+    s.contact_model = model;
+    s.steps = 30;
+    s.yaml = HydroelasticScene(tau, d);
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    REQUIRE(nominal.approximate > 0);  // polygons: flagged, as every hydroelastic step
+    const Eigen::VectorXd s_d = Stacked(nominal, Eigen::Matrix<double, 1, 1>(sap ? tau : d));
+    REQUIRE(s_d.norm() > 1e-4);
+    TaylorSlopes(scene.model, nominal, s_d, [&](double h) {
+      Scenario p = s;
+      p.yaml = sap ? HydroelasticScene(tau * (1 + h), d) : HydroelasticScene(tau, d * (1 + h));
+      return Run(p, nullptr, nullptr);
+    }, sap ? "hydroelastic ball, d/dtau_d,ball (sap)" : "hydroelastic ball, d/dd_ball (lagged)");
+  }
+}
+
 // A sphere of material `ball` (stiffness k_ball) on a floor of material `floor` with both
 // dissipations given: the combination weighs tau_d and d by the other side's stiffness, so a
 // finite k_ball moves the series k and both weighted dissipations.

@@ -312,13 +312,13 @@ def classify(frames):
     top = frames[0] if frames else ""
     # The pairwise rule (docs/design/sensitivities.md §6.3), under DifferenceAssembly.
     i = next((k for k, f in enumerate(frames)
-              if f.endswith("PairwiseContactDifferences::PerturbedPoints")), None)
+              if f.endswith("PairwiseContactDerivatives::PerturbedPoints")), None)
     if i is not None:
         return "pairwise contacts: narrow phase", ""
-    if "PairwiseContactDifferences::" in joined:  # the chain rule; Linearize; Prepare
-        if "PairwiseContactDifferences::Prepare" in joined:
+    if "PairwiseContactDerivatives::" in joined:  # the chain rule; Linearize; Prepare
+        if "PairwiseContactDerivatives::Prepare" in joined:
             return "pairwise contacts: constraints and rest", "the step's pairs (Prepare)"
-        if "PairwiseContactDifferences::Linearize" in joined:
+        if "PairwiseContactDerivatives::Linearize" in joined:
             return ("pairwise contacts: constraints and rest",
                     "the contacts' partials, once a step (Linearize)")
         return ("pairwise contacts: constraints and rest",

@@ -548,7 +548,7 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
     ApplyFreeBodyPartials(free_body_, v, dq_.col(j), dv_.col(j), dr_.col(j), dv_star_.col(j));
     for (int i = 0; i < dr_.rows(); ++i)
       if (!participating_[i]) dr_(i, j) = 0.0;  // r has no rows there (CalcOptimalityResidual)
-    const PairwiseContactDifferences::Outcome pairs =
+    const PairwiseContactDerivatives::Outcome pairs =
         pairwise_.AddDerivative(*nominal_cws_, *nominal_ws_, state0, v, dq_.col(j), dv_.col(j),
                                 h0, x.pairwise, dr_.col(j));
     outcome.one_sided += pairs.one_sided > 0;

@@ -38,10 +38,10 @@
 //
 // The pairwise rule (docs/design/sensitivities.md §6.3): on a model of lone free bodies
 // (AllLoneFreeBodies) under theta = 0, a step whose constraints are all point contacts it
-// covers (PairwiseContactDifferences::Prepare) gets dr/dx0 D without whole assemblies: the
+// covers (PairwiseContactDerivatives::Prepare) gets dr/dx0 D without whole assemblies: the
 // free motion's part exactly (free_body_partials.h) and the contacts' by the chain rule
 // through each pair's narrow phase, differenced and retried alone
-// (pairwise_contact_differences.h). A contact outside
+// (pairwise_contact_derivatives.h). A contact outside
 // the nominal build is not seen there (it enters at its margin without an impulse, §6.3).
 //
 // Cliques no constraint touches (and whole free-flight steps) have v = v*: there dv is the
@@ -105,7 +105,7 @@
 #include "engine/common/thread_pool.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/integrator/free_body_partials.h"
-#include "engine/integrator/pairwise_contact_differences.h"
+#include "engine/integrator/pairwise_contact_derivatives.h"
 #include "engine/solver/sap_workspace.h"
 #include "engine/solver/step_sensitivity.h"
 
@@ -237,7 +237,7 @@ class TrajectorySensitivity {
     multibody::State state;
     Eigen::VectorXd delta, r_plus, r_minus, v_star_plus, v_star_minus;
     solver::SapWorkspace products;
-    PairwiseContactDifferences::Scratch pairwise;
+    PairwiseContactDerivatives::Scratch pairwise;
   };
   // What column j's differences ended with, reduced after each parallel loop in column order.
   struct ColumnOutcome {
@@ -356,11 +356,11 @@ class TrajectorySensitivity {
   std::vector<std::unique_ptr<ColumnScratch>> scratch_;  // per chunk = thread of the pool
   std::vector<ColumnOutcome> outcome_;                    // per column
   solver::StepSensitivitySolver ift_;
-  // The pairwise rule (pairwise_contact_differences.h with free_body_partials.h), for models
+  // The pairwise rule (pairwise_contact_derivatives.h with free_body_partials.h), for models
   // of lone free bodies under theta = 0, on the steps whose every constraint it covers
-  // (pairwise_step_, set by Advance: PairwiseContactDifferences::Prepare checks both).
+  // (pairwise_step_, set by Advance: PairwiseContactDerivatives::Prepare checks both).
   bool pairwise_step_ = false;
-  PairwiseContactDifferences pairwise_;
+  PairwiseContactDerivatives pairwise_;
   FreeBodyFreeMotionPartials free_body_;
   SensitivityStepInfo last_;
   std::vector<int8_t> contact_region_;  // per reported contact of the last step

@@ -54,7 +54,7 @@ double EstimatePointContactDelassus(int num_cliques, const double* const* invers
 
 /// The derivative of EstimatePointContactDelassus along inverse_diagonal + s
 /// d_inverse_diagonal and r + s dr at s = 0 [1/kg per unit of s]: <M, dM>_F / (3 ||M||_F) with
-/// M = sum_c M_c. For the sensitivities' chain rule (pairwise_contact_differences.h). Never
+/// M = sum_c M_c. For the sensitivities' chain rule (pairwise_contact_derivatives.h). Never
 /// allocates.
 double EstimatePointContactDelassusDerivative(int num_cliques,
                                               const double* const* inverse_diagonal,

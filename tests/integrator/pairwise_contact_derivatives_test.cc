@@ -1,4 +1,4 @@
-// PairwiseContactDifferences (engine/integrator/pairwise_contact_differences.h): the contact
+// PairwiseContactDerivatives (engine/integrator/pairwise_contact_derivatives.h): the contact
 // part of the step residual's state derivative, by the chain rule through each pair's
 // differenced narrow phase, against the whole assembly's central difference minus the free
 // motion's at h = 1e-6. They agree to that difference's truncation (h^2, about 4e-8
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/integrator/contact_step.h"
-#include "engine/integrator/pairwise_contact_differences.h"
+#include "engine/integrator/pairwise_contact_derivatives.h"
 #include "engine/io/scene_loader.h"
 #include "engine/multibody/configuration_tangent.h"
 #include "engine/sim/simulate.h"
@@ -59,7 +59,7 @@ bodies:
 )";
 }
 
-TEST_CASE("pairwise contact differences: the whole assembly's difference less the free "
+TEST_CASE("pairwise contact derivatives: the whole assembly's difference less the free "
           "motion's", "[integrator][sensitivity]") {
   for (const std::string contact_model : {"sap", "lagged", "similar", "lagged_regularized"}) {
     INFO("contact model " << contact_model);
@@ -72,8 +72,8 @@ TEST_CASE("pairwise contact differences: the whole assembly's difference less th
     StepWorkspace ws_n = MakeStepWorkspace(model, TreeSolver::kAuto);
     StepWorkspace ws_x = MakeStepWorkspace(model, TreeSolver::kAuto);
     ContactStepWorkspace cws_n(model), cws_x(model);
-    PairwiseContactDifferences pairwise(model);
-    PairwiseContactDifferences::Scratch scratch;
+    PairwiseContactDerivatives pairwise(model);
+    PairwiseContactDerivatives::Scratch scratch;
     solver::SapWorkspace products;
     std::mt19937 random(7);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
@@ -135,7 +135,7 @@ TEST_CASE("pairwise contact differences: the whole assembly's difference less th
         REQUIRE(same);
         Eigen::VectorXd expected = (r[0] - r[1] - (f[0] - f[1])) / (2 * h);
         Eigen::VectorXd got = Eigen::VectorXd::Zero(model.nv);
-        const PairwiseContactDifferences::Outcome outcome = pairwise.AddDerivative(
+        const PairwiseContactDerivatives::Outcome outcome = pairwise.AddDerivative(
             cws_n, ws_n, x0, v, dq, dv0, h, scratch, got);
         CHECK(outcome.one_sided == 0);
         CHECK(outcome.unmatched == 0);
@@ -161,7 +161,7 @@ TEST_CASE("pairwise contact differences: the whole assembly's difference less th
         CHECK(error < 1e-6);
       }
     }
-    std::printf("pairwise contact differences, %s: %d directions, largest relative "
+    std::printf("pairwise contact derivatives, %s: %d directions, largest relative "
                 "difference %.2e; closed-form geometry against differenced %.2e\n",
                 contact_model.c_str(), checked, worst, worst_closed);
   }

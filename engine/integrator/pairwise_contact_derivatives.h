@@ -15,15 +15,17 @@
 // normal velocity at the start. So the chain rule runs through those by hand:
 // - Linearize, once a step: each contact's impulse and its derivatives with respect to its
 //   contact velocity (-G, the solver's own Hessian), phi0 (closed form,
-//   contact_parameter_derivatives.h), w and v_n0 (central differences of the constraint
-//   alone), at the solver's v_c, on the piece the solver is on (§3's policy).
+//   contact_parameter_derivatives.h), w (closed form in SAP's stiction and no-contact
+//   regions, where gamma goes as 1 / w or is 0; else central differences of the constraint
+//   alone) and v_n0 (central differences), at the solver's v_c, on the piece the solver is
+//   on (§3's policy).
 // - AddDerivative, per column: the point, normal and phi0 of every pair with a contact
-//   that carries an impulse, by central differences of the pair's narrow phase alone
-//   (geometry::CalcPairContacts at the perturbed poses, the pair's margin of the nominal
-//   build), then the contact's term in closed form. The pairs whose narrow phase is a closed
-//   form of material points take its derivative instead (AnalyticPoints): a box, mesh,
-//   sphere or capsule on a halfspace of the world, two spheres, a sphere and a box. The contact identities are the
-//   manifold's point order, as the builder keys them; a perturbed pair must have the
+//   that carries an impulse, in closed form where the narrow phase is one of material
+//   points (AnalyticPoints: a box, mesh, sphere or capsule on a halfspace of the world, two
+//   spheres, a sphere and a box), else by central differences of the pair's narrow phase
+//   alone (geometry::CalcPairContacts at the perturbed poses, the pair's margin of the
+//   nominal build); then the contact's term in closed form. The contact identities are the
+//   manifold's point order, as the builder keys them; a differenced pair must have the
 //   nominal number of points, else it is redone at h / 10, h / 100, h / 1000, then taken
 //   one-sided from the side that matches (second order), or, when neither does, from the
 //   points moving with their bodies (first order in phi0 for smooth shapes; flagged
@@ -46,7 +48,7 @@
 
 namespace csim::integrator {
 
-class PairwiseContactDifferences {
+class PairwiseContactDerivatives {
  public:
   /// A contact point's derivative along a direction: of its point [m], unit normal and
   /// phi0 [m] (per unit of the direction's step).
@@ -56,7 +58,7 @@ class PairwiseContactDifferences {
   };
 
   /// The collision shapes of `model` (every spec that collides), made once.
-  explicit PairwiseContactDifferences(const multibody::Model& model);
+  explicit PairwiseContactDerivatives(const multibody::Model& model);
 
   /// Per chunk of columns: a pair's perturbed points and their derivatives.
   struct Scratch {

@@ -1,4 +1,4 @@
-#include "engine/integrator/pairwise_contact_differences.h"
+#include "engine/integrator/pairwise_contact_derivatives.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,7 +75,7 @@ Vector3d GammaWith(const Constraint& c, double dt, double w, double phi0, double
 
 }  // namespace
 
-PairwiseContactDifferences::PairwiseContactDifferences(const multibody::Model& model)
+PairwiseContactDerivatives::PairwiseContactDerivatives(const multibody::Model& model)
     : lone_free_bodies_(AllLoneFreeBodies(model)) {
   for (const geometry::CollisionObjectSpec& spec : contact::MakeCollisionSpecs(model)) {
     X_BG_.push_back(spec.geometry.X_BG);
@@ -85,7 +85,7 @@ PairwiseContactDifferences::PairwiseContactDifferences(const multibody::Model& m
   for (const multibody::Joint& joint : model.joints) body_v_start_.push_back(joint.v_start);
 }
 
-bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& parameters,
+bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& parameters,
                                          const ContactStepWorkspace& nominal,
                                          const std::vector<solver::ContactKind>& kind) {
   const contact::ContactProblemBuilder& builder = nominal.builder;
@@ -164,7 +164,7 @@ bool PairwiseContactDifferences::Prepare(const contact::ContactParameters& param
 }
 
 
-void PairwiseContactDifferences::Linearize(const ContactStepWorkspace& nominal,
+void PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
                                            const StepWorkspace& nominal_ws, double dt,
                                            const multibody::State& state0,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& v_c,
@@ -238,7 +238,7 @@ void PairwiseContactDifferences::Linearize(const ContactStepWorkspace& nominal,
   }
 }
 
-bool PairwiseContactDifferences::PerturbedPoints(const Pair& pair,
+bool PairwiseContactDerivatives::PerturbedPoints(const Pair& pair,
                                                  const StepWorkspace& nominal_ws,
                                                  const Eigen::Ref<const Eigen::VectorXd>& dq,
                                                  double s,
@@ -263,7 +263,7 @@ bool PairwiseContactDifferences::PerturbedPoints(const Pair& pair,
   return static_cast<int>(points->size()) == pair.count;
 }
 
-bool PairwiseContactDifferences::AnalyticPoints(const Pair& pair,
+bool PairwiseContactDerivatives::AnalyticPoints(const Pair& pair,
                                                 const std::vector<geometry::PointContact>& contacts,
                                                 const StepWorkspace& nominal_ws,
                                                 const Eigen::Ref<const Eigen::VectorXd>& dq,
@@ -356,7 +356,7 @@ bool PairwiseContactDifferences::AnalyticPoints(const Pair& pair,
   return false;
 }
 
-PairwiseContactDifferences::Outcome PairwiseContactDifferences::AddDerivative(
+PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
     const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws,
     const multibody::State& state0, const Eigen::VectorXd& v,
     const Eigen::Ref<const Eigen::VectorXd>& dq, const Eigen::Ref<const Eigen::VectorXd>& dv0,

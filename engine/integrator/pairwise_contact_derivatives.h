@@ -94,8 +94,9 @@ class PairwiseContactDerivatives {
   void set_analytic_geometry(bool on) { analytic_geometry_ = on; }
 
   struct Outcome {
-    int one_sided = 0;  ///< pairs differenced one-sided (their other side left the pieces)
-    int unmatched = 0;  ///< pairs whose both sides left the pieces at every step tried
+    int one_sided = 0;  ///< pairs differenced one-sided (the other side's narrow phase had
+                        ///< another number of points at every step tried)
+    int unmatched = 0;  ///< pairs whose both sides had another number of points
   };
 
   /// Adds d r_C / d x0 D (nv) at the fixed v to `dr`, the narrow phases differenced at the

@@ -392,24 +392,18 @@ StepStatus TrajectorySensitivity::AssembleNominal(
   piece_.resize(num_constraints);
   region_.resize(num_constraints);
   kink_.resize(num_constraints);
+  for (int k = 0; k < num_constraints; ++k)
+    kind_[k] = solver::ContactKindOf(problem.constraint(k));
   // With a contact column, or on a step the pairwise rule may take, every contact's
   // derivatives are needed: their region and kink distance are the pieces (the same tests).
-  derivatives_ready_ =
-      has_contact_column_ || (params.theta == 0.0 && pairwise_.covers_model());
-  if (derivatives_ready_) derivatives_.resize(num_constraints);  // grows, then reuses
+  derivatives_ready_ = false;
+  if (has_contact_column_ || (params.theta == 0.0 && pairwise_.covers_model()))
+    ContactDerivatives();
   for (int k = 0; k < num_constraints; ++k) {
-    kind_[k] = solver::ContactKindOf(problem.constraint(k));
     solver::ContactPiece piece;  // kOther: no region, kink distance 1
     piece.kink_distance = 1.0;
     if (derivatives_ready_ && kind_[k] != solver::ContactKind::kOther) {
-      solver::ContactParameterDerivatives& d = derivatives_[k];
-      const double* v_c = nominal_.v_c.data() + problem.entry(k).row_offset;
-      if (kind_[k] == solver::ContactKind::kSap)
-        d = solver::CalcContactParameterDerivatives(
-            static_cast<const solver::SapFrictionConeConstraint&>(problem.constraint(k)), v_c);
-      else
-        d = solver::CalcContactParameterDerivatives(
-            static_cast<const solver::SapHuntCrossleyConstraint&>(problem.constraint(k)), v_c);
+      const solver::ContactParameterDerivatives& d = derivatives_[k];
       piece.region = d.region;
       piece.kink_distance = d.kink_distance;
       piece.normal_clamped = d.normal_clamped;
@@ -660,9 +654,16 @@ void TrajectorySensitivity::ContactDerivatives() {
   derivatives_ready_ = true;
   const solver::ContactProblem& problem = nominal_cws_->problem;
   derivatives_.resize(problem.num_constraints());  // grows to the largest count, then reuses
-  for (int k = 0; k < problem.num_constraints(); ++k)
-    if (kind_[k] != solver::ContactKind::kOther)
-      solver::CalcContactParameterDerivativesOf(problem, k, nominal_.v_c.data(), &derivatives_[k]);
+  // The kinds are known (AssembleNominal): each contact's class without a cast test.
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const double* v_c = nominal_.v_c.data() + problem.entry(k).row_offset;
+    if (kind_[k] == solver::ContactKind::kSap)
+      derivatives_[k] = solver::CalcContactParameterDerivatives(
+          static_cast<const solver::SapFrictionConeConstraint&>(problem.constraint(k)), v_c);
+    else if (kind_[k] == solver::ContactKind::kHuntCrossley)
+      derivatives_[k] = solver::CalcContactParameterDerivatives(
+          static_cast<const solver::SapHuntCrossleyConstraint&>(problem.constraint(k)), v_c);
+  }
 }
 
 void TrajectorySensitivity::ContactParameterDirection(solver::ContactParameter parameter,

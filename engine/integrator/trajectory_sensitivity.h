@@ -295,7 +295,7 @@ class TrajectorySensitivity {
   // Flags of the nominal problem's contacts (kinks, geometry).
   void InspectContacts();
   // derivatives_: every contact's dgamma/dp at the nominal v_c (for every contact column and
-  // the pairwise rule), unless AssembleNominal found them with the pieces.
+  // the pairwise rule), once a step: a call after the first returns at once.
   void ContactDerivatives();
   // solver::CalcContactParameterDirection for the nominal problem from derivatives_.
   void ContactParameterDirection(solver::ContactParameter parameter, const double* scale,
@@ -328,7 +328,7 @@ class TrajectorySensitivity {
   bool has_friction_column_ = false;         // some column is a material's friction
   bool has_mass_column_ = false;             // some column is a body's mass
   bool has_contact_column_ = false;          // some column is a contact's or a material's
-  bool derivatives_ready_ = false;           // derivatives_ are this step's (AssembleNominal)
+  bool derivatives_ready_ = false;           // derivatives_ are this step's
   std::vector<std::unique_ptr<MassModels>> mass_;  // per column: a body-mass column's, or null
   Eigen::MatrixXd dq_, dv_;                 // S_n (nv x n_p)
   Eigen::MatrixXd dq_next_, dv_next_;       // S_{n+1} being formed

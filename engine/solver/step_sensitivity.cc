@@ -273,6 +273,15 @@ void ForEachBlock(const ContactProblem& problem, int k, F f) {
   }
 }
 
+// out += J_k^T gamma_k on constraint k's cliques (gamma_k: its rows, one column or several).
+template <typename Gamma, typename Out>
+void AddJTransposeBlocks(const ContactProblem& problem, int k, const Gamma& gamma_k, Out& out) {
+  ForEachBlock(problem, k, [&](int c, const auto& J) {
+    out.middleRows(problem.clique_offset(c), problem.clique_size(c)).noalias() +=
+        J.transpose() * gamma_k;
+  });
+}
+
 }  // namespace
 
 void CalcConstraintVelocities(const ContactProblem& problem,
@@ -305,10 +314,7 @@ void CalcJTransposeTimesColumns(const ContactProblem& problem,
   if (DirectBlocks(problem)) {
     for (int k = 0; k < problem.num_constraints(); ++k) {
       const ConstraintEntry& e = problem.entry(k);
-      ForEachBlock(problem, k, [&](int c, const auto& J) {
-        out.middleRows(problem.clique_offset(c), problem.clique_size(c)).noalias() +=
-            J.transpose() * gamma.middleRows(e.row_offset, e.num_rows);
-      });
+      AddJTransposeBlocks(problem, k, gamma.middleRows(e.row_offset, e.num_rows), out);
     }
     return;
   }
@@ -323,18 +329,17 @@ void CalcOptimalityResidual(const ContactProblem& problem,
   r.setZero();
   if (problem.num_constraints() == 0) return;
   if (DirectBlocks(problem)) {
+    // The cliques some constraint touches, each with a stored A of at most kDirectClique.
     bool stored = true;
+    ws->touched.assign(problem.num_cliques(), 0);
     for (int k = 0; k < problem.num_constraints(); ++k)
-      for (int b = 0; b < problem.entry(k).num_cliques; ++b)
-        stored = stored && problem.has_A(problem.entry(k).clique[b]) &&
-                 problem.clique_size(problem.entry(k).clique[b]) <= kDirectClique;
+      for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
+        const int c = problem.entry(k).clique[b];
+        ws->touched[c] = 1;
+        stored = stored && problem.has_A(c) && problem.clique_size(c) <= kDirectClique;
+      }
     if (stored) {
-      // A_c (v - v*) on each clique some constraint touches, then -J_k^T gamma_k(J_k v) per
-      // constraint.
-      ws->touched.assign(problem.num_cliques(), 0);
-      for (int k = 0; k < problem.num_constraints(); ++k)
-        for (int b = 0; b < problem.entry(k).num_cliques; ++b)
-          ws->touched[problem.entry(k).clique[b]] = 1;
+      // A_c (v - v*) on each touched clique, then -J_k^T gamma_k(J_k v) per constraint.
       const Eigen::Map<const Eigen::VectorXd> v_star = problem.v_star();
       for (int c = 0; c < problem.num_cliques(); ++c) {
         if (!ws->touched[c]) continue;
@@ -354,10 +359,8 @@ void CalcOptimalityResidual(const ContactProblem& problem,
         std::copy_n(v_c.data(), e.num_rows, ws->vc.data() + e.row_offset);
         Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kDirectRows, 1> gamma(e.num_rows);
         problem.constraint(k).Calc(v_c.data(), gamma.data(), nullptr, nullptr);
-        ForEachBlock(problem, k, [&](int c, const auto& J) {
-          r.segment(problem.clique_offset(c), problem.clique_size(c)).noalias() -=
-              J.transpose() * gamma;
-        });
+        gamma = -gamma;
+        AddJTransposeBlocks(problem, k, gamma, r);
       }
       return;
     }

@@ -58,6 +58,14 @@ Eigen::Matrix<double, 6, 1> InverseDiagonalDerivative(const Vector3d& theta,
   return d;
 }
 
+// The motion of a material point p of a body (its first velocity v_start, -1 without
+// velocities) along the tangent dq: d o + d theta x (p - o), o the body's origin.
+Vector3d MaterialPointMotion(const StepWorkspace& ws, int body, int v_start,
+                             const Eigen::Ref<const Eigen::VectorXd>& dq, const Vector3d& p) {
+  if (v_start < 0) return Vector3d::Zero();
+  return dq.segment<3>(v_start + 3) + dq.segment<3>(v_start).cross(p - ws.mb.X_WB[body].p);
+}
+
 // gamma of a copy of the prepared constraint c with its w, phi0 or v_n0 changed: the central
 // differences of Linearize (no closed form for the w of the near-rigid regime).
 template <typename Constraint>
@@ -271,11 +279,8 @@ bool PairwiseContactDerivatives::AnalyticPoints(const Pair& pair,
   const int bodies[2] = {pair.body_a, pair.body_b};
   const int v_start[2] = {pair.v_a, pair.v_b};
   const int geometries[2] = {pair.geometry_a, pair.geometry_b};
-  // The motion of side x's material point p along the direction: d o + d theta x (p - o).
-  auto motion = [&](int x, const Vector3d& p) -> Vector3d {
-    if (v_start[x] < 0) return Vector3d::Zero();
-    const int o = v_start[x];
-    return dq.segment<3>(o + 3) + dq.segment<3>(o).cross(p - nominal_ws.mb.X_WB[bodies[x]].p);
+  auto motion = [&](int x, const Vector3d& p) {
+    return MaterialPointMotion(nominal_ws, bodies[x], v_start[x], dq, p);
   };
   auto turn = [&](int x) -> Vector3d {
     return v_start[x] < 0 ? Vector3d::Zero() : Vector3d(dq.segment<3>(v_start[x]));
@@ -440,13 +445,9 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
         ++outcome.unmatched;
         for (int m = 0; m < pair.count; ++m) {
           const geometry::PointContact& c = contacts[pair.first + m];
-          Vector3d moved[2] = {Vector3d::Zero(), Vector3d::Zero()};
-          for (int x = 0; x < 2; ++x) {
-            if (v_start[x] < 0) continue;
-            const int o = v_start[x];
-            moved[x] = dq.segment<3>(o + 3) +
-                       dq.segment<3>(o).cross(c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p);
-          }
+          const Vector3d moved[2] = {
+              MaterialPointMotion(nominal_ws, bodies[0], v_start[0], dq, c.p_WC),
+              MaterialPointMotion(nominal_ws, bodies[1], v_start[1], dq, c.p_WC)};
           dpoint[m].p = 0.5 * (moved[0] + moved[1]);
           dpoint[m].phi0 = c.nhat_AB_W.dot(moved[1] - moved[0]);
         }

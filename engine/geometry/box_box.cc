@@ -59,6 +59,7 @@ constexpr double kTiedHeight = 1e-12;
 // the other is missed: the caller's GJK then finds the same distance.)
 bool FaceSeparationAttained(const Box& face, int axis, const Eigen::Vector3d& m, const Box& other,
                             double separation) {
+  const int j = (axis + 1) % 3, l = (axis + 2) % 3;  // the face's own axes
   int lowest = 0;
   for (int k = 0; k < 8; ++k) {
     Eigen::Vector3d c_local;
@@ -67,7 +68,6 @@ bool FaceSeparationAttained(const Box& face, int axis, const Eigen::Vector3d& m,
     if (m.dot(c - face.X.p) - face.h[axis] > separation + kTiedHeight) continue;
     ++lowest;
     const Eigen::Vector3d c_F = face.X.R.transpose() * (c - face.X.p);
-    const int j = (axis + 1) % 3, l = (axis + 2) % 3;
     if (std::abs(c_F[j]) <= face.h[j] && std::abs(c_F[l]) <= face.h[l]) return true;
   }
   if (lowest < 3) return false;
@@ -77,7 +77,6 @@ bool FaceSeparationAttained(const Box& face, int axis, const Eigen::Vector3d& m,
   for (int x = 1; x < 3; ++x)
     if (std::abs(m_O[x]) > std::abs(m_O[k])) k = x;
   const double side = m.dot(face.X.R.col(axis)) < 0.0 ? -1.0 : 1.0;
-  const int j = (axis + 1) % 3, l = (axis + 2) % 3;
   for (int corner = 0; corner < 4; ++corner) {
     Eigen::Vector3d q_F = Eigen::Vector3d::Zero();
     q_F[axis] = side * face.h[axis];

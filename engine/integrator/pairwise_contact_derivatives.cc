@@ -194,11 +194,12 @@ void PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
       L.R = contact::ContactFrame(c.nhat_AB_W);
       L.vel.setZero();
       L.vel0.setZero();
+      int cliques = 0;
       for (int x = 0; x < 2; ++x) {
         if (v_start[x] < 0) continue;
         const int o = v_start[x];
         const double sign = x == 0 ? -1.0 : 1.0;
-        const Vector3d lever = c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p;
+        const Vector3d& lever = L.lever[cliques++] = c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p;
         L.vel += sign * (v.segment<3>(o + 3) + v.segment<3>(o).cross(lever));
         L.vel0 += sign * (state0.v.segment<3>(o + 3) + state0.v.segment<3>(o).cross(lever));
       }
@@ -472,14 +473,14 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
       const Vector3d dn = d.n - n.dot(d.n) * n;
       const Vector3d omega = n.cross(dn);
       const solver::ConstraintEntry& e = problem.entry(k);
-      Vector3d lever[2], dlever[2], dvel = Vector3d::Zero(), dvel0 = Vector3d::Zero();
+      const Vector3d* lever = L.lever;
+      Vector3d dlever[2], dvel = Vector3d::Zero(), dvel0 = Vector3d::Zero();
       int cliques = 0;
       for (int x = 0; x < 2; ++x) {
         if (v_start[x] < 0) continue;
         const int o = v_start[x];
         const double sign = x == 0 ? -1.0 : 1.0;
         const int clique = e.clique[cliques];
-        lever[cliques] = c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p;
         dlever[cliques] = d.p - dq.segment<3>(o + 3);
         // At the fixed v, the point's velocity moves with its lever alone.
         dvel += sign * v.segment<3>(o).cross(dlever[cliques]);

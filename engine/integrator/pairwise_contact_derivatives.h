@@ -130,6 +130,9 @@ class PairwiseContactDerivatives {
     Eigen::Vector3d f = Eigen::Vector3d::Zero();      // R gamma [N s], on B, world
     Eigen::Vector3d vel = Eigen::Vector3d::Zero();    // of B's point over A's, at v [m/s]
     Eigen::Vector3d vel0 = Eigen::Vector3d::Zero();   // the same at the start
+    // Levers from the origins of the bodies with velocities, in the builder's clique order
+    // (A then B), to the point [m].
+    Eigen::Vector3d lever[2] = {Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero()};
     Eigen::Matrix3d dgamma_dvc = Eigen::Matrix3d::Zero();  // -G
     Eigen::Vector3d dgamma_dphi0 = Eigen::Vector3d::Zero();
     Eigen::Vector3d dgamma_dw = Eigen::Vector3d::Zero();

@@ -323,8 +323,8 @@ def classify(frames):
                     "the contacts' partials, once a step (Linearize)")
         return ("pairwise contacts: constraints and rest",
                 "the chain rule per contact and column, the points' differences")
-    if "FreeBodyPartials" in joined:
-        return "free-body partials", ""
+    if "FreeBodyPartials" in joined or "FixedAxisPartials" in joined:
+        return "free-motion partials", ""
     # The general rule (§6.2): whole assemblies at x0 +- h D.
     if "BuildStepProblem" in joined:
         i = next(k for k, f in enumerate(frames) if f.endswith("BuildStepProblem"))
@@ -392,7 +392,7 @@ def profile(bench, scene, columns, tmp, quick, min_time):
 PROFILE_ORDER = [
     # the pairwise rule (docs/design/sensitivities.md §6.3)
     "pairwise contacts: narrow phase", "pairwise contacts: constraints and rest",
-    "free-body partials",
+    "free-motion partials",
     # the general rule (§6.2)
     "nominal re-assembly", "perturbed assemblies", "perturbed: r(v) and matching",
     # both
@@ -414,14 +414,14 @@ def profile_table(label, total, parts, details, row):
     assembly_us = float(row["assembly_us"])
     perturbed = parts["perturbed assemblies"]
     pairs = (parts["pairwise contacts: narrow phase"]
-             + parts["pairwise contacts: constraints and rest"] + parts["free-body partials"])
+             + parts["pairwise contacts: constraints and rest"] + parts["free-motion partials"])
     text = (f"{inside} of {total} samples inside Advance; us per step at the unprofiled run's "
             f"{advance_us:.{d}f} us of Advance per step. {100 * pairwise:.0f} % of the steps took "
             f"the pairwise rule; {direction:.2f} columns a step had a state direction, "
             f"{flagged:.2f} were left one-sided or unmatched.")
     if pairs:
         text += (f" The pairwise rule (the differenced pairs' narrow phases at x0 +- h D, the "
-                 f"contacts' partials and chain rule, the free bodies' partials): "
+                 f"contacts' partials and chain rule, the free-motion partials): "
                  f"{us(pairs):.{d}f} us a step, "
                  f"{us(pairs) / direction if direction else float('nan'):.{d}f} us per column "
                  f"with a direction, against {2 * assembly_us:.{d}f} us for the general rule's "
@@ -519,13 +519,14 @@ def main():
         "problem at x0 +- h D by one of two rules (docs/design/sensitivities.md §6.2-§6.3), "
         "the nominal problem being the step's own (SolvedStep), not rebuilt. *Pairwise "
         "steps*: the share of steps that took the pairwise rule (every body with velocities a "
-        "lone free body, theta = 0, point contacts only: the bouncing balls and clutter-40), "
+        "lone free body under theta = 0 (the bouncing balls, clutter-40) or a fixed-axis body "
+        "(the spring-cylinder's planar joint, any theta), point contacts only), "
         "which makes no whole assembly: each column's free-motion part in closed form, its "
         "contact part contact by contact by the chain rule (each contact's partials once a "
         "step, the points of each pair with an impulse by central differences of its narrow "
         "phase at x0 +- h D). "
-        "Every other step takes the general rule (the spring-cylinder: implicit midpoint, a "
-        "planar joint): 2 m assemblies (BuildStepProblem), more when a perturbed assembly "
+        "Every other step takes the general rule: 2 m assemblies (BuildStepProblem), more when "
+        "a perturbed assembly "
         "changes the contact set or a contact's piece at the fixed v (its SAP region, its "
         "Hunt & Crossley clamp) and the difference is retried at a smaller h (at the decade "
         "the changed contacts' kink distances predict, none when even h/1000 cannot keep "
@@ -560,11 +561,11 @@ def main():
                 "has no frame pointers, so inlined functions count towards their caller), the "
                 "samples whose stack passes through TrajectorySensitivity::Advance split by "
                 "their frames below it (tools/sensitivity_cost.py `classify`); us per step "
-                "are the shares times the unprofiled run's Advance per step. Clutter-40 and "
-                "the bouncing balls take the pairwise rule (its rows: the pairs' narrow phase, "
-                "their constraints and the rest of the pairwise differences, the free bodies' "
-                "partials); the spring-cylinder takes the general rule (the perturbed "
-                "assemblies by stage, their residuals and matching).", ""]
+                "are the shares times the unprofiled run's Advance per step. The three scenes "
+                "take the pairwise rule (its rows: the pairs' narrow phase, their constraints "
+                "and the rest of the pairwise differences, the free-motion partials); a step "
+                "off it would show the general rule's rows (the perturbed assemblies by stage, "
+                "their residuals and matching).", ""]
         for name, cmd, total, parts, details, row in profiles:
             out += ["`" + shown(cmd, tmp) + "`", ""]
             out += profile_table(name + f", n_p = {TARGET_COLUMNS}", total, parts, details, row)

@@ -95,6 +95,12 @@ void ContactStepWorkspace::SetStageTiming(bool on) {
   solver.set_time_phases(on);
 }
 
+const multibody::Workspace& ProblemKinematics(const ThetaParameters& params,
+                                              const StepWorkspace& ws,
+                                              const ContactStepWorkspace& cws) {
+  return FreeMotionAtStepStart(params) ? ws.mb : cws.kinematics0;
+}
+
 StepStatus BuildStepProblem(const multibody::Model& model, const ThetaParameters& params,
                             const FreeMotionSettings& free_motion,
                             const contact::ContactParameters& contact_parameters, double dt,

@@ -71,4 +71,11 @@ StepStatus BuildStepProblem(const multibody::Model& model, const ThetaParameters
                             const multibody::State& state, StepWorkspace& ws,
                             ContactStepWorkspace& cws);
 
+/// The kinematics at the step's start that the step's problem was built at (BuildStepProblem,
+/// StepWithContact), for readers of that problem: the free motion's own (ws.mb) under
+/// theta = 0, where they are evaluated at q0, else cws.kinematics0.
+const multibody::Workspace& ProblemKinematics(const ThetaParameters& params,
+                                              const StepWorkspace& ws,
+                                              const ContactStepWorkspace& cws);
+
 }  // namespace csim::integrator

@@ -4,6 +4,7 @@
 #include "engine/integrator/implicit_gyroscopic.h"
 #include "engine/math/rotation.h"
 #include "engine/multibody/actuator_inputs.h"
+#include "engine/multibody/tree_topology.h"
 
 namespace csim::integrator {
 namespace {
@@ -75,29 +76,24 @@ void Directional(const Body& s, double dt, double theta_q, const Vector3d& dthet
 
 }  // namespace
 
+bool IsLoneFreeBody(const Model& model, int b) {
+  const multibody::Joint& joint = model.joints[b];
+  return model.parent[b] < 0 && joint.v_start >= 0 && joint.type == JointType::kFree &&
+         !joint.prescribed && joint.X_PJ.R == Matrix3d::Identity() &&
+         !multibody::HasChildBody(model, b);
+}
+
 bool AllLoneFreeBodies(const Model& model) {
   if (!model.loads.empty() || multibody::HasForceActuators(model)) return false;
-  for (int b = 0; b < model.num_bodies(); ++b) {
-    const multibody::Joint& joint = model.joints[b];
-    const int p = model.parent[b];
-    if (p >= 0) {
-      // A child with velocities is in an articulated tree; a child without (welded or
-      // prescribed) of a body with velocities makes that body's tree more than one body.
-      if (joint.v_start >= 0 || model.joints[p].v_start >= 0) return false;
-      continue;
-    }
-    if (joint.v_start < 0) continue;  // welded to the world or prescribed
-    if (joint.type != JointType::kFree || joint.prescribed ||
-        joint.X_PJ.R != Matrix3d::Identity())
-      return false;
-  }
+  for (int b = 0; b < model.num_bodies(); ++b)
+    if (model.joints[b].v_start >= 0 && !IsLoneFreeBody(model, b)) return false;
   return true;
 }
 
 void PrepareFreeBodyPartials(const Model& model, const ThetaParameters& params, double dt,
                              const multibody::State& s0, const StepWorkspace& ws,
                              FreeBodyFreeMotionPartials* partials) {
-  CSIM_CHECK(params.theta == 0.0 && AllLoneFreeBodies(model));
+  CSIM_CHECK(params.theta == 0.0);
   const int nb = model.num_bodies();
   partials->dt = dt;
   partials->theta_q = params.theta_q;
@@ -107,12 +103,12 @@ void PrepareFreeBodyPartials(const Model& model, const ThetaParameters& params, 
     for (int i = 0; i < static_cast<int>(list.size()); ++i) partials->gyroscopic[list[i].body] = i;
   }
   int count = 0;
-  for (int b = 0; b < nb; ++b) count += model.joints[b].v_start >= 0;
+  for (int b = 0; b < nb; ++b) count += IsLoneFreeBody(model, b);
   partials->bodies.resize(count);
   int index = 0;
   for (int b = 0; b < nb; ++b) {
     const multibody::Joint& joint = model.joints[b];
-    if (joint.v_start < 0) continue;
+    if (!IsLoneFreeBody(model, b)) continue;
     const multibody::Body& body = model.bodies[b];
     Body& s = partials->bodies[index++];
     const int o = joint.v_start;

@@ -54,13 +54,15 @@
 
 namespace csim::integrator {
 
-/// Whether every body with velocities is a lone free body (a free joint, not prescribed,
-/// to the world, with a joint frame not rotated against it, X_PJ.R == identity, and no
-/// children: its tree has 6 velocities, (w, v_o) in world axes) and the model has no
-/// external loads and no force actuators, the explicit forces the partials leave out. Then
-/// the free motion under theta = 0 is that of FreeBodyFreeMotionPartials. Bodies without
-/// velocities (welded to the world or prescribed) are allowed; a body welded to a free one
-/// is its child, so that free body is not lone. Never allocates.
+/// Whether body b is a lone free body: a free joint, not prescribed, to the world, with a
+/// joint frame not rotated against it (X_PJ.R == identity), and no child body (a body welded
+/// to it would be one): its tree has 6 velocities, (w, v_o) in world axes. Never allocates.
+bool IsLoneFreeBody(const multibody::Model& model, int b);
+
+/// Whether every body with velocities is a lone free body and the model has no external
+/// loads and no force actuators, the explicit forces the partials leave out. Then the free
+/// motion under theta = 0 is that of FreeBodyFreeMotionPartials. Bodies without velocities
+/// (welded to the world or prescribed) are allowed. Never allocates.
 bool AllLoneFreeBodies(const multibody::Model& model);
 
 /// One step's linearization of the free motion of every lone free body (see the top).
@@ -87,16 +89,16 @@ struct FreeBodyFreeMotionPartials {
     Eigen::Matrix3d P;
     double n = 0.0;                ///< |a|^2
   };
-  std::vector<Body> bodies;        ///< every body with velocities, in body order
+  std::vector<Body> bodies;        ///< every lone free body, in body order
   double dt = 0.0, theta_q = 0.0;  ///< the step's
   std::vector<int> gyroscopic;     ///< per body: its index in ws.implicit_gyroscopic_bodies,
                                    ///< -1 if none (scratch of Prepare)
 };
 
-/// Fills *partials for the step from s0 whose free motion CalcFreeMotion left in ws
+/// Fills *partials, one Body per lone free body (IsLoneFreeBody; the model's other bodies
+/// are not read), for the step from s0 whose free motion CalcFreeMotion left in ws
 /// (ws.v_star, ws.A and the kinematics ws.mb at q0, with these params and dt;
-/// ws.implicit_gyroscopic_bodies). Requires
-/// AllLoneFreeBodies(model) and params.theta == 0 (checked). Allocates only on the first
+/// ws.implicit_gyroscopic_bodies). Requires params.theta == 0 (checked). Allocates only on the first
 /// call for a model.
 void PrepareFreeBodyPartials(const multibody::Model& model, const ThetaParameters& params,
                              double dt, const multibody::State& s0, const StepWorkspace& ws,

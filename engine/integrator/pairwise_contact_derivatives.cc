@@ -8,7 +8,9 @@
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/geometry/narrow_phase.h"
+#include "engine/integrator/fixed_axis_partials.h"
 #include "engine/integrator/free_body_partials.h"
+#include "engine/math/rotation.h"
 #include "engine/solver/contact_parameter_derivatives.h"
 #include "engine/solver/delassus_estimate.h"
 #include "engine/solver/sap_friction_cone_constraint.h"
@@ -58,12 +60,12 @@ Eigen::Matrix<double, 6, 1> InverseDiagonalDerivative(const Vector3d& theta,
   return d;
 }
 
-// The motion of a material point p of a body (its first velocity v_start, -1 without
-// velocities) along the tangent dq: d o + d theta x (p - o), o the body's origin.
-Vector3d MaterialPointMotion(const StepWorkspace& ws, int body, int v_start,
-                             const Eigen::Ref<const Eigen::VectorXd>& dq, const Vector3d& p) {
+// The motion of a material point p of a body along its pose tangent (d theta, d o) (zero
+// for a body without velocities): d o + d theta x (p - o), o the body's origin.
+Vector3d MaterialPointMotion(const multibody::Workspace& kinematics, int body, int v_start,
+                             const Eigen::Matrix<double, 6, 1>& tangent, const Vector3d& p) {
   if (v_start < 0) return Vector3d::Zero();
-  return dq.segment<3>(v_start + 3) + dq.segment<3>(v_start).cross(p - ws.mb.X_WB[body].p);
+  return tangent.tail<3>() + tangent.head<3>().cross(p - kinematics.X_WB[body].p);
 }
 
 // gamma of a copy of the prepared constraint c with its w, phi0 or v_n0 changed: the central
@@ -83,25 +85,44 @@ Vector3d GammaWith(const Constraint& c, double dt, double w, double phi0, double
 
 }  // namespace
 
-PairwiseContactDerivatives::PairwiseContactDerivatives(const multibody::Model& model)
-    : lone_free_bodies_(AllLoneFreeBodies(model)) {
+PairwiseContactDerivatives::PairwiseContactDerivatives(const multibody::Model& model) {
+  covers_model_ = AllPairwiseBodies(model, &any_free_);
   for (const geometry::CollisionObjectSpec& spec : contact::MakeCollisionSpecs(model)) {
     X_BG_.push_back(spec.geometry.X_BG);
     shape_of_.push_back(spec.geometry.collide ? static_cast<int>(shapes_.size()) : -1);
     if (spec.geometry.collide) shapes_.emplace_back(spec.geometry);
   }
-  for (const multibody::Joint& joint : model.joints) body_v_start_.push_back(joint.v_start);
+  body_map_.resize(model.num_bodies());
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    BodyMap& m = body_map_[b];
+    m.v_start = model.joints[b].v_start;
+    if (!covers_model_ || m.v_start < 0) continue;
+    m.identity = IsLoneFreeBody(model, b);
+    m.nv = model.joints[b].nv;
+    if (m.identity) {
+      m.T = Eigen::Matrix<double, 6, 6>::Identity();
+    } else {
+      m.T = FixedAxisTwistMap(model, b);
+    }
+  }
+}
+
+PairwiseContactDerivatives::Vector6 PairwiseContactDerivatives::Twist(
+    const BodyMap& m, const Eigen::Ref<const Eigen::VectorXd>& x) {
+  if (m.identity) return x.segment<6>(m.v_start);
+  return m.T * x.segment(m.v_start, m.nv);
 }
 
 bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& parameters,
-                                         const ContactStepWorkspace& nominal,
+                                         double theta, const ContactStepWorkspace& nominal,
                                          const std::vector<solver::ContactKind>& kind) {
   const contact::ContactProblemBuilder& builder = nominal.builder;
   const solver::ContactProblem& problem = nominal.problem;
   const std::vector<geometry::PointContact>& contacts = builder.contacts();
   const std::vector<double>& extra = builder.extra_margins();
   pairs_.clear();
-  if (!lone_free_bodies_) return false;
+  if (!covers(theta)) return false;
+  diagonal_delassus_ = parameters.delassus_estimate == contact::DelassusEstimate::kDiagonal;
   kind_.assign(kind.begin(), kind.end());
   int constrained = 0;
   for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
@@ -110,8 +131,12 @@ bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& param
     const int k = builder.contact_constraint(i);
     if (k >= 0) {
       ++constrained;
-      if (kind[k] == solver::ContactKind::kOther || problem.entry(k).point_contact < 0)
-        return false;
+      // A contact with a fixed-axis body has its dense rows; its clique's A is read.
+      const solver::ConstraintEntry& e = problem.entry(k);
+      if (kind[k] == solver::ContactKind::kOther || e.num_rows != 3) return false;
+      if (e.point_contact < 0)
+        for (int x = 0; x < e.num_cliques; ++x)
+          if (!problem.has_A(e.clique[x])) return false;
       // No known velocity (a prescribed body's): the rule rebuilds no bias.
       const Vector3d bias =
           kind[k] == solver::ContactKind::kSap
@@ -133,8 +158,8 @@ bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& param
     pair.geometry_b = c.geometry_b;
     pair.body_a = c.body_a;
     pair.body_b = c.body_b;
-    pair.v_a = c.body_a >= 0 ? body_v_start_[c.body_a] : -1;
-    pair.v_b = c.body_b >= 0 ? body_v_start_[c.body_b] : -1;
+    pair.v_a = c.body_a >= 0 ? body_map_[c.body_a].v_start : -1;
+    pair.v_b = c.body_b >= 0 ? body_map_[c.body_b].v_start : -1;
     pair.first = i;
     pair.count = 1;
     pair.margin = parameters.contact_margin + (c.body_a >= 0 ? extra[c.body_a] : 0.0) +
@@ -172,8 +197,8 @@ bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& param
 }
 
 
-void PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
-                                           const StepWorkspace& nominal_ws, double dt,
+bool PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
+                                           const multibody::Workspace& kinematics, double dt,
                                            const multibody::State& state0,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& v_c,
                                            const std::vector<solver::ContactParameterDerivatives>& derivatives) {
@@ -194,18 +219,46 @@ void PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
       L.R = contact::ContactFrame(c.nhat_AB_W);
       L.vel.setZero();
       L.vel0.setZero();
+      L.general_delassus = false;
       int cliques = 0;
       for (int x = 0; x < 2; ++x) {
         if (v_start[x] < 0) continue;
-        const int o = v_start[x];
+        const BodyMap& map = body_map_[bodies[x]];
         const double sign = x == 0 ? -1.0 : 1.0;
-        const Vector3d& lever = L.lever[cliques++] = c.p_WC - nominal_ws.mb.X_WB[bodies[x]].p;
-        L.vel += sign * (v.segment<3>(o + 3) + v.segment<3>(o).cross(lever));
-        L.vel0 += sign * (state0.v.segment<3>(o + 3) + state0.v.segment<3>(o).cross(lever));
+        const Vector3d& lever = L.lever[cliques++] = c.p_WC - kinematics.X_WB[bodies[x]].p;
+        const Vector6 twist = Twist(map, v), twist0 = Twist(map, state0.v);
+        L.vel += sign * (twist.tail<3>() + twist.head<3>().cross(lever));
+        L.vel0 += sign * (twist0.tail<3>() + twist0.head<3>().cross(lever));
+        L.general_delassus = L.general_delassus || !map.identity;
       }
       const solver::ConstraintEntry& e = problem.entry(k);
       const double* vc = v_c.data() + e.row_offset;
       const double w = e.delassus;
+      if (L.general_delassus) {
+        // W = sum_x J_x C_x J_x^T with the builder's C_x: a fixed-axis tree's A^-1 (its exact
+        // block, contact_problem_builder.h) unless the diagonal recipe is asked for; a free
+        // body's diag(A)^-1. Checked against the problem's w.
+        L.W.setZero();
+        for (int side = 0; side < cliques; ++side) {
+          const int x = cliques == 2 ? side : (v_start[0] >= 0 ? 0 : 1);
+          const BodyMap& map = body_map_[bodies[x]];
+          const int clique = e.clique[side];
+          using Square = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+          Square C;
+          if (map.identity || diagonal_delassus_) {
+            C = Eigen::Map<const Eigen::VectorXd>(problem.inverse_diagonal_of_A(clique), map.nv)
+                    .asDiagonal();
+          } else {
+            C = SmallInverse(problem.A(clique));
+          }
+          const Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, 6> J =
+              map.T.bottomRows<3>() - math::Skew(L.lever[side]) * map.T.topRows<3>();
+          const Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 6, 3> Y = C * J.transpose();
+          L.W.noalias() += J * Y;
+          L.Z[side].noalias() = map.T.topRows<3>() * Y;
+        }
+        if (!(std::abs(L.W.norm() / 3.0 - w) <= 1e-10 * w)) return false;
+      }
       const double hw = kRelativeStep * w;
       Vector3d gamma;
       Eigen::Matrix3d G;
@@ -245,25 +298,28 @@ void PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
       pair.active = pair.active || L.active;
     }
   }
+  return true;
 }
 
 bool PairwiseContactDerivatives::PerturbedPoints(const Pair& pair,
-                                                 const StepWorkspace& nominal_ws,
-                                                 const Eigen::Ref<const Eigen::VectorXd>& dq,
-                                                 double s,
+                                                 const multibody::Workspace& kinematics,
+                                                 const Vector6* pose_tangent, double s,
                                                  std::vector<geometry::PointContact>* points) const {
-  // A lone free body's tangent moves its rotation by Exp(s dq_w) from the left (world axes)
-  // and its origin by s dq_v (configuration_tangent.h).
+  // A body's pose tangent (d theta, d o) moves its rotation by Exp(s d theta) from the left
+  // (world axes) and its origin by s d o: exactly, for a lone free body
+  // (configuration_tangent.h) and for a fixed-axis one, which turns about an axis through
+  // its origin fixed in the world.
   math::RigidTransform X_WB[2];
   const int bodies[2] = {pair.body_a, pair.body_b};
   const int v_start[2] = {pair.v_a, pair.v_b};
   for (int x = 0; x < 2; ++x) {
     if (bodies[x] < 0) continue;  // the world: identity
-    X_WB[x] = nominal_ws.mb.X_WB[bodies[x]];
+    X_WB[x] = kinematics.X_WB[bodies[x]];
     if (v_start[x] < 0) continue;  // welded to the world
-    const int o = v_start[x];
-    if (dq.segment<3>(o).any()) X_WB[x].R = RotationOfVector(s * dq.segment<3>(o)) * X_WB[x].R;
-    X_WB[x].p += s * dq.segment<3>(o + 3);
+    const Vector6& tangent = pose_tangent[x];
+    if (tangent.head<3>().any())
+      X_WB[x].R = RotationOfVector(s * tangent.head<3>()) * X_WB[x].R;
+    X_WB[x].p += s * tangent.tail<3>();
   }
   points->clear();
   geometry::CalcPairContacts(shapes_[shape_of_[pair.geometry_a]], X_WB[0] * X_BG_[pair.geometry_a],
@@ -274,21 +330,21 @@ bool PairwiseContactDerivatives::PerturbedPoints(const Pair& pair,
 
 bool PairwiseContactDerivatives::AnalyticPoints(const Pair& pair,
                                                 const std::vector<geometry::PointContact>& contacts,
-                                                const StepWorkspace& nominal_ws,
-                                                const Eigen::Ref<const Eigen::VectorXd>& dq,
+                                                const multibody::Workspace& kinematics,
+                                                const Vector6* pose_tangent,
                                                 std::vector<PointDerivative>& dpoint) const {
   const int bodies[2] = {pair.body_a, pair.body_b};
   const int v_start[2] = {pair.v_a, pair.v_b};
   const int geometries[2] = {pair.geometry_a, pair.geometry_b};
   auto motion = [&](int x, const Vector3d& p) {
-    return MaterialPointMotion(nominal_ws, bodies[x], v_start[x], dq, p);
+    return MaterialPointMotion(kinematics, bodies[x], v_start[x], pose_tangent[x], p);
   };
   auto turn = [&](int x) -> Vector3d {
-    return v_start[x] < 0 ? Vector3d::Zero() : Vector3d(dq.segment<3>(v_start[x]));
+    return v_start[x] < 0 ? Vector3d::Zero() : Vector3d(pose_tangent[x].head<3>());
   };
   auto pose = [&](int x) -> math::RigidTransform {
     return bodies[x] < 0 ? X_BG_[geometries[x]]
-                         : nominal_ws.mb.X_WB[bodies[x]] * X_BG_[geometries[x]];
+                         : kinematics.X_WB[bodies[x]] * X_BG_[geometries[x]];
   };
   switch (pair.geometry) {
     case Geometry::kDifferenced:
@@ -363,7 +419,7 @@ bool PairwiseContactDerivatives::AnalyticPoints(const Pair& pair,
 }
 
 PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
-    const ContactStepWorkspace& nominal, const StepWorkspace& nominal_ws,
+    const ContactStepWorkspace& nominal, const multibody::Workspace& kinematics,
     const multibody::State& state0, const Eigen::VectorXd& v,
     const Eigen::Ref<const Eigen::VectorXd>& dq, const Eigen::Ref<const Eigen::VectorXd>& dv0,
     double h0, Scratch& scratch, Eigen::Ref<Eigen::VectorXd> dr) const {
@@ -373,28 +429,40 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
   Outcome outcome;
   for (const Pair& pair : pairs_) {
     if (!pair.active) continue;  // no impulse and none within reach: no term
-    // A pair whose bodies the direction leaves in place keeps its term.
-    const bool moves_a = pair.v_a >= 0 && (dq.segment<6>(pair.v_a).any() ||
-                                           dv0.segment<6>(pair.v_a).any());
-    const bool moves_b = pair.v_b >= 0 && (dq.segment<6>(pair.v_b).any() ||
-                                           dv0.segment<6>(pair.v_b).any());
-    if (!moves_a && !moves_b) continue;
     const int bodies[2] = {pair.body_a, pair.body_b};
     const int v_start[2] = {pair.v_a, pair.v_b};
+    // Per side with velocities: the pose tangent of dq, the twist change of dv0, and the
+    // twists at v and at the start.
+    Vector6 pose_tangent[2], dtwist0[2], twist[2], twist0[2];
+    bool displaced[2] = {false, false}, moves[2] = {false, false};
+    for (int x = 0; x < 2; ++x) {
+      if (v_start[x] < 0) continue;
+      const BodyMap& map = body_map_[bodies[x]];
+      displaced[x] = dq.segment(map.v_start, map.nv).any();
+      moves[x] = displaced[x] || dv0.segment(map.v_start, map.nv).any();
+    }
+    // A pair whose bodies the direction leaves in place keeps its term.
+    if (!moves[0] && !moves[1]) continue;
+    for (int x = 0; x < 2; ++x) {
+      if (v_start[x] < 0) continue;
+      const BodyMap& map = body_map_[bodies[x]];
+      pose_tangent[x] = Twist(map, dq);
+      dtwist0[x] = Twist(map, dv0);
+      twist[x] = Twist(map, v);
+      twist0[x] = Twist(map, state0.v);
+    }
     // Each point's derivative: the narrow phase differenced (the top of the header).
     std::vector<PointDerivative>& dpoint = scratch.points;
     dpoint.assign(pair.count, PointDerivative{});
-    const bool displaced_a = pair.v_a >= 0 && dq.segment<6>(pair.v_a).any();
-    const bool displaced_b = pair.v_b >= 0 && dq.segment<6>(pair.v_b).any();
-    if ((displaced_a || displaced_b) &&
+    if ((displaced[0] || displaced[1]) &&
         !(analytic_geometry_ && pair.geometry != Geometry::kDifferenced &&
-          AnalyticPoints(pair, contacts, nominal_ws, dq, dpoint))) {
+          AnalyticPoints(pair, contacts, kinematics, pose_tangent, dpoint))) {
       int level = 0;
       bool same_plus = false, same_minus = false;
       for (; level <= kRetries; ++level) {
         const double h = h0 / kDecade[level];
-        same_plus = PerturbedPoints(pair, nominal_ws, dq, h, &scratch.plus);
-        same_minus = PerturbedPoints(pair, nominal_ws, dq, -h, &scratch.minus);
+        same_plus = PerturbedPoints(pair, kinematics, pose_tangent, h, &scratch.plus);
+        same_minus = PerturbedPoints(pair, kinematics, pose_tangent, -h, &scratch.minus);
         if (same_plus && same_minus) break;
       }
       // d of a point from points at t1 and t2 with weights: d = sum_i a_i (x(t_i) - x0).
@@ -427,9 +495,10 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
         const double h1 = h0 / kDecade[1];
         std::vector<geometry::PointContact>& last = same_plus ? scratch.plus : scratch.minus;
         std::vector<geometry::PointContact>& far = same_plus ? scratch.minus : scratch.plus;
-        const bool same_far = PerturbedPoints(pair, nominal_ws, dq, s * h1, &far);
+        const bool same_far = PerturbedPoints(pair, kinematics, pose_tangent, s * h1, &far);
         const bool same_near =
-            same_far && PerturbedPoints(pair, nominal_ws, dq, 0.5 * s * h1, &scratch.near);
+            same_far &&
+            PerturbedPoints(pair, kinematics, pose_tangent, 0.5 * s * h1, &scratch.near);
         if (same_far && same_near) {
           const std::vector<geometry::PointContact>* set[2] = {&scratch.near, &far};
           const double a[2] = {4.0 * s / h1, -s / h1};
@@ -447,18 +516,18 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
         for (int m = 0; m < pair.count; ++m) {
           const geometry::PointContact& c = contacts[pair.first + m];
           const Vector3d moved[2] = {
-              MaterialPointMotion(nominal_ws, bodies[0], v_start[0], dq, c.p_WC),
-              MaterialPointMotion(nominal_ws, bodies[1], v_start[1], dq, c.p_WC)};
+              MaterialPointMotion(kinematics, bodies[0], v_start[0], pose_tangent[0], c.p_WC),
+              MaterialPointMotion(kinematics, bodies[1], v_start[1], pose_tangent[1], c.p_WC)};
           dpoint[m].p = 0.5 * (moved[0] + moved[1]);
           dpoint[m].phi0 = c.nhat_AB_W.dot(moved[1] - moved[0]);
         }
       }
     }
-    // Each contact's term -J^T gamma = -sign [r x f; f] per side and its derivative. The
-    // sides' diag(A)^-1 and its derivative are the pair's (one clique per moving body, in the
-    // builder's order A then B), found at its first contact with a term.
+    // Each contact's term -J^T gamma = -sign T^T [r x f; f] per side and its derivative. The
+    // free sides' diag(A)^-1 and its derivative are the pair's (one clique per moving body,
+    // in the builder's order A then B), found at its first contact with a term.
     const double* inverse_diagonal[2];
-    Eigen::Matrix<double, 6, 1> dinverse[2];
+    Eigen::Matrix<double, 6, 1> dinverse[2] = {Vector6::Zero(), Vector6::Zero()};
     const double* dinverse_ptr[2] = {dinverse[0].data(), dinverse[1].data()};
     bool have_diagonals = false;
     for (int m = 0; m < pair.count; ++m) {
@@ -478,25 +547,44 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
       int cliques = 0;
       for (int x = 0; x < 2; ++x) {
         if (v_start[x] < 0) continue;
-        const int o = v_start[x];
         const double sign = x == 0 ? -1.0 : 1.0;
         const int clique = e.clique[cliques];
-        dlever[cliques] = d.p - dq.segment<3>(o + 3);
+        dlever[cliques] = d.p - pose_tangent[x].tail<3>();
         // At the fixed v, the point's velocity moves with its lever alone.
-        dvel += sign * v.segment<3>(o).cross(dlever[cliques]);
-        dvel0 += sign * (dv0.segment<3>(o + 3) + dv0.segment<3>(o).cross(lever[cliques]) +
-                         state0.v.segment<3>(o).cross(dlever[cliques]));
-        if (!have_diagonals) {
+        dvel += sign * twist[x].head<3>().cross(dlever[cliques]);
+        dvel0 += sign * (dtwist0[x].tail<3>() + dtwist0[x].head<3>().cross(lever[cliques]) +
+                         twist0[x].head<3>().cross(dlever[cliques]));
+        if (!have_diagonals && body_map_[bodies[x]].identity) {
           inverse_diagonal[cliques] = problem.inverse_diagonal_of_A(clique);
-          dinverse[cliques] = InverseDiagonalDerivative(dq.segment<3>(o), problem.A(clique),
+          dinverse[cliques] = InverseDiagonalDerivative(pose_tangent[x].head<3>(),
+                                                        problem.A(clique),
                                                         inverse_diagonal[cliques]);
         }
         ++cliques;
       }
       CSIM_CHECK(cliques == e.num_cliques);
       have_diagonals = true;
-      const double dw = solver::EstimatePointContactDelassusDerivative(
-          cliques, inverse_diagonal, dinverse_ptr, lever, dlever);
+      double dw;
+      if (L.general_delassus) {
+        // dW = sum_x (-[dr_x]x Z_x + Z_x^T [dr_x]x + a free body's X diag(dC_w) X^T),
+        // X = -[r_x]x; dw = <W, dW>_F / (3 |W|_F).
+        Matrix3d dW = Matrix3d::Zero();
+        int side = 0;
+        for (int x = 0; x < 2; ++x) {
+          if (v_start[x] < 0) continue;
+          const Matrix3d S = math::Skew(dlever[side]);
+          dW += -S * L.Z[side] + L.Z[side].transpose() * S;
+          if (body_map_[bodies[x]].identity) {
+            const Matrix3d X = -math::Skew(lever[side]);
+            dW += X * dinverse[side].head<3>().asDiagonal() * X.transpose();
+          }
+          ++side;
+        }
+        dw = L.W.cwiseProduct(dW).sum() / (3.0 * L.W.norm());
+      } else {
+        dw = solver::EstimatePointContactDelassusDerivative(cliques, inverse_diagonal,
+                                                            dinverse_ptr, lever, dlever);
+      }
       const double dvn0 = dn.dot(L.vel0) + n.dot(dvel0);
       const Vector3d dvc = L.R.transpose() * (dvel - omega.cross(L.vel));
       const Vector3d dgamma = L.dgamma_dvc * dvc + L.dgamma_dphi0 * d.phi0 +
@@ -505,10 +593,15 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
       cliques = 0;
       for (int x = 0; x < 2; ++x) {
         if (v_start[x] < 0) continue;
-        const int o = v_start[x];
         const double sign = x == 0 ? -1.0 : 1.0;
-        dr.segment<3>(o) -= sign * (dlever[cliques].cross(L.f) + lever[cliques].cross(df));
-        dr.segment<3>(o + 3) -= sign * df;
+        Vector6 dwrench;
+        dwrench << dlever[cliques].cross(L.f) + lever[cliques].cross(df), df;
+        const BodyMap& map = body_map_[bodies[x]];
+        if (map.identity) {
+          dr.segment<6>(map.v_start) -= sign * dwrench;
+        } else {
+          dr.segment(map.v_start, map.nv).noalias() -= sign * (map.T.transpose() * dwrench);
+        }
         ++cliques;
       }
     }

@@ -266,13 +266,18 @@ StepStatus TrajectorySensitivity::Advance(const multibody::Model& model,
   const solver::ContactProblem& problem = nominal_cws_->problem;
   const int rows = problem.num_constraint_rows();
   const int n_p = static_cast<int>(parameters_.size());
-  pairwise_step_ =
-      params.theta == 0.0 && pairwise_.Prepare(contact_parameters, *nominal_cws_, kind_);
+  pairwise_step_ = pairwise_.Prepare(contact_parameters, params.theta, *nominal_cws_, kind_);
   if (pairwise_step_) {
-    PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
     ContactDerivatives();
-    pairwise_.Linearize(*nominal_cws_, *nominal_ws_, dt, state0, state1.v, nominal_.v_c,
-                        derivatives_);
+    pairwise_step_ = pairwise_.Linearize(*nominal_cws_,
+                                         ProblemKinematics(params, *nominal_ws_, *nominal_cws_),
+                                         dt, state0, state1.v, nominal_.v_c, derivatives_);
+  }
+  if (pairwise_step_) {
+    // Lone free bodies are covered under theta = 0 only (Prepare checked).
+    if (params.theta == 0.0)
+      PrepareFreeBodyPartials(model, params, dt, state0, *nominal_ws_, &free_body_);
+    PrepareFixedAxisPartials(model, params, dt, *nominal_ws_, &fixed_axis_);
   }
   // r at the nominal assembly: the one-sided differences of whole assemblies start from it
   // (a body-mass column's, and every column's off the pairwise rule).
@@ -397,7 +402,7 @@ StepStatus TrajectorySensitivity::AssembleNominal(
   // With a contact column, or on a step the pairwise rule may take, every contact's
   // derivatives are needed: their region and kink distance are the pieces (the same tests).
   derivatives_ready_ = false;
-  if (has_contact_column_ || (params.theta == 0.0 && pairwise_.covers_model()))
+  if (has_contact_column_ || pairwise_.covers(params.theta))
     ContactDerivatives();
   for (int k = 0; k < num_constraints; ++k) {
     solver::ContactPiece piece;  // kOther: no region, kink distance 1
@@ -540,11 +545,12 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
   if (pairwise_step_) {
     // The free motion's part exactly, the contacts' by the chain rule (the top of the header).
     ApplyFreeBodyPartials(free_body_, v, dq_.col(j), dv_.col(j), dr_.col(j), dv_star_.col(j));
+    ApplyFixedAxisPartials(fixed_axis_, dq_.col(j), dv_.col(j), dr_.col(j), dv_star_.col(j));
     for (int i = 0; i < dr_.rows(); ++i)
       if (!participating_[i]) dr_(i, j) = 0.0;  // r has no rows there (CalcOptimalityResidual)
     const PairwiseContactDerivatives::Outcome pairs =
-        pairwise_.AddDerivative(*nominal_cws_, *nominal_ws_, state0, v, dq_.col(j), dv_.col(j),
-                                h0, x.pairwise, dr_.col(j));
+        pairwise_.AddDerivative(*nominal_cws_, ProblemKinematics(params, *nominal_ws_, *nominal_cws_),
+                                state0, v, dq_.col(j), dv_.col(j), h0, x.pairwise, dr_.col(j));
     outcome.one_sided += pairs.one_sided > 0;
     outcome.unmatched += pairs.unmatched > 0;
     return {};

@@ -36,11 +36,12 @@
 // target for later: too invasive now); finite differences of whole steps (MuJoCo's way:
 // the solve's kinks and its tolerance make them noisy, and they cost n_p full solves).
 //
-// The pairwise rule (docs/design/sensitivities.md §6.3): on a model of lone free bodies
-// (AllLoneFreeBodies) under theta = 0, a step whose constraints are all point contacts it
-// covers (PairwiseContactDerivatives::Prepare) gets dr/dx0 D without whole assemblies: the
-// free motion's part exactly (free_body_partials.h) and the contacts' by the chain rule
-// through each pair's narrow phase, differenced and retried alone
+// The pairwise rule (docs/design/sensitivities.md §6.3-§6.4): on a model whose bodies with
+// velocities are lone free bodies (under theta = 0) or fixed-axis bodies (under any theta)
+// (AllPairwiseBodies), a step whose constraints are all point contacts it covers
+// (PairwiseContactDerivatives::Prepare) gets dr/dx0 D without whole assemblies: the free
+// motion's part exactly (free_body_partials.h, fixed_axis_partials.h) and the contacts' by
+// the chain rule through each pair's narrow phase, differenced and retried alone
 // (pairwise_contact_derivatives.h). A contact outside
 // the nominal build is not seen there (it enters at its margin without an impulse, §6.3).
 //
@@ -104,6 +105,7 @@
 #include "engine/common/step_status.h"
 #include "engine/common/thread_pool.h"
 #include "engine/integrator/contact_step.h"
+#include "engine/integrator/fixed_axis_partials.h"
 #include "engine/integrator/free_body_partials.h"
 #include "engine/integrator/pairwise_contact_derivatives.h"
 #include "engine/solver/sap_workspace.h"
@@ -356,12 +358,13 @@ class TrajectorySensitivity {
   std::vector<std::unique_ptr<ColumnScratch>> scratch_;  // per chunk = thread of the pool
   std::vector<ColumnOutcome> outcome_;                    // per column
   solver::StepSensitivitySolver ift_;
-  // The pairwise rule (pairwise_contact_derivatives.h with free_body_partials.h), for models
-  // of lone free bodies under theta = 0, on the steps whose every constraint it covers
-  // (pairwise_step_, set by Advance: PairwiseContactDerivatives::Prepare checks both).
+  // The pairwise rule (pairwise_contact_derivatives.h with free_body_partials.h and
+  // fixed_axis_partials.h), on the steps whose model and every constraint it covers
+  // (pairwise_step_, set by Advance: PairwiseContactDerivatives::Prepare and Linearize).
   bool pairwise_step_ = false;
   PairwiseContactDerivatives pairwise_;
   FreeBodyFreeMotionPartials free_body_;
+  FixedAxisFreeMotionPartials fixed_axis_;
   SensitivityStepInfo last_;
   std::vector<int8_t> contact_region_;  // per reported contact of the last step
   std::vector<double> contact_kink_;

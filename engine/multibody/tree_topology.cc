@@ -28,6 +28,12 @@ bool TreeRanges(const Model& model, std::vector<int>* root, std::vector<int>* v_
 
 }  // namespace
 
+bool HasChildBody(const Model& model, int b) {
+  for (int c = 0; c < model.num_bodies(); ++c)
+    if (model.parent[c] == b) return true;
+  return false;
+}
+
 std::vector<VelocityBlock> MassMatrixBlocks(const Model& model) {
   std::vector<int> root, v_start, nv;
   if (!TreeRanges(model, &root, &v_start, &nv)) return {{0, model.nv}};

@@ -22,6 +22,9 @@ struct TreeTopology {
 /// Trees of `model`. Checks (always on) that each tree's velocities are contiguous.
 TreeTopology CalcTreeTopology(const Model& model);
 
+/// Whether some body of `model` has body b as its parent. Never allocates.
+bool HasChildBody(const Model& model, int b);
+
 /// A contiguous range of velocities [start, start + size).
 struct VelocityBlock {
   int start = 0;

@@ -96,12 +96,12 @@ TEST_CASE("pairwise contact derivatives: the whole assembly's difference less th
         solver::CalcContactPieceOf(problem, k, kind[k], cws.result.v_c.data(), &p);
         piece[k] = solver::ContactPieceCode(kind[k], p);
       }
-      REQUIRE(pairwise.Prepare(cp, cws_n, kind));
+      REQUIRE(pairwise.Prepare(cp, 0.0, cws_n, kind));
       std::vector<solver::ContactParameterDerivatives> derivatives(problem.num_constraints());
       for (int k = 0; k < problem.num_constraints(); ++k)
         solver::CalcContactParameterDerivativesOf(problem, k, cws.result.v_c.data(),
                                                   &derivatives[k]);
-      pairwise.Linearize(cws_n, ws_n, dt, x0, x.v, cws.result.v_c, derivatives);
+      REQUIRE(pairwise.Linearize(cws_n, ws_n.mb, dt, x0, x.v, cws.result.v_c, derivatives));
       REQUIRE(problem.num_constraints() >= 6);
       const Eigen::VectorXd& v = x.v;
       std::vector<char> participating(model.nv, 0);
@@ -136,14 +136,14 @@ TEST_CASE("pairwise contact derivatives: the whole assembly's difference less th
         Eigen::VectorXd expected = (r[0] - r[1] - (f[0] - f[1])) / (2 * h);
         Eigen::VectorXd got = Eigen::VectorXd::Zero(model.nv);
         const PairwiseContactDerivatives::Outcome outcome = pairwise.AddDerivative(
-            cws_n, ws_n, x0, v, dq, dv0, h, scratch, got);
+            cws_n, ws_n.mb, x0, v, dq, dv0, h, scratch, got);
         CHECK(outcome.one_sided == 0);
         CHECK(outcome.unmatched == 0);
         // The closed-form pairs differenced instead: the same derivative to the differences'
         // truncation.
         Eigen::VectorXd differenced = Eigen::VectorXd::Zero(model.nv);
         pairwise.set_analytic_geometry(false);
-        pairwise.AddDerivative(cws_n, ws_n, x0, v, dq, dv0, h, scratch, differenced);
+        pairwise.AddDerivative(cws_n, ws_n.mb, x0, v, dq, dv0, h, scratch, differenced);
         pairwise.set_analytic_geometry(true);
         for (int i = 0; i < model.nv; ++i)
           if (!participating[i]) expected[i] = got[i] = differenced[i] = 0.0;

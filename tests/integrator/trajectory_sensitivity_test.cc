@@ -24,6 +24,7 @@
 #include "engine/sim/simulate.h"
 #include "engine/solver/contact_parameter_derivatives.h"
 #include "tests/support/allocation_counter.h"
+#include "tests/support/test_scenes.h"
 #include "tests/support/tight_solver.h"
 
 namespace csim::integrator {
@@ -45,6 +46,9 @@ struct Scenario {
   ThetaParameters theta = kSymplectic;
   double dt = 1e-3;
   int steps = 50;
+  // eps_a of the solves [sqrt(J)], over TightSolverParameters' 0: for islands whose momenta
+  // are so small that eps_r alone cannot be met above their rounding.
+  double absolute_tolerance = 0.0;
 };
 
 // The end of a run: x_N, the regions of its contacts with an impulse at every step (the
@@ -53,7 +57,7 @@ struct RunEnd {
   multibody::State x;
   std::vector<int> pattern;
   Eigen::MatrixXd dq, dv;
-  int one_sided = 0, unmatched = 0, approximate = 0;
+  int one_sided = 0, unmatched = 0, approximate = 0, pairwise = 0;
   double min_kink = 1.0;
 };
 
@@ -66,14 +70,18 @@ RunEnd Run(const Scenario& s, const multibody::State* start,
   cp.position_theta = s.theta.theta_q;
   StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
   ContactStepWorkspace cws(model);
-  cws.solver.set_parameters(testing::TightSolverParameters());
+  solver::SapSolverParameters solver_parameters = testing::TightSolverParameters();
+  solver_parameters.absolute_tolerance = s.absolute_tolerance;
+  cws.solver.set_parameters(solver_parameters);
   RunEnd end;
   end.x = start != nullptr ? *start : multibody::State{0.0, model.InitialQ(), model.InitialV()};
   std::unique_ptr<TrajectorySensitivity> sensitivity;
   if (parameters != nullptr) sensitivity = std::make_unique<TrajectorySensitivity>(model, *parameters);
   for (int n = 0; n < s.steps; ++n) {
     const multibody::State x0 = end.x;
-    REQUIRE(StepWithContact(model, s.theta, {}, cp, s.dt, false, end.x, ws, cws).ok());
+    const StepStatus status = StepWithContact(model, s.theta, {}, cp, s.dt, false, end.x, ws, cws);
+    INFO(status.reason);
+    REQUIRE(status.ok());
     if (sensitivity != nullptr) {
       REQUIRE(sensitivity->Advance(model, s.theta, {}, cp, s.dt, x0, end.x).ok());
       end.min_kink = std::min(end.min_kink, sensitivity->last_step().min_kink_distance);
@@ -94,6 +102,7 @@ RunEnd Run(const Scenario& s, const multibody::State* start,
     end.one_sided = sensitivity->steps_one_sided();
     end.unmatched = sensitivity->steps_unmatched();
     end.approximate = sensitivity->steps_approximate_geometry();
+    end.pairwise = sensitivity->steps_pairwise();
   }
   return end;
 }
@@ -834,6 +843,78 @@ bodies:
   OneStepError(s, "pendulum");
 }
 
+TEST_CASE("trajectory sensitivity: bodies on fixed axes under midpoint and implicit Euler, "
+          "S_N against central differences of whole runs",
+          "[integrator][sensitivity]") {
+  // testing::FixedAxisRigScene without the ball: a cylinder rolling on a planar joint, a box
+  // sliding on a rail, a wheel's rim sliding on the floor, 40 steps of 2 ms; every step takes
+  // the pairwise rule (fixed_axis_partials.h). Between compliant contacts on symmetric
+  // shapes these runs are close to linear in the parameters, so a Taylor test's remainder
+  // would sit at the rounding floor: instead each column is checked against the central
+  // difference of two whole runs at p +- h e_j (h = 1e-5, relative for the material's
+  // dissipation time), whose truncation is negligible here and whose rounding (the solves'
+  // 1e-13 over h) about 1e-8 relative. A wrong term of the rule (a theta weight, a spring's
+  // share, a lever) is off by far more than 1e-6.
+  const io::LoadedScene scene =
+      io::LoadSceneFromText(testing::FixedAxisRigScene(false), "scene.yaml", {});
+  const multibody::Model& model = scene.model;
+  REQUIRE(model.nv == 5);  // planar (x, y, angle), rail, axle
+  const double tau = 0.02;
+  const std::vector<SensitivityParameter> parameters{
+      {Kind::kInitialPosition, {}, 0},  // the cylinder's x
+      {Kind::kInitialVelocity, {}, 1},  // its vertical speed
+      {Kind::kInitialVelocity, {}, 2},  // its spin
+      {Kind::kInitialVelocity, {}, 3},  // the box's speed along the rail
+      {Kind::kInitialPosition, {}, 4},  // the wheel's angle
+      {Kind::kMaterial, ContactParameter::kDissipationTime, 0}};
+  REQUIRE(model.materials.size() == 1);
+  for (const ThetaParameters& theta :
+       {ThetaParameters{0.5, 0.5, Gyroscopic::kImplicit}, ThetaParameters{1.0, 1.0, Gyroscopic::kImplicit}}) {
+    Scenario s;
+    s.yaml = testing::FixedAxisRigScene(false, tau);
+    s.theta = theta;
+    s.dt = 2e-3;
+    s.steps = 40;
+    // Without it a solve of this rig stalls at a momentum error of 1e-15 relative for all
+    // 200 iterations: eps_r alone does not clear some island's rounding.
+    s.absolute_tolerance = 1e-15;
+    const RunEnd nominal = Run(s, nullptr, &parameters);
+    CHECK(nominal.pairwise == s.steps);
+    CHECK(nominal.one_sided == 0);
+    CHECK(nominal.unmatched == 0);
+    const double h = 1e-5;
+    double worst = 0.0;
+    for (size_t j = 0; j < parameters.size(); ++j) {
+      RunEnd end[2];
+      for (int side = 0; side < 2; ++side) {
+        const double e = side == 0 ? h : -h;
+        Scenario p = s;
+        multibody::State start{0.0, model.InitialQ(), model.InitialV()};
+        const SensitivityParameter& parameter = parameters[j];
+        if (parameter.kind == Kind::kInitialPosition) start.q[parameter.index] += e;
+        if (parameter.kind == Kind::kInitialVelocity) start.v[parameter.index] += e;
+        if (parameter.kind == Kind::kMaterial) p.yaml = testing::FixedAxisRigScene(false, tau * (1 + e));
+        end[side] = Run(p, &start, nullptr);
+        REQUIRE(end[side].pattern == nominal.pattern);
+      }
+      const double scale = parameters[j].kind == Kind::kMaterial ? tau : 1.0;
+      const Eigen::VectorXd expected =
+          StateDifference(model, end[0].x, end[1].x) / (2 * h * scale);
+      Eigen::VectorXd got(2 * model.nv);
+      got << nominal.dq.col(j), nominal.dv.col(j);
+      INFO("theta " << theta.theta << ", column " << j << "\n got      " << got.transpose()
+                    << "\n expected " << expected.transpose());
+      REQUIRE(expected.norm() > 1e-3);
+      const double error = (got - expected).norm() / expected.norm();
+      worst = std::max(worst, error);
+      CHECK(error < 1e-6);
+    }
+    std::printf("fixed-axis rig, theta %.1f: S_N against whole runs, largest relative "
+                "difference %.2e\n",
+                theta.theta, worst);
+  }
+}
+
 TEST_CASE("trajectory sensitivity: a contact entering on one side of the difference gives a "
           "flagged one-sided difference", "[integrator][sensitivity]") {
   // A sphere at rest just above the height where its ground contact enters the problem
@@ -1040,37 +1121,49 @@ TEST_CASE("trajectory sensitivity: the columns differenced on 1, 2 and 3 threads
 TEST_CASE("trajectory sensitivity: a warmed-up Advance allocates nothing",
           "[integrator][sensitivity][allocation]") {
   // On one thread and on two: the allocation counter counts every thread of the process
-  // (tests/support/allocation_counter.cc), the pool's workers included.
-  const io::LoadedScene scene =
-      io::LoadSceneFromText(SphereScene(0.3, 1e-3, 0.0, kSliding), "scene.yaml", {});
-  const multibody::Model& model = scene.model;
-  const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
-  for (const int threads : {1, 2}) {
-    INFO("threads " << threads);
-    StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
-    ContactStepWorkspace cws(model);
-    TrajectorySensitivity sensitivity(
-        model,
-        {{Kind::kContact, ContactParameter::kMu, -1},
-         {Kind::kInitialVelocity, {}, 3},
-         {Kind::kMaterial, ContactParameter::kStiffness, model.default_material},
-         {Kind::kBodyMass, {}, 0}},
-        TreeSolver::kAuto, threads);
-    multibody::State x{0.0, model.InitialQ(), model.InitialV()}, x0 = x;
-    for (int n = 0; n < 20; ++n) {
-      x0 = x;
-      REQUIRE(StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws).ok());
-      REQUIRE(sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c).ok());
+  // (tests/support/allocation_counter.cc), the pool's workers included. A sliding sphere
+  // (the pairwise rule with a lone free body) under symplectic Euler and the fixed-axis rig
+  // (the pairwise rule with fixed-axis bodies) under midpoint.
+  struct Case {
+    std::string yaml;
+    ThetaParameters theta;
+    double dt;
+  };
+  for (const Case& test : {Case{SphereScene(0.3, 1e-3, 0.0, kSliding), kSymplectic, 1e-3},
+                           Case{testing::FixedAxisRigScene(false), kMidpoint, 2e-3}}) {
+    const io::LoadedScene scene = io::LoadSceneFromText(test.yaml, "scene.yaml", {});
+    const multibody::Model& model = scene.model;
+    const contact::ContactParameters cp = sim::ContactParametersFor(scene.settings);
+    const ThetaParameters& theta = test.theta;
+    const double dt = test.dt;
+    for (const int threads : {1, 2}) {
+      INFO("theta " << theta.theta << ", threads " << threads);
+      StepWorkspace ws = MakeStepWorkspace(model, TreeSolver::kAuto);
+      ContactStepWorkspace cws(model);
+      TrajectorySensitivity sensitivity(
+          model,
+          {{Kind::kContact, ContactParameter::kMu, -1},
+           {Kind::kInitialVelocity, {}, 3},
+           {Kind::kMaterial, ContactParameter::kStiffness, model.default_material},
+           {Kind::kBodyMass, {}, 0}},
+          TreeSolver::kAuto, threads);
+      multibody::State x{0.0, model.InitialQ(), model.InitialV()}, x0 = x;
+      for (int n = 0; n < 20; ++n) {
+        x0 = x;
+        REQUIRE(StepWithContact(model, theta, {}, cp, dt, false, x, ws, cws).ok());
+        REQUIRE(sensitivity.Advance(model, theta, {}, cp, dt, x0, x, &cws.result.v_c).ok());
+      }
+      CHECK(sensitivity.steps_pairwise() == 20);
+      const std::size_t before = testing::AllocationCount();
+      const SolvedStep solved{ws, cws};
+      for (int n = 0; n < 10; ++n) {  // rebuilding the nominal problem, then reading the step's
+        x0 = x;
+        StepWithContact(model, theta, {}, cp, dt, false, x, ws, cws);
+        sensitivity.Advance(model, theta, {}, cp, dt, x0, x, &cws.result.v_c,
+                            n % 2 == 0 ? nullptr : &solved);
+      }
+      CHECK(testing::AllocationCount() - before == 0);
     }
-    const std::size_t before = testing::AllocationCount();
-    const SolvedStep solved{ws, cws};
-    for (int n = 0; n < 10; ++n) {  // rebuilding the nominal problem, then reading the step's
-      x0 = x;
-      StepWithContact(model, kSymplectic, {}, cp, 1e-3, false, x, ws, cws);
-      sensitivity.Advance(model, kSymplectic, {}, cp, 1e-3, x0, x, &cws.result.v_c,
-                          n % 2 == 0 ? nullptr : &solved);
-    }
-    CHECK(testing::AllocationCount() - before == 0);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "tests/support/test_scenes.h"
 
+#include <cstdio>
+
 namespace csim::testing {
 
 std::string TwoChainsOnTheFloorScene(const std::string& settings) {
@@ -78,6 +80,40 @@ bodies:
       - {shape: box, size: [0.1, 0.1, 0.1]}
     pose: {position: [0, 1, 0.05]}
 )";
+}
+
+std::string FixedAxisRigScene(bool ball, double dissipation_time) {
+  char tau[32];
+  std::snprintf(tau, sizeof tau, "%.17g", dissipation_time);
+  std::string yaml = R"(
+csim: 1
+settings: {time_step: 2.0e-3}
+materials:
+  default: {stiffness: 1.0e4, dissipation_time: )" + std::string(tau) + R"(, friction: 0.8}
+world:
+  geometry: [{shape: halfspace}]
+bodies:
+  - {name: cylinder, mass: 0.5, geometry: [{shape: cylinder, radius: 0.05, length: 0.1}]}
+  - {name: slider, mass: 0.3, geometry: [{shape: box, size: [0.1, 0.1, 0.1]}]}
+  - {name: wheel, mass: 0.4, geometry: [{shape: cylinder, radius: 0.05, length: 0.04,
+     pose: {rpy: [1.5707963267948966, 0, 0]}}]}
+)";
+  if (ball)
+    yaml += R"(  - {name: ball, mass: 0.2, geometry: [{shape: sphere, radius: 0.03}],
+     pose: {position: [0.02, 0.5, 0.0805]}, velocity: {linear: [0.1, 0, -0.5], angular: [1, 2, 0]}}
+)";
+  yaml += R"(joints:
+  - {name: plane, type: planar, parent: world, child: cylinder, collide: true,
+     pose: {position: [0, 0, 0.0498], rpy: [1.5707963267948966, 0, 0]},
+     initial: {q: [0.1, 0.0, 0.0], v: [0.3, 0.0, -6.0]},
+     spring: {stiffness: [100.0, 0.0, 0.0], rest: [0.0, 0.0, 0.0]}, damping: [0.5, 0.0, 0.0]}
+  - {name: rail, type: prismatic, parent: world, child: slider, axis: [1, 0, 0], collide: true,
+     pose: {position: [0, 0.5, 0.0499]}, initial: {q: [0.0], v: [1.0]},
+     spring: {stiffness: [20.0], rest: [0.1]}}
+  - {name: axle, type: revolute, parent: world, child: wheel, axis: [0, 1, 0], collide: true,
+     pose: {position: [0, -0.5, 0.0499]}, initial: {q: [0.2], v: [8.0]}}
+)";
+  return yaml;
 }
 
 }  // namespace csim::testing

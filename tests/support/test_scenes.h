@@ -21,4 +21,11 @@ std::string BallChainOnTheFloorScene();
 /// (the fit's tests: observing one body of two).
 std::string TwoBoxesOnTheGroundScene();
 
+/// Bodies on fixed axes touching the floor (integrator/fixed_axis_partials.h): a cylinder
+/// rolling in a vertical plane (planar joint, spring and damper on x), a box sliding on a rail
+/// along x (prismatic, spring), a wheel pressed on the floor on a horizontal axle (revolute,
+/// spinning, so its rim slides) and, when `ball`, a ball dropping on the box. One material
+/// (k = 1e4 N/m, friction 0.8) with dissipation time `dissipation_time` [s]; steps of 2 ms.
+std::string FixedAxisRigScene(bool ball, double dissipation_time = 0.02);
+
 }  // namespace csim::testing

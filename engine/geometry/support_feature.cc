@@ -7,8 +7,6 @@
 namespace csim::geometry {
 namespace {
 
-const double kFeatureCosTolerance = std::sqrt(1.0 - kFeatureSinTolerance * kFeatureSinTolerance);
-
 // Box: every axis nearly perpendicular to d is "free" and spans the feature.
 void BoxFeature(const Eigen::Vector3d& size, const math::RigidTransform& X_WG,
                 const Eigen::Vector3d& d_G, SupportFeature* f) {

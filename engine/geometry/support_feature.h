@@ -16,6 +16,7 @@
 //   sphere, ellipsoid: the support point. Halfspaces have no feature (handled apart).
 
 #include <array>
+#include <cmath>
 
 #include <Eigen/Dense>
 
@@ -27,6 +28,9 @@ namespace csim::geometry {
 /// sin of the angular tolerance (about 5.7 degrees) within which a face counts as facing d
 /// or an edge / axis counts as perpendicular to d.
 constexpr double kFeatureSinTolerance = 0.1;
+/// Its cos: a face, or a cylinder's cap, within the tolerance of facing d has |n_f . d| >= it.
+inline const double kFeatureCosTolerance =
+    std::sqrt(1.0 - kFeatureSinTolerance * kFeatureSinTolerance);
 /// Number of points a cylinder cap (a circle) is represented by.
 constexpr int kRimPoints = 8;
 

@@ -20,8 +20,11 @@ constexpr double kOnAxis = 1e-12;
 
 bool IsFixedAxisBody(const Model& model, int b) {
   const multibody::Joint& joint = model.joints[b];
-  if (model.parent[b] >= 0 || joint.v_start < 0 || joint.prescribed || multibody::HasChildBody(model, b))
+  if (model.parent[b] >= 0 || joint.v_start < 0 || joint.prescribed) return false;
+  if (joint.type != JointType::kPrismatic && joint.type != JointType::kPlanar &&
+      joint.type != JointType::kRevolute)
     return false;
+  if (multibody::HasChildBody(model, b)) return false;
   const Vector3d& c = model.bodies[b].com;
   switch (joint.type) {
     case JointType::kPrismatic:
@@ -93,13 +96,15 @@ bool AllPairwiseBodies(const Model& model, bool* any_free) {
 
 void PrepareFixedAxisPartials(const Model& model, const ThetaParameters& params, double dt,
                               const StepWorkspace& ws, FixedAxisFreeMotionPartials* partials) {
-  int count = 0;
-  for (int b = 0; b < model.num_bodies(); ++b) count += IsFixedAxisBody(model, b);
-  partials->bodies.resize(count);
+  if (!partials->listed) {
+    for (int b = 0; b < model.num_bodies(); ++b)
+      if (IsFixedAxisBody(model, b)) partials->fixed_axis.push_back(b);
+    partials->listed = true;
+  }
+  partials->bodies.resize(partials->fixed_axis.size());
   const double theta = params.theta, theta_q = params.theta_q;
   int index = 0;
-  for (int b = 0; b < model.num_bodies(); ++b) {
-    if (!IsFixedAxisBody(model, b)) continue;
+  for (const int b : partials->fixed_axis) {
     FixedAxisFreeMotionPartials::Body& s = partials->bodies[index++];
     const multibody::Joint& joint = model.joints[b];
     const int o = joint.v_start, n = joint.nv;

@@ -66,6 +66,9 @@ struct FixedAxisFreeMotionPartials {
     Matrix A_inverse;  ///< A's block inverted
   };
   std::vector<Body> bodies;  ///< every fixed-axis body, in body order
+  /// Their indices (IsFixedAxisBody), found by the first Prepare, then kept.
+  std::vector<int> fixed_axis;
+  bool listed = false;
 };
 
 /// Fills *partials from the step's free motion in ws (ws.mb.M, ws.A, ws.K_diag, ws.D_diag,

@@ -102,13 +102,15 @@ void PrepareFreeBodyPartials(const Model& model, const ThetaParameters& params, 
     const std::vector<GyroscopicBody>& list = ws.implicit_gyroscopic_bodies;
     for (int i = 0; i < static_cast<int>(list.size()); ++i) partials->gyroscopic[list[i].body] = i;
   }
-  int count = 0;
-  for (int b = 0; b < nb; ++b) count += IsLoneFreeBody(model, b);
-  partials->bodies.resize(count);
+  if (!partials->listed) {
+    for (int b = 0; b < nb; ++b)
+      if (IsLoneFreeBody(model, b)) partials->lone.push_back(b);
+    partials->listed = true;
+  }
+  partials->bodies.resize(partials->lone.size());
   int index = 0;
-  for (int b = 0; b < nb; ++b) {
+  for (const int b : partials->lone) {
     const multibody::Joint& joint = model.joints[b];
-    if (!IsLoneFreeBody(model, b)) continue;
     const multibody::Body& body = model.bodies[b];
     Body& s = partials->bodies[index++];
     const int o = joint.v_start;

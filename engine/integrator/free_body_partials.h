@@ -93,6 +93,10 @@ struct FreeBodyFreeMotionPartials {
   double dt = 0.0, theta_q = 0.0;  ///< the step's
   std::vector<int> gyroscopic;     ///< per body: its index in ws.implicit_gyroscopic_bodies,
                                    ///< -1 if none (scratch of Prepare)
+  /// The model's lone free bodies (IsLoneFreeBody), in body order: found by the first
+  /// Prepare (a search over the bodies' children, quadratic in their number), then kept.
+  std::vector<int> lone;
+  bool listed = false;
 };
 
 /// Fills *partials, one Body per lone free body (IsLoneFreeBody; the model's other bodies

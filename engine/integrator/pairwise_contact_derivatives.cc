@@ -8,6 +8,7 @@
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/geometry/narrow_phase.h"
+#include "engine/geometry/support_feature.h"
 #include "engine/integrator/fixed_axis_partials.h"
 #include "engine/integrator/free_body_partials.h"
 #include "engine/math/rotation.h"
@@ -107,11 +108,6 @@ PairwiseContactDerivatives::PairwiseContactDerivatives(const multibody::Model& m
   }
 }
 
-PairwiseContactDerivatives::Vector6 PairwiseContactDerivatives::Twist(
-    const BodyMap& m, const Eigen::Ref<const Eigen::VectorXd>& x) {
-  if (m.identity) return x.segment<6>(m.v_start);
-  return m.T * x.segment(m.v_start, m.nv);
-}
 
 bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& parameters,
                                          double theta, const ContactStepWorkspace& nominal,
@@ -182,6 +178,10 @@ bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& param
             shapes_[shape_of_[x == 0 ? c.geometry_b : c.geometry_a]];
         pair.radius = other == ShapeType::kSphere || other == ShapeType::kCapsule ? shape.radius()
                                                                                   : 0.0;
+      }
+      if (type[x] == ShapeType::kHalfspace && fixed && other == ShapeType::kCylinder) {
+        pair.geometry = Geometry::kCylinderOnHalfspace;
+        pair.side = x;
       }
       if (type[x] == ShapeType::kSphere && other == ShapeType::kBox) {
         pair.geometry = Geometry::kSphereBox;
@@ -366,6 +366,40 @@ bool PairwiseContactDerivatives::AnalyticPoints(const Pair& pair,
       }
       return true;
     }
+    case Geometry::kCylinderOnHalfspace: {
+      // geometry::CylinderFeature along d = -n (n out of the halfspace): lying on its side,
+      // the two rims' points c +- L/2 a + r u; tilted, the lower rim's c + s L/2 a + r u; u =
+      // radial / |radial|, radial = d - (d . a) a. Each contact is the midpoint of such a
+      // support point p_O and its projection on the plane, as for kOnHalfspace, but p_O
+      // slides along its rim as the axis a turns: d p_O = d c + s L/2 d a + r d u, d a =
+      // d theta x a. Standing on a cap (a rim polygon placed along u) is differenced.
+      const int other = 1 - pair.side;
+      const geometry::ContactShape& shape = shapes_[shape_of_[geometries[other]]];
+      const math::RigidTransform X_WG = pose(other);
+      const Vector3d n = pair.side == 0 ? contacts[pair.first].nhat_AB_W
+                                        : Vector3d(-contacts[pair.first].nhat_AB_W);
+      const Vector3d a = X_WG.R.col(2), d = -n;
+      const double c = a.dot(d);
+      const Vector3d radial = d - c * a;
+      const double radial_norm = radial.norm();
+      if (std::abs(c) >= geometry::kFeatureCosTolerance || !(radial_norm > 1e-6)) return false;
+      const Vector3d u = radial / radial_norm;
+      const Vector3d da = turn(other).cross(a);
+      const Vector3d dradial = -d.dot(da) * a - c * da;
+      const Vector3d du = (dradial - u.dot(dradial) * u) / radial_norm;
+      const Vector3d dcentre = motion(other, X_WG.p);
+      for (int m = 0; m < pair.count; ++m) {
+        const geometry::PointContact& contact = contacts[pair.first + m];
+        const Vector3d p_O = contact.p_WC + 0.5 * contact.phi0 * n;
+        const double s = a.dot(p_O - X_WG.p) < 0.0 ? -1.0 : 1.0;  // which rim
+        const Vector3d dp_O = dcentre + (0.5 * s * shape.length()) * da + shape.radius() * du;
+        PointDerivative& dm = dpoint[m];
+        dm.phi0 = n.dot(dp_O);
+        dm.p = dp_O - 0.5 * dm.phi0 * n;
+        dm.n.setZero();
+      }
+      return true;
+    }
     case Geometry::kSphereSphere: {
       // geometry::SphereSphere: n = d / |d|, d = c_B - c_A, phi0 = |d| - r_A - r_B, the point
       // midway between the witnesses c_A + r_A n and c_B - r_B n.
@@ -438,8 +472,8 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
     for (int x = 0; x < 2; ++x) {
       if (v_start[x] < 0) continue;
       const BodyMap& map = body_map_[bodies[x]];
-      displaced[x] = dq.segment(map.v_start, map.nv).any();
-      moves[x] = displaced[x] || dv0.segment(map.v_start, map.nv).any();
+      displaced[x] = Moves(map, dq);
+      moves[x] = displaced[x] || Moves(map, dv0);
     }
     // A pair whose bodies the direction leaves in place keeps its term.
     if (!moves[0] && !moves[1]) continue;

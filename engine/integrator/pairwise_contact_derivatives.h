@@ -25,7 +25,9 @@
 // - AddDerivative, per column: the point, normal and phi0 of every pair with a contact
 //   that carries an impulse, in closed form where the narrow phase is one of material
 //   points (AnalyticPoints: a box, mesh, sphere or capsule on a halfspace of the world, two
-//   spheres, a sphere and a box), else by central differences of the pair's narrow phase
+//   spheres, a sphere and a box) or of a cylinder's rim points on a halfspace of the world
+//   (lying on its side or tilted on one rim), else by central differences of the pair's
+//   narrow phase
 //   alone (geometry::CalcPairContacts at the perturbed poses, the pair's margin of the
 //   nominal build); then the contact's term in closed form. The contact identities are the
 //   manifold's point order, as the builder keys them; a differenced pair must have the
@@ -127,10 +129,22 @@ class PairwiseContactDerivatives {
     Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> T;
   };
   using Vector6 = Eigen::Matrix<double, 6, 1>;
-  // The twist of body map m for the velocities (or tangent) x (nv of the model).
-  static Vector6 Twist(const BodyMap& m, const Eigen::Ref<const Eigen::VectorXd>& x);
+  // The twist of body map m for the velocities (or tangent) x (nv of the model). Inline, a
+  // template on x's expression: it runs for every side of every moving pair and column.
+  template <typename Vector>
+  static Vector6 Twist(const BodyMap& m, const Vector& x) {
+    if (m.identity) return x.template segment<6>(m.v_start);
+    return m.T * x.segment(m.v_start, m.nv);
+  }
+  // Whether x (nv of the model) is nonzero on body map m's velocities.
+  template <typename Vector>
+  static bool Moves(const BodyMap& m, const Vector& x) {
+    if (m.identity) return x.template segment<6>(m.v_start).any();
+    return x.segment(m.v_start, m.nv).any();
+  }
   // How a pair's points move (AnalyticPoints).
-  enum class Geometry { kDifferenced, kOnHalfspace, kSphereSphere, kSphereBox };
+  enum class Geometry {
+    kDifferenced, kOnHalfspace, kCylinderOnHalfspace, kSphereSphere, kSphereBox };
   // One geometry pair of the nominal build: its contacts are builder contacts
   // [first, first + count), each with its constraint (or -1).
   struct Pair {
@@ -141,7 +155,7 @@ class PairwiseContactDerivatives {
     double margin = 0.0;             // the pair's margin in the nominal build [m]
     bool active = false;             // some contact has a term or a derivative (Linearize)
     Geometry geometry = Geometry::kDifferenced;
-    int side = 0;                    // kOnHalfspace: the halfspace's; kSphereBox: the sphere's
+    int side = 0;                    // on a halfspace: the halfspace's; kSphereBox: the sphere's
     double radius = 0.0;             // kOnHalfspace: the other shape's rounding [m]
   };
   // A constrained contact at the step's solution (Linearize).

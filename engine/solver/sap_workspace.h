@@ -61,6 +61,9 @@ struct SapWorkspace {
   /// Per clique: some constraint acts on it (the direct residual of step_sensitivity.h,
   /// which sets up no islands).
   std::vector<char> touched;
+  /// Per clique: its first row in the dense H of step_sensitivity.h's direct solve, -1 when
+  /// no constraint acts on it.
+  std::vector<int> clique_position;
   // Islands of the current partition.
   Islands islands;
   std::vector<SapIslandState> island;  ///< per island

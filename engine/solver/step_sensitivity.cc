@@ -93,6 +93,144 @@ void CalcContactParameterDirection(const ContactProblem& problem, const double* 
   }
 }
 
+namespace {
+
+// Every constraint in one partition of islands, as the sensitivity solve's.
+void SetupProducts(const ContactProblem& problem, SapWorkspace* ws) {
+  SetupSapWorkspace(problem, /*num_threads=*/1, ws);
+  SetupIslands(SapSolverParameters{}, /*couples=*/nullptr, ws);
+}
+
+// out (velocity order) = the reduced vector x on the participating cliques, 0 elsewhere.
+void ScatterReduced(const SapWorkspace& ws, const double* x, Eigen::Ref<Eigen::VectorXd> out) {
+  const ContactProblem& p = *ws.problem;
+  out.setZero();
+  for (int c = 0; c < p.num_cliques(); ++c) {
+    if (ws.reduced_offset[c] < 0) continue;
+    out.segment(p.clique_offset(c), p.clique_size(c)) =
+        Eigen::Map<const Eigen::VectorXd>(x + ws.reduced_offset[c], p.clique_size(c));
+  }
+}
+
+// out = J^T gamma on the participating cliques, 0 elsewhere, with ws set up (SetupProducts).
+void JTransposeTimesSetUp(SapWorkspace* ws, const double* gamma, Eigen::Ref<Eigen::VectorXd> out) {
+  std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
+  for (int i = 0; i < ws->islands.num_islands; ++i)
+    IslandAddJTransposeTimes(*ws, i, gamma, ws->jc.data());
+  ScatterReduced(*ws, ws->jc.data(), out);
+}
+
+// The products without the islands' set-up (SetupProducts: a partition, the reduced
+// coordinates, the supports), which costs more than the products on a problem solved once:
+// when every constraint's blocks are stored dense or a point contact's factored form, at most
+// kDirectRows rows, and (for the residual) every clique with a constraint has its A stored
+// and at most kDirectClique velocities (the fixed-capacity scratch: no allocation).
+constexpr int kDirectRows = 8;
+constexpr int kDirectClique = 64;
+
+bool DirectBlocks(const ContactProblem& problem) {
+  if (problem.max_constraint_rows() > kDirectRows) return false;
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    if (problem.entry(k).point_contact < 0 && !problem.has_dense_jacobian(k)) return false;
+  return true;
+}
+
+// f(clique, J_kb) for each block b of constraint k (a 3 x 6 point-contact block formed from
+// its factored form, or the stored dense block).
+template <typename F>
+void ForEachBlock(const ContactProblem& problem, int k, F f) {
+  const ConstraintEntry& e = problem.entry(k);
+  for (int b = 0; b < e.num_cliques; ++b) {
+    if (e.point_contact >= 0)
+      f(e.clique[b], problem.PointContactBlock(k, b));
+    else
+      f(e.clique[b], problem.jacobian(k, b));
+  }
+}
+
+// out += J_k^T gamma_k on constraint k's cliques (gamma_k: its rows, one column or several).
+template <typename Gamma, typename Out>
+void AddJTransposeBlocks(const ContactProblem& problem, int k, const Gamma& gamma_k, Out& out) {
+  ForEachBlock(problem, k, [&](int c, const auto& J) {
+    out.middleRows(problem.clique_offset(c), problem.clique_size(c)).noalias() +=
+        J.transpose() * gamma_k;
+  });
+}
+
+
+// The direct route of SolveRightHandSides for small problems (DirectBlocks, every touched
+// clique's A stored, at most kDenseVelocities velocities on the touched cliques): H formed
+// densely on those velocities, A_c + sum_k J_k^T G_k J_k (the same terms the islands
+// assemble), factored by Cholesky and solved for every column. Why: on a problem of a few
+// velocities the islands' set-up (the reduced coordinates, the partition, the Newton
+// system's structure) costs several times the solve itself. Returns false when the problem
+// is not such a one; *factored says whether H was SPD.
+constexpr int kDenseVelocities = 24;
+
+bool SolveSmallDense(const ContactProblem& problem, const double* v_c,
+                     const Eigen::Ref<const Eigen::MatrixXd>& rhs, SapWorkspace* ws,
+                     Eigen::MatrixXd* dv, bool* factored) {
+  if (!DirectBlocks(problem)) return false;
+  // Each touched clique's offset in the dense H, -1 untouched.
+  std::vector<int>& position = ws->clique_position;
+  position.assign(problem.num_cliques(), -1);
+  int n = 0;
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
+      const int c = problem.entry(k).clique[b];
+      if (position[c] >= 0) continue;
+      if (!problem.has_A(c)) return false;
+      position[c] = n;
+      n += problem.clique_size(c);
+      if (n > kDenseVelocities) return false;
+    }
+  using Square = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kDenseVelocities,
+                               kDenseVelocities>;
+  Square H = Square::Zero(n, n);
+  for (int c = 0; c < problem.num_cliques(); ++c) {
+    if (position[c] < 0) continue;
+    const int m = problem.clique_size(c);
+    H.block(position[c], position[c], m, m) = problem.A(c);
+  }
+  using Block = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kDirectRows,
+                              kDenseVelocities>;
+  for (int k = 0; k < problem.num_constraints(); ++k) {
+    const ConstraintEntry& e = problem.entry(k);
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kDirectRows, kDirectRows> G(
+        e.num_rows, e.num_rows);
+    Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kDirectRows, 1> gamma(e.num_rows);
+    problem.constraint(k).Calc(v_c + e.row_offset, gamma.data(), G.data(), nullptr);
+    Block J[2];
+    int clique[2] = {-1, -1}, b = 0;
+    ForEachBlock(problem, k, [&](int c, const auto& block) {
+      clique[b] = c;
+      J[b++] = block;
+    });
+    for (int x = 0; x < e.num_cliques; ++x)
+      for (int y = 0; y < e.num_cliques; ++y)
+        H.block(position[clique[x]], position[clique[y]], J[x].cols(), J[y].cols()).noalias() +=
+            J[x].transpose() * G * J[y];
+  }
+  Eigen::LLT<Square> llt(H);
+  *factored = llt.info() == Eigen::Success;
+  if (!*factored) return true;
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kDenseVelocities, 1> x(n);
+  for (int j = 0; j < rhs.cols(); ++j) {
+    for (int c = 0; c < problem.num_cliques(); ++c)
+      if (position[c] >= 0)
+        x.segment(position[c], problem.clique_size(c)) =
+            rhs.col(j).segment(problem.clique_offset(c), problem.clique_size(c));
+    llt.solveInPlace(x);
+    for (int c = 0; c < problem.num_cliques(); ++c)
+      if (position[c] >= 0)
+        dv->col(j).segment(problem.clique_offset(c), problem.clique_size(c)) =
+            x.segment(position[c], problem.clique_size(c));
+  }
+  return true;
+}
+
+}  // namespace
+
 StepSensitivitySolver::StepSensitivitySolver(int dense_threshold) {
   parameters_.dense_threshold = dense_threshold;
 }
@@ -141,6 +279,14 @@ StepStatus StepSensitivitySolver::SolveRightHandSides(const ContactProblem& prob
   dv->setZero();
   StepStatus status;
   if (problem.num_constraints() == 0) return status;
+  bool factored = true;
+  if (SolveSmallDense(problem, solution.v_c.data(), rhs, &ws_, dv, &factored)) {
+    if (!factored) {
+      status.outcome = StepOutcome::kNonFinite;
+      status.reason = "step sensitivity: the Newton matrix at the solution is not SPD";
+    }
+    return status;
+  }
   SetupAt(problem, solution);
   const Islands& is = ws_.islands;
   SapThreadScratch& scratch = ws_.scratch[0];
@@ -218,71 +364,6 @@ bool StepSensitivitySolver::SolveIsland(int i,
   return true;
 }
 
-namespace {
-
-// Every constraint in one partition of islands, as the sensitivity solve's.
-void SetupProducts(const ContactProblem& problem, SapWorkspace* ws) {
-  SetupSapWorkspace(problem, /*num_threads=*/1, ws);
-  SetupIslands(SapSolverParameters{}, /*couples=*/nullptr, ws);
-}
-
-// out (velocity order) = the reduced vector x on the participating cliques, 0 elsewhere.
-void ScatterReduced(const SapWorkspace& ws, const double* x, Eigen::Ref<Eigen::VectorXd> out) {
-  const ContactProblem& p = *ws.problem;
-  out.setZero();
-  for (int c = 0; c < p.num_cliques(); ++c) {
-    if (ws.reduced_offset[c] < 0) continue;
-    out.segment(p.clique_offset(c), p.clique_size(c)) =
-        Eigen::Map<const Eigen::VectorXd>(x + ws.reduced_offset[c], p.clique_size(c));
-  }
-}
-
-// out = J^T gamma on the participating cliques, 0 elsewhere, with ws set up (SetupProducts).
-void JTransposeTimesSetUp(SapWorkspace* ws, const double* gamma, Eigen::Ref<Eigen::VectorXd> out) {
-  std::fill_n(ws->jc.data(), ws->num_reduced, 0.0);
-  for (int i = 0; i < ws->islands.num_islands; ++i)
-    IslandAddJTransposeTimes(*ws, i, gamma, ws->jc.data());
-  ScatterReduced(*ws, ws->jc.data(), out);
-}
-
-// The products without the islands' set-up (SetupProducts: a partition, the reduced
-// coordinates, the supports), which costs more than the products on a problem solved once:
-// when every constraint's blocks are stored dense or a point contact's factored form, at most
-// kDirectRows rows, and (for the residual) every clique with a constraint has its A stored
-// and at most kDirectClique velocities (the fixed-capacity scratch: no allocation).
-constexpr int kDirectRows = 8;
-constexpr int kDirectClique = 64;
-
-bool DirectBlocks(const ContactProblem& problem) {
-  if (problem.max_constraint_rows() > kDirectRows) return false;
-  for (int k = 0; k < problem.num_constraints(); ++k)
-    if (problem.entry(k).point_contact < 0 && !problem.has_dense_jacobian(k)) return false;
-  return true;
-}
-
-// f(clique, J_kb) for each block b of constraint k (a 3 x 6 point-contact block formed from
-// its factored form, or the stored dense block).
-template <typename F>
-void ForEachBlock(const ContactProblem& problem, int k, F f) {
-  const ConstraintEntry& e = problem.entry(k);
-  for (int b = 0; b < e.num_cliques; ++b) {
-    if (e.point_contact >= 0)
-      f(e.clique[b], problem.PointContactBlock(k, b));
-    else
-      f(e.clique[b], problem.jacobian(k, b));
-  }
-}
-
-// out += J_k^T gamma_k on constraint k's cliques (gamma_k: its rows, one column or several).
-template <typename Gamma, typename Out>
-void AddJTransposeBlocks(const ContactProblem& problem, int k, const Gamma& gamma_k, Out& out) {
-  ForEachBlock(problem, k, [&](int c, const auto& J) {
-    out.middleRows(problem.clique_offset(c), problem.clique_size(c)).noalias() +=
-        J.transpose() * gamma_k;
-  });
-}
-
-}  // namespace
 
 void CalcConstraintVelocities(const ContactProblem& problem,
                               const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,

@@ -133,7 +133,10 @@ class StepSensitivitySolver {
   /// contact-parameter column, such as -dr/dx0 D of a state direction D
   /// (docs/design/sensitivities.md §6). Rows of the cliques no constraint touches are left
   /// 0 in *dv: H = A there, which this solver neither assembles nor factors (a caller
-  /// knows their dv, dv* of the free motion). H is factorized once for all n columns.
+  /// knows their dv, dv* of the free motion). H is factorized once for all n columns: by the
+  /// islands' block-sparse Cholesky, or, on a small problem (every constraint's blocks
+  /// stored dense or a point contact's, each touched clique's A stored, at most 24 touched
+  /// velocities), formed densely and factored by one Cholesky without the islands' set-up.
   /// Same preconditions and status as Solve; *dv is resized only when its size changes.
   StepStatus SolveRightHandSides(const ContactProblem& problem, const SapSolverResult& solution,
                                  const Eigen::Ref<const Eigen::MatrixXd>& rhs,

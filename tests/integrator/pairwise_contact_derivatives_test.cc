@@ -29,8 +29,9 @@ const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
 
 // A box resting on a box on the floor, a sphere on the top box, a ball rolling on the floor
 // against the lower box and a second ball, a tilted box landing on a corner, a capsule lying
-// on the floor: body-body and body-world pairs, faces, corners and round shapes, moving; every
-// closed form of the narrow phase's derivative (AnalyticPoints) and the differenced box pairs.
+// on the floor, a drum rolling on its side and a coin spinning on its rim: body-body and
+// body-world pairs, faces, corners and round shapes, moving; every closed form of the narrow
+// phase's derivative (AnalyticPoints) and the differenced box pairs.
 std::string Pile(const std::string& model) {
   return R"(
 csim: 1
@@ -56,6 +57,10 @@ bodies:
      pose: {position: [0.2, 0.4, 0.0199], rpy: [0.02, 1.5707963, 0.3]}, velocity: {angular: [0.5, 0, 1.0]}}
   - {name: corner, mass: 0.4, geometry: [{shape: box, size: [0.08, 0.06, 0.05], material: soft}],
      pose: {position: [0.5, 0, 0.048], rpy: [0.5, 0.4, 0.1]}, velocity: {linear: [0.3, 0, -0.4], angular: [2, -1, 3]}}
+  - {name: drum, mass: 0.3, geometry: [{shape: cylinder, radius: 0.03, length: 0.08, material: soft}],
+     pose: {position: [-0.4, 0, 0.0299], rpy: [1.5707963, 0, 0.2]}, velocity: {linear: [0.3, 0, 0], angular: [0.5, 10, 0]}}
+  - {name: coin, mass: 0.2, geometry: [{shape: cylinder, radius: 0.04, length: 0.02, material: soft}],
+     pose: {position: [-0.4, 0.4, 0.0279], rpy: [0.5, 0, 0]}, velocity: {linear: [0, 0.2, 0], angular: [1, 0, 3]}}
 )";
 }
 

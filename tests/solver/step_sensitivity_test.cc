@@ -641,6 +641,39 @@ MatrixXd DenseOracle(const ContactProblem& p, const VectorXd& v_c, const MatrixX
   return H.ldlt().solve(JT_partial);
 }
 
+TEST_CASE("step sensitivity: a small problem's right-hand sides by the direct dense route",
+          "[solver][sensitivity]") {
+  // Two islands and a body in free flight: 12 touched velocities, within the direct route's
+  // (SolveRightHandSides forms H densely instead of setting up islands). Against the dense
+  // Newton matrix of this file; the body in free flight's rows stay 0; no allocation once
+  // warmed up.
+  const Case c = TwoIslands();
+  ContactProblem problem;
+  Build(c, &problem);
+  const SapSolverResult r = SolveTight(problem, problem.v_star());
+  const int nv = problem.num_velocities();
+  MatrixXd JT_partial;
+  const MatrixXd H = DenseNewtonMatrix(problem, r.v_c, MatrixXd::Zero(problem.num_constraint_rows(), 1),
+                                       &JT_partial);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal;
+  MatrixXd rhs(nv, 4);
+  for (int i = 0; i < rhs.size(); ++i) rhs.data()[i] = normal(rng);
+  // The free body's block of H is its A alone: the touched rows solve on their own.
+  const int touched = nv - 6;
+  const MatrixXd expected =
+      H.topLeftCorner(touched, touched).ldlt().solve(rhs.topRows(touched));
+  StepSensitivitySolver solver;
+  MatrixXd dv;
+  REQUIRE(solver.SolveRightHandSides(problem, r, rhs, &dv).ok());
+  CHECK((dv.topRows(touched) - expected).norm() <= 1e-10 * expected.norm());
+  CHECK(dv.bottomRows(6).norm() == 0.0);
+  const std::size_t before = testing::AllocationCount();
+  const StepStatus status = solver.SolveRightHandSides(problem, r, rhs, &dv);
+  CHECK(testing::AllocationCount() - before == 0);
+  CHECK(status.ok());
+}
+
 TEST_CASE("step sensitivity: a chain on the floor through the articulated-body factorization",
           "[solver][sensitivity]") {
   using integrator::ThetaParameters;

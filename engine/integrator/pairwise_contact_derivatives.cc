@@ -190,6 +190,7 @@ bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& param
     }
     if (type[0] == ShapeType::kSphere && type[1] == ShapeType::kSphere)
       pair.geometry = Geometry::kSphereSphere;
+    if (type[0] == ShapeType::kBox && type[1] == ShapeType::kBox) pair.geometry = Geometry::kBoxBox;
     pairs_.push_back(pair);
   }
   // Every constraint of the problem is one of these contacts.
@@ -397,6 +398,100 @@ bool PairwiseContactDerivatives::AnalyticPoints(const Pair& pair,
         dm.phi0 = n.dot(dp_O);
         dm.p = dp_O - 0.5 * dm.phi0 * n;
         dm.n.setZero();
+      }
+      return true;
+    }
+    case Geometry::kBoxBox: {
+      // geometry::BoxBox and ClipFeatures: every point is the midpoint of p_A on A's support
+      // feature and p_B on B's with p_B - p_A = phi0 n, n SAT's axis: a face normal of one
+      // box (turning with it), or the unit cross product of an edge direction of each (its
+      // variation that of e_A x e_B, normalized; GJK's normal of boxes apart across a corner
+      // is differenced).
+      // Each p_x lies on an affine set of its box, fixed in it: a vertex, an edge's line or a
+      // face's plane, p_x = o_x + U_x s_x, U_x the box's free axes there (those where p_x is
+      // not on a face, k_x of them), and k_A + k_B = 2 for a point of the clipped patch (a
+      // vertex over a face, two edges crossing). So (s_A, s_B, phi0) solves the 3 x 3 system
+      //   [-U_A  U_B  -n] (s_A, s_B, phi0) = o_A - o_B,
+      // whose variation along the direction (o_x, U_x and n turning with their bodies) gives
+      // d(s_A, s_B, phi0), then d p_x = d o_x + dU_x s_x + U_x d s_x. A point on other sets
+      // (k_A + k_B != 2: an edge on a face's plane, two vertices) leaves the pair differenced.
+      const math::RigidTransform X[2] = {pose(0), pose(1)};
+      const Vector3d half[2] = {0.5 * shapes_[shape_of_[geometries[0]]].size(),
+                                0.5 * shapes_[shape_of_[geometries[1]]].size()};
+      const Vector3d n = contacts[pair.first].nhat_AB_W;
+      constexpr double kSameAxis = 1e-12;  // 1 - |cos| of n and a candidate axis
+      Vector3d dn = Vector3d::Zero();
+      bool found = false;
+      for (int x = 0; x < 2 && !found; ++x)
+        for (int i = 0; i < 3 && !found; ++i)
+          if (std::abs(X[x].R.col(i).dot(n)) >= 1.0 - kSameAxis) {
+            dn = turn(x).cross(n);
+            found = true;
+          }
+      for (int i = 0; i < 3 && !found; ++i)
+        for (int j = 0; j < 3 && !found; ++j) {
+          const Vector3d L = X[0].R.col(i).cross(X[1].R.col(j));
+          const double length = L.norm();
+          if (!(length > 1e-6) || std::abs(L.dot(n)) < (1.0 - kSameAxis) * length) continue;
+          // n = sign L / |L|: dn = sign (I - n n^T) dL / |L| = (I - n n^T) dL / (n . L).
+          const Vector3d dL = turn(0).cross(X[0].R.col(i)).cross(X[1].R.col(j)) +
+                              X[0].R.col(i).cross(turn(1).cross(X[1].R.col(j)));
+          dn = (dL - n.dot(dL) * n) / n.dot(L);
+          found = true;
+        }
+      if (!found) return false;
+      for (int m = 0; m < pair.count; ++m) {
+        const geometry::PointContact& contact = contacts[pair.first + m];
+        if (contact.nhat_AB_W != n) return false;  // one normal per manifold
+        const Vector3d p[2] = {contact.p_WC - 0.5 * contact.phi0 * n,
+                               contact.p_WC + 0.5 * contact.phi0 * n};
+        Matrix3d M;
+        Vector3d o[2];
+        int free_axis[2][3], k[2] = {0, 0}, column = 0;
+        for (int x = 0; x < 2; ++x) {
+          Vector3d local = X[x].R.transpose() * (p[x] - X[x].p);
+          const double tolerance = 1e-9 * half[x].maxCoeff();
+          for (int i = 0; i < 3; ++i) {
+            if (std::abs(std::abs(local[i]) - half[x][i]) <= tolerance) continue;  // on a face
+            free_axis[x][k[x]++] = i;
+            local[i] = 0.0;
+          }
+          o[x] = X[x] * local;
+        }
+        if (k[0] + k[1] != 2) return false;
+        for (int x = 0; x < 2; ++x)
+          for (int j = 0; j < k[x]; ++j)
+            M.col(column++) = (x == 0 ? -1.0 : 1.0) * X[x].R.col(free_axis[x][j]);
+        M.col(2) = -n;
+        const Eigen::PartialPivLU<Matrix3d> lu(M);
+        if (!(std::abs(lu.determinant()) > 1e-9)) return false;
+        // The solution's coordinates: s_x along the free axes, phi0 last.
+        Vector3d solution;
+        column = 0;
+        for (int x = 0; x < 2; ++x)
+          for (int j = 0; j < k[x]; ++j)
+            solution[column++] = X[x].R.col(free_axis[x][j]).dot(p[x] - o[x]);
+        solution[2] = contact.phi0;
+        Matrix3d dM;
+        column = 0;
+        for (int x = 0; x < 2; ++x)
+          for (int j = 0; j < k[x]; ++j)
+            dM.col(column++) =
+                (x == 0 ? -1.0 : 1.0) * turn(x).cross(X[x].R.col(free_axis[x][j]));
+        dM.col(2) = -dn;
+        const Vector3d do_[2] = {motion(0, o[0]), motion(1, o[1])};
+        const Vector3d dsolution = lu.solve(do_[0] - do_[1] - dM * solution);
+        Vector3d dp[2] = {do_[0], do_[1]};
+        column = 0;
+        for (int x = 0; x < 2; ++x)
+          for (int j = 0; j < k[x]; ++j, ++column) {
+            const Vector3d axis = X[x].R.col(free_axis[x][j]);
+            dp[x] += turn(x).cross(axis) * solution[column] + axis * dsolution[column];
+          }
+        PointDerivative& dm = dpoint[m];
+        dm.phi0 = dsolution[2];
+        dm.p = 0.5 * (dp[0] + dp[1]);
+        dm.n = dn;
       }
       return true;
     }

@@ -26,7 +26,8 @@
 //   that carries an impulse, in closed form where the narrow phase is one of material
 //   points (AnalyticPoints: a box, mesh, sphere or capsule on a halfspace of the world, two
 //   spheres, a sphere and a box) or of a cylinder's rim points on a halfspace of the world
-//   (lying on its side or tilted on one rim), else by central differences of the pair's
+//   (lying on its side or tilted on one rim) or of two boxes' features (a vertex over a face,
+//   two crossing edges, under a face's normal), else by central differences of the pair's
 //   narrow phase
 //   alone (geometry::CalcPairContacts at the perturbed poses, the pair's margin of the
 //   nominal build); then the contact's term in closed form. The contact identities are the
@@ -144,7 +145,7 @@ class PairwiseContactDerivatives {
   }
   // How a pair's points move (AnalyticPoints).
   enum class Geometry {
-    kDifferenced, kOnHalfspace, kCylinderOnHalfspace, kSphereSphere, kSphereBox };
+    kDifferenced, kOnHalfspace, kCylinderOnHalfspace, kSphereSphere, kSphereBox, kBoxBox };
   // One geometry pair of the nominal build: its contacts are builder contacts
   // [first, first + count), each with its constraint (or -1).
   struct Pair {

@@ -29,7 +29,9 @@ const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
 
 // A box resting on a box on the floor, a sphere on the top box, a ball rolling on the floor
 // against the lower box and a second ball, a tilted box landing on a corner, a capsule lying
-// on the floor, a drum rolling on its side and a coin spinning on its rim: body-body and
+// on the floor, a drum rolling on its side, a coin spinning on its rim, a box turning on a
+// box's face (SAT's normal from two edges' cross product, within round-off of the faces'),
+// and a box's edge across another's (a ridge): body-body and
 // body-world pairs, faces, corners and round shapes, moving; every closed form of the narrow
 // phase's derivative (AnalyticPoints) and the differenced box pairs.
 std::string Pile(const std::string& model) {
@@ -59,6 +61,14 @@ bodies:
      pose: {position: [0.5, 0, 0.048], rpy: [0.5, 0.4, 0.1]}, velocity: {linear: [0.3, 0, -0.4], angular: [2, -1, 3]}}
   - {name: drum, mass: 0.3, geometry: [{shape: cylinder, radius: 0.03, length: 0.08, material: soft}],
      pose: {position: [-0.4, 0, 0.0299], rpy: [1.5707963, 0, 0.2]}, velocity: {linear: [0.3, 0, 0], angular: [0.5, 10, 0]}}
+  - {name: base, mass: 1.0, geometry: [{shape: box, size: [0.2, 0.2, 0.1], material: soft}],
+     pose: {position: [0.4, -0.4, 0.0499]}}
+  - {name: twisted, mass: 0.4, geometry: [{shape: box, size: [0.1, 0.1, 0.06], material: soft}],
+     pose: {position: [0.42, -0.4, 0.1298], rpy: [0, 0, 0.4]}, velocity: {linear: [0.1, 0, 0], angular: [0, 0, 1.0]}}
+  - {name: ridge, mass: 0.3, geometry: [{shape: box, size: [0.3, 0.06, 0.06], material: soft}],
+     pose: {position: [-0.4, -0.4, 0.0423], rpy: [0.7853982, 0, 0]}}
+  - {name: cross, mass: 0.2, geometry: [{shape: box, size: [0.06, 0.3, 0.06], material: soft}],
+     pose: {position: [-0.4, -0.4, 0.1268], rpy: [0, 0.7853982, 0]}, velocity: {angular: [0, 0, 0.5]}}
   - {name: coin, mass: 0.2, geometry: [{shape: cylinder, radius: 0.04, length: 0.02, material: soft}],
      pose: {position: [-0.4, 0.4, 0.0279], rpy: [0.5, 0, 0]}, velocity: {linear: [0, 0.2, 0], angular: [1, 0, 3]}}
 )";

@@ -8,7 +8,7 @@
 #include "engine/contact/collision_setup.h"
 #include "engine/contact/contact_problem_builder.h"
 #include "engine/geometry/narrow_phase.h"
-#include "engine/geometry/support_feature.h"
+#include "engine/integrator/contact_point_derivatives.h"
 #include "engine/integrator/fixed_axis_partials.h"
 #include "engine/integrator/free_body_partials.h"
 #include "engine/math/rotation.h"
@@ -59,14 +59,6 @@ Eigen::Matrix<double, 6, 1> InverseDiagonalDerivative(const Vector3d& theta,
     d[i] = -2.0 * Vector3d::Unit(i).dot(theta.cross(A.block<3, 1>(0, i))) *
            inverse_diagonal[i] * inverse_diagonal[i];
   return d;
-}
-
-// The motion of a material point p of a body along its pose tangent (d theta, d o) (zero
-// for a body without velocities): d o + d theta x (p - o), o the body's origin.
-Vector3d MaterialPointMotion(const multibody::Workspace& kinematics, int body, int v_start,
-                             const Eigen::Matrix<double, 6, 1>& tangent, const Vector3d& p) {
-  if (v_start < 0) return Vector3d::Zero();
-  return tangent.tail<3>() + tangent.head<3>().cross(p - kinematics.X_WB[body].p);
 }
 
 // gamma of a copy of the prepared constraint c with its w, phi0 or v_n0 changed: the central
@@ -160,37 +152,9 @@ bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& param
     pair.count = 1;
     pair.margin = parameters.contact_margin + (c.body_a >= 0 ? extra[c.body_a] : 0.0) +
                   (c.body_b >= 0 ? extra[c.body_b] : 0.0);
-    // The closed forms (AnalyticPoints): a halfspace of the world under a shape whose support
-    // points are material points offset by its rounding along the normal; two spheres; a
-    // sphere and a box.
-    using geometry::ShapeType;
-    const ShapeType type[2] = {shapes_[shape_of_[c.geometry_a]].type(),
-                               shapes_[shape_of_[c.geometry_b]].type()};
-    for (int x = 0; x < 2; ++x) {
-      const ShapeType other = type[1 - x];
-      const bool fixed = (x == 0 ? pair.v_a : pair.v_b) < 0;
-      if (type[x] == ShapeType::kHalfspace && fixed &&
-          (other == ShapeType::kBox || other == ShapeType::kMesh ||
-           other == ShapeType::kSphere || other == ShapeType::kCapsule)) {
-        pair.geometry = Geometry::kOnHalfspace;
-        pair.side = x;
-        const geometry::ContactShape& shape =
-            shapes_[shape_of_[x == 0 ? c.geometry_b : c.geometry_a]];
-        pair.radius = other == ShapeType::kSphere || other == ShapeType::kCapsule ? shape.radius()
-                                                                                  : 0.0;
-      }
-      if (type[x] == ShapeType::kHalfspace && fixed && other == ShapeType::kCylinder) {
-        pair.geometry = Geometry::kCylinderOnHalfspace;
-        pair.side = x;
-      }
-      if (type[x] == ShapeType::kSphere && other == ShapeType::kBox) {
-        pair.geometry = Geometry::kSphereBox;
-        pair.side = x;
-      }
-    }
-    if (type[0] == ShapeType::kSphere && type[1] == ShapeType::kSphere)
-      pair.geometry = Geometry::kSphereSphere;
-    if (type[0] == ShapeType::kBox && type[1] == ShapeType::kBox) pair.geometry = Geometry::kBoxBox;
+    // The closed form of its points' derivatives, if any (contact_point_derivatives.h).
+    pair.form = ClosedFormOf(shapes_[shape_of_[c.geometry_a]], pair.v_a < 0,
+                             shapes_[shape_of_[c.geometry_b]], pair.v_b < 0);
     pairs_.push_back(pair);
   }
   // Every constraint of the problem is one of these contacts.
@@ -329,224 +293,6 @@ bool PairwiseContactDerivatives::PerturbedPoints(const Pair& pair,
   return static_cast<int>(points->size()) == pair.count;
 }
 
-bool PairwiseContactDerivatives::AnalyticPoints(const Pair& pair,
-                                                const std::vector<geometry::PointContact>& contacts,
-                                                const multibody::Workspace& kinematics,
-                                                const Vector6* pose_tangent,
-                                                std::vector<PointDerivative>& dpoint) const {
-  const int bodies[2] = {pair.body_a, pair.body_b};
-  const int v_start[2] = {pair.v_a, pair.v_b};
-  const int geometries[2] = {pair.geometry_a, pair.geometry_b};
-  auto motion = [&](int x, const Vector3d& p) {
-    return MaterialPointMotion(kinematics, bodies[x], v_start[x], pose_tangent[x], p);
-  };
-  auto turn = [&](int x) -> Vector3d {
-    return v_start[x] < 0 ? Vector3d::Zero() : Vector3d(pose_tangent[x].head<3>());
-  };
-  auto pose = [&](int x) -> math::RigidTransform {
-    return bodies[x] < 0 ? X_BG_[geometries[x]]
-                         : kinematics.X_WB[bodies[x]] * X_BG_[geometries[x]];
-  };
-  switch (pair.geometry) {
-    case Geometry::kDifferenced:
-      return false;
-    case Geometry::kOnHalfspace: {
-      // geometry::PlaneFeatureContacts: each point is the midpoint of a support point p_O of
-      // the other shape and its projection on the plane, phi0 = its height; p_O + r n (n out
-      // of the halfspace) is a material point (a vertex, a sphere's or a cap's centre).
-      const int other = 1 - pair.side;
-      for (int m = 0; m < pair.count; ++m) {
-        const geometry::PointContact& c = contacts[pair.first + m];
-        const Vector3d n = pair.side == 0 ? c.nhat_AB_W : Vector3d(-c.nhat_AB_W);
-        const Vector3d p_O = c.p_WC + 0.5 * c.phi0 * n;
-        const Vector3d dp_O = motion(other, p_O + pair.radius * n);
-        PointDerivative& d = dpoint[m];
-        d.phi0 = n.dot(dp_O);
-        d.p = dp_O - 0.5 * d.phi0 * n;
-        d.n.setZero();
-      }
-      return true;
-    }
-    case Geometry::kCylinderOnHalfspace: {
-      // geometry::CylinderFeature along d = -n (n out of the halfspace): lying on its side,
-      // the two rims' points c +- L/2 a + r u; tilted, the lower rim's c + s L/2 a + r u; u =
-      // radial / |radial|, radial = d - (d . a) a. Each contact is the midpoint of such a
-      // support point p_O and its projection on the plane, as for kOnHalfspace, but p_O
-      // slides along its rim as the axis a turns: d p_O = d c + s L/2 d a + r d u, d a =
-      // d theta x a. Standing on a cap (a rim polygon placed along u) is differenced.
-      const int other = 1 - pair.side;
-      const geometry::ContactShape& shape = shapes_[shape_of_[geometries[other]]];
-      const math::RigidTransform X_WG = pose(other);
-      const Vector3d n = pair.side == 0 ? contacts[pair.first].nhat_AB_W
-                                        : Vector3d(-contacts[pair.first].nhat_AB_W);
-      const Vector3d a = X_WG.R.col(2), d = -n;
-      const double c = a.dot(d);
-      const Vector3d radial = d - c * a;
-      const double radial_norm = radial.norm();
-      if (std::abs(c) >= geometry::kFeatureCosTolerance || !(radial_norm > 1e-6)) return false;
-      const Vector3d u = radial / radial_norm;
-      const Vector3d da = turn(other).cross(a);
-      const Vector3d dradial = -d.dot(da) * a - c * da;
-      const Vector3d du = (dradial - u.dot(dradial) * u) / radial_norm;
-      const Vector3d dcentre = motion(other, X_WG.p);
-      for (int m = 0; m < pair.count; ++m) {
-        const geometry::PointContact& contact = contacts[pair.first + m];
-        const Vector3d p_O = contact.p_WC + 0.5 * contact.phi0 * n;
-        const double s = a.dot(p_O - X_WG.p) < 0.0 ? -1.0 : 1.0;  // which rim
-        const Vector3d dp_O = dcentre + (0.5 * s * shape.length()) * da + shape.radius() * du;
-        PointDerivative& dm = dpoint[m];
-        dm.phi0 = n.dot(dp_O);
-        dm.p = dp_O - 0.5 * dm.phi0 * n;
-        dm.n.setZero();
-      }
-      return true;
-    }
-    case Geometry::kBoxBox: {
-      // geometry::BoxBox and ClipFeatures: every point is the midpoint of p_A on A's support
-      // feature and p_B on B's with p_B - p_A = phi0 n, n SAT's axis: a face normal of one
-      // box (turning with it), or the unit cross product of an edge direction of each (its
-      // variation that of e_A x e_B, normalized; GJK's normal of boxes apart across a corner
-      // is differenced).
-      // Each p_x lies on an affine set of its box, fixed in it: a vertex, an edge's line or a
-      // face's plane, p_x = o_x + U_x s_x, U_x the box's free axes there (those where p_x is
-      // not on a face, k_x of them), and k_A + k_B = 2 for a point of the clipped patch (a
-      // vertex over a face, two edges crossing). So (s_A, s_B, phi0) solves the 3 x 3 system
-      //   [-U_A  U_B  -n] (s_A, s_B, phi0) = o_A - o_B,
-      // whose variation along the direction (o_x, U_x and n turning with their bodies) gives
-      // d(s_A, s_B, phi0), then d p_x = d o_x + dU_x s_x + U_x d s_x. A point on other sets
-      // (k_A + k_B != 2: an edge on a face's plane, two vertices) leaves the pair differenced.
-      const math::RigidTransform X[2] = {pose(0), pose(1)};
-      const Vector3d half[2] = {0.5 * shapes_[shape_of_[geometries[0]]].size(),
-                                0.5 * shapes_[shape_of_[geometries[1]]].size()};
-      const Vector3d n = contacts[pair.first].nhat_AB_W;
-      constexpr double kSameAxis = 1e-12;  // 1 - |cos| of n and a candidate axis
-      Vector3d dn = Vector3d::Zero();
-      bool found = false;
-      for (int x = 0; x < 2 && !found; ++x)
-        for (int i = 0; i < 3 && !found; ++i)
-          if (std::abs(X[x].R.col(i).dot(n)) >= 1.0 - kSameAxis) {
-            dn = turn(x).cross(n);
-            found = true;
-          }
-      for (int i = 0; i < 3 && !found; ++i)
-        for (int j = 0; j < 3 && !found; ++j) {
-          const Vector3d L = X[0].R.col(i).cross(X[1].R.col(j));
-          const double length = L.norm();
-          if (!(length > 1e-6) || std::abs(L.dot(n)) < (1.0 - kSameAxis) * length) continue;
-          // n = sign L / |L|: dn = sign (I - n n^T) dL / |L| = (I - n n^T) dL / (n . L).
-          const Vector3d dL = turn(0).cross(X[0].R.col(i)).cross(X[1].R.col(j)) +
-                              X[0].R.col(i).cross(turn(1).cross(X[1].R.col(j)));
-          dn = (dL - n.dot(dL) * n) / n.dot(L);
-          found = true;
-        }
-      if (!found) return false;
-      for (int m = 0; m < pair.count; ++m) {
-        const geometry::PointContact& contact = contacts[pair.first + m];
-        if (contact.nhat_AB_W != n) return false;  // one normal per manifold
-        const Vector3d p[2] = {contact.p_WC - 0.5 * contact.phi0 * n,
-                               contact.p_WC + 0.5 * contact.phi0 * n};
-        Matrix3d M;
-        Vector3d o[2];
-        int free_axis[2][3], k[2] = {0, 0}, column = 0;
-        for (int x = 0; x < 2; ++x) {
-          Vector3d local = X[x].R.transpose() * (p[x] - X[x].p);
-          const double tolerance = 1e-9 * half[x].maxCoeff();
-          for (int i = 0; i < 3; ++i) {
-            if (std::abs(std::abs(local[i]) - half[x][i]) <= tolerance) continue;  // on a face
-            free_axis[x][k[x]++] = i;
-            local[i] = 0.0;
-          }
-          o[x] = X[x] * local;
-        }
-        if (k[0] + k[1] != 2) return false;
-        for (int x = 0; x < 2; ++x)
-          for (int j = 0; j < k[x]; ++j)
-            M.col(column++) = (x == 0 ? -1.0 : 1.0) * X[x].R.col(free_axis[x][j]);
-        M.col(2) = -n;
-        const Eigen::PartialPivLU<Matrix3d> lu(M);
-        if (!(std::abs(lu.determinant()) > 1e-9)) return false;
-        // The solution's coordinates: s_x along the free axes, phi0 last.
-        Vector3d solution;
-        column = 0;
-        for (int x = 0; x < 2; ++x)
-          for (int j = 0; j < k[x]; ++j)
-            solution[column++] = X[x].R.col(free_axis[x][j]).dot(p[x] - o[x]);
-        solution[2] = contact.phi0;
-        Matrix3d dM;
-        column = 0;
-        for (int x = 0; x < 2; ++x)
-          for (int j = 0; j < k[x]; ++j)
-            dM.col(column++) =
-                (x == 0 ? -1.0 : 1.0) * turn(x).cross(X[x].R.col(free_axis[x][j]));
-        dM.col(2) = -dn;
-        const Vector3d do_[2] = {motion(0, o[0]), motion(1, o[1])};
-        const Vector3d dsolution = lu.solve(do_[0] - do_[1] - dM * solution);
-        Vector3d dp[2] = {do_[0], do_[1]};
-        column = 0;
-        for (int x = 0; x < 2; ++x)
-          for (int j = 0; j < k[x]; ++j, ++column) {
-            const Vector3d axis = X[x].R.col(free_axis[x][j]);
-            dp[x] += turn(x).cross(axis) * solution[column] + axis * dsolution[column];
-          }
-        PointDerivative& dm = dpoint[m];
-        dm.phi0 = dsolution[2];
-        dm.p = 0.5 * (dp[0] + dp[1]);
-        dm.n = dn;
-      }
-      return true;
-    }
-    case Geometry::kSphereSphere: {
-      // geometry::SphereSphere: n = d / |d|, d = c_B - c_A, phi0 = |d| - r_A - r_B, the point
-      // midway between the witnesses c_A + r_A n and c_B - r_B n.
-      const Vector3d c_a = pose(0).p, c_b = pose(1).p;
-      const double r_a = shapes_[shape_of_[pair.geometry_a]].radius();
-      const double r_b = shapes_[shape_of_[pair.geometry_b]].radius();
-      const double distance = (c_b - c_a).norm();
-      if (!(distance > 0.0)) return false;
-      const Vector3d n = (c_b - c_a) / distance;
-      const Vector3d dc_a = motion(0, c_a), dc_b = motion(1, c_b);
-      const Vector3d dd = dc_b - dc_a;
-      PointDerivative& d = dpoint[0];
-      d.n = (dd - n.dot(dd) * n) / distance;
-      d.phi0 = n.dot(dd);
-      d.p = 0.5 * (dc_a + dc_b + (r_a - r_b) * d.n);
-      return true;
-    }
-    case Geometry::kSphereBox: {
-      // geometry::SphereBox with the centre outside the box: q = the centre c clamped to the
-      // box (box frame), n_box = (c - q) / |c - q| from the box to the sphere, phi0 =
-      // |c - q| - r, the point midway between c - r n_box and the box's q. Along the
-      // direction the clamped coordinates of q stay put and the free ones follow c.
-      const int s = pair.side, b = 1 - s;
-      const math::RigidTransform X_WG = pose(b);
-      const Vector3d c_W = pose(s).p;
-      const double r = shapes_[shape_of_[geometries[s]]].radius();
-      const Vector3d half = 0.5 * shapes_[shape_of_[geometries[b]]].size();
-      const Vector3d c = X_WG.R.transpose() * (c_W - X_WG.p);
-      const Vector3d q = c.cwiseMax(-half).cwiseMin(half);
-      const double distance = (c - q).norm();
-      if (!(distance > 0.0)) return false;  // the centre inside: the deepest face's form
-      const Vector3d n_box = (c - q) / distance;
-      const Vector3d dc_W = motion(s, c_W);
-      const Vector3d theta = turn(b);
-      const Vector3d dc = X_WG.R.transpose() * (dc_W - motion(b, X_WG.p) -
-                                                theta.cross(c_W - X_WG.p));
-      Vector3d dd = Vector3d::Zero(), dq_box = Vector3d::Zero();
-      for (int i = 0; i < 3; ++i) (q[i] == c[i] ? dq_box[i] : dd[i]) = dc[i];
-      const Vector3d dn_box = (dd - n_box.dot(dd) * n_box) / distance;
-      // The derivative of n from the sphere into the box, -R n_box, in world axes.
-      const Vector3d dn = -(theta.cross(X_WG.R * n_box) + X_WG.R * dn_box);
-      const Vector3d w = X_WG * q;
-      PointDerivative& d = dpoint[0];
-      d.phi0 = n_box.dot(dd);
-      d.p = 0.5 * (dc_W + r * dn + motion(b, w) + X_WG.R * dq_box);
-      d.n = s == 0 ? dn : Vector3d(-dn);
-      return true;
-    }
-  }
-  return false;
-}
-
 PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
     const ContactStepWorkspace& nominal, const multibody::Workspace& kinematics,
     const multibody::State& state0, const Eigen::VectorXd& v,
@@ -580,12 +326,24 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
       twist[x] = Twist(map, v);
       twist0[x] = Twist(map, state0.v);
     }
-    // Each point's derivative: the narrow phase differenced (the top of the header).
-    std::vector<PointDerivative>& dpoint = scratch.points;
-    dpoint.assign(pair.count, PointDerivative{});
+    // Each point's derivative: in closed form, else the narrow phase differenced (the top of
+    // the header).
+    std::vector<ContactPointDerivative>& dpoint = scratch.points;
+    dpoint.assign(pair.count, ContactPointDerivative{});
+    PairSide side[2];
+    const int geometries[2] = {pair.geometry_a, pair.geometry_b};
+    for (int x = 0; x < 2; ++x) {
+      side[x].shape = &shapes_[shape_of_[geometries[x]]];
+      side[x].X_WG = bodies[x] < 0 ? X_BG_[geometries[x]]
+                                   : kinematics.X_WB[bodies[x]] * X_BG_[geometries[x]];
+      if (v_start[x] < 0) continue;
+      side[x].origin = kinematics.X_WB[bodies[x]].p;
+      side[x].tangent = pose_tangent[x];
+    }
     if ((displaced[0] || displaced[1]) &&
-        !(analytic_geometry_ && pair.geometry != Geometry::kDifferenced &&
-          AnalyticPoints(pair, contacts, kinematics, pose_tangent, dpoint))) {
+        !(analytic_geometry_ && pair.form.form != ContactPointForm::kDifferenced &&
+          ClosedFormPointDerivatives(pair.form, side, &contacts[pair.first], pair.count,
+                                     dpoint.data()))) {
       int level = 0;
       bool same_plus = false, same_minus = false;
       for (; level <= kRetries; ++level) {
@@ -599,7 +357,7 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
                          bool relative) {
         for (int m = 0; m < pair.count; ++m) {
           const geometry::PointContact& c0 = contacts[pair.first + m];
-          PointDerivative& d = dpoint[m];
+          ContactPointDerivative& d = dpoint[m];
           for (int i = 0; i < 2; ++i) {
             if (a[i] == 0.0) continue;
             const geometry::PointContact& c = (*set[i])[m];
@@ -644,9 +402,8 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
         ++outcome.unmatched;
         for (int m = 0; m < pair.count; ++m) {
           const geometry::PointContact& c = contacts[pair.first + m];
-          const Vector3d moved[2] = {
-              MaterialPointMotion(kinematics, bodies[0], v_start[0], pose_tangent[0], c.p_WC),
-              MaterialPointMotion(kinematics, bodies[1], v_start[1], pose_tangent[1], c.p_WC)};
+          const Vector3d moved[2] = {MaterialPointMotion(side[0], c.p_WC),
+                                     MaterialPointMotion(side[1], c.p_WC)};
           dpoint[m].p = 0.5 * (moved[0] + moved[1]);
           dpoint[m].phi0 = c.nhat_AB_W.dot(moved[1] - moved[0]);
         }
@@ -664,7 +421,7 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
       if (k < 0 || !linear_[k].active) continue;
       const ContactLinearization& L = linear_[k];
       const geometry::PointContact& c = contacts[pair.first + m];
-      const PointDerivative& d = dpoint[m];
+      const ContactPointDerivative& d = dpoint[m];
       // The normal's derivative, kept perpendicular to it: the frame turns by
       // omega = n x dn (its turn about n moves no impulse: the friction is isotropic).
       const Vector3d n = c.nhat_AB_W;

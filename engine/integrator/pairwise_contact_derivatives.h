@@ -23,12 +23,9 @@
 //   alone) and v_n0 (central differences), at the solver's v_c, on the piece the solver is
 //   on (§3's policy).
 // - AddDerivative, per column: the point, normal and phi0 of every pair with a contact
-//   that carries an impulse, in closed form where the narrow phase is one of material
-//   points (AnalyticPoints: a box, mesh, sphere or capsule on a halfspace of the world, two
-//   spheres, a sphere and a box) or of a cylinder's rim points on a halfspace of the world
-//   (lying on its side or tilted on one rim) or of two boxes' features (a vertex over a face,
-//   two crossing edges, under a face's normal), else by central differences of the pair's
-//   narrow phase
+//   that carries an impulse, in closed form where the narrow phase has one
+//   (contact_point_derivatives.h: shapes on a halfspace of the world, two spheres, a sphere
+//   and a box, two boxes), else by central differences of the pair's narrow phase
 //   alone (geometry::CalcPairContacts at the perturbed poses, the pair's margin of the
 //   nominal build); then the contact's term in closed form. The contact identities are the
 //   manifold's point order, as the builder keys them; a differenced pair must have the
@@ -47,6 +44,7 @@
 #include "engine/contact/contact_parameters.h"
 #include "engine/geometry/contact_shape.h"
 #include "engine/geometry/point_contact.h"
+#include "engine/integrator/contact_point_derivatives.h"
 #include "engine/integrator/contact_step.h"
 #include "engine/math/spatial.h"
 #include "engine/multibody/model.h"
@@ -57,20 +55,13 @@ namespace csim::integrator {
 
 class PairwiseContactDerivatives {
  public:
-  /// A contact point's derivative along a direction: of its point [m], unit normal and
-  /// phi0 [m] (per unit of the direction's step).
-  struct PointDerivative {
-    Eigen::Vector3d p = Eigen::Vector3d::Zero(), n = Eigen::Vector3d::Zero();
-    double phi0 = 0.0;
-  };
-
   /// The collision shapes of `model` (every spec that collides), made once.
   explicit PairwiseContactDerivatives(const multibody::Model& model);
 
   /// Per chunk of columns: a pair's perturbed points and their derivatives.
   struct Scratch {
     std::vector<geometry::PointContact> plus, minus, near;
-    std::vector<PointDerivative> points;
+    std::vector<ContactPointDerivative> points;
   };
 
   /// Reads the nominal step's contacts (its build `nominal`, the kinds per constraint of its
@@ -143,9 +134,6 @@ class PairwiseContactDerivatives {
     if (m.identity) return x.template segment<6>(m.v_start).any();
     return x.segment(m.v_start, m.nv).any();
   }
-  // How a pair's points move (AnalyticPoints).
-  enum class Geometry {
-    kDifferenced, kOnHalfspace, kCylinderOnHalfspace, kSphereSphere, kSphereBox, kBoxBox };
   // One geometry pair of the nominal build: its contacts are builder contacts
   // [first, first + count), each with its constraint (or -1).
   struct Pair {
@@ -155,9 +143,7 @@ class PairwiseContactDerivatives {
     int first = 0, count = 0;
     double margin = 0.0;             // the pair's margin in the nominal build [m]
     bool active = false;             // some contact has a term or a derivative (Linearize)
-    Geometry geometry = Geometry::kDifferenced;
-    int side = 0;                    // on a halfspace: the halfspace's; kSphereBox: the sphere's
-    double radius = 0.0;             // kOnHalfspace: the other shape's rounding [m]
+    PairForm form;                   // its points' closed form, if any
   };
   // A constrained contact at the step's solution (Linearize).
   struct ContactLinearization {
@@ -187,12 +173,6 @@ class PairwiseContactDerivatives {
   bool PerturbedPoints(const Pair& pair, const multibody::Workspace& kinematics,
                        const Vector6* pose_tangent, double s,
                        std::vector<geometry::PointContact>* points) const;
-
-  // The points' derivatives of a pair whose Geometry is a closed form, into `dpoint`; false
-  // where the closed form does not hold (a sphere's centre inside the box).
-  bool AnalyticPoints(const Pair& pair, const std::vector<geometry::PointContact>& contacts,
-                      const multibody::Workspace& kinematics, const Vector6* pose_tangent,
-                      std::vector<PointDerivative>& dpoint) const;
 
   std::vector<geometry::ContactShape> shapes_;  // of the colliding specs
   std::vector<int> shape_of_;                  // per collision spec: into shapes_, or -1

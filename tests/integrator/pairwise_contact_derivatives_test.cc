@@ -33,7 +33,7 @@ const ThetaParameters kSymplectic{0.0, 1.0, Gyroscopic::kImplicit};
 // box's face (SAT's normal from two edges' cross product, within round-off of the faces'),
 // and a box's edge across another's (a ridge): body-body and
 // body-world pairs, faces, corners and round shapes, moving; every closed form of the narrow
-// phase's derivative (AnalyticPoints) and the differenced box pairs.
+// phase's derivative (contact_point_derivatives.h) and the differenced pairs.
 std::string Pile(const std::string& model) {
   return R"(
 csim: 1

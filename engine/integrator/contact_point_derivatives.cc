@@ -9,6 +9,19 @@ namespace csim::integrator {
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
 
+namespace {
+
+// geometry::PlaneFeatureContacts' point: midway between a support point p_O and its projection
+// on the plane (n out of the halfspace), phi0 p_O's height; p_O moving by dp_O.
+ContactPointDerivative OverPlane(const Vector3d& n, const Vector3d& dp_O) {
+  ContactPointDerivative d;
+  d.phi0 = n.dot(dp_O);
+  d.p = dp_O - 0.5 * d.phi0 * n;
+  return d;  // the plane's normal does not turn
+}
+
+}  // namespace
+
 PairForm ClosedFormOf(const geometry::ContactShape& a, bool a_fixed,
                       const geometry::ContactShape& b, bool b_fixed) {
   using geometry::ShapeType;
@@ -59,11 +72,7 @@ bool ClosedFormPointDerivatives(const PairForm& form, const PairSide side[2],
         const geometry::PointContact& c = contacts[m];
         const Vector3d n = form.side == 0 ? c.nhat_AB_W : Vector3d(-c.nhat_AB_W);
         const Vector3d p_O = c.p_WC + 0.5 * c.phi0 * n;
-        const Vector3d dp_O = motion(other, p_O + form.radius * n);
-        ContactPointDerivative& d = dpoint[m];
-        d.phi0 = n.dot(dp_O);
-        d.p = dp_O - 0.5 * d.phi0 * n;
-        d.n.setZero();
+        dpoint[m] = OverPlane(n, motion(other, p_O + form.radius * n));
       }
       return true;
     }
@@ -93,11 +102,8 @@ bool ClosedFormPointDerivatives(const PairForm& form, const PairSide side[2],
         const geometry::PointContact& contact = contacts[m];
         const Vector3d p_O = contact.p_WC + 0.5 * contact.phi0 * n;
         const double s = a.dot(p_O - X_WG.p) < 0.0 ? -1.0 : 1.0;  // which rim
-        const Vector3d dp_O = dcentre + (0.5 * s * shape.length()) * da + shape.radius() * du;
-        ContactPointDerivative& dm = dpoint[m];
-        dm.phi0 = n.dot(dp_O);
-        dm.p = dp_O - 0.5 * dm.phi0 * n;
-        dm.n.setZero();
+        dpoint[m] =
+            OverPlane(n, dcentre + (0.5 * s * shape.length()) * da + shape.radius() * du);
       }
       return true;
     }

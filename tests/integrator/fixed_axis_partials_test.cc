@@ -22,6 +22,7 @@
 #include "engine/sim/simulate.h"
 #include "engine/solver/contact_parameter_derivatives.h"
 #include "engine/solver/step_sensitivity.h"
+#include "tests/support/state_directions.h"
 #include "tests/support/test_scenes.h"
 
 namespace csim::integrator {
@@ -124,7 +125,6 @@ TEST_CASE("fixed-axis bodies: the step residual's state derivative against the w
     FreeBodyFreeMotionPartials free_body;
     solver::SapWorkspace products;
     std::mt19937 random(11);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     multibody::State x{0.0, model.InitialQ(), model.InitialV()};
     double worst = 0.0, worst_v_star = 0.0;
     int checked = 0, ball_contacts = 0;
@@ -152,18 +152,10 @@ TEST_CASE("fixed-axis bodies: the step residual's state derivative against the w
       for (int k = 0; k < problem.num_constraints(); ++k)
         ball_contacts += problem.entry(k).num_cliques == 2;
       const Eigen::VectorXd& v = x.v;
-      std::vector<char> participating(model.nv, 0);
-      for (int k = 0; k < problem.num_constraints(); ++k)
-        for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
-          const int c = problem.entry(k).clique[b];
-          std::fill_n(participating.begin() + problem.clique_offset(c), problem.clique_size(c), 1);
-        }
+      const std::vector<char> participating = testing::ConstrainedVelocities(problem);
       for (int trial = 0; trial < 3; ++trial) {
-        Eigen::VectorXd dq(model.nv), dv0(model.nv);
-        for (int i = 0; i < model.nv; ++i) {
-          dq[i] = 0.05 * uniform(random);
-          dv0[i] = 0.5 * uniform(random);
-        }
+        Eigen::VectorXd dq, dv0;
+        testing::RandomStateDirection(random, model.nv, &dq, &dv0);
         const double h = 1e-6;
         Eigen::VectorXd r[2], v_star[2];
         for (int side = 0; side < 2; ++side) {

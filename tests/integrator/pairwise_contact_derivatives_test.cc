@@ -1,8 +1,9 @@
 // PairwiseContactDerivatives (engine/integrator/pairwise_contact_derivatives.h): the contact
 // part of the step residual's state derivative, by the chain rule through each pair's
 // differenced narrow phase, against the whole assembly's central difference minus the free
-// motion's at h = 1e-6. They agree to that difference's truncation (h^2, about 4e-8
-// relative here; 7e-7 at h = 1e-5) and rounding; a missed dependence (the Delassus
+// motion's at h = 1e-6. They agree to that difference's truncation (h^2: about 1e-8 relative
+// here under SAP, 1.5e-7 under the Hunt & Crossley models, 100 times more at h = 1e-5) and
+// rounding; a missed dependence (the Delassus
 // estimate's rotation, a lever, the frame's turn, the lagged v_n0) shows as a difference of
 // the size of that term, far above 1e-6.
 
@@ -21,6 +22,7 @@
 #include "engine/sim/simulate.h"
 #include "engine/solver/contact_parameter_derivatives.h"
 #include "engine/solver/step_sensitivity.h"
+#include "tests/support/state_directions.h"
 
 namespace csim::integrator {
 namespace {
@@ -91,7 +93,6 @@ TEST_CASE("pairwise contact derivatives: the whole assembly's difference less th
     PairwiseContactDerivatives::Scratch scratch;
     solver::SapWorkspace products;
     std::mt19937 random(7);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     multibody::State x{0.0, model.InitialQ(), model.InitialV()};
     double worst = 0.0, worst_closed = 0.0;
     int checked = 0;
@@ -119,18 +120,10 @@ TEST_CASE("pairwise contact derivatives: the whole assembly's difference less th
       REQUIRE(pairwise.Linearize(cws_n, ws_n.mb, dt, x0, x.v, cws.result.v_c, derivatives));
       REQUIRE(problem.num_constraints() >= 6);
       const Eigen::VectorXd& v = x.v;
-      std::vector<char> participating(model.nv, 0);
-      for (int k = 0; k < problem.num_constraints(); ++k)
-        for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
-          const int c = problem.entry(k).clique[b];
-          std::fill_n(participating.begin() + problem.clique_offset(c), problem.clique_size(c), 1);
-        }
+      const std::vector<char> participating = testing::ConstrainedVelocities(problem);
       for (int trial = 0; trial < 3; ++trial) {
-        Eigen::VectorXd dq(model.nv), dv0(model.nv);
-        for (int i = 0; i < model.nv; ++i) {
-          dq[i] = 0.05 * uniform(random);
-          dv0[i] = 0.5 * uniform(random);
-        }
+        Eigen::VectorXd dq, dv0;
+        testing::RandomStateDirection(random, model.nv, &dq, &dv0);
         const double h = 1e-6;  // h |D| ~ 5e-8 m, rad: the rule's scale (sensitivities.md §6.2)
         // The whole assembly, and the free motion alone, at x0 +- h D.
         Eigen::VectorXd r[2], f[2];

@@ -176,6 +176,9 @@ class ContactProblemBuilder {
   const std::vector<ContactKey>& contact_keys() const { return key_; }
   int contact_constraint(int i) const { return contact_constraint_[i]; }
   const std::vector<geometry::PointContact>& contacts() const { return contacts_; }
+  /// The frame R_WC = [t1 t2 n] (ContactFrame) of contact i of the last Build that has a
+  /// constraint (contact_constraint(i) >= 0).
+  const Eigen::Matrix3d& contact_frame(int i) const { return R_WC_[i]; }
   /// Per body, the widening of the contact margin of its pairs in the last Build [m] (see
   /// the top of this file): a pair's margin is contact_margin plus its bodies' entries.
   const std::vector<double>& extra_margins() const { return extra_margin_; }

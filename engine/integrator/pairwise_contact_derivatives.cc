@@ -86,6 +86,10 @@ PairwiseContactDerivatives::PairwiseContactDerivatives(const multibody::Model& m
     if (spec.geometry.collide) shapes_.emplace_back(spec.geometry);
   }
   body_map_.resize(model.num_bodies());
+  twist_.resize(model.num_bodies());
+  twist0_.resize(model.num_bodies());
+  delassus_C_.resize(model.num_bodies());
+  delassus_C_ready_.resize(model.num_bodies());
   for (int b = 0; b < model.num_bodies(); ++b) {
     BodyMap& m = body_map_[b];
     m.v_start = model.joints[b].v_start;
@@ -172,6 +176,13 @@ bool PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
   if (static_cast<int>(linear_.size()) < problem.num_constraints())
     linear_.resize(problem.num_constraints());
   constexpr double kRelativeStep = 1e-6;  // of w and v_n0: smooth within a piece
+  std::fill(delassus_C_ready_.begin(), delassus_C_ready_.end(), 0);
+  for (const Pair& pair : pairs_)
+    for (const int body : {pair.body_a, pair.body_b}) {
+      if (body < 0 || body_map_[body].v_start < 0) continue;
+      twist_[body] = Twist(body_map_[body], v);
+      twist0_[body] = Twist(body_map_[body], state0.v);
+    }
   for (Pair& pair : pairs_) {
     pair.active = false;
     const int bodies[2] = {pair.body_a, pair.body_b};
@@ -181,7 +192,7 @@ bool PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
       if (k < 0) continue;
       const geometry::PointContact& c = builder.contacts()[pair.first + m];
       ContactLinearization& L = linear_[k];
-      L.R = contact::ContactFrame(c.nhat_AB_W);
+      L.R = builder.contact_frame(pair.first + m);
       L.vel.setZero();
       L.vel0.setZero();
       L.general_delassus = false;
@@ -191,7 +202,8 @@ bool PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
         const BodyMap& map = body_map_[bodies[x]];
         const double sign = x == 0 ? -1.0 : 1.0;
         const Vector3d& lever = L.lever[cliques++] = c.p_WC - kinematics.X_WB[bodies[x]].p;
-        const Vector6 twist = Twist(map, v), twist0 = Twist(map, state0.v);
+        const Vector6& twist = twist_[bodies[x]];
+        const Vector6& twist0 = twist0_[bodies[x]];
         L.vel += sign * (twist.tail<3>() + twist.head<3>().cross(lever));
         L.vel0 += sign * (twist0.tail<3>() + twist0.head<3>().cross(lever));
         L.general_delassus = L.general_delassus || !map.identity;
@@ -208,13 +220,17 @@ bool PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
           const int x = cliques == 2 ? side : (v_start[0] >= 0 ? 0 : 1);
           const BodyMap& map = body_map_[bodies[x]];
           const int clique = e.clique[side];
-          using Square = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-          Square C;
-          if (map.identity || diagonal_delassus_) {
-            C = Eigen::Map<const Eigen::VectorXd>(problem.inverse_diagonal_of_A(clique), map.nv)
-                    .asDiagonal();
-          } else {
-            C = SmallInverse(problem.A(clique));
+          // C is the body's for the step: formed at its first such contact.
+          auto& C = delassus_C_[bodies[x]];
+          if (!delassus_C_ready_[bodies[x]]) {
+            if (map.identity || diagonal_delassus_) {
+              C = Eigen::Map<const Eigen::VectorXd>(problem.inverse_diagonal_of_A(clique),
+                                                    map.nv)
+                      .asDiagonal();
+            } else {
+              C = SmallInverse(problem.A(clique));
+            }
+            delassus_C_ready_[bodies[x]] = 1;
           }
           const Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, 6> J =
               map.T.bottomRows<3>() - math::Skew(L.lever[side]) * map.T.topRows<3>();
@@ -323,8 +339,8 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
       const BodyMap& map = body_map_[bodies[x]];
       pose_tangent[x] = Twist(map, dq);
       dtwist0[x] = Twist(map, dv0);
-      twist[x] = Twist(map, v);
-      twist0[x] = Twist(map, state0.v);
+      twist[x] = twist_[bodies[x]];
+      twist0[x] = twist0_[bodies[x]];
     }
     // Each point's derivative: in closed form, else the narrow phase differenced (the top of
     // the header).

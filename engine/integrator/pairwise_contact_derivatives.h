@@ -181,6 +181,12 @@ class PairwiseContactDerivatives {
   bool any_free_ = false;                      // some body is a lone free body
   bool diagonal_delassus_ = false;             // the prepared step's estimate is the diagonal recipe
   std::vector<BodyMap> body_map_;              // per body
+  // Per body, of the linearized step (Linearize, for the bodies of its pairs): its twist at
+  // v and at the start, and, for a body in a contact with a fixed-axis body, the C of its
+  // side of the Delassus estimate.
+  std::vector<Vector6> twist_, twist0_;
+  std::vector<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> delassus_C_;
+  std::vector<char> delassus_C_ready_;
   std::vector<Pair> pairs_;                    // of the prepared step
   std::vector<ContactLinearization> linear_;   // per constraint of the linearized step
   bool analytic_geometry_ = true;

@@ -21,8 +21,8 @@
 // wheel on its axle (the spring-cylinder of the SAP paper) are common test rigs whose steps
 // the general rule would assemble twice per column, while their free motion is a constant
 // linear map. Such a body's twist at its origin, in world axes, is also a constant map of its
-// velocities (FixedAxisTwistMap), which is what lets the pairwise
-// contact chain rule treat it like a lone free body.
+// velocities (FixedAxisTwistMap), which is what lets the pairwise contact chain rule treat it
+// like a lone free body.
 
 #include <vector>
 

@@ -58,11 +58,9 @@ struct SapWorkspace {
   std::vector<double> vc, dvc, gamma, vc_trial, gamma_trial;
   std::vector<double> G;         ///< stacked G blocks
   std::vector<int> piece;        ///< per constraint: its quadratic piece at v (Constraint::Calc)
-  /// Per clique: some constraint acts on it (the direct residual of step_sensitivity.h,
-  /// which sets up no islands).
-  std::vector<char> touched;
-  /// Per clique: its first row in the dense H of step_sensitivity.h's direct solve, -1 when
-  /// no constraint acts on it.
+  /// Per clique: its first row among the cliques some constraint acts on, -1 on the others
+  /// (the direct routes of step_sensitivity.h, which set up no islands: the residual's
+  /// touched cliques, the small problem's dense H).
   std::vector<int> clique_position;
   // Islands of the current partition.
   Islands islands;

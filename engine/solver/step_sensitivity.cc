@@ -157,6 +157,24 @@ void AddJTransposeBlocks(const ContactProblem& problem, int k, const Gamma& gamm
   });
 }
 
+// The cliques some constraint acts on, each given its first row among them in the order the
+// constraints reach them, into *position (-1 for the others): the direct routes' layout.
+// Returns their total size, or -1 when one of them has no stored A (matrix-free: the direct
+// routes read A_c) or more than max_clique velocities.
+int PositionTouchedCliques(const ContactProblem& problem, int max_clique,
+                           std::vector<int>* position) {
+  position->assign(problem.num_cliques(), -1);
+  int n = 0;
+  for (int k = 0; k < problem.num_constraints(); ++k)
+    for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
+      const int c = problem.entry(k).clique[b];
+      if ((*position)[c] >= 0) continue;
+      if (!problem.has_A(c) || problem.clique_size(c) > max_clique) return -1;
+      (*position)[c] = n;
+      n += problem.clique_size(c);
+    }
+  return n;
+}
 
 // The direct route of SolveRightHandSides for small problems (DirectBlocks, every touched
 // clique's A stored, at most kDenseVelocities velocities on the touched cliques): H formed
@@ -173,17 +191,8 @@ bool SolveSmallDense(const ContactProblem& problem, const double* v_c,
   if (!DirectBlocks(problem)) return false;
   // Each touched clique's offset in the dense H, -1 untouched.
   std::vector<int>& position = ws->clique_position;
-  position.assign(problem.num_cliques(), -1);
-  int n = 0;
-  for (int k = 0; k < problem.num_constraints(); ++k)
-    for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
-      const int c = problem.entry(k).clique[b];
-      if (position[c] >= 0) continue;
-      if (!problem.has_A(c)) return false;
-      position[c] = n;
-      n += problem.clique_size(c);
-      if (n > kDenseVelocities) return false;
-    }
+  const int n = PositionTouchedCliques(problem, kDenseVelocities, &position);
+  if (n < 0 || n > kDenseVelocities) return false;
   using Square = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kDenseVelocities,
                                kDenseVelocities>;
   Square H = Square::Zero(n, n);
@@ -364,7 +373,6 @@ bool StepSensitivitySolver::SolveIsland(int i,
   return true;
 }
 
-
 void CalcConstraintVelocities(const ContactProblem& problem,
                               const Eigen::Ref<const Eigen::VectorXd>& v, SapWorkspace* ws,
                               Eigen::Ref<Eigen::VectorXd> v_c) {
@@ -411,19 +419,11 @@ void CalcOptimalityResidual(const ContactProblem& problem,
   if (problem.num_constraints() == 0) return;
   if (DirectBlocks(problem)) {
     // The cliques some constraint touches, each with a stored A of at most kDirectClique.
-    bool stored = true;
-    ws->touched.assign(problem.num_cliques(), 0);
-    for (int k = 0; k < problem.num_constraints(); ++k)
-      for (int b = 0; b < problem.entry(k).num_cliques; ++b) {
-        const int c = problem.entry(k).clique[b];
-        ws->touched[c] = 1;
-        stored = stored && problem.has_A(c) && problem.clique_size(c) <= kDirectClique;
-      }
-    if (stored) {
+    if (PositionTouchedCliques(problem, kDirectClique, &ws->clique_position) >= 0) {
       // A_c (v - v*) on each touched clique, then -J_k^T gamma_k(J_k v) per constraint.
       const Eigen::Map<const Eigen::VectorXd> v_star = problem.v_star();
       for (int c = 0; c < problem.num_cliques(); ++c) {
-        if (!ws->touched[c]) continue;
+        if (ws->clique_position[c] < 0) continue;
         const int o = problem.clique_offset(c), n = problem.clique_size(c);
         const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kDirectClique, 1> dv =
             v.segment(o, n) - v_star.segment(o, n);

@@ -34,11 +34,9 @@ contact::StepInputs ProblemInputs(const multibody::Model& model, const ThetaPara
                                   double dt, const multibody::State& state,
                                   const StepWorkspace& ws, ContactStepWorkspace& cws) {
   const bool A_at_kinematics = FreeMotionAtStepStart(params);
-  const multibody::Workspace* kinematics0 = &ws.mb;
-  if (!A_at_kinematics) {
+  if (!A_at_kinematics)
     multibody::CalcKinematics(model, state.t, state.q, state.v, cws.kinematics0);
-    kinematics0 = &cws.kinematics0;
-  }
+  const multibody::Workspace* kinematics0 = &ProblemKinematics(params, ws, cws);
   return {dt,       kinematics0,          &state.q,
           &state.v, &ws.v_star,           &ws.A,
           &ws.A_diagonal_terms, &ws.articulated_body, A_at_kinematics, &ws.A_factor};

@@ -104,7 +104,6 @@ PairwiseContactDerivatives::PairwiseContactDerivatives(const multibody::Model& m
   }
 }
 
-
 bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& parameters,
                                          double theta, const ContactStepWorkspace& nominal,
                                          const std::vector<solver::ContactKind>& kind) {
@@ -164,7 +163,6 @@ bool PairwiseContactDerivatives::Prepare(const contact::ContactParameters& param
   // Every constraint of the problem is one of these contacts.
   return constrained == problem.num_constraints();
 }
-
 
 bool PairwiseContactDerivatives::Linearize(const ContactStepWorkspace& nominal,
                                            const multibody::Workspace& kinematics, double dt,
@@ -311,7 +309,6 @@ bool PairwiseContactDerivatives::PerturbedPoints(const Pair& pair,
 
 PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
     const ContactStepWorkspace& nominal, const multibody::Workspace& kinematics,
-    const multibody::State& state0, const Eigen::VectorXd& v,
     const Eigen::Ref<const Eigen::VectorXd>& dq, const Eigen::Ref<const Eigen::VectorXd>& dv0,
     double h0, Scratch& scratch, Eigen::Ref<Eigen::VectorXd> dr) const {
   const contact::ContactProblemBuilder& builder = nominal.builder;
@@ -322,9 +319,9 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
     if (!pair.active) continue;  // no impulse and none within reach: no term
     const int bodies[2] = {pair.body_a, pair.body_b};
     const int v_start[2] = {pair.v_a, pair.v_b};
-    // Per side with velocities: the pose tangent of dq, the twist change of dv0, and the
-    // twists at v and at the start.
-    Vector6 pose_tangent[2], dtwist0[2], twist[2], twist0[2];
+    // Per side with velocities: the pose tangent of dq and the twist change of dv0 (its
+    // twists at v and at the start are Linearize's, twist_ and twist0_).
+    Vector6 pose_tangent[2], dtwist0[2];
     bool displaced[2] = {false, false}, moves[2] = {false, false};
     for (int x = 0; x < 2; ++x) {
       if (v_start[x] < 0) continue;
@@ -339,8 +336,6 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
       const BodyMap& map = body_map_[bodies[x]];
       pose_tangent[x] = Twist(map, dq);
       dtwist0[x] = Twist(map, dv0);
-      twist[x] = twist_[bodies[x]];
-      twist0[x] = twist0_[bodies[x]];
     }
     // Each point's derivative: in closed form, else the narrow phase differenced (the top of
     // the header).
@@ -453,9 +448,9 @@ PairwiseContactDerivatives::Outcome PairwiseContactDerivatives::AddDerivative(
         const int clique = e.clique[cliques];
         dlever[cliques] = d.p - pose_tangent[x].tail<3>();
         // At the fixed v, the point's velocity moves with its lever alone.
-        dvel += sign * twist[x].head<3>().cross(dlever[cliques]);
+        dvel += sign * twist_[bodies[x]].head<3>().cross(dlever[cliques]);
         dvel0 += sign * (dtwist0[x].tail<3>() + dtwist0[x].head<3>().cross(lever[cliques]) +
-                         twist0[x].head<3>().cross(dlever[cliques]));
+                         twist0_[bodies[x]].head<3>().cross(dlever[cliques]));
         if (!have_diagonals && body_map_[bodies[x]].identity) {
           inverse_diagonal[cliques] = problem.inverse_diagonal_of_A(clique);
           dinverse[cliques] = InverseDiagonalDerivative(pose_tangent[x].head<3>(),

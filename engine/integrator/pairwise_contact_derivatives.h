@@ -103,10 +103,10 @@ class PairwiseContactDerivatives {
   };
 
   /// Adds d r_C / d x0 D (nv) at the fixed v to `dr`, the narrow phases differenced at the
-  /// step h0 of the general rule (docs/design/sensitivities.md §6.2). The arguments as
-  /// Linearize's, which must have run for this step.
+  /// step h0 of the general rule (docs/design/sensitivities.md §6.2). nominal and kinematics
+  /// as Linearize's, which must have run for this step (it keeps what it read of the state
+  /// and v).
   Outcome AddDerivative(const ContactStepWorkspace& nominal, const multibody::Workspace& kinematics,
-                        const multibody::State& state0, const Eigen::VectorXd& v,
                         const Eigen::Ref<const Eigen::VectorXd>& dq,
                         const Eigen::Ref<const Eigen::VectorXd>& dv0, double h0,
                         Scratch& scratch, Eigen::Ref<Eigen::VectorXd> dr) const;

@@ -550,7 +550,7 @@ StepStatus TrajectorySensitivity::DifferenceAssembly(
       if (!participating_[i]) dr_(i, j) = 0.0;  // r has no rows there (CalcOptimalityResidual)
     const PairwiseContactDerivatives::Outcome pairs =
         pairwise_.AddDerivative(*nominal_cws_, ProblemKinematics(params, *nominal_ws_, *nominal_cws_),
-                                state0, v, dq_.col(j), dv_.col(j), h0, x.pairwise, dr_.col(j));
+                                dq_.col(j), dv_.col(j), h0, x.pairwise, dr_.col(j));
     outcome.one_sided += pairs.one_sided > 0;
     outcome.unmatched += pairs.unmatched > 0;
     return {};

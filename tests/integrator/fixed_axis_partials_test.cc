@@ -176,7 +176,7 @@ TEST_CASE("fixed-axis bodies: the step residual's state derivative against the w
         ApplyFixedAxisPartials(fixed_axis, dq, dv0, got, got_v_star);
         if (test.ball) ApplyFreeBodyPartials(free_body, v, dq, dv0, got, got_v_star);
         const PairwiseContactDerivatives::Outcome outcome =
-            pairwise.AddDerivative(cws_n, kinematics, x0, v, dq, dv0, h, scratch, got);
+            pairwise.AddDerivative(cws_n, kinematics, dq, dv0, h, scratch, got);
         CHECK(outcome.one_sided == 0);
         CHECK(outcome.unmatched == 0);
         for (int i = 0; i < model.nv; ++i)

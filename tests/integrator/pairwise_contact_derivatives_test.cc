@@ -144,14 +144,14 @@ TEST_CASE("pairwise contact derivatives: the whole assembly's difference less th
         Eigen::VectorXd expected = (r[0] - r[1] - (f[0] - f[1])) / (2 * h);
         Eigen::VectorXd got = Eigen::VectorXd::Zero(model.nv);
         const PairwiseContactDerivatives::Outcome outcome = pairwise.AddDerivative(
-            cws_n, ws_n.mb, x0, v, dq, dv0, h, scratch, got);
+            cws_n, ws_n.mb, dq, dv0, h, scratch, got);
         CHECK(outcome.one_sided == 0);
         CHECK(outcome.unmatched == 0);
         // The closed-form pairs differenced instead: the same derivative to the differences'
         // truncation.
         Eigen::VectorXd differenced = Eigen::VectorXd::Zero(model.nv);
         pairwise.set_analytic_geometry(false);
-        pairwise.AddDerivative(cws_n, ws_n.mb, x0, v, dq, dv0, h, scratch, differenced);
+        pairwise.AddDerivative(cws_n, ws_n.mb, dq, dv0, h, scratch, differenced);
         pairwise.set_analytic_geometry(true);
         for (int i = 0; i < model.nv; ++i)
           if (!participating[i]) expected[i] = got[i] = differenced[i] = 0.0;
